@@ -1,0 +1,49 @@
+package theme
+
+import "charm.land/bubbles/v2/key"
+
+// GlobalKeys are the bindings every screen honours. The root model handles
+// Quit (ctrl+c) and Help before any screen sees a key; Back and Quit-from-home
+// are handled by the root as well, so a child screen only lists them in its
+// help.
+type GlobalKeys struct {
+	Help      key.Binding // toggle the full key help of the current screen
+	Back      key.Binding // go back one screen
+	Quit      key.Binding // leave the program (from the home screen)
+	ForceQuit key.Binding // leave the program from anywhere
+}
+
+// DefaultGlobalKeys returns the shared bindings.
+func DefaultGlobalKeys() GlobalKeys {
+	return GlobalKeys{
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
+	}
+}
+
+// NavKeys are the movement bindings lists and readers share, so that the
+// same keys move the same way on every screen.
+type NavKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Select   key.Binding
+}
+
+// DefaultNavKeys returns the shared movement bindings.
+func DefaultNavKeys() NavKeys {
+	return NavKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", " ", "f"), key.WithHelp("pgdn/space", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		Select:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+	}
+}
