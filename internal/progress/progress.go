@@ -1,0 +1,203 @@
+// Package progress records what a learner has done in the course (pages
+// read, where they stopped, quiz answers and scores, labs passed) and keeps
+// it in a JSON file that is replaced atomically, so a crash never leaves half
+// a file behind.
+package progress
+
+import (
+	"slices"
+	"time"
+)
+
+// FileName is the name of the progress file inside the state directory.
+const FileName = "progress.json"
+
+// formatVersion is written into every file so a later release can migrate.
+const formatVersion = 1
+
+// Progress is everything saved about one learner.
+type Progress struct {
+	Version int                `json:"version"`
+	Lessons map[string]*Lesson `json:"lessons,omitempty"` // by lesson id
+	Last    Position           `json:"last"`              // where the learner stopped
+	Updated time.Time          `json:"updated"`
+}
+
+// Position is a place in the course: a lesson and a page in it.
+type Position struct {
+	Lesson string `json:"lesson,omitempty"` // lesson id; empty when nothing was opened yet
+	Page   int    `json:"page"`             // zero-based page index
+}
+
+// Lesson is the learner's record for one lesson.
+type Lesson struct {
+	PagesRead  []int                `json:"pages_read,omitempty"` // zero-based, sorted, unique
+	LastPage   int                  `json:"last_page"`
+	Checks     map[string]Answer    `json:"checks,omitempty"`      // inline checkpoint answers by question id
+	Quiz       *QuizResult          `json:"quiz,omitempty"`        // the latest finished quiz attempt
+	BestQuiz   float64              `json:"best_quiz"`             // best score seen, as a share 0..1
+	LabsPassed map[string]time.Time `json:"labs_passed,omitempty"` // lab id -> when it first passed
+}
+
+// Answer is the learner's answer to one question and how it was graded.
+type Answer struct {
+	Response string    `json:"response"` // as the learner gave it, e.g. "2", "1,3", "12.5", "3 1 2"
+	Score    float64   `json:"score"`    // 0..1
+	Correct  bool      `json:"correct"`
+	At       time.Time `json:"at"`
+}
+
+// QuizResult is one attempt at a lesson's quiz.
+type QuizResult struct {
+	QuizID   string            `json:"quiz_id"`
+	Answers  map[string]Answer `json:"answers"` // by question id
+	Score    float64           `json:"score"`   // sum of the answers' scores
+	Total    int               `json:"total"`   // number of questions in the quiz
+	Finished time.Time         `json:"finished"`
+}
+
+// Share is the attempt's score as a share of the total, 0..1.
+func (q *QuizResult) Share() float64 {
+	if q == nil || q.Total == 0 {
+		return 0
+	}
+	return q.Score / float64(q.Total)
+}
+
+// Missed lists the ids of the questions answered wrongly, sorted.
+func (q *QuizResult) Missed() []string {
+	if q == nil {
+		return nil
+	}
+	var ids []string
+	for id, a := range q.Answers {
+		if !a.Correct {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// New returns empty progress.
+func New() *Progress {
+	return &Progress{Version: formatVersion, Lessons: map[string]*Lesson{}}
+}
+
+// Lesson returns the record for lessonID, creating it when missing.
+func (p *Progress) Lesson(lessonID string) *Lesson {
+	if p.Lessons == nil {
+		p.Lessons = map[string]*Lesson{}
+	}
+	l := p.Lessons[lessonID]
+	if l == nil {
+		l = &Lesson{}
+		p.Lessons[lessonID] = l
+	}
+	return l
+}
+
+// Peek returns the record for lessonID or nil, without creating it.
+func (p *Progress) Peek(lessonID string) *Lesson {
+	if p == nil {
+		return nil
+	}
+	return p.Lessons[lessonID]
+}
+
+// MarkPageRead records that page (zero-based) of lessonID was shown, and
+// makes it the place to continue from.
+func (p *Progress) MarkPageRead(lessonID string, page int, now time.Time) {
+	l := p.Lesson(lessonID)
+	if i, found := slices.BinarySearch(l.PagesRead, page); !found {
+		l.PagesRead = slices.Insert(l.PagesRead, i, page)
+	}
+	l.LastPage = page
+	p.Last = Position{Lesson: lessonID, Page: page}
+	p.Updated = now
+}
+
+// RecordCheck stores the answer to an inline checkpoint question.
+func (p *Progress) RecordCheck(lessonID, questionID string, a Answer) {
+	l := p.Lesson(lessonID)
+	if l.Checks == nil {
+		l.Checks = map[string]Answer{}
+	}
+	l.Checks[questionID] = a
+	p.Updated = a.At
+}
+
+// RecordQuiz stores a finished quiz attempt and keeps the best score.
+func (p *Progress) RecordQuiz(lessonID string, r QuizResult) {
+	l := p.Lesson(lessonID)
+	r.Answers = cloneAnswers(r.Answers)
+	l.Quiz = &r
+	if s := r.Share(); s > l.BestQuiz {
+		l.BestQuiz = s
+	}
+	p.Updated = r.Finished
+}
+
+// RecordLabPassed stores that labID passed; the first time is kept.
+func (p *Progress) RecordLabPassed(lessonID, labID string, now time.Time) {
+	l := p.Lesson(lessonID)
+	if l.LabsPassed == nil {
+		l.LabsPassed = map[string]time.Time{}
+	}
+	if _, ok := l.LabsPassed[labID]; !ok {
+		l.LabsPassed[labID] = now
+	}
+	p.Updated = now
+}
+
+// LabPassed reports whether labID of lessonID has passed.
+func (p *Progress) LabPassed(lessonID, labID string) bool {
+	l := p.Peek(lessonID)
+	if l == nil {
+		return false
+	}
+	_, ok := l.LabsPassed[labID]
+	return ok
+}
+
+// Clone returns a deep copy, so a snapshot can be written in the background
+// while the original keeps changing.
+func (p *Progress) Clone() *Progress {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Lessons = make(map[string]*Lesson, len(p.Lessons))
+	for id, l := range p.Lessons {
+		if l == nil {
+			continue
+		}
+		lc := *l
+		lc.PagesRead = slices.Clone(l.PagesRead)
+		lc.Checks = cloneAnswers(l.Checks)
+		if l.Quiz != nil {
+			q := *l.Quiz
+			q.Answers = cloneAnswers(l.Quiz.Answers)
+			lc.Quiz = &q
+		}
+		if l.LabsPassed != nil {
+			lc.LabsPassed = make(map[string]time.Time, len(l.LabsPassed))
+			for k, v := range l.LabsPassed {
+				lc.LabsPassed[k] = v
+			}
+		}
+		c.Lessons[id] = &lc
+	}
+	return &c
+}
+
+func cloneAnswers(m map[string]Answer) map[string]Answer {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]Answer, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
