@@ -41,7 +41,7 @@ func DefaultNavKeys() NavKeys {
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", " ", "f"), key.WithHelp("pgdn/space", "page down")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "space", "f"), key.WithHelp("pgdn/space", "page down")),
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
 		Select:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
