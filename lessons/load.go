@@ -1,0 +1,110 @@
+package lessons
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/ownership-election/playground/quiz"
+)
+
+// folderPattern is a lesson folder name: two digits, a dash, the slug.
+var folderPattern = regexp.MustCompile(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`)
+
+// Load reads and validates a whole course. It returns the course as far as
+// it could be read (lessons ordered by folder number, labs by id) and
+// every problem found; a course with problems still loads, so a reader can
+// show what is there. The TUI should refuse nothing but report problems;
+// `playground check` fails on any.
+func Load(src Sources) (*Course, []Problem) {
+	c := &Course{}
+	var probs []Problem
+	report := func(p ...Problem) { probs = append(probs, p...) }
+	cpath := func(p string) string { return joinRoot(src.CourseRoot, p) }
+
+	entries, err := fs.ReadDir(src.Course, "lessons")
+	if err != nil {
+		report(Problem{Path: cpath("lessons"), Msg: "cannot read the lessons folder: " + err.Error()})
+	}
+	numbers := map[int]string{}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name()[0] == '.' {
+			continue
+		}
+		dir := path.Join("lessons", e.Name())
+		m := folderPattern.FindStringSubmatch(e.Name())
+		if m == nil {
+			report(Problem{Path: cpath(dir), Msg: "lesson folder name must be NN-slug, like 05-fencing-tokens"})
+			continue
+		}
+		num, _ := strconv.Atoi(m[1])
+		if other, dup := numbers[num]; dup {
+			report(Problem{Path: cpath(dir), Msg: "lesson number " + m[1] + " is also used by " + other})
+		}
+		numbers[num] = e.Name()
+		l, ps := loadLesson(src.Course, dir, cpath)
+		report(ps...)
+		if l == nil {
+			continue
+		}
+		l.Number = num
+		if l.ID != "" && l.ID != m[2] {
+			report(Problem{Path: l.Path, Line: l.line("id", ""), Msg: "front matter: id " + strconv.Quote(l.ID) +
+				" must match the folder name without its number, " + strconv.Quote(m[2])})
+		}
+		c.Lessons = append(c.Lessons, l)
+	}
+	sort.SliceStable(c.Lessons, func(i, j int) bool { return c.Lessons[i].Number < c.Lessons[j].Number })
+	if src.Labs != nil {
+		labs, ps := loadLabs(src.Labs, src.LabsRoot)
+		c.Labs = labs
+		report(ps...)
+	}
+	report(crossCheck(c, src)...)
+	return c, probs
+}
+
+func joinRoot(root, p string) string {
+	if root == "" {
+		return p
+	}
+	return path.Join(root, p)
+}
+
+// loadLesson reads lesson.md and quiz.yaml of one folder.
+func loadLesson(fsys fs.FS, dir string, cpath func(string) string) (*Lesson, []Problem) {
+	var probs []Problem
+	mdPath := path.Join(dir, "lesson.md")
+	data, err := fs.ReadFile(fsys, mdPath)
+	if err != nil {
+		return nil, []Problem{{Path: cpath(mdPath), Msg: "cannot read lesson: " + readErr(err)}}
+	}
+	l, ps := ParseLesson(cpath(mdPath), data)
+	probs = append(probs, ps...)
+	l.Dir = dir
+	qPath := path.Join(dir, "quiz.yaml")
+	qdata, err := fs.ReadFile(fsys, qPath)
+	if err != nil {
+		probs = append(probs, Problem{Path: cpath(qPath), Msg: "cannot read the lesson's quiz: " + readErr(err)})
+		return l, probs
+	}
+	qz, qps := quiz.Parse(cpath(qPath), qdata)
+	probs = append(probs, qps...)
+	l.Quiz = qz
+	if qz != nil && l.QuizID != "" && qz.ID != "" && qz.ID != l.QuizID {
+		probs = append(probs, Problem{Path: l.Path, Line: l.line("quiz", ""),
+			Msg: "front matter: quiz " + strconv.Quote(l.QuizID) + " does not match the id " +
+				strconv.Quote(qz.ID) + " in quiz.yaml"})
+	}
+	return l, probs
+}
+
+func readErr(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "file not found"
+	}
+	return err.Error()
+}

@@ -1,0 +1,174 @@
+package quiz
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// questionFields are the keys a question may have; which ones a kind uses
+// is in kindFields.
+var questionFields = []string{"id", "kind", "prompt", "takeaway", "options", "items",
+	"answer", "tolerance", "unit", "explain", "experiment"}
+
+var kindFields = map[Kind][]string{
+	Single:  {"options"},
+	Multi:   {"options"},
+	Predict: {"options", "experiment"},
+	Numeric: {"answer", "tolerance", "unit", "explain"},
+	Order:   {"items"},
+}
+
+func (p *parser) question(i int, n *yaml.Node) *Question {
+	label := fmt.Sprintf("question %d", i+1)
+	if n.Kind != yaml.MappingNode {
+		p.errf(n.Line, "%s: expected a mapping with id, kind, prompt and takeaway, found %s", label, kindName(n))
+		return nil
+	}
+	q := &Question{Line: n.Line}
+	// Name the question by its id in every later problem, when it has one.
+	if idn := mapValue(n, "id"); idn != nil && idn.Kind == yaml.ScalarNode && strings.TrimSpace(idn.Value) != "" {
+		label = "question " + strings.TrimSpace(idn.Value)
+	}
+	f := p.fields(n, label, questionFields...)
+	if v := f.need("id"); v != nil {
+		q.ID = p.str(v, label, "id")
+		if q.ID != "" && !ValidID(q.ID) {
+			p.errf(v.Line, "%s: id: use lower-case letters, digits and dashes", label)
+		}
+	}
+	if v := f.need("kind"); v != nil {
+		q.Kind = Kind(p.str(v, label, "kind"))
+		if q.Kind != "" && kindFields[q.Kind] == nil {
+			p.errf(v.Line, "%s: kind: unknown kind %q (one of single, multi, numeric, order, predict)", label, q.Kind)
+		}
+	}
+	if v := f.need("prompt"); v != nil {
+		q.Prompt = p.str(v, label, "prompt")
+	}
+	if v := f.need("takeaway"); v != nil {
+		q.Takeaway = p.str(v, label, "takeaway")
+	}
+	uses := kindFields[q.Kind]
+	if uses == nil {
+		return q // kind already reported; its fields cannot be judged
+	}
+	for _, key := range []string{"options", "items", "answer", "tolerance", "unit", "explain", "experiment"} {
+		if v := f.m[key]; v != nil && !contains(uses, key) {
+			p.errf(v.Line, "%s: field %s is not used by %s questions", label, key, q.Kind)
+		}
+	}
+	switch q.Kind {
+	case Single, Multi, Predict:
+		p.options(q, f, label)
+	case Order:
+		p.items(q, f, label)
+	case Numeric:
+		p.numeric(q, f, label)
+	}
+	if q.Kind == Predict {
+		if v := f.need("experiment"); v != nil {
+			q.Experiment = p.str(v, label, "experiment")
+		}
+	}
+	return q
+}
+
+func (p *parser) options(q *Question, f fieldSet, label string) {
+	v := f.need("options")
+	if v == nil {
+		return
+	}
+	q.Options = p.optionList(v, label, "options", true)
+	if len(q.Options) < 2 && v.Kind == yaml.SequenceNode {
+		p.errf(v.Line, "%s: options: needs at least 2 options, has %d", label, len(q.Options))
+	}
+	correct := len(q.Correct())
+	switch {
+	case q.Kind == Multi && correct == 0:
+		p.errf(v.Line, "%s: options: a multi question needs at least one option with correct: true", label)
+	case q.Kind != Multi && correct != 1:
+		p.errf(v.Line, "%s: options: a %s question needs exactly one option with correct: true, has %d", label, q.Kind, correct)
+	}
+}
+
+func (p *parser) items(q *Question, f fieldSet, label string) {
+	v := f.need("items")
+	if v == nil {
+		return
+	}
+	q.Items = p.optionList(v, label, "items", false)
+	if len(q.Items) < 2 && v.Kind == yaml.SequenceNode {
+		p.errf(v.Line, "%s: items: needs at least 2 events to order, has %d", label, len(q.Items))
+	}
+}
+
+// optionList reads options (choices) or items (events to order).
+func (p *parser) optionList(v *yaml.Node, label, field string, choices bool) []Option {
+	if v.Kind != yaml.SequenceNode {
+		p.errf(v.Line, "%s: %s: expected a list, found %s", label, field, kindName(v))
+		return nil
+	}
+	if len(v.Content) > MaxOptions {
+		p.errf(v.Line, "%s: %s: at most %d allowed, has %d", label, field, MaxOptions, len(v.Content))
+	}
+	known := []string{"text", "explain"}
+	if choices {
+		known = []string{"text", "correct", "pin", "explain"}
+	}
+	var out []Option
+	for i, on := range v.Content {
+		ol := fmt.Sprintf("%s: %s[%d]", label, field, i+1)
+		if on.Kind != yaml.MappingNode {
+			p.errf(on.Line, "%s: expected a mapping with %s, found %s", ol, strings.Join(known, ", "), kindName(on))
+			continue
+		}
+		o := Option{Line: on.Line}
+		of := p.fields(on, ol, known...)
+		if t := of.need("text"); t != nil {
+			o.Text = p.str(t, ol, "text")
+		}
+		if e := of.need("explain"); e != nil {
+			o.Explain = p.str(e, ol, "explain")
+		}
+		if c := of.m["correct"]; c != nil {
+			o.Correct = p.boolean(c, ol, "correct")
+		}
+		if c := of.m["pin"]; c != nil {
+			o.Pin = p.boolean(c, ol, "pin")
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func (p *parser) numeric(q *Question, f fieldSet, label string) {
+	if v := f.need("answer"); v != nil {
+		q.Answer, _ = p.number(v, label, "answer")
+	}
+	if v := f.m["tolerance"]; v == nil {
+		p.errf(f.node.Line, "%s: missing field tolerance (write tolerance: 0 if only the exact answer counts)", label)
+	} else if t, ok := p.number(v, label, "tolerance"); ok {
+		if t < 0 {
+			p.errf(v.Line, "%s: tolerance: must not be negative", label)
+		}
+		q.Tolerance = t
+	}
+	if v := f.m["unit"]; v != nil {
+		q.Unit = p.str(v, label, "unit")
+	}
+	if v := f.need("explain"); v != nil {
+		q.Explain = p.str(v, label, "explain")
+	}
+}
+
+// mapValue returns the value of key in a mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}

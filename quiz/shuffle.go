@@ -1,0 +1,68 @@
+package quiz
+
+import "hash/fnv"
+
+// Shuffle returns the order in which to display a question's options (or,
+// for order questions, its items) to a given learner: element i is the
+// index of the option shown in position i. The order depends only on the
+// learner's name and the question id, so it is the same at every visit and
+// differs between learners; the position of the right answer carries no
+// signal. Pinned options keep their own position. An order question with
+// two or more items is never shown already in the correct order.
+func Shuffle(q *Question, learner string) []int {
+	opts := q.Options
+	if q.Kind == Order {
+		opts = q.Items
+	}
+	n := len(opts)
+	out := make([]int, n)
+	var free []int // positions of unpinned options
+	for i := range out {
+		out[i] = i
+		if !opts[i].Pin {
+			free = append(free, i)
+		}
+	}
+	rng := newRand(learner + "\x00" + q.ID)
+	// Fisher-Yates over the free slots only; pinned ones stay put.
+	for k := len(free) - 1; k > 0; k-- {
+		j := int(rng.next() % uint64(k+1))
+		out[free[k]], out[free[j]] = out[free[j]], out[free[k]]
+	}
+	if q.Kind == Order && len(free) >= 2 && isIdentity(out) {
+		// Rotate the free items by one: the learner must do some work.
+		first := out[free[0]]
+		for k := 0; k+1 < len(free); k++ {
+			out[free[k]] = out[free[k+1]]
+		}
+		out[free[len(free)-1]] = first
+	}
+	return out
+}
+
+func isIdentity(p []int) bool {
+	for i, x := range p {
+		if i != x {
+			return false
+		}
+	}
+	return true
+}
+
+// splitmix64 is written out here, rather than taken from math/rand, so
+// that a learner's option order never changes with the Go version.
+type splitmix struct{ s uint64 }
+
+func newRand(seed string) *splitmix {
+	h := fnv.New64a()
+	h.Write([]byte(seed))
+	return &splitmix{s: h.Sum64()}
+}
+
+func (r *splitmix) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	z := r.s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
