@@ -89,7 +89,8 @@ func crossCheck(c *Course, src Sources) []Problem {
 		}
 		for _, pg := range l.Pages {
 			for i, id := range pg.Checks {
-				if l.Quiz == nil || l.Quiz.Question(id) == nil {
+				// Without a quiz, its absence is already reported once.
+				if l.Quiz != nil && l.Quiz.Question(id) == nil {
 					add(l.Path, pg.checkLines[i], "@check %s: no question with this id in the lesson's quiz.yaml", id)
 				}
 			}

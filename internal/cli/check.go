@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// labCatalog gives the lab manifests (<id>/lab.yaml, README.md, *_test.go)
+// that lessons refer to; nil while the lab catalogue is not wired in.
+var labCatalog = func() fs.FS { return nil }
+
+func init() {
+	Register(&Command{
+		Name:    "check",
+		Usage:   "check [DIR]",
+		Summary: "validate the course (built-in, or the one in DIR); exit 2 on any problem",
+		Run:     runCheck,
+	})
+}
+
+// loadCourse loads the course in dir, or the --content folder, or the
+// embedded one, with the lab catalogue and the known experiments.
+func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error) {
+	src := lessons.Sources{
+		Course:      content.FS(),
+		CourseRoot:  "content",
+		Labs:        labCatalog(),
+		LabsRoot:    "labs",
+		Experiments: knownExperiments(),
+	}
+	if dir == "" {
+		dir = env.ContentDir
+	}
+	if dir != "" {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open course: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, nil, fmt.Errorf("open course: %s is not a folder", dir)
+		}
+		src.Course, src.CourseRoot = os.DirFS(dir), dir
+	}
+	c, probs := lessons.Load(src)
+	return c, probs, nil
+}
+
+// runCheck prints every problem as path:line: message and a summary.
+// Exit codes: 0 no problems, 2 problems found (or bad usage), 1 the course
+// could not be opened at all.
+func runCheck(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 1 {
+		return Usagef("takes at most one folder: check [DIR]")
+	}
+	dir := ""
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	c, probs, err := loadCourse(env, dir)
+	if err != nil {
+		return err
+	}
+	for _, p := range probs {
+		fmt.Fprintln(env.Stdout, p.String())
+	}
+	if len(probs) > 0 {
+		fmt.Fprintf(env.Stdout, "%d problem%s in %d lessons, %d questions, %d labs\n",
+			len(probs), plural(len(probs)), len(c.Lessons), c.QuestionCount(), len(c.Labs))
+		return &ExitError{Code: 2}
+	}
+	fmt.Fprintf(env.Stdout, "ok: %d lessons, %d questions, %d labs, no problems\n",
+		len(c.Lessons), c.QuestionCount(), len(c.Labs))
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
