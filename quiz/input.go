@@ -60,7 +60,7 @@ func numbers(in string, max int) ([]int, error) {
 	for _, f := range fields {
 		k, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
+			return nil, fmt.Errorf("%q is not a whole number", f)
 		}
 		if k < 1 || k > max {
 			return nil, fmt.Errorf("%d is not between 1 and %d", k, max)
