@@ -1,0 +1,180 @@
+package labrun
+
+import (
+	"fmt"
+	"strings"
+)
+
+// readmeText is the rendered README for the pane's width, or the Markdown
+// source wrapped to it while glamour is still working.
+func (m Model) readmeText() string {
+	if out, ok := m.readmeRendered[m.readmeWidth()]; ok {
+		return out
+	}
+	return wrap(strings.TrimSpace(m.readmeSrc), m.readmeVP.Width(), "")
+}
+
+// resultsText is the grade pane: steps, the first failure, compiler errors,
+// hints; or how to get the labs when they are not on this machine.
+func (m Model) resultsText(w int) string {
+	if !m.labsPresent {
+		return m.getLabsText(w)
+	}
+	st := m.styles
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	r := m.report
+	steps := m.stepsView()
+
+	switch {
+	case r == nil:
+		line(st.Heading.Render("Steps") + st.Muted.Render(" · not graded yet"))
+	case r.allPassed():
+		line(st.Heading.Render("Steps") + st.Success.Render(fmt.Sprintf(" · all %d passed", len(r.Steps))) +
+			st.Muted.Render(" in "+elapsed(r.Elapsed)))
+	default:
+		line(st.Heading.Render("Steps") + st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
+	}
+	for i, s := range steps {
+		mark, style := "·", st.Muted
+		switch s.Status {
+		case statusPass:
+			mark, style = "✓", st.Success
+		case statusFail:
+			mark, style = "✗", st.Error
+		case statusSkip:
+			mark, style = "-", st.Warning
+		}
+		text := fmt.Sprintf("%d. %s", i+1, s.Title)
+		if s.Status == statusNotRun && r != nil {
+			text += " (not run)"
+		}
+		line(hang(style.Render(mark)+" ", text, w))
+	}
+	line("")
+
+	switch {
+	case r == nil:
+		line(wrap(st.Text.Render("Write your code in "+m.lab.File+", then press enter to run the tests (the same as go test ./labs/"+m.lab.ID+"/). Press w to re-grade on every save."), w, ""))
+		return b.String()
+	case r.Err != nil:
+		line(st.Error.Render("Could not grade"))
+		line(wrap(r.Err.Error(), w, "  "))
+		return b.String()
+	case r.allPassed():
+		line(wrap(st.Success.Render("Every step passes. Well done!")+" "+
+			st.Text.Render("Press s to compare with the reference solution."), w, ""))
+		return b.String()
+	}
+
+	if len(r.BuildErrors) > 0 {
+		line(st.Error.Render("Does not compile") + st.Muted.Render(" · fix these first"))
+		for _, e := range r.BuildErrors {
+			line(wrap(codeLoc(st.Code.Render, e), w, "  "))
+		}
+		line("")
+	}
+	if r.TimedOut {
+		line(st.Error.Render("Timed out") + st.Muted.Render(" after "+elapsed(r.Timeout)))
+		line(wrap("The tests did not finish in time: look for an infinite loop, a lock that is never released, or a channel nobody reads.", w, "  "))
+		line("")
+	}
+	i := r.firstFailing()
+	if i < 0 {
+		return b.String()
+	}
+	s := steps[i]
+	if s.Status == statusFail {
+		line(st.Error.Render(fmt.Sprintf("Step %d failed", i+1)) + st.Muted.Render(" · "+s.Test))
+		msg := s.Message
+		if len(msg) == 0 {
+			msg = []string{"(the test printed no message)"}
+		}
+		for _, l := range msg {
+			line(wrap(codeLoc(st.Code.Render, strings.TrimSpace(l)), w, "  "))
+		}
+		line("")
+	}
+	m.hintsText(&b, i, s, w)
+	return b.String()
+}
+
+func (m Model) hintsText(b *strings.Builder, i int, s stepResult, w int) {
+	st := m.styles
+	open := m.hintsOpen[s.Test]
+	switch {
+	case len(s.Hints) == 0:
+		return
+	case open == 0:
+		b.WriteString(wrap(st.Muted.Render(fmt.Sprintf("Stuck on step %d? Press h for a hint (%d available).", i+1, len(s.Hints))), w, "") + "\n")
+		return
+	}
+	head := fmt.Sprintf("Hints for step %d · %d of %d", i+1, open, len(s.Hints))
+	if open < len(s.Hints) {
+		head += " · h for the next"
+	}
+	b.WriteString(st.Heading.Render(head) + "\n")
+	for k := 0; k < open && k < len(s.Hints); k++ {
+		b.WriteString(hang(st.Accent.Render(fmt.Sprintf("%d.", k+1))+" ", st.Text.Render(s.Hints[k]), w) + "\n")
+	}
+}
+
+// stepsView is the manifest's steps with the last grade's outcome on them.
+func (m Model) stepsView() []stepResult {
+	if m.report != nil && len(m.report.Steps) > 0 {
+		return m.report.Steps
+	}
+	out := make([]stepResult, len(m.lab.Steps))
+	for i, s := range m.lab.Steps {
+		out[i] = stepResult{Test: s.Test, Title: s.Title, Hints: s.Hints}
+	}
+	return out
+}
+
+func (m Model) getLabsText(w int) string {
+	st := m.styles
+	var b strings.Builder
+	p := func(s string) { b.WriteString(wrap(s, w, "") + "\n") }
+	b.WriteString(st.Heading.Render("The labs are not on this machine") + "\n\n")
+	p(st.Text.Render("This playground was installed as a program, so there is no labs/" + m.lab.ID +
+		" folder to edit and grade. The labs are Go files you change in your own editor, so they live in a checkout of the course:"))
+	b.WriteString("\n")
+	for _, c := range []string{"git clone " + RepoURL, "cd playground", "go run ./cmd/playground"} {
+		b.WriteString("  " + st.Code.Render(c) + "\n")
+	}
+	b.WriteString("\n")
+	p(st.Text.Render("Then open this lab again from the course map. Meanwhile the README (tab) tells you what the lab asks."))
+	return b.String()
+}
+
+func (m Model) solutionText(w int) string {
+	if m.solution == "" {
+		return ""
+	}
+	st := m.styles
+	var b strings.Builder
+	b.WriteString(st.Heading.Render("Reference solution") + st.Muted.Render(" · solutions/"+m.lab.ID+"/"+m.lab.File) + "\n\n")
+	lines := strings.Split(strings.TrimRight(m.solution, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		b.WriteString(hang(st.Muted.Render(fmt.Sprintf("%4d ", i+1)), l, w) + "\n")
+	}
+	return b.String()
+}
+
+// codeLoc styles a leading "file.go:12:3:" so compiler and test locations
+// stand out from the message.
+func codeLoc(style func(...string) string, s string) string {
+	i := strings.Index(s, ".go:")
+	if i < 0 {
+		return s
+	}
+	j := i + len(".go:")
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ':') {
+		j++
+	}
+	if strings.ContainsAny(s[:i], " \t") {
+		return s
+	}
+	return style(s[:j]) + s[j:]
+}

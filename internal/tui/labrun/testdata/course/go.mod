@@ -1,0 +1,3 @@
+module example.com/fixturecourse
+
+go 1.26

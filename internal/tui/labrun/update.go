@@ -1,0 +1,266 @@
+package labrun
+
+import (
+	"context"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+)
+
+// Update handles keys and the results of the screen's commands.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.SetSize(msg.Width, msg.Height)
+	case readmeRenderedMsg:
+		if msg.lab == m.lab.ID {
+			if m.readmeWant == msg.width {
+				m.readmeWant = 0
+			}
+			if msg.err == nil {
+				m.readmeRendered[msg.width] = msg.out
+			}
+			m.layout()
+		}
+	case spinner.TickMsg:
+		if m.grading {
+			var cmd tea.Cmd
+			m.spinner, cmd = m.spinner.Update(msg)
+			cmds = append(cmds, cmd)
+			m.layout()
+		}
+	case gradeDoneMsg:
+		if msg.seq == m.gradeSeq && m.grading {
+			cmds = append(cmds, m.finishGrade(msg.report))
+		}
+	case watchEventMsg:
+		if msg.gen == m.watchGen && m.watching {
+			cmds = append(cmds, m.waitWatchCmd(msg.events), m.startGrade())
+		}
+	case watchStoppedMsg:
+		if msg.gen == m.watchGen && m.watching {
+			m.watching = false
+			m.setNotice("Watch mode stopped: "+errText(msg.err), msg.err != nil)
+		}
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.setNotice("Editor: "+msg.err.Error(), true)
+		} else if !m.watching {
+			// Coming back from the editor is the moment to know where one stands.
+			cmds = append(cmds, m.startGrade())
+		}
+	case resetDoneMsg:
+		switch {
+		case msg.err != nil:
+			m.setNotice(msg.err.Error(), true)
+		case msg.backup != "":
+			m.setNotice("Stub reset to the original. Your code is kept in "+msg.backup, false)
+		default:
+			m.setNotice("The stub was already the original; nothing to keep aside.", false)
+		}
+	case solutionLoadedMsg:
+		if msg.err != nil {
+			m.setNotice(msg.err.Error(), true)
+		} else {
+			m.solution = msg.text
+			m.pane = paneSolution
+			m.layout()
+			m.solutionVP.GotoTop()
+		}
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.handleKey(msg))
+	}
+	if c := m.maybeRenderReadme(); c != nil {
+		cmds = append(cmds, c)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if m.confirm != confirmNone {
+		switch {
+		case key.Matches(msg, k.Yes):
+			c := m.confirm
+			m.confirm = confirmNone
+			m.layout()
+			if c == confirmSolution {
+				return m.loadSolutionCmd()
+			}
+			return m.resetCmd()
+		case key.Matches(msg, k.No):
+			m.confirm = confirmNone
+			m.setNotice("Nothing changed.", false)
+		}
+		return nil
+	}
+	if m.grading && key.Matches(msg, k.Cancel) {
+		m.cancelGrade()
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Pane):
+		m.cyclePane(msg.String() == "shift+tab")
+		return nil
+	case key.Matches(msg, k.Up):
+		m.activeVP().ScrollUp(1)
+		return nil
+	case key.Matches(msg, k.Down):
+		m.activeVP().ScrollDown(1)
+		return nil
+	case key.Matches(msg, k.PageUp):
+		m.activeVP().PageUp()
+		return nil
+	case key.Matches(msg, k.PageDown):
+		m.activeVP().PageDown()
+		return nil
+	case key.Matches(msg, k.Top):
+		m.activeVP().GotoTop()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		m.activeVP().GotoBottom()
+		return nil
+	}
+	if !m.labsPresent {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Grade):
+		if m.grading {
+			return nil
+		}
+		return m.startGrade()
+	case key.Matches(msg, k.Watch):
+		return m.toggleWatch()
+	case key.Matches(msg, k.Hint):
+		m.nextHint()
+	case key.Matches(msg, k.Edit):
+		return m.editCmd()
+	case key.Matches(msg, k.Solution):
+		if m.passed {
+			return m.loadSolutionCmd()
+		}
+		m.confirm = confirmSolution
+		m.layout()
+	case key.Matches(msg, k.Reset):
+		m.confirm = confirmReset
+		m.layout()
+	}
+	return nil
+}
+
+func (m *Model) cyclePane(back bool) {
+	panes := []pane{paneReadme, paneResults}
+	if m.solution != "" {
+		panes = append(panes, paneSolution)
+	}
+	i := 0
+	for j, p := range panes {
+		if p == m.pane {
+			i = j
+		}
+	}
+	if back {
+		i = (i + len(panes) - 1) % len(panes)
+	} else {
+		i = (i + 1) % len(panes)
+	}
+	m.pane = panes[i]
+	m.layout()
+}
+
+// startGrade cancels any run in flight and starts a new one; results of the
+// old run are ignored by their sequence number.
+func (m *Model) startGrade() tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.gradeSeq++
+	m.grading = true
+	m.gradeFrom = m.now()
+	m.notice = ""
+	if m.pane == paneReadme || m.pane == paneSolution && m.solution == "" {
+		m.pane = paneResults
+	}
+	m.layout()
+	return tea.Batch(m.gradeCmd(ctx, m.gradeSeq), m.spinner.Tick)
+}
+
+func (m *Model) cancelGrade() {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.grading = false
+	m.gradeSeq++ // the cancelled run's result, if it still comes, is dropped
+	m.setNotice("Grading cancelled.", false)
+}
+
+func (m *Model) finishGrade(r report) tea.Cmd {
+	m.grading = false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.report = &r
+	m.pane = paneResults
+	if r.allPassed() {
+		m.passed = true
+		m.layout()
+		m.resultsVP.GotoTop()
+		lab := m.lab.ID
+		return func() tea.Msg { return PassedMsg{Lab: lab} }
+	}
+	// The first failing step's first hint opens by itself only once the
+	// learner asks (h); here we only make sure the failure is on screen.
+	m.layout()
+	m.resultsVP.GotoTop()
+	return nil
+}
+
+func (m Model) hintAvailable() bool {
+	i := m.report.firstFailing()
+	if i < 0 {
+		return false
+	}
+	s := m.report.Steps[i]
+	return m.hintsOpen[s.Test] < len(s.Hints)
+}
+
+func (m *Model) nextHint() {
+	i := m.report.firstFailing()
+	switch {
+	case m.report == nil:
+		m.setNotice("Grade first (enter): hints open for the first failing step.", false)
+		return
+	case i < 0:
+		m.setNotice("No failing step, no hints needed.", false)
+		return
+	}
+	s := m.report.Steps[i]
+	if m.hintsOpen[s.Test] >= len(s.Hints) {
+		m.setNotice("That was the last hint for this step.", false)
+		return
+	}
+	m.hintsOpen[s.Test]++
+	m.pane = paneResults
+	m.notice = ""
+	m.layout()
+	m.resultsVP.GotoBottom()
+}
+
+func (m *Model) setNotice(s string, isErr bool) {
+	m.notice, m.noticeErr = s, isErr
+	m.layout()
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "the watcher closed"
+	}
+	return err.Error()
+}

@@ -1,0 +1,210 @@
+package labrun
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/viewport"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// wideWidth is the width from which README and results sit side by side.
+const wideWidth = 110
+
+// Without the labs there is only the how-to and the README, and the clone
+// command must not be cut by a half-width pane.
+func (m Model) wide() bool { return m.width >= wideWidth && m.labsPresent }
+
+// chromeHeight is the lines around the panes: title, subtitle, pane tabs,
+// and the status line at the bottom.
+const chromeHeight = 4
+
+// layout sizes the panes and refreshes their content. It runs after every
+// change of state, so View only stitches strings together.
+func (m *Model) layout() {
+	bodyH := m.height - chromeHeight
+	if bodyH < 1 {
+		bodyH = 1
+	}
+	if m.wide() {
+		left := (m.width - 3) / 2
+		right := m.width - 3 - left
+		m.readmeVP.SetWidth(left)
+		m.resultsVP.SetWidth(right)
+		m.solutionVP.SetWidth(right)
+	} else {
+		m.readmeVP.SetWidth(m.width)
+		m.resultsVP.SetWidth(m.width)
+		m.solutionVP.SetWidth(m.width)
+	}
+	for _, vp := range []*viewport.Model{&m.readmeVP, &m.resultsVP, &m.solutionVP} {
+		vp.SetHeight(bodyH)
+	}
+	m.readmeVP.SetContent(m.readmeText())
+	m.resultsVP.SetContent(m.resultsText(m.resultsVP.Width()))
+	m.solutionVP.SetContent(m.solutionText(m.solutionVP.Width()))
+}
+
+// View draws the screen in exactly the area given by SetSize.
+func (m Model) View() string {
+	st := m.styles
+	title := fmt.Sprintf("Lab %s · %s", m.lab.ID, m.lab.Title)
+	badges := m.badges()
+	gap := m.width - lipgloss.Width(title) - lipgloss.Width(badges)
+	if gap < 1 {
+		title = ansi.Truncate(title, max(m.width-lipgloss.Width(badges)-1, 0), "…")
+		gap = max(m.width-lipgloss.Width(title)-lipgloss.Width(badges), 0)
+	}
+	head := st.Title.Render(title) + strings.Repeat(" ", gap) + badges
+	sub := "lesson " + m.lab.Lesson
+	if m.labsPresent {
+		sub += " · you edit labs/" + m.lab.ID + "/" + m.lab.File
+	} else {
+		sub += " · labs not found on this machine"
+	}
+	lines := []string{head, st.Subtitle.Render(ansi.Truncate(sub, m.width, "…")), m.tabs()}
+	if m.wide() {
+		right := &m.resultsVP
+		if m.pane == paneSolution {
+			right = &m.solutionVP
+		}
+		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", m.readmeVP.Height()), "\n")
+		lines = append(lines, lipgloss.JoinHorizontal(lipgloss.Top,
+			fit(m.readmeVP.View(), m.readmeVP.Width(), m.readmeVP.Height()),
+			sep,
+			fit(right.View(), right.Width(), right.Height())))
+	} else {
+		vp := m.activeVP()
+		lines = append(lines, fit(vp.View(), vp.Width(), vp.Height()))
+	}
+	lines = append(lines, m.statusLine())
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) badges() string {
+	st := m.styles
+	var b []string
+	if m.watching {
+		b = append(b, st.Badge.Render("● watching"))
+	}
+	if m.passed {
+		b = append(b, st.Success.Render("✓ passed"))
+	}
+	return strings.Join(b, " ")
+}
+
+func (m Model) tabs() string {
+	st := m.styles
+	tab := func(p pane, name string) string {
+		if p == m.pane {
+			return st.Selected.Render(" " + name + " ")
+		}
+		return st.Muted.Render(" " + name + " ")
+	}
+	results := "Results"
+	if !m.labsPresent {
+		results = "Get the labs"
+	}
+	if m.wide() {
+		left := tab(paneReadme, "README")
+		right := tab(paneResults, results)
+		if m.solution != "" {
+			right += tab(paneSolution, "Solution")
+		}
+		pad := max(m.readmeVP.Width()+3-lipgloss.Width(left), 1)
+		return left + strings.Repeat(" ", pad) + right
+	}
+	s := tab(paneReadme, "README") + tab(paneResults, results)
+	if m.solution != "" {
+		s += tab(paneSolution, "Solution")
+	}
+	return s + st.Muted.Render("  tab switches")
+}
+
+// statusLine is the bottom line: a question, the grading spinner, or news.
+func (m Model) statusLine() string {
+	st := m.styles
+	var s string
+	switch {
+	case m.confirm == confirmSolution:
+		s = st.Warning.Render("Not passed yet. Show the reference solution anyway? (y/n)")
+	case m.confirm == confirmReset:
+		s = st.Warning.Render("Reset " + m.lab.File + " to the original? Your code is kept aside. (y/n)")
+	case m.grading:
+		s = m.spinner.View() + " " + st.Text.Render("Grading… "+elapsed(m.now().Sub(m.gradeFrom))) +
+			st.Muted.Render("  the first build can take a minute · x cancels")
+	case m.notice != "":
+		if m.noticeErr {
+			s = st.Error.Render(m.notice)
+		} else {
+			s = st.Warning.Render(m.notice)
+		}
+	case m.watching:
+		s = st.Muted.Render("Watching labs/" + m.lab.ID + ": every save re-grades.")
+	case !m.labsPresent:
+		s = st.Muted.Render("Reading only: the labs need a checkout of the course.")
+	case m.report == nil:
+		s = st.Muted.Render("Not graded yet · enter runs the tests")
+	case m.report.allPassed():
+		s = st.Success.Render("Passed") + st.Muted.Render(" · graded in "+elapsed(m.report.Elapsed))
+	case m.report.Err == nil:
+		s = st.Muted.Render(fmt.Sprintf("Last grade: %d of %d steps passed in %s", m.report.passedCount(), len(m.report.Steps), elapsed(m.report.Elapsed)))
+	}
+	return ansi.Truncate(s, m.width, "…")
+}
+
+func (m *Model) activeVP() *viewport.Model {
+	switch m.pane {
+	case paneReadme:
+		return &m.readmeVP
+	case paneSolution:
+		return &m.solutionVP
+	}
+	return &m.resultsVP
+}
+
+// fit pads or cuts s to exactly w×h cells so that panes line up and nothing
+// spills past the screen.
+func fit(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lw := lipgloss.Width(l)
+		switch {
+		case lw > w:
+			lines[i] = ansi.Truncate(l, w, "")
+		case lw < w:
+			lines[i] = l + strings.Repeat(" ", w-lw)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrap breaks text to w cells, keeping an indent on continuation lines.
+func wrap(s string, w int, indent string) string {
+	if w <= len(indent)+8 {
+		return s
+	}
+	out := ansi.Wrap(s, w-len(indent), "")
+	if indent == "" {
+		return out
+	}
+	return indent + strings.ReplaceAll(out, "\n", "\n"+indent)
+}
+
+// hang writes prefix then text wrapped to w, continuation lines indented
+// under the text.
+func hang(prefix, text string, w int) string {
+	pw := lipgloss.Width(prefix)
+	if w-pw < 8 {
+		return prefix + text
+	}
+	body := ansi.Wrap(text, w-pw, "")
+	return prefix + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", pw))
+}
