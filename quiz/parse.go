@@ -119,11 +119,12 @@ type fieldSet struct {
 	node  *yaml.Node
 	label string
 	m     map[string]*yaml.Node
+	keys  map[string]*yaml.Node // the key nodes, for problems about a whole field
 }
 
 // fields reads a mapping node, reporting unknown and repeated keys.
 func (p *parser) fields(n *yaml.Node, label string, known ...string) fieldSet {
-	fs := fieldSet{p: p, node: n, label: label, m: map[string]*yaml.Node{}}
+	fs := fieldSet{p: p, node: n, label: label, m: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := k.Value
@@ -136,9 +137,13 @@ func (p *parser) fields(n *yaml.Node, label string, known ...string) fieldSet {
 			continue
 		}
 		fs.m[key] = v
+		fs.keys[key] = k
 	}
 	return fs
 }
+
+// keyLine is the line of a present field's key.
+func (f fieldSet) keyLine(key string) int { return f.keys[key].Line }
 
 func (f fieldSet) need(key string) *yaml.Node {
 	n := f.m[key]

@@ -81,15 +81,16 @@ func (p *parser) options(q *Question, f fieldSet, label string) {
 		return
 	}
 	q.Options = p.optionList(v, label, "options", true)
+	line := f.keyLine("options")
 	if len(q.Options) < 2 && v.Kind == yaml.SequenceNode {
-		p.errf(v.Line, "%s: options: needs at least 2 options, has %d", label, len(q.Options))
+		p.errf(line, "%s: options: needs at least 2 options, has %d", label, len(q.Options))
 	}
 	correct := len(q.Correct())
 	switch {
 	case q.Kind == Multi && correct == 0:
-		p.errf(v.Line, "%s: options: a multi question needs at least one option with correct: true", label)
+		p.errf(line, "%s: options: a multi question needs at least one option with correct: true", label)
 	case q.Kind != Multi && correct != 1:
-		p.errf(v.Line, "%s: options: a %s question needs exactly one option with correct: true, has %d", label, q.Kind, correct)
+		p.errf(line, "%s: options: a %s question needs exactly one option with correct: true, has %d", label, q.Kind, correct)
 	}
 }
 
@@ -100,7 +101,7 @@ func (p *parser) items(q *Question, f fieldSet, label string) {
 	}
 	q.Items = p.optionList(v, label, "items", false)
 	if len(q.Items) < 2 && v.Kind == yaml.SequenceNode {
-		p.errf(v.Line, "%s: items: needs at least 2 events to order, has %d", label, len(q.Items))
+		p.errf(f.keyLine("items"), "%s: items: needs at least 2 events to order, has %d", label, len(q.Items))
 	}
 }
 

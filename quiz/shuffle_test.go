@@ -1,0 +1,86 @@
+package quiz
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func isPermutation(p []int) bool {
+	s := slices.Clone(p)
+	slices.Sort(s)
+	for i, x := range s {
+		if i != x {
+			return false
+		}
+	}
+	return true
+}
+
+func TestShuffleDeterministic(t *testing.T) {
+	q := &Question{ID: "q1", Kind: Single, Options: opts(true, false, false, false, false, false)}
+	a, b := Shuffle(q, "ada"), Shuffle(q, "ada")
+	if !slices.Equal(a, b) || !isPermutation(a) {
+		t.Fatalf("two shuffles for one learner: %v %v", a, b)
+	}
+	// Other learners (and other questions) see other orders: among 20
+	// learners at least 10 distinct orders of 6 options (720 possible).
+	seen := map[string]bool{}
+	for i := 0; i < 20; i++ {
+		seen[fmt.Sprint(Shuffle(q, fmt.Sprintf("learner-%d", i)))] = true
+	}
+	if len(seen) < 10 {
+		t.Errorf("only %d distinct orders for 20 learners", len(seen))
+	}
+	q2 := *q
+	q2.ID = "q2"
+	if slices.Equal(Shuffle(&q2, "ada"), a) && slices.Equal(Shuffle(&q2, "bob"), Shuffle(q, "bob")) {
+		t.Error("question id does not change the order")
+	}
+}
+
+// A fixed expectation: the order must not drift between Go versions or
+// refactors, or learners would see their options move.
+func TestShuffleStable(t *testing.T) {
+	q := &Question{ID: "zombie-write-rejected", Kind: Single, Options: opts(true, false, false, false)}
+	got := Shuffle(q, "ada")
+	want := []int{2, 1, 0, 3} // recorded from the first implementation
+	if !slices.Equal(got, want) {
+		t.Errorf("Shuffle = %v, want %v", got, want)
+	}
+}
+
+func TestShufflePinned(t *testing.T) {
+	o := opts(true, false, false, false, false)
+	o[4].Pin = true // "none of the above" stays last
+	o[1].Pin = true
+	q := &Question{ID: "pinned", Kind: Single, Options: o}
+	moved := false
+	for i := 0; i < 50; i++ {
+		p := Shuffle(q, fmt.Sprint(i))
+		if !isPermutation(p) || p[4] != 4 || p[1] != 1 {
+			t.Fatalf("learner %d: %v", i, p)
+		}
+		if p[0] != 0 || p[2] != 2 {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Error("unpinned options never moved")
+	}
+}
+
+func TestShuffleOrderNeverSolved(t *testing.T) {
+	for n := 2; n <= 5; n++ {
+		q := &Question{ID: "ord", Kind: Order, Items: items(n)}
+		for i := 0; i < 200; i++ {
+			p := Shuffle(q, fmt.Sprint(i))
+			if !isPermutation(p) || len(p) != n {
+				t.Fatalf("n=%d learner %d: %v", n, i, p)
+			}
+			if slices.Equal(p, []int{0, 1, 2, 3, 4}[:n]) {
+				t.Fatalf("n=%d learner %d: shown already in order", n, i)
+			}
+		}
+	}
+}
