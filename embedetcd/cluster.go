@@ -1,0 +1,278 @@
+package embedetcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// Cluster is an in-process etcd cluster whose members can be stopped,
+// restarted and made raft leader, to show quorum loss and leader changes.
+type Cluster struct {
+	cfg     *config
+	lg      *zap.Logger
+	members []*Member
+
+	mu      sync.Mutex
+	clients []*clientv3.Client
+	closed  bool
+}
+
+// Member is one member of a Cluster. Clients reach it through a proxy on a
+// fixed loopback port, so its endpoint stays valid across restarts.
+type Member struct {
+	Name    string
+	cluster *Cluster
+	peer    url.URL
+	client  url.URL // where etcd listens
+	proxy   *tcpProxy
+	dir     *dataDir
+	initial string
+
+	mu sync.Mutex
+	e  *embed.Etcd
+}
+
+// StartCluster starts n members on loopback and returns once all are ready.
+// It uses ClusterTicks unless WithTicks says otherwise.
+func StartCluster(ctx context.Context, n int, opts ...Option) (*Cluster, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("start etcd cluster: need at least 1 member, got %d", n)
+	}
+	c := newConfig(opts)
+	if c.ticks == nil {
+		c.ticks = &ClusterTicks
+	}
+	cl := &Cluster{cfg: c, lg: c.zapLogger()}
+	var initial []string
+	for i := range n {
+		m, err := cl.newMember(i)
+		if err != nil {
+			cl.Close()
+			return nil, fmt.Errorf("start etcd cluster: %w", err)
+		}
+		cl.members = append(cl.members, m)
+		initial = append(initial, m.Name+"="+m.peer.String())
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, m := range cl.members {
+		m.initial = strings.Join(initial, ",")
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = m.start(ctx) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("start etcd cluster (log: %s): %w", c.logPath(), err)
+	}
+	return cl, nil
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func (cl *Cluster) newMember(i int) (*Member, error) {
+	peer, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	client, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := newDataDir(dataParent(cl.cfg))
+	if err != nil {
+		return nil, err
+	}
+	px, err := newTCPProxy(client)
+	if err != nil {
+		dir.remove()
+		return nil, err
+	}
+	return &Member{
+		Name:    fmt.Sprintf("m%d", i+1),
+		cluster: cl,
+		peer:    url.URL{Scheme: "http", Host: peer},
+		client:  url.URL{Scheme: "http", Host: client},
+		proxy:   px,
+		dir:     dir,
+	}, nil
+}
+
+func (m *Member) start(ctx context.Context) error {
+	s := &Server{cfg: m.cluster.cfg, lg: m.cluster.lg, name: m.Name}
+	ec := s.embedConfig(m.dir.path, m.peer, m.client)
+	ec.InitialCluster = m.initial
+	ec.InitialClusterToken = "playground"
+	e, err := startEmbed(ctx, ec, m.cluster.cfg.startTimeout)
+	if err != nil {
+		return fmt.Errorf("member %s: %w", m.Name, err)
+	}
+	m.mu.Lock()
+	m.e = e
+	m.mu.Unlock()
+	return nil
+}
+
+// Endpoint is the member's client URL (stable across restarts).
+func (m *Member) Endpoint() string { return "http://" + m.proxy.addr() }
+
+// Running reports whether the member is started.
+func (m *Member) Running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.e != nil
+}
+
+// Stop stops the member as a crash would: client connections are cut and
+// the server shut down. Its data is kept for Restart.
+func (m *Member) Stop() error {
+	m.mu.Lock()
+	e := m.e
+	m.e = nil
+	m.mu.Unlock()
+	if e == nil {
+		return fmt.Errorf("stop member %s: not running", m.Name)
+	}
+	m.proxy.dropAll()
+	e.Close()
+	return nil
+}
+
+// Restart starts a stopped member again from its data directory and waits
+// until it has rejoined (which needs a quorum of running members).
+func (m *Member) Restart(ctx context.Context) error {
+	if m.Running() {
+		return fmt.Errorf("restart member %s: already running", m.Name)
+	}
+	return m.start(ctx)
+}
+
+func (m *Member) server() *embed.Etcd {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.e
+}
+
+// Members returns the members in order (m1, m2, ...).
+func (cl *Cluster) Members() []*Member { return cl.members }
+
+// Endpoints returns every member's client URL.
+func (cl *Cluster) Endpoints() []string {
+	out := make([]string, len(cl.members))
+	for i, m := range cl.members {
+		out[i] = m.Endpoint()
+	}
+	return out
+}
+
+// Client returns a client for all members, closed by Close.
+func (cl *Cluster) Client() (*clientv3.Client, error) { return cl.ClientFor(cl.Endpoints()...) }
+
+// ClientFor returns a client for the given endpoints, closed by Close.
+func (cl *Cluster) ClientFor(endpoints ...string) (*clientv3.Client, error) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.closed {
+		return nil, errors.New("etcd client: cluster closed")
+	}
+	cli, err := newClient(endpoints, cl.lg)
+	if err != nil {
+		return nil, err
+	}
+	cl.clients = append(cl.clients, cli)
+	return cli, nil
+}
+
+// Leader returns the index of the member that is raft leader, as seen by a
+// running member, or an error when no running member knows a leader.
+func (cl *Cluster) Leader() (int, error) {
+	for _, m := range cl.members {
+		e := m.server()
+		if e == nil {
+			continue
+		}
+		lead := uint64(e.Server.Leader())
+		if lead == 0 {
+			continue
+		}
+		for j, o := range cl.members {
+			if oe := o.server(); oe != nil && uint64(oe.Server.MemberID()) == lead {
+				return j, nil
+			}
+		}
+	}
+	return -1, errors.New("etcd cluster: no leader")
+}
+
+// MoveLeader transfers raft leadership to member index to and waits for
+// the transfer to finish.
+func (cl *Cluster) MoveLeader(ctx context.Context, to int) error {
+	if to < 0 || to >= len(cl.members) {
+		return fmt.Errorf("move leader: no member %d", to)
+	}
+	from, err := cl.Leader()
+	if err != nil {
+		return fmt.Errorf("move leader: %w", err)
+	}
+	if from == to {
+		return nil
+	}
+	le, te := cl.members[from].server(), cl.members[to].server()
+	if le == nil || te == nil {
+		return errors.New("move leader: member not running")
+	}
+	if err := le.Server.MoveLeader(ctx, uint64(le.Server.MemberID()), uint64(te.Server.MemberID())); err != nil {
+		return fmt.Errorf("move leader to %s: %w", cl.members[to].Name, err)
+	}
+	return nil
+}
+
+// Close stops every member and removes their data.
+func (cl *Cluster) Close() error {
+	cl.mu.Lock()
+	if cl.closed {
+		cl.mu.Unlock()
+		return nil
+	}
+	cl.closed = true
+	clients := cl.clients
+	cl.clients = nil
+	cl.mu.Unlock()
+	closeClients(clients)
+	var wg sync.WaitGroup
+	var errs []error
+	var emu sync.Mutex
+	for _, m := range cl.members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.proxy.close()
+			if e := m.server(); e != nil {
+				stopEmbed(e, cl.cfg.closeWait)
+			}
+			if err := m.dir.remove(); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,203 @@
+package embedetcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// Server is one embedded etcd member serving clients on loopback.
+type Server struct {
+	cfg  *config
+	lg   *zap.Logger
+	e    *embed.Etcd
+	dir  *dataDir
+	name string
+
+	mu      sync.Mutex
+	clients []*clientv3.Client
+	closed  bool
+}
+
+// Start starts a single-member etcd and returns once it serves requests,
+// or with an error (never later than the start timeout, 10 s by default).
+// By default it uses FastTicks, an ephemeral loopback port, a fresh data
+// directory under the system temp dir and the state dir's etcd.log.
+func Start(ctx context.Context, opts ...Option) (*Server, error) {
+	c := newConfig(opts)
+	if c.ticks == nil {
+		c.ticks = &FastTicks
+	}
+	dir, err := newDataDir(dataParent(c))
+	if err != nil {
+		return nil, fmt.Errorf("start etcd: %w", err)
+	}
+	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	client := url.URL{Scheme: "http", Host: net.JoinHostPort(c.host, strconv.Itoa(c.port))}
+	s := &Server{cfg: c, lg: c.zapLogger(), dir: dir, name: "playground"}
+	ec := s.embedConfig(dir.path, peer, client)
+	ec.InitialCluster = s.name + "=" + peer.String()
+	e, err := startEmbed(ctx, ec, c.startTimeout)
+	if err != nil {
+		dir.remove()
+		return nil, fmt.Errorf("start etcd (log: %s): %w", c.logPath(), err)
+	}
+	s.e = e
+	return s, nil
+}
+
+func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
+	ec := embed.NewConfig()
+	ec.Name = s.name
+	ec.Dir = dir
+	ec.TickMs = s.cfg.ticks.TickMs
+	ec.ElectionMs = s.cfg.ticks.ElectionMs
+	ec.ListenPeerUrls = []url.URL{peer}
+	ec.AdvertisePeerUrls = []url.URL{peer}
+	ec.ListenClientUrls = []url.URL{client}
+	ec.AdvertiseClientUrls = []url.URL{client}
+	ec.ListenMetricsUrls = nil
+	ec.UnsafeNoFsync = true
+	ec.EnableGRPCGateway = false
+	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(s.lg)
+	ec.LogLevel = "warn"
+	return ec
+}
+
+// startEmbed starts etcd and waits until it is ready, failed, timed out or
+// ctx is done; on every path but success the server is stopped.
+func startEmbed(ctx context.Context, ec *embed.Config, timeout time.Duration) (*embed.Etcd, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	started := make(chan startResult, 1)
+	go func() {
+		e, err := embed.StartEtcd(ec)
+		started <- startResult{e, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var e *embed.Etcd
+	select {
+	case r := <-started:
+		if r.err != nil {
+			return nil, r.err
+		}
+		e = r.e
+	case <-ctx.Done():
+		go closeWhenStarted(started)
+		return nil, ctx.Err()
+	case <-timer.C:
+		go closeWhenStarted(started)
+		return nil, fmt.Errorf("not started after %v", timeout)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("etcd stopped while starting: %w", err)
+	case <-ctx.Done():
+		e.Close()
+		return nil, ctx.Err()
+	case <-timer.C:
+		e.Close()
+		return nil, fmt.Errorf("not ready after %v", timeout)
+	}
+}
+
+type startResult struct {
+	e   *embed.Etcd
+	err error
+}
+
+// closeWhenStarted stops a server whose start was abandoned.
+func closeWhenStarted(started <-chan startResult) {
+	if r := <-started; r.e != nil {
+		r.e.Close()
+	}
+}
+
+// Endpoints returns the client URLs, e.g. ["http://127.0.0.1:40123"].
+func (s *Server) Endpoints() []string {
+	out := make([]string, 0, len(s.e.Clients))
+	for _, l := range s.e.Clients {
+		out = append(out, "http://"+l.Addr().String())
+	}
+	return out
+}
+
+// Client returns a new client connected to this server that logs to the
+// server's log file. Close closes it if the caller has not.
+func (s *Server) Client() (*clientv3.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("etcd client: server closed")
+	}
+	cli, err := newClient(s.Endpoints(), s.lg)
+	if err != nil {
+		return nil, err
+	}
+	s.clients = append(s.clients, cli)
+	return cli, nil
+}
+
+// Close stops the server and removes its data directory. Clients handed
+// out by Client are closed first, which lets etcd stop in milliseconds
+// even with live leases and sessions.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	clients := s.clients
+	s.clients = nil
+	s.mu.Unlock()
+	closeClients(clients)
+	stopEmbed(s.e, s.cfg.closeWait)
+	return s.dir.remove()
+}
+
+func closeClients(clients []*clientv3.Client) {
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Close() }()
+	}
+	wg.Wait()
+}
+
+// stopEmbed closes e, waiting at most wait: connections we did not hand out
+// would otherwise hold etcd's graceful stop for 5 s or more.
+func stopEmbed(e *embed.Etcd, wait time.Duration) {
+	done := make(chan struct{})
+	go func() { e.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+	}
+}
+
+func newClient(endpoints []string, lg *zap.Logger) (*clientv3.Client, error) {
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   endpoints,
+		DialTimeout: 5 * time.Second,
+		Logger:      lg,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("etcd client: %w", err)
+	}
+	return cli, nil
+}
