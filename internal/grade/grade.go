@@ -1,0 +1,242 @@
+// Package grade runs a lab's grader tests with `go test -json` and turns the
+// test2json event stream into per-step results: pass, fail, skip or not run,
+// the failure lines, compile errors with file:line, and a clear message when
+// a run times out. It also warms the build cache and watches a lab folder
+// for saves. It knows nothing about the terminal UI.
+package grade
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// DefaultTimeout bounds the test binary of one run (go test -timeout).
+const DefaultTimeout = 30 * time.Second
+
+// DefaultBuildGrace is how long compiling may take on top of the timeout
+// before the whole go command is killed. A cold first compile of a lab that
+// embeds etcd can take a minute on a small machine.
+const DefaultBuildGrace = 3 * time.Minute
+
+// Options says what to run. Dir and Lab are required.
+type Options struct {
+	// Dir is the module root (the folder holding go.mod).
+	Dir string
+	// Lab is the lab id; its package is ./labs/<Lab>. Pkg overrides the
+	// package pattern when set (used by tests on fixture modules).
+	Lab string
+	Pkg string
+	// Overlay replaces files for this run only (go test -overlay): each key
+	// is a file to replace and each value the file to compile instead, both
+	// absolute or relative to Dir.
+	Overlay map[string]string
+	// Race turns on the race detector; Count repeats each test (default 1,
+	// which also bypasses go test's result cache); Run restricts the tests
+	// (go test -run).
+	Race  bool
+	Count int
+	Run   string
+	// Timeout bounds the test binary (default DefaultTimeout). BuildGrace
+	// is added to it for the process-kill backstop (default
+	// DefaultBuildGrace).
+	Timeout    time.Duration
+	BuildGrace time.Duration
+	// GoCmd is the go command (default "go"). Env is added to the
+	// environment of the go command.
+	GoCmd string
+	Env   []string
+}
+
+// SolutionOverlay returns the overlay that grades the reference solution
+// of a lab: labs/<lab>/<file> replaced by solutions/<lab>/<file>.
+func SolutionOverlay(lab, file string) map[string]string {
+	return map[string]string{
+		filepath.Join("labs", lab, file): filepath.Join("solutions", lab, file),
+	}
+}
+
+func (o Options) pkg() string {
+	if o.Pkg != "" {
+		return o.Pkg
+	}
+	return "./" + filepath.ToSlash(filepath.Join("labs", o.Lab))
+}
+
+func (o Options) name() string {
+	if o.Lab != "" {
+		return o.Lab
+	}
+	return o.Pkg
+}
+
+// args builds the go test command line; extra goes before the package.
+func (o Options) args(overlayFile string, extra ...string) []string {
+	args := []string{"test"}
+	if o.Race {
+		args = append(args, "-race")
+	}
+	if overlayFile != "" {
+		args = append(args, "-overlay", overlayFile)
+	}
+	args = append(args, extra...)
+	return append(args, o.pkg())
+}
+
+// Run grades once: it runs go test -json and parses what it prints. A
+// failing test, a compile error or a timeout is a Result, not an error; the
+// error is for a run that could not happen at all (no go command, bad
+// options) or was cancelled through ctx.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Dir == "" || (o.Lab == "" && o.Pkg == "") {
+		return nil, fmt.Errorf("grade: Dir and Lab are required")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	count := o.Count
+	if count <= 0 {
+		count = 1
+	}
+	overlay, cleanup, err := writeOverlay(o)
+	if err != nil {
+		return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
+	}
+	defer cleanup()
+	extra := []string{"-json", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String()}
+	if o.Run != "" {
+		extra = append(extra, "-run", o.Run)
+	}
+	start := time.Now()
+	out, runErr := o.goCommand(ctx, o.args(overlay, extra...))
+	res := Parse(bytes.NewReader(out.stdout))
+	res.Elapsed = time.Since(start)
+	res.Stderr = splitLines(string(out.stderr))
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("grade lab %s: %w", o.name(), ctx.Err())
+	}
+	if out.killed {
+		res.TimedOut = true
+		res.Passed = false
+		res.Message = fmt.Sprintf("timed out: go test did not finish within %v and was stopped", o.Timeout+o.grace())
+		return res, nil
+	}
+	var exitErr *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exitErr) {
+		return res, fmt.Errorf("grade lab %s: run go test: %w", o.name(), runErr)
+	}
+	if runErr != nil {
+		res.Passed = false
+	}
+	res.finish(o.Timeout)
+	return res, nil
+}
+
+// Warm compiles the lab's test binary without running any test, so that the
+// first real grading is fast. Call it with the options the grading will use
+// (Race, Overlay), because each combination is cached separately.
+func Warm(ctx context.Context, o Options) error {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	overlay, cleanup, err := writeOverlay(o)
+	if err != nil {
+		return fmt.Errorf("warm lab %s: %w", o.name(), err)
+	}
+	defer cleanup()
+	out, err := o.goCommand(ctx, o.args(overlay, "-count", "1", "-run", "^$"))
+	if err != nil {
+		msg := bytes.TrimSpace(append(out.stdout, out.stderr...))
+		return fmt.Errorf("warm lab %s: %w: %s", o.name(), err, msg)
+	}
+	return nil
+}
+
+func (o Options) grace() time.Duration {
+	if o.BuildGrace > 0 {
+		return o.BuildGrace
+	}
+	return DefaultBuildGrace
+}
+
+type output struct {
+	stdout, stderr []byte
+	killed         bool // the backstop fired
+}
+
+// goCommand runs the go command in its own process group and kills the
+// whole group (go and the test binary it started) when the backstop
+// deadline passes or ctx is cancelled.
+func (o Options) goCommand(ctx context.Context, args []string) (output, error) {
+	goCmd := o.GoCmd
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	runCtx, cancel := context.WithTimeout(ctx, o.Timeout+o.grace())
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, goCmd, args...)
+	cmd.Dir = o.Dir
+	cmd.Env = append(os.Environ(), o.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+	out.killed = ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	return out, err
+}
+
+// writeOverlay writes o.Overlay as a go overlay JSON file with absolute
+// paths. It returns "" when there is no overlay.
+func writeOverlay(o Options) (string, func(), error) {
+	if len(o.Overlay) == 0 {
+		return "", func() {}, nil
+	}
+	abs := func(p string) (string, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(o.Dir, p)
+		}
+		return filepath.Abs(p)
+	}
+	replace := map[string]string{}
+	for from, to := range o.Overlay {
+		f, err := abs(from)
+		if err != nil {
+			return "", nil, fmt.Errorf("overlay %s: %w", from, err)
+		}
+		t, err := abs(to)
+		if err != nil {
+			return "", nil, fmt.Errorf("overlay %s: %w", to, err)
+		}
+		if _, err := os.Stat(t); err != nil {
+			return "", nil, fmt.Errorf("overlay: %w", err)
+		}
+		replace[f] = t
+	}
+	data, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return "", nil, fmt.Errorf("encode overlay: %w", err)
+	}
+	f, err := os.CreateTemp("", "playground-overlay-*.json")
+	if err != nil {
+		return "", nil, fmt.Errorf("write overlay: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("write overlay: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("write overlay: %w", err)
+	}
+	return f.Name(), func() { os.Remove(f.Name()) }, nil
+}

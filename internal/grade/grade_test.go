@@ -1,0 +1,242 @@
+package grade
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixture(t *testing.T, pkg string) Options {
+	t.Helper()
+	dir, err := filepath.Abs("testdata/fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Dir: dir, Pkg: "./labs/" + pkg, Env: []string{"GOWORK=off", "GOFLAGS=-mod=mod"}}
+}
+
+func TestRunMixed(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "mixed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || res.BuildFailed || res.TimedOut {
+		t.Fatalf("Passed=%v BuildFailed=%v TimedOut=%v, want a plain failing run", res.Passed, res.BuildFailed, res.TimedOut)
+	}
+	steps := res.Steps([]string{"TestStep1_Passes", "TestStep2_Doubles", "TestStep3_Skipped", "TestStep4_Subtests", "TestStep5_Missing"})
+	want := []Status{Pass, Fail, Skip, Fail, NotRun}
+	for i, s := range steps {
+		if s.Status != want[i] {
+			t.Errorf("%s: %s, want %s", s.Test, s.Status, want[i])
+		}
+	}
+	if f := strings.Join(steps[1].Failure, "\n"); !strings.Contains(f, "mixed_test.go:") || !strings.Contains(f, "Double(2) = 0") || strings.Contains(f, "--- FAIL") {
+		t.Errorf("step 2 failure lines = %q, want the t.Fatalf line with its position and no framing", f)
+	}
+	if f := strings.Join(steps[3].Failure, "\n"); !strings.Contains(f, "subtest saw") || !strings.Contains(f, "TestStep4_Subtests/broken") {
+		t.Errorf("step 4 failure lines = %q, want the failing subtest's name and message", f)
+	}
+	if got := StepsPassed(steps); got != 1 {
+		t.Errorf("StepsPassed = %d, want 1", got)
+	}
+}
+
+func TestRunSolutionOverlayWithCount(t *testing.T) {
+	o := fixture(t, "mixed")
+	o.Overlay = map[string]string{"labs/mixed/mixed.go": "solutions/mixed/mixed.go"}
+	o.Count = 3
+	o.Run = "TestStep2"
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := res.Test("TestStep2_Doubles")
+	if tt == nil || tt.Status != Pass || tt.Runs != 3 || tt.Fails != 0 {
+		t.Fatalf("TestStep2 with the overlay = %+v, want 3 passing runs", tt)
+	}
+	if res.Test("TestStep1_Passes") != nil {
+		t.Error("-run did not filter TestStep1")
+	}
+	if !res.Passed {
+		t.Errorf("Passed = false; message %q", res.Message)
+	}
+}
+
+func TestRunCompileError(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "broken"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.BuildFailed || res.Passed {
+		t.Fatalf("BuildFailed=%v Passed=%v, want a build failure", res.BuildFailed, res.Passed)
+	}
+	if len(res.BuildErrors) == 0 {
+		t.Fatalf("no compile errors parsed from %q", res.BuildOutput)
+	}
+	e := res.BuildErrors[0]
+	if !strings.HasSuffix(e.File, "broken.go") || e.Line != 5 || !strings.Contains(e.Msg, "undefined: undefinedName") {
+		t.Errorf("first compile error = %+v, want broken.go:5 undefined: undefinedName", e)
+	}
+	if !strings.Contains(res.Message, "broken.go:5:") {
+		t.Errorf("Message = %q, want the file:line of the error", res.Message)
+	}
+	if s := res.Steps([]string{"TestStep1_Anything"}); s[0].Status != NotRun {
+		t.Errorf("step of a lab that does not compile = %s, want not run", s[0].Status)
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	o := fixture(t, "hang")
+	o.Timeout = 2 * time.Second
+	start := time.Now()
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("a 2 s timeout took %v", d)
+	}
+	if !res.TimedOut || res.Passed {
+		t.Fatalf("TimedOut=%v Passed=%v, want a timeout", res.TimedOut, res.Passed)
+	}
+	if !strings.Contains(res.Message, "timed out after 2s") || !strings.Contains(res.Message, "TestStep2_Forever") {
+		t.Errorf("Message = %q, want it to say timed out and name the test", res.Message)
+	}
+	steps := res.Steps([]string{"TestStep1_Quick", "TestStep2_Forever"})
+	if steps[0].Status != Pass || steps[1].Status != Fail {
+		t.Errorf("steps = %v, %v; want pass, fail", steps[0].Status, steps[1].Status)
+	}
+}
+
+func TestRunBackstopKills(t *testing.T) {
+	// A "go" that hangs without printing, with a child process holding its
+	// output open: only killing the whole process group ends it quickly.
+	fake := filepath.Join(t.TempDir(), "go")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nsleep 300 &\nsleep 300\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := fixture(t, "hang")
+	o.GoCmd = fake
+	o.Timeout = time.Second
+	o.BuildGrace = time.Second
+	start := time.Now()
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("the backstop at 2 s returned after %v", d)
+	}
+	if !res.TimedOut || res.Passed || !strings.Contains(res.Message, "timed out") {
+		t.Fatalf("TimedOut=%v Passed=%v Message=%q, want a timeout", res.TimedOut, res.Passed, res.Message)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	o := fixture(t, "hang")
+	o.Timeout = time.Hour
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := Run(ctx, o)
+	if err == nil {
+		t.Fatal("a cancelled run returned no error")
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("cancellation took %v to stop the run", d)
+	}
+}
+
+func TestRunCrash(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || res.TimedOut {
+		t.Fatalf("Passed=%v TimedOut=%v", res.Passed, res.TimedOut)
+	}
+	s := res.Steps([]string{"TestStep1_Crashes", "TestStep2_NeverReached"})
+	if s[0].Status != Fail || s[1].Status != NotRun {
+		t.Errorf("steps = %s, %s; want fail, not run", s[0].Status, s[1].Status)
+	}
+	if !strings.Contains(strings.Join(s[0].Failure, "\n")+res.Message, "boom in a goroutine") {
+		t.Errorf("the panic message is not shown: failure %q, message %q", s[0].Failure, res.Message)
+	}
+}
+
+func TestWarm(t *testing.T) {
+	if err := Warm(context.Background(), fixture(t, "mixed")); err != nil {
+		t.Fatalf("Warm of a compiling lab: %v", err)
+	}
+	if err := Warm(context.Background(), fixture(t, "broken")); err == nil || !strings.Contains(err.Error(), "undefinedName") {
+		t.Fatalf("Warm of a broken lab = %v, want the compile error", err)
+	}
+}
+
+func TestParseCountAggregates(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestStep1_X"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"=== RUN   TestStep1_X\n"}`,
+		`{"Action":"pass","Test":"TestStep1_X","Elapsed":0.01}`,
+		`{"Action":"run","Test":"TestStep1_X"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"    x_test.go:9: flaky\n"}`,
+		`{"Action":"fail","Test":"TestStep1_X","Elapsed":0.02}`,
+		`{"Action":"run","Test":"TestStep1_X"}`,
+		`{"Action":"pass","Test":"TestStep1_X","Elapsed":0.01}`,
+		`{"Action":"fail","Elapsed":0.1}`,
+	}, "\n")
+	res := Parse(strings.NewReader(in))
+	res.finish(time.Second)
+	tt := res.Test("TestStep1_X")
+	if tt.Status != Fail || tt.Runs != 3 || tt.Fails != 1 || !slices.Equal(tt.Failure, []string{"    x_test.go:9: flaky"}) {
+		t.Fatalf("aggregated test = %+v", tt)
+	}
+	if res.Passed {
+		t.Fatal("a run with a failing repeat passed")
+	}
+}
+
+func TestWatchDebounces(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig, err := Watch(ctx, dir, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 { // one burst of saves
+		if err := os.WriteFile(filepath.Join(dir, "lock.go"), []byte(strings.Repeat("x", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("ignored"), 0o644)
+	select {
+	case <-sig:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no signal after saving a .go file")
+	}
+	select {
+	case <-sig:
+		t.Fatal("one burst of saves gave two signals")
+	case <-time.After(400 * time.Millisecond):
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("still ignored"), 0o644)
+	select {
+	case <-sig:
+		t.Fatal("a non-Go file triggered a signal")
+	case <-time.After(400 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case _, ok := <-sig:
+		if ok {
+			t.Fatal("signal after cancel")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("channel not closed after cancel")
+	}
+}
