@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui"
+	"github.com/ownership-election/playground/lessons"
+)
+
+func init() {
+	Register(&Command{
+		Name:    "",
+		Usage:   "",
+		Summary: "open the interactive course",
+		Run:     runTUI,
+	})
+}
+
+// runTUI opens the course in the terminal. When stdout is not a terminal it
+// prints the course outline instead and exits 0, so piping the program
+// somewhere never leaves escape codes behind.
+func runTUI(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 {
+		return Usagef("unknown command %q (see playground --help)", args[0])
+	}
+	course, probs, err := loadCourse(env, "")
+	if err != nil {
+		return err
+	}
+	if !isTerminalWriter(env.Stdout) {
+		printOutline(env.Stdout, course, probs)
+		return nil
+	}
+
+	path, perr := progress.DefaultPath()
+	var prog *progress.Progress
+	notice := ""
+	if perr != nil {
+		prog, notice = progress.New(), "progress will not be saved: "+perr.Error()
+	} else {
+		var n *progress.Notice
+		prog, n = progress.Load(path, time.Now())
+		if n != nil {
+			notice = n.String()
+		}
+	}
+	if len(probs) > 0 && notice == "" {
+		notice = fmt.Sprintf("the course has %d problem(s); run playground check for the list", len(probs))
+	}
+
+	etcd := &etcdHolder{}
+	root := moduleRoot()
+	m := tui.New(tui.Options{
+		Course:         course,
+		Progress:       prog,
+		ProgressNotice: notice,
+		ProgressPath:   path,
+		Learner:        learnerName(),
+		Etcd:           etcd.starter(env.EtcdEndpoints),
+		EtcdExternal:   len(env.EtcdEndpoints) > 0,
+		EtcdLogPath:    embedetcd.LogPath(),
+		Lab:            tui.LabRunner(root, labCatalog()),
+	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	_, err = p.Run()
+	cancel() // stops a start still in flight
+	if cerr := etcd.close(5 * time.Second); cerr != nil {
+		fmt.Fprintf(env.Stderr, "playground: stop etcd: %v\n", cerr)
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("run the terminal interface: %w", err)
+	}
+	return nil
+}
+
+// etcdHolder remembers the etcd the TUI started so that it is stopped when
+// the program ends, however the TUI was left.
+type etcdHolder struct {
+	mu   sync.Mutex
+	srv  embedetcd.Etcd
+	done chan struct{}
+}
+
+func (h *etcdHolder) starter(endpoints []string) tui.EtcdStarter {
+	return func(ctx context.Context) (tui.Etcd, error) {
+		h.mu.Lock()
+		h.done = make(chan struct{})
+		done := h.done
+		h.mu.Unlock()
+		defer close(done)
+		srv, err := embedetcd.Open(ctx, endpoints)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		h.srv = srv
+		h.mu.Unlock()
+		return srv, nil
+	}
+}
+
+// close waits up to wait for a start in flight, then closes what started.
+func (h *etcdHolder) close(wait time.Duration) error {
+	h.mu.Lock()
+	done := h.done
+	h.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(wait):
+			return errors.New("etcd was still starting; its data dir is removed on the next start")
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.srv == nil {
+		return nil
+	}
+	err := h.srv.Close()
+	h.srv = nil
+	return err
+}
+
+// moduleRoot finds the learner's checkout (the folder with go.mod and
+// labs/) from the working directory upwards; "" when run elsewhere.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(gomod), "module github.com/ownership-election/playground") {
+			if fi, err := os.Stat(filepath.Join(dir, "labs")); err == nil && fi.IsDir() {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// printOutline is the course for a pipe or a file: lessons with their
+// parts, and how to open the interactive course.
+func printOutline(w io.Writer, c *lessons.Course, probs []lessons.Problem) {
+	fmt.Fprintln(w, "Ownership election playground: leader election, locks, leases and fencing tokens on a real etcd.")
+	fmt.Fprintln(w)
+	for _, l := range c.Lessons {
+		fmt.Fprintf(w, "%02d  %s\n", l.Number, l.Title)
+		if l.Summary != "" {
+			fmt.Fprintf(w, "    %s\n", l.Summary)
+		}
+		parts := []string{fmt.Sprintf("%d pages", len(l.Pages))}
+		if l.Quiz != nil && len(l.Quiz.Questions) > 0 {
+			parts = append(parts, fmt.Sprintf("quiz %s (%d questions)", l.Quiz.ID, len(l.Quiz.Questions)))
+		}
+		if len(l.Labs) > 0 {
+			parts = append(parts, "labs "+strings.Join(l.Labs, ", "))
+		}
+		if len(l.Experiments) > 0 {
+			parts = append(parts, "experiments "+strings.Join(l.Experiments, ", "))
+		}
+		fmt.Fprintf(w, "    %s\n\n", strings.Join(parts, " · "))
+	}
+	if len(probs) > 0 {
+		fmt.Fprintf(w, "The course has %d problem(s); `playground check` lists them.\n\n", len(probs))
+	}
+	fmt.Fprintln(w, "This is the outline because standard output is not a terminal.")
+	fmt.Fprintln(w, "Run `playground` in a terminal for the interactive course, or without one:")
+	fmt.Fprintln(w, "  playground quiz --list           the quizzes")
+	fmt.Fprintln(w, "  playground quiz ID --plain       take a quiz on stdin/stdout")
+	fmt.Fprintln(w, "  playground experiment list       the experiments")
+}

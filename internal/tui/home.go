@@ -1,0 +1,300 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// homeKeys are the course map's bindings.
+type homeKeys struct {
+	nav        theme.NavKeys
+	Open       key.Binding
+	Continue   key.Binding
+	Quiz       key.Binding
+	Lab        key.Binding
+	Experiment key.Binding
+}
+
+func defaultHomeKeys() homeKeys {
+	return homeKeys{
+		nav:        theme.DefaultNavKeys(),
+		Open:       key.NewBinding(key.WithKeys("enter", "right"), key.WithHelp("enter", "read lesson")),
+		Continue:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "continue")),
+		Quiz:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "quiz")),
+		Lab:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "lab")),
+		Experiment: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "experiment")),
+	}
+}
+
+// lessonRow is what the course map shows about one lesson.
+type lessonRow struct {
+	lesson    *lessons.Lesson
+	pagesRead int
+	quiz      string // "quiz 80%", "quiz –"
+	labs      string // "labs 1/2", "" when the lesson has none
+	done      bool   // every page read, quiz full marks, every lab passed
+}
+
+// homeModel is the course map.
+type homeModel struct {
+	course *lessons.Course
+	styles theme.Styles
+	keys   homeKeys
+	w, h   int
+
+	rows   []lessonRow
+	cursor int // index into rows
+
+	last       progress.Position // where to continue; empty Lesson when new
+	notice     string            // e.g. the progress file was corrupt
+	etcdInfo   string
+	etcdFailed bool // the status line cannot hold the reason and log path
+}
+
+func newHome(c *lessons.Course, st theme.Styles) homeModel {
+	h := homeModel{course: c, styles: st, keys: defaultHomeKeys()}
+	h.refresh(progress.New())
+	return h
+}
+
+func (h *homeModel) setStyles(st theme.Styles) { h.styles = st }
+func (h *homeModel) setSize(w, ht int)         { h.w, h.h = w, ht }
+
+// refresh recomputes the rows from progress.
+func (h *homeModel) refresh(p *progress.Progress) {
+	h.rows = h.rows[:0]
+	for _, l := range h.course.Lessons {
+		r := lessonRow{lesson: l, quiz: "quiz –"}
+		rec := p.Peek(l.ID)
+		if rec != nil {
+			r.pagesRead = len(rec.PagesRead)
+		}
+		quizDone := l.Quiz == nil || len(l.Quiz.Questions) == 0
+		if l.Quiz == nil || len(l.Quiz.Questions) == 0 {
+			r.quiz = ""
+		} else if rec != nil && rec.Quiz != nil {
+			r.quiz = fmt.Sprintf("quiz %d%%", int(rec.BestQuiz*100+0.5))
+			quizDone = rec.BestQuiz >= 1
+		}
+		passed := 0
+		for _, lab := range l.Labs {
+			if p.LabPassed(l.ID, lab) {
+				passed++
+			}
+		}
+		if len(l.Labs) > 0 {
+			r.labs = fmt.Sprintf("labs %d/%d", passed, len(l.Labs))
+		}
+		r.done = len(l.Pages) > 0 && r.pagesRead >= len(l.Pages) && quizDone && passed == len(l.Labs)
+		h.rows = append(h.rows, r)
+	}
+	h.last = p.Last
+	if h.course.Lesson(h.last.Lesson) == nil {
+		h.last = progress.Position{}
+	}
+	if h.cursor >= len(h.rows) {
+		h.cursor = max(len(h.rows)-1, 0)
+	}
+}
+
+func (h homeModel) selected() *lessons.Lesson {
+	if h.cursor < 0 || h.cursor >= len(h.rows) {
+		return nil
+	}
+	return h.rows[h.cursor].lesson
+}
+
+func (h homeModel) Update(msg tea.Msg) (homeModel, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || len(h.rows) == 0 {
+		return h, nil
+	}
+	sel := h.selected()
+	switch {
+	case key.Matches(k, h.keys.nav.Up):
+		h.cursor = max(h.cursor-1, 0)
+	case key.Matches(k, h.keys.nav.Down):
+		h.cursor = min(h.cursor+1, len(h.rows)-1)
+	case key.Matches(k, h.keys.nav.Top):
+		h.cursor = 0
+	case key.Matches(k, h.keys.nav.Bottom):
+		h.cursor = len(h.rows) - 1
+	case k.Text >= "1" && k.Text <= "9" && len(k.Text) == 1:
+		if i := int(k.Text[0] - '1'); i < len(h.rows) {
+			h.cursor = i
+		}
+	case key.Matches(k, h.keys.Open):
+		return h, send(openLessonMsg{lesson: sel.ID, page: -1})
+	case key.Matches(k, h.keys.Continue):
+		if h.last.Lesson != "" {
+			return h, send(openLessonMsg{lesson: h.last.Lesson, page: h.last.Page})
+		}
+		return h, send(openLessonMsg{lesson: h.rows[0].lesson.ID, page: 0})
+	case key.Matches(k, h.keys.Quiz):
+		return h, send(openQuizMsg{lesson: sel.ID})
+	case key.Matches(k, h.keys.Lab):
+		if len(sel.Labs) > 0 {
+			return h, send(openLabMsg{lab: sel.Labs[0]})
+		}
+	case key.Matches(k, h.keys.Experiment):
+		if len(sel.Experiments) > 0 {
+			return h, send(openExperimentMsg{name: sel.Experiments[0]})
+		}
+	}
+	return h, nil
+}
+
+// send wraps a message as a command.
+func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// wide is when the detail panel goes beside the list instead of below.
+func (h homeModel) wide() bool { return h.w >= 110 }
+
+func (h homeModel) View() string {
+	st := h.styles
+	var top []string
+	top = append(top, st.Subtitle.Render(truncate("Leader election, locks, leases and fencing tokens, on a real etcd.", h.w)))
+	if h.notice != "" {
+		top = append(top, st.Warning.Render(wrap("! "+h.notice, h.w)))
+	}
+	top = append(top, h.continueLine(), "")
+
+	listW := h.w
+	if h.wide() {
+		listW = min(h.w*55/100, 90)
+	}
+	list := h.list(listW)
+	var body string
+	if h.wide() {
+		detailW := h.w - listW - 3
+		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", len(h.rows)+1), "\n")
+		body = lipgloss.JoinHorizontal(lipgloss.Top, fit(list, listW, len(h.rows)), sep, h.detail(detailW, true))
+	} else {
+		body = list + "\n\n" + h.detail(h.w, false)
+	}
+	out := strings.Join(top, "\n") + "\n" + body
+	if h.etcdFailed && h.etcdInfo != "" {
+		used := lipgloss.Height(out)
+		if gap := h.h - used - 1; gap > 0 {
+			out += strings.Repeat("\n", gap)
+		} else {
+			out += "\n"
+		}
+		out += st.Error.Render(wrap(h.etcdInfo, h.w))
+	}
+	return out
+}
+
+func (h homeModel) continueLine() string {
+	st := h.styles
+	if h.last.Lesson == "" {
+		return st.Text.Render("New here? Start with lesson 1: press ") + st.Accent.Render("enter") +
+			st.Text.Render(" to read it.")
+	}
+	l := h.course.Lesson(h.last.Lesson)
+	s := fmt.Sprintf("Continue where you left off: %02d %s, page %d/%d", l.Number, l.Title, h.last.Page+1, len(l.Pages))
+	return st.Accent.Render("c") + st.Text.Render(" "+truncate(s, h.w-2))
+}
+
+func (h homeModel) list(w int) string {
+	st := h.styles
+	var b strings.Builder
+	for i, r := range h.rows {
+		l := r.lesson
+		// Fixed-width columns so the numbers line up down the list.
+		stats := []string{fmt.Sprintf("%-9s", fmt.Sprintf("%d/%d read", r.pagesRead, len(l.Pages))),
+			fmt.Sprintf("%-9s", r.quiz), fmt.Sprintf("%-9s", r.labs)}
+		right := strings.TrimRight(strings.Join(stats, " "), " ")
+		right += spaces(29 - lipgloss.Width(right))
+		mark := "  "
+		if r.done {
+			mark = "✓ "
+		}
+		cursor := "  "
+		if i == h.cursor {
+			cursor = "› "
+		}
+		left := fmt.Sprintf("%s%02d %s", mark, l.Number, l.Title)
+		titleW := w - 2 - lipgloss.Width(right) - 2
+		left = truncate(left, titleW)
+		line := left + spaces(titleW-lipgloss.Width(left)+2) + right
+		switch {
+		case i == h.cursor:
+			b.WriteString(st.Cursor.Render(cursor) + st.Selected.Render(line))
+		case r.done:
+			b.WriteString(cursor + st.Success.Render(line))
+		default:
+			b.WriteString(cursor + st.Text.Render(left) + st.Muted.Render(line[len(left):]))
+		}
+		if i < len(h.rows)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// detail describes the selected lesson: summary and what it contains.
+func (h homeModel) detail(w int, long bool) string {
+	st := h.styles
+	l := h.selected()
+	if l == nil {
+		return st.Muted.Render("This course has no lessons.")
+	}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d pages", len(l.Pages)))
+	if l.Quiz != nil && len(l.Quiz.Questions) > 0 {
+		parts = append(parts, fmt.Sprintf("quiz of %d (t)", len(l.Quiz.Questions)))
+	}
+	if len(l.Labs) > 0 {
+		parts = append(parts, "lab "+strings.Join(l.Labs, ", ")+" (l)")
+	}
+	if len(l.Experiments) > 0 {
+		parts = append(parts, "experiment "+strings.Join(l.Experiments, ", ")+" (x)")
+	}
+	var b strings.Builder
+	if long {
+		b.WriteString(st.Heading.Render(truncate(fmt.Sprintf("%02d %s", l.Number, l.Title), w)) + "\n")
+	}
+	b.WriteString(st.Text.Render(wrap(l.Summary, w)) + "\n")
+	b.WriteString(st.Muted.Render(wrap(strings.Join(parts, " · "), w)))
+	if long && len(l.Objectives) > 0 {
+		b.WriteString("\n\n" + st.Heading.Render("You will be able to") + "\n")
+		for _, o := range l.Objectives {
+			b.WriteString(st.Text.Render(hangIndent("• ", o, w)) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// hangIndent wraps text after a bullet, indenting continuation lines.
+func hangIndent(bullet, text string, w int) string {
+	bw := lipgloss.Width(bullet)
+	lines := strings.Split(wrap(text, max(w-bw, 10)), "\n")
+	for i := range lines {
+		if i == 0 {
+			lines[i] = bullet + lines[i]
+		} else {
+			lines[i] = spaces(bw) + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (h homeModel) ShortHelp() []key.Binding {
+	return []key.Binding{h.keys.nav.Up, h.keys.nav.Down, h.keys.Open, h.keys.Continue, h.keys.Quiz}
+}
+
+func (h homeModel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{h.keys.nav.Up, h.keys.nav.Down, h.keys.nav.Top, h.keys.nav.Bottom},
+		{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab, h.keys.Experiment},
+	}
+}
