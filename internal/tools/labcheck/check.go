@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// labDir matches lab folders: two digits, an underscore, a slug.
+var labDir = regexp.MustCompile(`^\d\d_[a-z0-9_]+$`)
+
+// stepTest matches grader test names.
+var stepTest = regexp.MustCompile(`^TestStep\d+_\w+$`)
+
+// discover lists the lab ids under root/labs, sorted.
+func discover(root string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, "labs"))
+	if err != nil {
+		return nil, fmt.Errorf("list labs: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && labDir.MatchString(e.Name()) {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// stepTests returns the TestStep* functions declared in dir/*_test.go, in
+// file order.
+func stepTests(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var names []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", f, err)
+		}
+		for _, d := range af.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && stepTest.MatchString(fn.Name.Name) {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names, nil
+}
+
+// manifestProblems checks (c): every step test has a manifest step with at
+// least one hint, and every manifest step names a step test.
+func manifestProblems(lab *lessons.Lab, tests []string) []string {
+	var probs []string
+	inManifest := map[string]bool{}
+	for _, st := range lab.Steps {
+		inManifest[st.Test] = true
+		if len(st.Hints) == 0 {
+			probs = append(probs, fmt.Sprintf("step %s has no hint", st.Test))
+		}
+	}
+	inTests := map[string]bool{}
+	for _, name := range tests {
+		inTests[name] = true
+		if !inManifest[name] {
+			probs = append(probs, fmt.Sprintf("test %s has no step in lab.yaml", name))
+		}
+	}
+	for _, st := range lab.Steps {
+		if st.Test != "" && !inTests[st.Test] {
+			probs = append(probs, fmt.Sprintf("lab.yaml step %s: no such TestStep function", st.Test))
+		}
+	}
+	if len(tests) == 0 {
+		probs = append(probs, "no TestStep* tests")
+	}
+	return probs
+}
+
+// stubProblems checks (a): on the untouched stub every step test fails.
+func stubProblems(res *grade.Result, tests []string) (failing int, probs []string) {
+	if res.BuildFailed {
+		return 0, []string{"the stub does not compile: " + res.Message}
+	}
+	for _, s := range res.Steps(tests) {
+		switch s.Status {
+		case grade.Fail:
+			failing++
+		case grade.Pass:
+			probs = append(probs, fmt.Sprintf("%s passes on the untouched stub", s.Test))
+		default:
+			probs = append(probs, fmt.Sprintf("%s is %s on the stub; it must run and fail", s.Test, s.Status))
+		}
+	}
+	if res.TimedOut {
+		probs = append(probs, "the stub run timed out: "+res.Message)
+	}
+	return failing, probs
+}
+
+// solutionProblems checks (b): with the solution every step test passes on
+// every repeat.
+func solutionProblems(res *grade.Result, tests []string, count int) (passing int, probs []string) {
+	if res.BuildFailed {
+		return 0, []string{"the solution does not compile: " + res.Message}
+	}
+	for _, s := range res.Steps(tests) {
+		t := res.Test(s.Test)
+		switch {
+		case s.Status == grade.Pass && t.Runs == count:
+			passing++
+		case s.Status == grade.Fail:
+			probs = append(probs, fmt.Sprintf("%s fails with the solution (%d of %d runs): %s", s.Test, t.Fails, t.Runs, strings.Join(firstLines(s.Failure, 3), " / ")))
+		case s.Status == grade.Pass:
+			probs = append(probs, fmt.Sprintf("%s ran %d times with the solution, want %d", s.Test, t.Runs, count))
+		default:
+			probs = append(probs, fmt.Sprintf("%s is %s with the solution", s.Test, s.Status))
+		}
+	}
+	if res.TimedOut {
+		probs = append(probs, "the solution run timed out: "+res.Message)
+	}
+	if !res.Passed && len(probs) == 0 {
+		probs = append(probs, "the solution run failed outside the step tests: "+res.Message)
+	}
+	return passing, probs
+}
+
+// mutantProblem checks (d) for one mutant: at least one step test fails.
+func mutantProblem(name string, res *grade.Result, tests []string) string {
+	if res.BuildFailed {
+		return fmt.Sprintf("mutant %s does not compile: %s", name, res.Message)
+	}
+	for _, s := range res.Steps(tests) {
+		if s.Status == grade.Fail {
+			return ""
+		}
+	}
+	return fmt.Sprintf("mutant %s passes every test: the graders do not catch its bug", name)
+}
+
+func firstLines(lines []string, n int) []string {
+	var out []string
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// report is one lab's row.
+type report struct {
+	ID            string
+	Steps         int
+	StubFailing   int
+	SolutionPass  int
+	Mutants       int
+	MutantsCaught int
+	HintsOK       bool
+	Elapsed       time.Duration
+	Problems      []string
+}
+
+type config struct {
+	Root  string
+	Count int
+	Race  bool
+	// Timeout per go test run.
+	Timeout time.Duration
+	// Log, when set, receives progress lines.
+	Log func(format string, args ...any)
+}
+
+// checkLab runs (a) to (d) for one lab.
+func checkLab(ctx context.Context, cfg config, id string) (r report) {
+	start := time.Now()
+	r = report{ID: id, HintsOK: true}
+	defer func() { r.Elapsed = time.Since(start) }()
+	fail := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
+	logf := cfg.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+
+	dir := filepath.Join(cfg.Root, "labs", id)
+	manifestPath := filepath.Join(dir, "lab.yaml")
+	data, err := os.ReadFile(manifestPath)
+	if err != nil {
+		r.HintsOK = false
+		fail("no manifest: %v", err)
+		return r
+	}
+	tests, err := stepTests(dir)
+	if err != nil {
+		fail("%v", err)
+	}
+	r.Steps = len(tests)
+	known := map[string]bool{}
+	for _, t := range tests {
+		known[t] = true
+	}
+	lab, probs := lessons.ParseLab(filepath.Join("labs", id, "lab.yaml"), id, data, known)
+	for _, p := range probs {
+		r.HintsOK = false
+		fail("%s", p)
+	}
+	if ps := manifestProblems(lab, tests); len(ps) > 0 {
+		r.HintsOK = false
+		r.Problems = append(r.Problems, ps...)
+	}
+	if lab.File == "" {
+		return r
+	}
+	stub := filepath.Join("labs", id, lab.File)
+	solution := filepath.Join("solutions", id, lab.File)
+	if _, err := os.Stat(filepath.Join(cfg.Root, stub)); err != nil {
+		fail("stub file: %v", err)
+		return r
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Root, solution)); err != nil {
+		fail("solution file: %v", err)
+		return r
+	}
+	base := grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout}
+
+	// (a) the untouched stub: every step test fails.
+	logf("%s: stub", id)
+	res, err := grade.Run(ctx, base)
+	if err != nil {
+		fail("run the stub: %v", err)
+		return r
+	}
+	var ps []string
+	r.StubFailing, ps = stubProblems(res, tests)
+	r.Problems = append(r.Problems, ps...)
+
+	// (b) the solution, under -race, repeatedly.
+	logf("%s: solution (race=%v, count=%d)", id, cfg.Race, cfg.Count)
+	o := base
+	o.Overlay = map[string]string{stub: solution}
+	o.Race, o.Count = cfg.Race, cfg.Count
+	res, err = grade.Run(ctx, o)
+	if err != nil {
+		fail("run the solution: %v", err)
+		return r
+	}
+	r.SolutionPass, ps = solutionProblems(res, tests, cfg.Count)
+	r.Problems = append(r.Problems, ps...)
+
+	// (d) every mutant fails at least one step test.
+	mutants, _ := filepath.Glob(filepath.Join(cfg.Root, "solutions", id, "testdata", "mutants", "*.go"))
+	sort.Strings(mutants)
+	r.Mutants = len(mutants)
+	for _, m := range mutants {
+		name := filepath.Base(m)
+		logf("%s: mutant %s", id, name)
+		o := base
+		o.Overlay = map[string]string{stub: m}
+		o.Race = cfg.Race
+		res, err := grade.Run(ctx, o)
+		if err != nil {
+			fail("run mutant %s: %v", name, err)
+			continue
+		}
+		if p := mutantProblem(name, res, tests); p != "" {
+			fail("%s", p)
+			continue
+		}
+		r.MutantsCaught++
+	}
+	return r
+}

@@ -1,0 +1,130 @@
+// Command labcheck is the labs' honesty checker. For every lab folder
+// labs/NN_slug (or the labs named on the command line) it checks that
+//
+//	(a) every TestStep* grader test fails on the untouched stub;
+//	(b) with the solution overlaid (go test -overlay), every step test
+//	    passes under -race, -count times;
+//	(c) every step test has a step with at least one hint in lab.yaml,
+//	    and every step there names a step test;
+//	(d) every mutant in solutions/<id>/testdata/mutants/*.go (the solution
+//	    with one typical bug) fails at least one step test.
+//
+// It prints one row per lab and exits 1 on any violation, 2 on bad usage.
+//
+//	go run ./internal/tools/labcheck [-count N] [-race=false] [LAB...]
+//	go run ./internal/tools/labcheck -bench [LAB...]
+//
+// -bench measures instead: the wall time of grading each lab once its test
+// binary is in the build cache (what a learner waits for after a save).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/ownership-election/playground/internal/grade"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("labcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	count := fs.Int("count", 3, "run the solutions' tests `N` times")
+	race := fs.Bool("race", true, "run solutions and mutants with the race detector")
+	root := fs.String("root", ".", "module root `DIR`")
+	timeout := fs.Duration("timeout", grade.DefaultTimeout, "go test -timeout for each run")
+	bench := fs.Bool("bench", false, "measure grading time per lab instead of checking")
+	runs := fs.Int("bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
+	verbose := fs.Bool("v", false, "print progress")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *count < 1 || *runs < 1 {
+		fmt.Fprintln(stderr, "labcheck: -count and -bench-runs must be at least 1")
+		return 2
+	}
+	absRoot, err := filepath.Abs(*root)
+	if err != nil {
+		fmt.Fprintln(stderr, "labcheck:", err)
+		return 1
+	}
+	all, err := discover(absRoot)
+	if err != nil {
+		fmt.Fprintln(stderr, "labcheck:", err)
+		return 1
+	}
+	ids := fs.Args()
+	for _, id := range ids {
+		if !slices.Contains(all, id) {
+			fmt.Fprintf(stderr, "labcheck: no lab %q (have %v)\n", id, all)
+			return 2
+		}
+	}
+	if len(ids) == 0 {
+		ids = all
+	}
+	if len(ids) == 0 {
+		fmt.Fprintln(stderr, "labcheck: no labs found under", filepath.Join(absRoot, "labs"))
+		return 1
+	}
+	cfg := config{Root: absRoot, Count: *count, Race: *race, Timeout: *timeout}
+	if *verbose {
+		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	}
+	if *bench {
+		return runBench(ctx, cfg, ids, *runs, stdout, stderr)
+	}
+	start := time.Now()
+	var reports []report
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return 1
+		}
+		reports = append(reports, checkLab(ctx, cfg, id))
+	}
+	writeTable(stdout, reports, cfg)
+	bad := 0
+	for _, r := range reports {
+		for _, p := range r.Problems {
+			fmt.Fprintf(stdout, "%s: %s\n", r.ID, p)
+			bad++
+		}
+	}
+	fmt.Fprintf(stdout, "%d labs, %d problems, %.1fs\n", len(reports), bad, time.Since(start).Seconds())
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+func writeTable(w io.Writer, reports []report, cfg config) {
+	sol := fmt.Sprintf("solution x%d", cfg.Count)
+	if cfg.Race {
+		sol += " -race"
+	}
+	fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-6s %s\n", "lab", "stub fails", sol, "mutants caught", "hints", "seconds")
+	for _, r := range reports {
+		hints := "ok"
+		if !r.HintsOK {
+			hints = "BAD"
+		}
+		fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-6s %.1f\n", r.ID,
+			fmt.Sprintf("%d/%d", r.StubFailing, r.Steps),
+			fmt.Sprintf("%d/%d pass", r.SolutionPass, r.Steps),
+			fmt.Sprintf("%d/%d", r.MutantsCaught, r.Mutants),
+			hints, r.Elapsed.Seconds())
+	}
+}
