@@ -64,6 +64,13 @@ func Load(src Sources) (*Course, []Problem) {
 		report(ps...)
 	}
 	report(crossCheck(c, src)...)
+	// Group problems by file, in line order, as compilers do.
+	sort.SliceStable(probs, func(i, j int) bool {
+		if probs[i].Path != probs[j].Path {
+			return probs[i].Path < probs[j].Path
+		}
+		return probs[i].Line < probs[j].Line
+	})
 	return c, probs
 }
 

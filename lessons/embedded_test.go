@@ -1,0 +1,36 @@
+package lessons_test
+
+import (
+	"testing"
+
+	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// TestEmbeddedCourse is the honest gate on the shipped course: every
+// lesson and quiz in content/ must load without a single problem. (Lab and
+// experiment references are checked by `playground check`, which knows the
+// lab catalogue and the experiment registry.)
+func TestEmbeddedCourse(t *testing.T) {
+	c, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
+	for _, p := range probs {
+		t.Error(p)
+	}
+	if len(c.Lessons) == 0 {
+		t.Fatal("the embedded course has no lessons")
+	}
+	// The nine lessons of the course, in this order (common brief).
+	want := []string{"do-you-need-an-election", "consensus-and-cas", "locks-and-the-ttl-bug",
+		"renewable-leases", "fencing-tokens", "tuning-the-ttl", "recipes-in-real-systems",
+		"jobs-and-shards", "failure-modes-and-security"}
+	for i, id := range want {
+		if l := c.Lesson(id); l == nil || l.Number != i+1 {
+			t.Errorf("lesson %02d %s is missing or misnumbered", i+1, id)
+		}
+	}
+	for _, l := range c.Lessons {
+		if l.Quiz == nil || len(l.Quiz.Questions) == 0 || len(l.Pages) == 0 {
+			t.Errorf("lesson %s: %d pages, quiz %v", l.ID, len(l.Pages), l.Quiz != nil)
+		}
+	}
+}
