@@ -144,7 +144,7 @@ func parsePages(p *problems, lines []string, start int) []Page {
 	}
 	flush()
 	if len(pages) == 0 {
-		p.add(start+1, "the lesson has no pages: start each page with a level-1 heading (# Title)")
+		p.add(min(start+1, len(lines)), "the lesson has no pages: start each page with a level-1 heading (# Title)")
 	}
 	return pages
 }
