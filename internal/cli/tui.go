@@ -5,17 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui"
+	"github.com/ownership-election/playground/internal/tui/labrun"
+	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -71,7 +75,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		Etcd:           etcd.starter(env.EtcdEndpoints),
 		EtcdExternal:   len(env.EtcdEndpoints) > 0,
 		EtcdLogPath:    embedetcd.LogPath(),
-		Lab:            tui.LabRunner(root, labCatalog()),
+		Lab:            labRunner(root, labCatalog()),
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -197,3 +201,52 @@ func printOutline(w io.Writer, c *lessons.Course, probs []lessons.Problem) {
 	fmt.Fprintln(w, "  playground quiz ID --plain       take a quiz on stdin/stdout")
 	fmt.Fprintln(w, "  playground experiment list       the experiments")
 }
+
+// labRunner builds the lab runner screen: root is the learner's checkout
+// ("" outside one: the screen then explains how to get the labs) and
+// catalog the embedded labs.
+func labRunner(root string, catalog fs.FS) tui.LabFactory {
+	return func(lab *lessons.Lab, passed bool, st theme.Styles) (tui.Screen, tea.Cmd) {
+		m := labrun.New(*lab, labrun.Options{Root: root, Catalog: catalog, Passed: passed, Styles: &st})
+		return &labScreen{m: m}, m.Init()
+	}
+}
+
+// labScreen adapts the lab runner to tui.Screen.
+type labScreen struct{ m labrun.Model }
+
+func (s *labScreen) Update(msg tea.Msg) (tui.Screen, tea.Cmd) {
+	var cmd tea.Cmd
+	s.m, cmd = s.m.Update(msg)
+	return s, translatePassed(cmd)
+}
+
+// translatePassed turns the lab runner's PassedMsg into the root's
+// LabPassedMsg, looking inside batches.
+func translatePassed(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		switch msg := cmd().(type) {
+		case labrun.PassedMsg:
+			return tui.LabPassedMsg{Lab: msg.Lab}
+		case tea.BatchMsg:
+			out := make(tea.BatchMsg, len(msg))
+			for i, c := range msg {
+				out[i] = translatePassed(c)
+			}
+			return out
+		default:
+			return msg
+		}
+	}
+}
+
+func (s *labScreen) View() string              { return s.m.View() }
+func (s *labScreen) SetSize(w, h int)          { s.m.SetSize(w, h) }
+func (s *labScreen) SetStyles(st theme.Styles) { s.m.SetStyles(st) }
+func (s *labScreen) Capturing() bool           { return s.m.Capturing() }
+func (s *labScreen) Close()                    { s.m.Close() }
+func (s *labScreen) ShortHelp() []key.Binding  { return s.m.ShortHelp() }
+func (s *labScreen) FullHelp() [][]key.Binding { return s.m.FullHelp() }

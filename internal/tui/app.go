@@ -15,7 +15,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/ownership-election/playground/internal/progress"
-	"github.com/ownership-election/playground/internal/tui/labrun"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -204,10 +203,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.prog.RecordQuiz(msg.lesson, msg.result)
 		m.home.refresh(m.prog)
 		return m, m.save()
-	case labrun.PassedMsg:
-		return m.Update(labPassedMsg{lab: msg.Lab})
-	case labPassedMsg:
-		if l := m.course.Lab(msg.lab); l != nil {
+	case LabPassedMsg:
+		if l := m.course.Lab(msg.Lab); l != nil {
 			m.prog.RecordLabPassed(l.Lesson, l.ID, m.now())
 			m.home.refresh(m.prog)
 			return m, m.save()

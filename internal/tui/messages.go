@@ -37,3 +37,7 @@ type (
 	labPassedMsg     struct{ lab string }
 	progressSavedMsg struct{ err error }
 )
+
+// LabPassedMsg tells the root that a lab passed every step; the lab screen
+// sends it and the root records it in the learner's progress.
+type LabPassedMsg struct{ Lab string }

@@ -251,8 +251,7 @@ func (m questionModel) View(w int) string {
 		b.WriteString(st.Accent.Render("> ") + st.Text.Render(m.input) + st.Cursor.Render("▏") + st.Muted.Render(unit))
 	case quiz.Order:
 		for row, item := range m.order {
-			line := fmt.Sprintf("%d. %s", row+1, m.q.Items[item].Text)
-			b.WriteString(m.row(row == m.cursor, m.grabbedMark(row), line, w))
+			b.WriteString(m.row(row == m.cursor, fmt.Sprintf("%s%d. ", m.grabbedMark(row), row+1), m.q.Items[item].Text, w))
 		}
 	default:
 		for pos, idx := range m.display {
@@ -266,8 +265,7 @@ func (m questionModel) View(w int) string {
 					box = "[x]"
 				}
 			}
-			line := fmt.Sprintf("%d %s %s", pos+1, box, m.q.Options[idx].Text)
-			b.WriteString(m.row(pos == m.cursor, "", line, w))
+			b.WriteString(m.row(pos == m.cursor, fmt.Sprintf("%d %s ", pos+1, box), m.q.Options[idx].Text, w))
 		}
 	}
 	b.WriteString("\n")
@@ -283,17 +281,17 @@ func (m questionModel) grabbedMark(row int) string {
 	if m.grabbed && row == m.cursor {
 		return "≡ "
 	}
-	return ""
+	return "  "
 }
 
-// row draws one selectable line with a hanging indent.
-func (m questionModel) row(selected bool, mark, text string, w int) string {
+// row draws one selectable line, its text hanging after the prefix.
+func (m questionModel) row(selected bool, prefix, text string, w int) string {
 	st := m.styles
 	cursor := "  "
 	if selected {
 		cursor = "› "
 	}
-	body := hangIndent(cursor+mark, text, w)
+	body := hangIndent(cursor+prefix, text, w)
 	if selected {
 		return st.Selected.Render(body) + "\n"
 	}

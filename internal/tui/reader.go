@@ -60,6 +60,7 @@ type readerModel struct {
 	answered map[string]bool // checkpoint question ids answered correctly
 	check    *questionModel  // the open checkpoint, nil when reading
 	checkIdx int             // which of the page's checks is open
+	checkVP  viewport.Model  // the checkpoint's question and feedback
 }
 
 func newReader(st theme.Styles) readerModel {
@@ -72,6 +73,7 @@ func newReader(st theme.Styles) readerModel {
 		cache:    map[renderKey]string{},
 		pending:  map[renderKey]bool{},
 		answered: map[string]bool{},
+		checkVP:  viewport.New(),
 	}
 }
 
@@ -103,7 +105,10 @@ func (r *readerModel) setSize(w, h int) {
 	r.w, r.h = w, h
 	r.vp.SetWidth(r.textWidth())
 	r.vp.SetHeight(max(h-1, 1)) // one line for the page heading bar
+	r.checkVP.SetWidth(r.textWidth())
+	r.checkVP.SetHeight(max(h-1, 1))
 	r.refreshContent()
+	r.refreshCheck()
 }
 
 // open shows lesson l at page (or where the learner left off when page is
@@ -339,11 +344,36 @@ func (r readerModel) firstTry(kind lessons.TryKind, fallback []string) string {
 func (r *readerModel) openCheck(i int, q *quiz.Question) {
 	qm := newQuestion(q, r.learner, r.styles)
 	r.check, r.checkIdx = &qm, i
+	r.refreshCheck()
+	r.checkVP.GotoTop()
+}
+
+// refreshCheck puts the open checkpoint into its viewport.
+func (r *readerModel) refreshCheck() {
+	if r.check == nil {
+		return
+	}
+	tw := r.textWidth()
+	body := r.check.View(tw)
+	if r.check.answered() {
+		body += "\n\n" + r.styles.Muted.Render("enter continues · esc back to the page")
+	}
+	r.checkVP.SetContent(body)
 }
 
 func (r readerModel) updateCheck(k tea.KeyPressMsg) (readerModel, tea.Cmd) {
 	p := r.lesson.Pages[r.page]
 	if r.check.answered() {
+		switch {
+		case key.Matches(k, r.keys.nav.Down):
+			r.checkVP.ScrollDown(1)
+		case key.Matches(k, r.keys.nav.Up):
+			r.checkVP.ScrollUp(1)
+		case key.Matches(k, r.keys.nav.PageDown):
+			r.checkVP.PageDown()
+		case key.Matches(k, r.keys.nav.PageUp):
+			r.checkVP.PageUp()
+		}
 		if key.Matches(k, r.keys.Close) || key.Matches(k, r.check.keys.Submit) {
 			// Next checkpoint of the page, or back to the text.
 			for i := r.checkIdx + 1; i < len(p.Checks); i++ {
@@ -364,9 +394,11 @@ func (r readerModel) updateCheck(k tea.KeyPressMsg) (readerModel, tea.Cmd) {
 	}
 	qm, submitted := r.check.Update(k)
 	r.check = &qm
+	r.refreshCheck()
 	if !submitted {
 		return r, nil
 	}
+	r.checkVP.GotoTop()
 	q := qm.q
 	if qm.result.Correct {
 		r.answered[q.ID] = true
@@ -392,7 +424,7 @@ func (r readerModel) position() string {
 	if r.check != nil {
 		return s + " · checkpoint"
 	}
-	return s + fmt.Sprintf(" · %d%%", int(r.vp.ScrollPercent()*100+0.5))
+	return s + fmt.Sprintf(" · %d%%", percent(r.vp))
 }
 
 func (r readerModel) View() string {
@@ -408,11 +440,7 @@ func (r readerModel) View() string {
 			label = fmt.Sprintf("Checkpoint %d/%d", r.checkIdx+1, n)
 		}
 		head := st.Badge.Render(label) + st.Muted.Render(" · "+r.lesson.Pages[r.page].Title)
-		body := r.check.View(tw)
-		if r.check.answered() {
-			body += "\n\n" + st.Muted.Render("enter continues · esc back to the page")
-		}
-		text = truncate(head, tw) + "\n" + scrollTail(body, tw, r.h-1)
+		text = truncate(head, tw) + "\n" + r.checkVP.View()
 	} else {
 		text = r.pageBar(tw) + "\n" + r.vp.View()
 	}
@@ -422,16 +450,6 @@ func (r readerModel) View() string {
 		return lipgloss.JoinHorizontal(lipgloss.Top, fit(side, sw, r.h), sep, fit(text, tw, r.h))
 	}
 	return text
-}
-
-// scrollTail keeps the end of a long checkpoint in view: after answering,
-// the feedback and takeaway matter more than the prompt.
-func scrollTail(s string, w, h int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[len(lines)-h:]
-	}
-	return fit(strings.Join(lines, "\n"), w, h)
 }
 
 // pageBar is the line above the text: dots for the pages, the current one
@@ -484,8 +502,11 @@ func (r readerModel) sidebar(w int) string {
 
 func (r readerModel) ShortHelp() []key.Binding {
 	if r.check != nil {
-		h := r.check.ShortHelp()
-		return append(h, r.keys.Close)
+		if r.check.answered() {
+			cont := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue"))
+			return []key.Binding{cont, r.keys.nav.Down, r.keys.Close}
+		}
+		return append(r.check.ShortHelp(), r.keys.Close)
 	}
 	return []key.Binding{r.keys.Prev, r.keys.Next, r.keys.nav.Down, r.keys.Check, r.keys.Quiz, r.keys.Lab}
 }
@@ -499,4 +520,13 @@ func (r readerModel) FullHelp() [][]key.Binding {
 		{r.keys.nav.Up, r.keys.nav.Down, r.keys.nav.PageUp, r.keys.nav.PageDown, r.keys.nav.Top, r.keys.nav.Bottom},
 		{r.keys.Check, r.keys.Quiz, r.keys.Lab, r.keys.Experiment},
 	}
+}
+
+// percent is how far down the text the view is; a page that fits whole
+// counts as fully seen.
+func percent(vp viewport.Model) int {
+	if vp.TotalLineCount() <= vp.Height() {
+		return 100
+	}
+	return int(vp.ScrollPercent()*100 + 0.5)
 }
