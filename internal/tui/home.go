@@ -169,14 +169,16 @@ func (h homeModel) View() string {
 
 	listW := h.w
 	if h.wide() {
-		listW = min(h.w*55/100, 90)
+		listW = min(max(h.w*60/100, 70), 90)
 	}
 	list := h.list(listW)
 	var body string
 	if h.wide() {
 		detailW := h.w - listW - 3
-		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", len(h.rows)+1), "\n")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, fit(list, listW, len(h.rows)), sep, h.detail(detailW, true))
+		detail := h.detail(detailW, true)
+		rows := max(len(h.rows), lipgloss.Height(detail))
+		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", rows), "\n")
+		body = lipgloss.JoinHorizontal(lipgloss.Top, fit(list, listW, rows), sep, detail)
 	} else {
 		body = list + "\n\n" + h.detail(h.w, false)
 	}

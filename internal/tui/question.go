@@ -388,7 +388,9 @@ func (m questionModel) ShortHelp() []key.Binding {
 	case quiz.Numeric:
 		return []key.Binding{m.keys.Submit}
 	case quiz.Order:
-		return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Toggle, m.keys.Submit}
+		grab := m.keys.Toggle
+		grab.SetHelp("space", "grab/drop")
+		return []key.Binding{m.keys.Up, m.keys.Down, grab, m.keys.MoveUp, m.keys.Submit}
 	case quiz.Multi:
 		return []key.Binding{m.keys.Choose, m.keys.Toggle, m.keys.Submit}
 	}

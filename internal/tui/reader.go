@@ -465,7 +465,7 @@ func (r readerModel) pageBar(w int) string {
 			b.WriteString(st.Muted.Render("○"))
 		}
 	}
-	label := fmt.Sprintf(" %d/%d  %s", r.page+1, len(r.lesson.Pages), r.lesson.Pages[r.page].Title)
+	label := fmt.Sprintf(" page %d of %d", r.page+1, len(r.lesson.Pages))
 	return truncate(b.String()+st.Muted.Render(label), w)
 }
 

@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// asciiView is the view as a terminal with the ASCII colour profile shows
+// it: no colours, but bold, italics and reverse video kept.
+func asciiView(t *testing.T, h *harness) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.Ascii}
+	if _, err := w.WriteString(h.m.View().Content); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestGolden draws every screen at 80x24 and 120x40 and compares with
+// testdata/TestGolden/*.golden; run with -update to refresh them.
+func TestGolden(t *testing.T) {
+	screens := []struct {
+		name string
+		keys []string
+	}{
+		{"home", nil},
+		{"home_help", []string{"?"}},
+		{"reader_page1", []string{"enter"}},
+		{"reader_page2", []string{"enter", "n"}},
+		{"reader_help", []string{"enter", "?"}},
+		{"checkpoint", []string{"enter", "c"}},
+		{"checkpoint_feedback", []string{"enter", "c", "2", "enter"}},
+		{"quiz_single", []string{"t"}},
+		{"quiz_feedback", []string{"t", "1", "enter"}},
+		{"quiz_numeric", []string{"t", "1", "enter", "enter", "1", "enter", "enter", "1", "2"}},
+		{"quiz_order", []string{"t", "1", "enter", "enter", "1", "enter", "enter", "6", "enter", "enter"}},
+		{"quiz_score", []string{"t", "1", "enter", "enter", "1", "enter", "enter", "6", "enter", "enter", "enter", "enter"}},
+		{"lab_placeholder", []string{"l"}},
+		{"experiment_placeholder", []string{"x"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				h := newHarness(t, size[0], size[1], func(o *Options) { o.Etcd = startOK })
+				h.send(etcdStartMsg{})
+				h.keys(sc.keys...)
+				h.checkFits()
+				golden.RequireEqual(t, asciiView(t, h))
+			})
+		}
+	}
+}
