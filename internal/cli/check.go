@@ -69,18 +69,21 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, p.String())
 	}
 	if len(probs) > 0 {
-		fmt.Fprintf(env.Stdout, "%d problem%s in %d lessons, %d questions, %d labs\n",
-			len(probs), plural(len(probs)), len(c.Lessons), c.QuestionCount(), len(c.Labs))
+		fmt.Fprintf(env.Stdout, "%s found (course: %s)\n", count(len(probs), "problem"), courseSize(c))
 		return &ExitError{Code: 2}
 	}
-	fmt.Fprintf(env.Stdout, "ok: %d lessons, %d questions, %d labs, no problems\n",
-		len(c.Lessons), c.QuestionCount(), len(c.Labs))
+	fmt.Fprintf(env.Stdout, "ok: %s, no problems\n", courseSize(c))
 	return nil
 }
 
-func plural(n int) string {
+func courseSize(c *lessons.Course) string {
+	return count(len(c.Lessons), "lesson") + ", " + count(c.QuestionCount(), "question") + ", " + count(len(c.Labs), "lab")
+}
+
+// count writes "1 lesson", "2 lessons".
+func count(n int, noun string) string {
 	if n == 1 {
-		return ""
+		return "1 " + noun
 	}
-	return "s"
+	return fmt.Sprintf("%d %ss", n, noun)
 }

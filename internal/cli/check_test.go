@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestCheckEmbeddedCourse is the gate on the shipped course: `playground
+// check` must find nothing wrong with it.
+func TestCheckEmbeddedCourse(t *testing.T) {
+	code, out, errOut := run(t, "", "check")
+	if code != 0 || !strings.HasPrefix(out, "ok: 9 lessons, ") || errOut != "" {
+		t.Errorf("check exited %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestCheckFolder(t *testing.T) {
+	code, out, _ := run(t, "", "check", "../../content/testdata/course-ok")
+	if code != 0 || out != "ok: 2 lessons, 5 questions, 0 labs, no problems\n" {
+		t.Errorf("check course-ok exited %d:\n%s", code, out)
+	}
+	// --content names the course too.
+	code, out, _ = run(t, "", "--content", "../../content/testdata/course-ok", "check")
+	if code != 0 || !strings.HasPrefix(out, "ok: 2 lessons") {
+		t.Errorf("--content course-ok check exited %d:\n%s", code, out)
+	}
+}
+
+func TestCheckProblems(t *testing.T) {
+	code, out, _ := run(t, "", "check", "../../content/testdata/course-bad")
+	dir := "../../content/testdata/course-bad/lessons/01-broken/"
+	want := dir + `lesson.md:6: front matter: experiments: unknown experiment "no-such-experiment" (known: ` +
+		strings.Join(knownExperiments(), ", ") + ")\n" +
+		dir + "lesson.md:13: @check missing-question: no question with this id in the lesson's quiz.yaml\n" +
+		dir + "quiz.yaml:7: question q: options: a single question needs exactly one option with correct: true, has 0\n" +
+		"3 problems found (course: 1 lesson, 1 question, 0 labs)\n"
+	if code != 2 || out != want {
+		t.Errorf("check course-bad exited %d:\n%s\nwant:\n%s", code, out, want)
+	}
+}
+
+func TestCheckUsage(t *testing.T) {
+	if code, _, errOut := run(t, "", "check", "a", "b"); code != 2 || !strings.Contains(errOut, "at most one folder") {
+		t.Errorf("two folders: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "", "check", "testdata/no-such-course"); code != 1 || !strings.Contains(errOut, "open course") {
+		t.Errorf("missing folder: exit %d, %q", code, errOut)
+	}
+}
+
+func TestKnownExperiments(t *testing.T) {
+	names := knownExperiments()
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("%s listed twice", n)
+		}
+		seen[n] = true
+	}
+	if len(names) != 11 {
+		t.Errorf("%d experiment names, the course has 11", len(names))
+	}
+}
