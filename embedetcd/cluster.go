@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
@@ -62,12 +63,28 @@ func StartCluster(ctx context.Context, n int, opts ...Option) (*Cluster, error) 
 		cl.members = append(cl.members, m)
 		initial = append(initial, m.Name+"="+m.peer.String())
 	}
+	// Launch members one after another: a new member asks its peers whether
+	// it is already bootstrapped, and a peer whose port is bound but not yet
+	// served makes that question wait a full second. Launched in order, each
+	// peer either refuses at once or already answers. Then wait in parallel.
+	deadline := time.Now().Add(c.startTimeout)
+	for _, m := range cl.members {
+		m.initial = strings.Join(initial, ",")
+		if err := m.launch(ctx, deadline); err != nil {
+			cl.Close()
+			return nil, fmt.Errorf("start etcd cluster (log: %s): %w", c.logPath(), err)
+		}
+	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i, m := range cl.members {
-		m.initial = strings.Join(initial, ",")
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = m.start(ctx) }()
+		go func() {
+			defer wg.Done()
+			if err := waitReady(ctx, m.server(), deadline); err != nil {
+				errs[i] = fmt.Errorf("member %s: %w", m.Name, err)
+			}
+		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -114,12 +131,12 @@ func (cl *Cluster) newMember(i int) (*Member, error) {
 	}, nil
 }
 
-func (m *Member) start(ctx context.Context) error {
+func (m *Member) launch(ctx context.Context, deadline time.Time) error {
 	s := &Server{cfg: m.cluster.cfg, lg: m.cluster.lg, name: m.Name}
 	ec := s.embedConfig(m.dir.path, m.peer, m.client)
 	ec.InitialCluster = m.initial
 	ec.InitialClusterToken = "playground"
-	e, err := startEmbed(ctx, ec, m.cluster.cfg.startTimeout)
+	e, err := launchEmbed(ctx, ec, deadline)
 	if err != nil {
 		return fmt.Errorf("member %s: %w", m.Name, err)
 	}
@@ -160,7 +177,17 @@ func (m *Member) Restart(ctx context.Context) error {
 	if m.Running() {
 		return fmt.Errorf("restart member %s: already running", m.Name)
 	}
-	return m.start(ctx)
+	deadline := time.Now().Add(m.cluster.cfg.startTimeout)
+	if err := m.launch(ctx, deadline); err != nil {
+		return err
+	}
+	if err := waitReady(ctx, m.server(), deadline); err != nil {
+		m.mu.Lock()
+		m.e = nil
+		m.mu.Unlock()
+		return fmt.Errorf("restart member %s: %w", m.Name, err)
+	}
+	return nil
 }
 
 func (m *Member) server() *embed.Etcd {

@@ -76,6 +76,17 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
 // startEmbed starts etcd and waits until it is ready, failed, timed out or
 // ctx is done; on every path but success the server is stopped.
 func startEmbed(ctx context.Context, ec *embed.Config, timeout time.Duration) (*embed.Etcd, error) {
+	deadline := time.Now().Add(timeout)
+	e, err := launchEmbed(ctx, ec, deadline)
+	if err != nil {
+		return nil, err
+	}
+	return e, waitReady(ctx, e, deadline)
+}
+
+// launchEmbed runs embed.StartEtcd (listeners bound, bootstrap done, raft
+// not necessarily led yet), bounded by ctx and deadline.
+func launchEmbed(ctx context.Context, ec *embed.Config, deadline time.Time) (*embed.Etcd, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -84,34 +95,36 @@ func startEmbed(ctx context.Context, ec *embed.Config, timeout time.Duration) (*
 		e, err := embed.StartEtcd(ec)
 		started <- startResult{e, err}
 	}()
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	var e *embed.Etcd
 	select {
 	case r := <-started:
-		if r.err != nil {
-			return nil, r.err
-		}
-		e = r.e
+		return r.e, r.err
 	case <-ctx.Done():
 		go closeWhenStarted(started)
 		return nil, ctx.Err()
 	case <-timer.C:
 		go closeWhenStarted(started)
-		return nil, fmt.Errorf("not started after %v", timeout)
+		return nil, errors.New("etcd did not start before the deadline")
 	}
+}
+
+// waitReady waits for e to serve requests; on failure it closes e.
+func waitReady(ctx context.Context, e *embed.Etcd, deadline time.Time) error {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
 	select {
 	case <-e.Server.ReadyNotify():
-		return e, nil
+		return nil
 	case err := <-e.Err():
 		e.Close()
-		return nil, fmt.Errorf("etcd stopped while starting: %w", err)
+		return fmt.Errorf("etcd stopped while starting: %w", err)
 	case <-ctx.Done():
 		e.Close()
-		return nil, ctx.Err()
+		return ctx.Err()
 	case <-timer.C:
 		e.Close()
-		return nil, fmt.Errorf("not ready after %v", timeout)
+		return errors.New("etcd not ready before the deadline")
 	}
 }
 

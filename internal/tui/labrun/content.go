@@ -74,9 +74,18 @@ func (m Model) resultsText(w int) string {
 		}
 		line("")
 	}
-	if r.TimedOut {
+	switch {
+	case r.TimedOut:
 		line(st.Error.Render("Timed out") + st.Muted.Render(" after "+elapsed(r.Timeout)))
-		line(wrap("The tests did not finish in time: look for an infinite loop, a lock that is never released, or a channel nobody reads.", w, "  "))
+		msg := r.Message
+		if msg == "" {
+			msg = "the tests did not finish in time"
+		}
+		line(wrap(msg+". Look for an endless loop, a lock that is never released, or a channel nobody reads.", w, "  "))
+		line("")
+	case r.Message != "" && len(r.BuildErrors) == 0:
+		line(st.Error.Render("The test run broke off"))
+		line(wrap(r.Message, w, "  "))
 		line("")
 	}
 	i := r.firstFailing()

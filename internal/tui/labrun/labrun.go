@@ -90,6 +90,7 @@ type Model struct {
 
 	spinner   spinner.Model
 	grading   bool
+	spinning  bool // a spinner tick chain is alive
 	gradeSeq  int
 	gradeFrom time.Time
 	cancel    context.CancelFunc

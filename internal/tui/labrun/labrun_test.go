@@ -114,6 +114,7 @@ func failingReport() report {
 func passingReport() report {
 	r := failingReport()
 	r.Steps[1].Status, r.Steps[1].Message = statusPass, nil
+	r.RunPassed = true
 	return r
 }
 
@@ -247,9 +248,10 @@ func TestTimeoutSaysWhatToLookFor(t *testing.T) {
 	r := failingReport()
 	r.Steps[1].Status, r.Steps[1].Message = statusNotRun, nil
 	r.TimedOut, r.Timeout = true, 30*time.Second
+	r.Message = "timed out after 30s: TestStep2_Doubles did not finish (an endless loop, or waiting for something that never happens?)"
 	m, _ = deliver(t, m, r)
 	v := view(m)
-	for _, want := range []string{"Timed out after 30s", "infinite loop"} {
+	for _, want := range []string{"Timed out after 30s", "TestStep2_Doubles did not finish", "endless loop"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}

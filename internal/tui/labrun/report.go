@@ -27,6 +27,8 @@ type stepResult struct {
 type report struct {
 	Steps       []stepResult
 	BuildErrors []string // compiler messages, each starting with file:line
+	RunPassed   bool   // go test itself said ok
+	Message     string // internal/grade's summary when the run went wrong as a whole
 	TimedOut    bool
 	Timeout     time.Duration
 	Canceled    bool
@@ -46,7 +48,7 @@ func (r *report) passedCount() int {
 
 // allPassed is true only for a complete, clean run where every step passed.
 func (r *report) allPassed() bool {
-	if r == nil || r.Err != nil || r.TimedOut || r.Canceled || len(r.BuildErrors) > 0 || len(r.Steps) == 0 {
+	if r == nil || !r.RunPassed || r.Err != nil || r.TimedOut || r.Canceled || len(r.BuildErrors) > 0 || len(r.Steps) == 0 {
 		return false
 	}
 	return r.passedCount() == len(r.Steps)

@@ -30,14 +30,18 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.spinner, cmd = m.spinner.Update(msg)
 			cmds = append(cmds, cmd)
 			m.layout()
+		} else {
+			m.spinning = false // let this tick chain end
 		}
 	case gradeDoneMsg:
-		if msg.seq == m.gradeSeq && m.grading {
+		if msg.seq == m.gradeSeq && m.grading && !msg.report.Canceled {
 			cmds = append(cmds, m.finishGrade(msg.report))
 		}
+	case watchStartedMsg:
+		cmds = append(cmds, m.watchStarted(msg))
 	case watchEventMsg:
 		if msg.gen == m.watchGen && m.watching {
-			cmds = append(cmds, m.waitWatchCmd(msg.events), m.startGrade())
+			cmds = append(cmds, m.waitWatchCmd(msg.gen, msg.events), m.startGrade())
 		}
 	case watchStoppedMsg:
 		if msg.gen == m.watchGen && m.watching {
@@ -69,6 +73,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.layout()
 			m.solutionVP.GotoTop()
 		}
+	case tea.MouseWheelMsg:
+		vp := m.activeVP()
+		*vp, _ = vp.Update(msg)
 	case tea.KeyPressMsg:
 		cmds = append(cmds, m.handleKey(msg))
 	}
@@ -187,6 +194,10 @@ func (m *Model) startGrade() tea.Cmd {
 		m.pane = paneResults
 	}
 	m.layout()
+	if m.spinning {
+		return m.gradeCmd(ctx, m.gradeSeq)
+	}
+	m.spinning = true
 	return tea.Batch(m.gradeCmd(ctx, m.gradeSeq), m.spinner.Tick)
 }
 

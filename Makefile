@@ -1,0 +1,22 @@
+# make test: everything CI checks. make bench: the figures the issues promise.
+GO ?= go
+# Every package except the learner's lab stubs (labs/NN_*), which fail by
+# design until solved; their honesty is checked by labcheck instead.
+PKGS = $(shell $(GO) list ./... | grep -v '/labs/[0-9][0-9]_')
+
+.PHONY: test fmt vet unit labcheck contentcheck bench
+
+test: fmt vet unit
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -timeout 20m $(PKGS)
+
+bench:
+	$(GO) run ./internal/tools/etcdbench

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/ownership-election/playground/embedetcd"
+)
+
+func init() {
+	Register(&Command{
+		Name:    "etcd",
+		Usage:   "etcd [--port N] [--host H]",
+		Summary: "run an embedded etcd in the foreground for etcdctl or your own code",
+		Run:     runEtcd,
+	})
+}
+
+func runEtcd(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("etcd", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	port := fs.Int("port", 0, "client port (0 picks a free one)")
+	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback exposes etcd to your network")
+	defaultTicks := fs.Bool("default-ticks", false, "use etcd's default 100 ms / 1 s ticks (2 s minimum lease TTL) instead of fast ticks")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if len(env.EtcdEndpoints) > 0 {
+		return Usagef("--etcd-endpoints points at an existing cluster; there is nothing to start")
+	}
+	opts := []embedetcd.Option{embedetcd.WithListen(*host, *port)}
+	if *defaultTicks {
+		opts = append(opts, embedetcd.WithTicks(embedetcd.DefaultTicks))
+	}
+	if ip := net.ParseIP(*host); (ip == nil && *host != "localhost") || (ip != nil && !ip.IsLoopback()) {
+		fmt.Fprintf(env.Stderr, "warning: listening on %s: other machines can reach this etcd, which has no authentication\n", *host)
+	}
+	srv, err := embedetcd.Start(ctx, opts...)
+	if err != nil {
+		return err
+	}
+	eps := strings.Join(srv.Endpoints(), ",")
+	minTTL := 1
+	if *defaultTicks {
+		minTTL = 2
+	}
+	fmt.Fprintf(env.Stdout, "etcd is ready: %s (minimum lease TTL %d s)\n", eps, minTTL)
+	fmt.Fprintf(env.Stdout, "logs: %s\n\n", embedetcd.LogPath(opts...))
+	fmt.Fprintf(env.Stdout, "export ETCDCTL_ENDPOINTS=%s\n\n", eps)
+	fmt.Fprintln(env.Stdout, "Press Ctrl-C to stop; the data is thrown away.")
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("stop etcd: %w", err)
+	}
+	fmt.Fprintln(env.Stdout, "etcd stopped; data removed.")
+	return nil
+}
