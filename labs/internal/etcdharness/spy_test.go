@@ -1,0 +1,133 @@
+package etcdharness
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func TestMain(m *testing.M) { os.Exit(Main(m)) }
+
+func TestSpyCountsAndHooks(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	key := env.Key("k")
+
+	var order []string
+	spy.BeforeGet(func(string) { order = append(order, "before-get") })
+	spy.AfterGet(func(string) { order = append(order, "after-get") })
+	spy.BeforeTxn(func() { order = append(order, "before-txn") })
+
+	if _, err := cli.Put(env.Ctx, key, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Get(env.Ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Txn(env.Ctx).If(clientv3.Compare(clientv3.Value(key), "=", "1")).
+		Then(clientv3.OpDelete(key)).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Do(env.Ctx, clientv3.OpGet(key)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spy.Puts.Load(), int64(1); got != want {
+		t.Errorf("Puts = %d, want %d", got, want)
+	}
+	if got, want := spy.Gets.Load(), int64(2); got != want {
+		t.Errorf("Gets = %d, want %d", got, want)
+	}
+	if got, want := spy.Txns.Load(), int64(1); got != want {
+		t.Errorf("Txns = %d, want %d", got, want)
+	}
+	want := []string{"before-get", "after-get", "before-txn", "before-get", "after-get"}
+	if len(order) != len(want) {
+		t.Fatalf("hooks ran %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("hooks ran %v, want %v", order, want)
+		}
+	}
+	if _, ok := env.Get(key); ok {
+		t.Fatal("the transaction through the spy did not delete the key")
+	}
+}
+
+func TestSpyCountsWatchWakeUps(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	ctx, cancel := context.WithCancel(env.Ctx)
+	wch := cli.Watch(ctx, env.Key("w"), clientv3.WithPrefix())
+	// A watch is only guaranteed to see writes made after etcd created it;
+	// a progress request answers once it has.
+	if err := cli.RequestProgress(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if resp := <-wch; !resp.IsProgressNotify() {
+		t.Fatalf("first response %+v is not the progress notification", resp)
+	}
+	for i := range 3 {
+		if _, err := env.Admin.Put(env.Ctx, env.Key("w", string(rune('a'+i))), "v"); err != nil {
+			t.Fatal(err)
+		}
+		if resp := <-wch; len(resp.Events) != 1 {
+			t.Fatalf("write %d: watch gave %d events, want 1", i, len(resp.Events))
+		}
+	}
+	if got := spy.WakeUps.Load(); got != 3 {
+		t.Fatalf("WakeUps = %d, want 3", got)
+	}
+	if got := spy.Watches.Load(); got != 1 {
+		t.Fatalf("Watches = %d, want 1", got)
+	}
+	cancel()
+	select {
+	case _, ok := <-wch:
+		for ok {
+			_, ok = <-wch
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the spy's watch channel did not close after its context was cancelled")
+	}
+}
+
+func TestProxyFreezeHoldsTraffic(t *testing.T) {
+	env := New(t)
+	cli, px := env.ProxiedClient()
+	if _, err := cli.Put(env.Ctx, env.Key("p"), "1"); err != nil {
+		t.Fatalf("write through the open proxy: %v", err)
+	}
+	px.Freeze()
+	if !px.Frozen() {
+		t.Fatal("Frozen() = false after Freeze")
+	}
+	ctx, cancel := context.WithTimeout(env.Ctx, 300*time.Millisecond)
+	_, err := cli.Put(ctx, env.Key("p"), "2")
+	cancel()
+	if err == nil {
+		t.Fatal("a write through a frozen proxy succeeded")
+	}
+	px.Unfreeze()
+	if _, err := cli.Put(env.Ctx, env.Key("p"), "3"); err != nil {
+		t.Fatalf("write after Unfreeze: %v", err)
+	}
+	if kv, _ := env.Get(env.Key("p")); kv.Value != "3" {
+		t.Fatalf("key holds %q, want 3", kv.Value)
+	}
+}
+
+func TestWaitForSeesChanges(t *testing.T) {
+	env := New(t)
+	key := env.Key("flag")
+	go func() { env.Admin.Put(env.Ctx, key, "up") }()
+	env.WaitFor(env.Prefix, 5*time.Second, "the flag", func() bool {
+		_, ok := env.Get(key)
+		return ok
+	})
+}
