@@ -60,10 +60,21 @@ func runQuiz(ctx context.Context, env *Env, args []string) error {
 		return Usagef("no quiz %q (see quiz --list)", ids[0])
 	}
 	if !*plain {
-		fmt.Fprintf(env.Stdout, "The quiz screen is not in this build yet; take it in plain text:\n  playground quiz %s --plain\n", qz.ID)
+		// The quiz screen lives inside the course TUI, reached from its lesson.
+		fmt.Fprintf(env.Stdout, "Take this quiz in the course (run playground and open lesson %02d, %s),\nor in plain text here:\n  playground quiz %s --plain\n",
+			lessonOf(c, qz).Number, lessonOf(c, qz).Title, qz.ID)
 		return nil
 	}
 	return takePlain(ctx, env.Stdin, env.Stdout, qz, learnerName(), !isTerminal(env.Stdin))
+}
+
+func lessonOf(c *lessons.Course, qz *quiz.Quiz) *lessons.Lesson {
+	for _, l := range c.Lessons {
+		if l.Quiz == qz {
+			return l
+		}
+	}
+	return &lessons.Lesson{}
 }
 
 func listQuizzes(w io.Writer, c *lessons.Course) error {
