@@ -1,0 +1,93 @@
+// Package lease is lab 03: a renewable lease (a lock that is kept by
+// renewing it every TTL/2), which stops and reports as soon as a renewal
+// fails, refuses to act late in its TTL, and a policy check for TTLs.
+//
+// Edit this file until `go test ./labs/03_lease/` passes. README.md explains
+// the task step by step.
+package lease
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/ownership-election/playground/labs"
+	"github.com/ownership-election/playground/labs/internal/kv"
+)
+
+var (
+	// ErrHeld is returned by Acquire when another owner holds the lease.
+	ErrHeld = errors.New("lease: held by another owner")
+	// ErrLost is returned once a renewal has failed: the lease is gone
+	// for good and the holder must stop acting as its owner.
+	ErrLost = errors.New("lease: lost")
+	// ErrBadPolicy is returned (wrapped) by LeasePolicy.Validate.
+	ErrBadPolicy = errors.New("lease: bad policy")
+)
+
+// LeasePolicy is the timing of a lease: how long it lasts, how often the
+// holder renews it, and the longest pause (GC, CPU starvation) the holder
+// must survive without losing it.
+type LeasePolicy struct {
+	TTL         time.Duration
+	RenewEvery  time.Duration
+	PauseBudget time.Duration
+}
+
+// Validate checks that a holder can miss one renewal and still renew late,
+// after a pause, before the TTL runs out: 2*RenewEvery + PauseBudget <= TTL.
+// TTL and RenewEvery must be positive and PauseBudget not negative. Errors
+// wrap ErrBadPolicy.
+func (p LeasePolicy) Validate() error {
+	// TODO: return fmt.Errorf("%w: ...", ErrBadPolicy, ...) saying what is
+	// wrong, or nil. Note the rule allows equality.
+	return labs.ErrNotImplemented
+}
+
+// Lease is one owner's hold on a key. Run keeps it; MayAct tells the
+// owner's workers whether they may still act. Safe for concurrent use.
+type Lease struct {
+	store *kv.Store
+	key   string
+	owner string
+	ttl   time.Duration
+
+	mu sync.Mutex // Run and MayAct are called from different goroutines
+	// TODO: what must you remember to renew safely, to answer MayAct, and
+	// to know that the lease is lost?
+}
+
+// Acquire takes the lease on key for owner if nobody holds it, and returns
+// ErrHeld (wrapped or not) if somebody does.
+func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, error) {
+	// TODO: create the key only if it is absent (as in lab 02's TryLock)
+	// and remember the version and the time of the write.
+	return nil, labs.ErrNotImplemented
+}
+
+// Renew extends the lease by a full TTL from now, if it is still ours: the
+// key must hold our owner value at the version of our last write. When it
+// is not, the lease is lost for good and Renew returns ErrLost.
+func (l *Lease) Renew() error {
+	// TODO: use l.store.Update (a compare-and-swap on value and version)
+	// to rewrite the same value with a fresh TTL; remember the new version
+	// and time; on failure, mark the lease lost.
+	return labs.ErrNotImplemented
+}
+
+// Run renews the lease every TTL/2 until ctx ends (it returns ctx.Err()) or
+// a renewal fails: then it calls onLost once, at once, and returns ErrLost.
+func (l *Lease) Run(ctx context.Context, onLost func()) error {
+	// TODO: a time.Ticker and a select on ctx.Done() and the ticker.
+	return labs.ErrNotImplemented
+}
+
+// MayAct reports whether the owner may still start work at now: the lease
+// is not lost and now is before the last successful write + 0.75 x TTL.
+// The last quarter of the TTL is a safety margin for pauses and clock
+// drift between the holder and the store.
+func (l *Lease) MayAct(now time.Time) bool {
+	// TODO
+	return false
+}
