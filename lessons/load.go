@@ -84,6 +84,16 @@ func joinRoot(root, p string) string {
 // loadLesson reads lesson.md and quiz.yaml of one folder.
 func loadLesson(fsys fs.FS, dir string, cpath func(string) string) (*Lesson, []Problem) {
 	var probs []Problem
+	// A misnamed file (quiz.yml, Lesson.md) would otherwise be ignored
+	// silently, so anything else in a lesson folder is reported.
+	if entries, err := fs.ReadDir(fsys, dir); err == nil {
+		for _, e := range entries {
+			if n := e.Name(); n != "lesson.md" && n != "quiz.yaml" && n[0] != '.' {
+				probs = append(probs, Problem{Path: cpath(path.Join(dir, n)),
+					Msg: "unexpected file: a lesson folder holds lesson.md and quiz.yaml only"})
+			}
+		}
+	}
 	mdPath := path.Join(dir, "lesson.md")
 	data, err := fs.ReadFile(fsys, mdPath)
 	if err != nil {
