@@ -5,6 +5,7 @@ import (
 
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/lessons"
+	"github.com/ownership-election/playground/quiz"
 )
 
 // TestEmbeddedCourse is the honest gate on the shipped course: every
@@ -27,6 +28,22 @@ func TestEmbeddedCourse(t *testing.T) {
 		if l := c.Lesson(id); l == nil || l.Number != i+1 {
 			t.Errorf("lesson %02d %s is missing or misnumbered", i+1, id)
 		}
+	}
+	// The question bank's floor (issue 4): at least 45 questions, at least
+	// 8 of them numeric or ordering.
+	worked := 0
+	for _, l := range c.Lessons {
+		if l.Quiz == nil {
+			continue
+		}
+		for _, q := range l.Quiz.Questions {
+			if q.Kind == quiz.Numeric || q.Kind == quiz.Order {
+				worked++
+			}
+		}
+	}
+	if n := c.QuestionCount(); n < 45 || worked < 8 {
+		t.Errorf("question bank: %d questions (want 45+), %d numeric or order (want 8+)", n, worked)
 	}
 	for _, l := range c.Lessons {
 		if l.Quiz == nil || len(l.Quiz.Questions) == 0 || len(l.Pages) == 0 {
