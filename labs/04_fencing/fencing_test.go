@@ -1,0 +1,212 @@
+package fencing
+
+// Grader for lab 04. Each TestStepK checks one step of README.md.
+//
+// Wrong solutions these tests defend against (each fails at least one test;
+// [mutant] ones are kept in solutions/04_fencing/testdata/mutants and
+// checked by `go run ./internal/tools/labcheck`):
+//   - <= instead of <, which rejects a leader's second write with the same
+//     token [mutant rejects_equal_token.go]: Step 2.
+//   - remembering the last token seen instead of the highest accepted, so
+//     a rejected stale write lowers the bar [mutant
+//     remembers_last_token.go]: Step 1.
+//   - one highest token for the whole storage instead of one per resource
+//     [mutant global_token.go]: Step 3.
+//   - no lock around the compare and the write: Step 4 under -race.
+//   - a worker that checks the owner but not the version, so a request
+//     delayed across an ownership flip-flop (A, then B, then A again) is
+//     applied [mutant owner_only_check.go]: Step 6.
+//   - a worker that trusts a request whose lock has expired: Step 5.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ownership-election/playground/labs/internal/kv"
+)
+
+func TestStep1_RejectsLowerToken(t *testing.T) {
+	s := NewStorage()
+	steps := []struct {
+		token int64
+		value string
+		stale bool
+	}{
+		{7, "leader-a-started", false},
+		{8, "leader-b-committed", false},
+		{7, "leader-a-resumed", true}, // leader A woke up from a pause
+	}
+	for _, st := range steps {
+		err := s.Write("report.csv", st.token, st.value)
+		switch {
+		case st.stale && !errors.Is(err, ErrStaleToken):
+			t.Fatalf("Write(token %d) after token 8 was accepted = %v, want ErrStaleToken", st.token, err)
+		case !st.stale && err != nil:
+			t.Fatalf("Write(token %d, %q) = %v, want nil", st.token, st.value, err)
+		}
+	}
+	if v, tok := s.Read("report.csv"); v != "leader-b-committed" || tok != 8 {
+		t.Fatalf("Read = (%q, %d), want (%q, 8): the stale write must change nothing", v, tok, "leader-b-committed")
+	}
+	// The bar is the highest token accepted, not the last one seen.
+	if err := s.Write("report.csv", 5, "older still"); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(token 5) after 8 = %v, want ErrStaleToken", err)
+	}
+	if err := s.Write("report.csv", 6, "a rejected write lowered the bar"); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(token 6) after 8 (and a rejected 5) = %v, want ErrStaleToken: compare with the highest token accepted", err)
+	}
+	if err := s.Write("report.csv", 9, "leader-c"); err != nil {
+		t.Fatalf("Write(token 9) = %v, want nil: a newer leader must get through", err)
+	}
+	if v, tok := s.Read("report.csv"); v != "leader-c" || tok != 9 {
+		t.Fatalf("Read = (%q, %d), want (%q, 9)", v, tok, "leader-c")
+	}
+}
+
+func TestStep2_AcceptsEqualToken(t *testing.T) {
+	s := NewStorage()
+	for i := range 3 {
+		v := fmt.Sprintf("batch %d", i+1)
+		if err := s.Write("invoices", 34, v); err != nil {
+			t.Fatalf("write %d of the leader holding token 34 = %v, want nil: a leader writes many times with the same token", i+1, err)
+		}
+		if got, _ := s.Read("invoices"); got != v {
+			t.Fatalf("after write %d Read = %q, want %q", i+1, got, v)
+		}
+	}
+}
+
+func TestStep3_TokensPerResource(t *testing.T) {
+	s := NewStorage()
+	if err := s.Write("objects/x", 42, "from the x leader"); err != nil {
+		t.Fatal(err)
+	}
+	// Another resource has its own lock and its own, smaller, tokens.
+	if err := s.Write("offsets/shard-7", 3, "offset 1200"); err != nil {
+		t.Fatalf("Write(offsets/shard-7, token 3) after objects/x saw 42 = %v, want nil: each resource keeps its own highest token", err)
+	}
+	if err := s.Write("offsets/shard-7", 2, "offset 900"); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(offsets/shard-7, token 2) after 3 = %v, want ErrStaleToken", err)
+	}
+	if v, tok := s.Read("objects/x"); v != "from the x leader" || tok != 42 {
+		t.Fatalf("Read(objects/x) = (%q, %d), want it untouched", v, tok)
+	}
+	if v, tok := s.Read("never/written"); v != "" || tok != 0 {
+		t.Fatalf("Read of a resource never written = (%q, %d), want (\"\", 0)", v, tok)
+	}
+}
+
+func TestStep4_GCPauseScenario(t *testing.T) {
+	t.Run("a paused leader's write is rejected", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			locks, storage := kv.New(), NewStorage()
+			const lock, object = "locks/object-x", "object-x"
+			// A takes the lock: the version of its lock write is its token.
+			tokenA, ok, _ := locks.CompareAndSwap(lock, "", "leader-a", 10*time.Second)
+			if !ok {
+				t.Fatal("setup: leader-a could not lock")
+			}
+			if err := storage.Write(object, tokenA, "A: part 1"); err != nil {
+				t.Fatalf("leader-a's first write = %v, want nil", err)
+			}
+			resultA := make(chan error)
+			go func() {
+				time.Sleep(14 * time.Second) // stop-the-world pause; the lease runs out at 10 s
+				resultA <- storage.Write(object, tokenA, "A: part 2")
+			}()
+			time.Sleep(10 * time.Second)
+			tokenB, ok, _ := locks.CompareAndSwap(lock, "", "leader-b", 10*time.Second)
+			if !ok {
+				t.Fatal("setup: leader-b could not take the expired lock")
+			}
+			if err := storage.Write(object, tokenB, "B: everything"); err != nil {
+				t.Fatalf("leader-b's write with token %d = %v, want nil", tokenB, err)
+			}
+			if err := <-resultA; !errors.Is(err, ErrStaleToken) {
+				t.Fatalf("leader-a's write after its pause (token %d, storage saw %d) = %v, want ErrStaleToken", tokenA, tokenB, err)
+			}
+			if v, tok := storage.Read(object); v != "B: everything" || tok != tokenB {
+				t.Fatalf("final Read = (%q, %d), want (%q, %d)", v, tok, "B: everything", tokenB)
+			}
+		})
+	})
+	t.Run("concurrent writers", func(t *testing.T) {
+		for range 20 {
+			s := NewStorage()
+			tokens := rand.Perm(50)
+			var wg sync.WaitGroup
+			for _, tok := range tokens {
+				wg.Go(func() { s.Write("r", int64(tok+1), fmt.Sprint("w", tok+1)) })
+			}
+			wg.Wait()
+			if v, tok := s.Read("r"); v != "w50" || tok != 50 {
+				t.Fatalf("after 50 concurrent writes with tokens 1..50, Read = (%q, %d), want (w50, 50)", v, tok)
+			}
+		}
+	})
+}
+
+func TestStep5_WorkerChecksOwnerAndVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		locks := kv.New()
+		w := NewWorker(locks)
+		v, _, _ := locks.CompareAndSwap("shards/1", "", "leader-a", 10*time.Second)
+		cases := []struct {
+			req  Request
+			want error
+			why  string
+		}{
+			{Request{"shards/1", "leader-a", v, "a1"}, nil, "the owner at the current version"},
+			{Request{"shards/1", "leader-b", v, "b1"}, ErrNotOwner, "leader-b does not own shards/1"},
+			{Request{"shards/1", "leader-a", v + 1, "a2"}, ErrNotOwner, "the version does not match the lock"},
+			{Request{"shards/2", "leader-a", v, "a3"}, ErrNotOwner, "nobody holds shards/2"},
+			{Request{"shards/1", "leader-a", v, "a4"}, nil, "the owner again"},
+		}
+		for _, c := range cases {
+			err := w.Handle(c.req)
+			if (c.want == nil && err != nil) || (c.want != nil && !errors.Is(err, c.want)) {
+				t.Fatalf("Handle(%+v) = %v, want %v: %s", c.req, err, c.want, c.why)
+			}
+		}
+		time.Sleep(10 * time.Second) // leader-a's lock expires
+		if err := w.Handle(Request{"shards/1", "leader-a", v, "a5"}); !errors.Is(err, ErrNotOwner) {
+			t.Fatalf("Handle from leader-a after its lock expired = %v, want ErrNotOwner", err)
+		}
+		if got, want := w.Applied(), []string{"a1", "a4"}; !slices.Equal(got, want) {
+			t.Fatalf("Applied = %q, want %q: only the owner's requests are applied", got, want)
+		}
+	})
+}
+
+func TestStep6_FlipFlopDelayedRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		locks := kv.New()
+		w := NewWorker(locks)
+		const shard = "shards/1"
+		// shard 1 goes A -> B -> A while A's first request is in flight.
+		v1, _, _ := locks.CompareAndSwap(shard, "", "replica-a", 10*time.Second)
+		delayed := Request{shard, "replica-a", v1, "set offset 100 (sent during A's first term)"}
+		time.Sleep(10 * time.Second)
+		v2, _, _ := locks.CompareAndSwap(shard, "", "replica-b", 10*time.Second)
+		if err := w.Handle(Request{shard, "replica-b", v2, "set offset 250"}); err != nil {
+			t.Fatalf("replica-b's request as owner = %v, want nil", err)
+		}
+		time.Sleep(10 * time.Second)
+		v3, _, _ := locks.CompareAndSwap(shard, "", "replica-a", 10*time.Second)
+		if err := w.Handle(delayed); !errors.Is(err, ErrNotOwner) {
+			t.Fatalf("the request replica-a sent in its first term (version %d), arriving in its second term (version %d) = %v, want ErrNotOwner: the owner matches but the version does not", v1, v3, err)
+		}
+		if err := w.Handle(Request{shard, "replica-a", v3, "set offset 300"}); err != nil {
+			t.Fatalf("replica-a's request in its second term = %v, want nil", err)
+		}
+		if got, want := w.Applied(), []string{"set offset 250", "set offset 300"}; !slices.Equal(got, want) {
+			t.Fatalf("Applied = %q, want %q", got, want)
+		}
+	})
+}
