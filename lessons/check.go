@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -61,8 +62,13 @@ func crossCheck(c *Course, src Sources) []Problem {
 	var labIDs []string
 	for _, lab := range c.Labs {
 		labIDs = append(labIDs, lab.ID)
-		if lab.Lesson != "" && lessonAt[lab.Lesson] == nil {
+		switch l := lessonAt[lab.Lesson]; {
+		case lab.Lesson == "":
+		case l == nil:
 			add(lab.Path, lab.lessonLine, "lab: lesson: unknown lesson id %q", lab.Lesson)
+		case !slices.Contains(l.Labs, lab.ID):
+			// The course map shows a lab under its lesson: both must agree.
+			add(lab.Path, lab.lessonLine, "lab: lesson: %s does not list %s under labs in its front matter", lab.Lesson, lab.ID)
 		}
 	}
 	for _, l := range c.Lessons {

@@ -123,6 +123,8 @@ func TestLoadProblems(t *testing.T) {
 	labs := fstest.MapFS{
 		"01_demo/lab.yaml":     {Data: []byte("id: 01_demo\ntitle: T\nlesson: ghost\nfile: demo.go\nsteps:\n  - test: TestStep1_Gone\n    title: S\n    hints: [h]\n")},
 		"01_demo/demo_test.go": {Data: []byte("package demo\n")},
+		"02_orphan/lab.yaml":   {Data: []byte("id: 02_orphan\ntitle: T\nlesson: first-steps\nfile: o.go\nsteps:\n  - test: TestStep1_X\n    title: S\n    hints: [h]\n")},
+		"02_orphan/o_test.go":  {Data: []byte("package o\n\nfunc TestStep1_X(t *testing.T) {}\n")},
 	}
 	_, probs := Load(Sources{Course: course, Labs: labs, LabsRoot: "labs", Experiments: testExperiments})
 	got := make([]string, len(probs))
@@ -132,14 +134,15 @@ func TestLoadProblems(t *testing.T) {
 	want := []string{
 		`labs/01_demo/lab.yaml:3: lab: lesson: unknown lesson id "ghost"`,
 		`labs/01_demo/lab.yaml:6: step TestStep1_Gone: no func TestStep1_Gone in the lab's _test.go files`,
+		`labs/02_orphan/lab.yaml:3: lab: lesson: first-steps does not list 02_orphan under labs in its front matter`,
 		`lessons/01-again/lesson.md:7: front matter: prerequisites: "no-quiz" comes later in the course (lesson 04)`,
 		`lessons/01-again/lesson.md:7: front matter: prerequisites: unknown lesson id "ghost"`,
 		`lessons/01-again/lesson.md:7: front matter: prerequisites: a lesson cannot require itself`,
 		`lessons/01-again/lesson.md:8: front matter: experiments: unknown experiment "laser" (known: fencing, renewal)`,
-		`lessons/01-again/lesson.md:9: front matter: labs: unknown lab "09_none" (known: 01_demo)`,
+		`lessons/01-again/lesson.md:9: front matter: labs: unknown lab "09_none" (known: 01_demo, 02_orphan)`,
 		`lessons/01-again/lesson.md:15: @check nope: no question with this id in the lesson's quiz.yaml`,
 		`lessons/01-again/lesson.md:16: @try experiment laser: unknown experiment (known: fencing, renewal)`,
-		`lessons/01-again/lesson.md:17: @try lab 09_none: unknown lab (known: 01_demo)`,
+		`lessons/01-again/lesson.md:17: @try lab 09_none: unknown lab (known: 01_demo, 02_orphan)`,
 		`lessons/01-again/quiz.yaml:3: question lease-basics: experiment: unknown experiment "laser" (known: fencing, renewal)`,
 		`lessons/01-first-steps: lesson number 01 is also used by 01-again`,
 		`lessons/01-first-steps/quiz.yaml:4: question id "lease-basics" is also used by lessons/01-again/quiz.yaml:3`,
