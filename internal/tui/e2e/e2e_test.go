@@ -1,0 +1,213 @@
+// Package e2e drives the built playground binary in a real terminal
+// (tmux) and reads the screen back, the way a learner would use it.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// session is one tmux server (on a socket of its own) running the binary.
+type session struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *session) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *session) screen() string { return s.tmux("capture-pane", "-p", "-t", "pg") }
+
+func (s *session) keys(keys ...string) {
+	s.t.Helper()
+	for _, k := range keys {
+		s.tmux("send-keys", "-t", "pg", k)
+		// One key at a time, like a person; a lone escape needs a pause
+		// after it or the terminal reads the next key as alt+key.
+		pause := 30 * time.Millisecond
+		if k == "Escape" {
+			pause = 200 * time.Millisecond
+		}
+		time.Sleep(pause)
+	}
+}
+
+// waitFor polls the screen until it shows every string or the time is up.
+func (s *session) waitFor(d time.Duration, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	var scr string
+	for {
+		scr = s.screen()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q within %v:\n%s", missing, d, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fits checks the screen is exactly the terminal: 24 lines, none wider
+// than 80 columns, the key help on the last line (nothing scrolled off).
+func (s *session) fits(scr string) {
+	s.t.Helper()
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	if len(lines) > 24 {
+		s.t.Fatalf("screen has %d lines:\n%s", len(lines), scr)
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n > 80 {
+			s.t.Fatalf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	binDir    string
+)
+
+// binary builds the playground once for all the tests of the package.
+func binary(t *testing.T, root string) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "pg-e2e-bin-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "playground")
+		build := exec.Command("go", "build", "-o", binPath, "./cmd/playground")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func moduleRoot(t *testing.T) string {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// start builds the binary and runs it in a fresh 80x24 tmux session with
+// an empty state directory, after prepare (if any) has put files in it.
+func start(t *testing.T, prepare func(stateDir string)) (*session, string) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the end-to-end test needs it (CI installs it)")
+	}
+	root := moduleRoot(t)
+	bin := binary(t, root)
+	state := t.TempDir()
+	if prepare != nil {
+		prepare(state)
+	}
+	s := &session{t: t, socket: fmt.Sprintf("pg-e2e-%d-%s", os.Getpid(), t.Name())}
+	cmd := fmt.Sprintf("cd %q && PLAYGROUND_STATE_DIR=%q TERM=xterm-256color %q; echo EXITED $?; sleep 60", root, state, bin)
+	s.tmux("new-session", "-d", "-s", "pg", "-x", "80", "-y", "24", cmd)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s, state
+}
+
+func TestHomeLessonQuizLab(t *testing.T) {
+	s, state := start(t, nil)
+
+	scr := s.waitFor(5*time.Second, "Ownership election playground", "01 Do you need an election?", "09 ")
+	s.fits(scr)
+	// etcd starts in the background and reports ready on the status line.
+	s.waitFor(30*time.Second, "etcd: ready http://127.0.0.1:")
+
+	s.keys("Enter")
+	scr = s.waitFor(5*time.Second, "01 Do you need an election?", "page 1/")
+	s.fits(scr)
+	s.keys("n")
+	s.waitFor(5*time.Second, "page 2/")
+
+	s.keys("t")
+	scr = s.waitFor(5*time.Second, "Question 1 of", "question 1/")
+	s.fits(scr)
+	s.keys("1", "Enter")
+	scr = s.waitFor(5*time.Second, "enter next question", "→ ")
+	s.fits(scr)
+
+	// Back to the reader, home, then the lab of lesson 2.
+	s.keys("Escape", "Escape")
+	s.waitFor(5*time.Second, "Continue where you left off")
+	s.keys("2", "l")
+	scr = s.waitFor(10*time.Second, "Lab 01_cas")
+	s.fits(scr)
+
+	s.keys("Escape")
+	s.waitFor(5*time.Second, "Continue where you left off")
+	s.keys("q")
+	s.waitFor(15*time.Second, "EXITED 0")
+
+	data, err := os.ReadFile(filepath.Join(state, "progress.json"))
+	if err != nil {
+		t.Fatalf("no progress saved: %v", err)
+	}
+	if !strings.Contains(string(data), `"do-you-need-an-election"`) {
+		t.Fatalf("progress does not mention the lesson read:\n%s", data)
+	}
+}
+
+func TestCtrlCQuitsFromTheReader(t *testing.T) {
+	s, _ := start(t, nil)
+	s.waitFor(5*time.Second, "01 Do you need an election?")
+	s.keys("Enter")
+	s.waitFor(5*time.Second, "page 1/")
+	s.keys("C-c")
+	s.waitFor(15*time.Second, "EXITED 0")
+}
+
+func TestCorruptProgressIsMovedAsideWithNotice(t *testing.T) {
+	s, state := start(t, func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "progress.json"), []byte("{broken"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	s.fits(s.waitFor(5*time.Second, "saved progress could not be read", "01 Do you need an election?"))
+	matches, _ := filepath.Glob(filepath.Join(state, "progress.json.corrupt-*"))
+	if len(matches) != 1 {
+		t.Fatalf("corrupt file not moved aside: %v", matches)
+	}
+	s.keys("q")
+	s.waitFor(15*time.Second, "EXITED 0")
+}
