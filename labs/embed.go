@@ -9,7 +9,7 @@ import (
 // runs outside a checkout: each lab's manifest, README, stub and grader
 // tests (the tests' names are validated against the manifest's steps).
 //
-//go:embed */lab.yaml */README.md */*.go
+//go:embed [0-9][0-9]_*/lab.yaml [0-9][0-9]_*/README.md [0-9][0-9]_*/*.go
 var catalog embed.FS
 
 // Catalog returns the labs as a file system with one folder per lab id:

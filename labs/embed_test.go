@@ -40,8 +40,10 @@ func TestCatalogHasEveryLabFile(t *testing.T) {
 			t.Errorf("%s: README.md is not in the catalog", id)
 		}
 	}
-	if _, err := fs.Stat(cat, "internal"); err == nil {
-		t.Error("labs/internal leaked into the catalog")
+	for _, helper := range []string{"internal", "kv"} {
+		if _, err := fs.Stat(cat, helper); err == nil {
+			t.Errorf("labs/%s leaked into the catalog", helper)
+		}
 	}
 }
 

@@ -26,7 +26,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 const key = "locks/nightly-billing"

@@ -30,7 +30,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 const key = "leases/scheduler"

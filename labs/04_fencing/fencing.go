@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/ownership-election/playground/labs"
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 var (

@@ -28,7 +28,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 func TestStep1_RejectsLowerToken(t *testing.T) {

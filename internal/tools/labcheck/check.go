@@ -141,6 +141,28 @@ func solutionProblems(res *grade.Result, tests []string, count int) (passing int
 	return passing, probs
 }
 
+// runMutant grades one mutant and returns "" when a step test caught it.
+// It runs without the race detector first, because that build is several
+// times faster; only a mutant that survives is run again under -race
+// (data-race bugs are caught only there).
+func runMutant(ctx context.Context, cfg config, base grade.Options, stub, mutant string, tests []string) (string, error) {
+	o := base
+	o.Overlay = map[string]string{stub: mutant}
+	res, err := grade.Run(ctx, o)
+	if err != nil {
+		return "", err
+	}
+	p := mutantProblem(filepath.Base(mutant), res, tests)
+	if p == "" || res.BuildFailed || !cfg.Race {
+		return p, nil
+	}
+	o.Race = true
+	if res, err = grade.Run(ctx, o); err != nil {
+		return "", err
+	}
+	return mutantProblem(filepath.Base(mutant), res, tests), nil
+}
+
 // mutantProblem checks (d) for one mutant: at least one step test fails.
 func mutantProblem(name string, res *grade.Result, tests []string) string {
 	if res.BuildFailed {
@@ -273,19 +295,13 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	for _, m := range mutants {
 		name := filepath.Base(m)
 		logf("%s: mutant %s", id, name)
-		o := base
-		o.Overlay = map[string]string{stub: m}
-		o.Race = cfg.Race
-		res, err := grade.Run(ctx, o)
-		if err != nil {
+		if p, err := runMutant(ctx, cfg, base, stub, m, tests); err != nil {
 			fail("run mutant %s: %v", name, err)
-			continue
-		}
-		if p := mutantProblem(name, res, tests); p != "" {
+		} else if p != "" {
 			fail("%s", p)
-			continue
+		} else {
+			r.MutantsCaught++
 		}
-		r.MutantsCaught++
 	}
 	return r
 }

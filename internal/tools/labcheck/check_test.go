@@ -26,7 +26,7 @@ func TestDiscoverAndStepTests(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "labs/02_lock/lock_test.go"), "package lock\nimport \"testing\"\nfunc TestStep1_A(t *testing.T) {}\nfunc TestHelperNotAStep(t *testing.T) {}\nfunc TestStep2_B(t *testing.T) {}\n")
 	write(t, filepath.Join(root, "labs/01_cas/cas_test.go"), "package cas\n")
-	write(t, filepath.Join(root, "labs/internal/kv/kv.go"), "package kv\n")
+	write(t, filepath.Join(root, "labs/kv/kv.go"), "package kv\n")
 	write(t, filepath.Join(root, "labs/labs.go"), "package labs\n")
 	ids, err := discover(root)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 // ErrNotHeld is returned by Unlock when this Lock does not hold the key:

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 var (

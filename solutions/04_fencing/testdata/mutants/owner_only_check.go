@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/ownership-election/playground/labs/internal/kv"
+	"github.com/ownership-election/playground/labs/kv"
 )
 
 var (
