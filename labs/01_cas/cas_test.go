@@ -31,6 +31,14 @@ import (
 	"time"
 )
 
+// advance moves the fake clock on by d, then lets every goroutine started
+// by the code under test (expiry timers, if you use time.AfterFunc) run
+// before the test looks.
+func advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
+}
+
 func TestStep1_CreateWhenAbsent(t *testing.T) {
 	s := NewStore()
 	if _, _, ok := s.Get("leader"); ok {
@@ -121,7 +129,7 @@ func TestStep3_VersionIncreasesOnEveryWrite(t *testing.T) {
 		// version: a holder from before the expiry would match again.
 		write("lease", "", "replica-1", 5*time.Second)
 		old := last
-		time.Sleep(5 * time.Second)
+		advance(5 * time.Second)
 		write("lease", "", "replica-1", 5*time.Second)
 		if last <= old {
 			t.Fatalf("re-created key got version %d, want more than %d", last, old)
@@ -135,7 +143,7 @@ func TestStep3_VersionIncreasesOnEveryWrite(t *testing.T) {
 				t.Fatalf("write %d reused version %d", i, v)
 			}
 			seen[v] = true
-			time.Sleep(time.Second)
+			advance(time.Second)
 		}
 	})
 }
@@ -145,11 +153,11 @@ func TestStep4_ExpiryMakesKeyAbsent(t *testing.T) {
 		s := NewStore()
 		s.CompareAndSwap("lock", "", "replica-1", 10*time.Second)
 		s.CompareAndSwap("forever", "", "x", 0)
-		time.Sleep(10*time.Second - time.Millisecond)
+		advance(10*time.Second - time.Millisecond)
 		if got, _, ok := s.Get("lock"); !ok || got != "replica-1" {
 			t.Fatalf("1 ms before its 10 s TTL ends the key is (%q, %v), want it still present", got, ok)
 		}
-		time.Sleep(time.Millisecond)
+		advance(time.Millisecond)
 		if got, _, ok := s.Get("lock"); ok {
 			t.Fatalf("exactly 10 s after a write with a 10 s TTL the key still holds %q; it must be absent from that instant", got)
 		}
@@ -161,13 +169,13 @@ func TestStep4_ExpiryMakesKeyAbsent(t *testing.T) {
 			t.Fatalf("create over an expired key = (swapped=%v, err=%v), want (true, nil)", ok, err)
 		}
 		// A swap refreshes the TTL from the moment of the swap.
-		time.Sleep(6 * time.Second)
+		advance(6 * time.Second)
 		s.CompareAndSwap("lock", "replica-2", "replica-2", 10*time.Second)
-		time.Sleep(6 * time.Second)
+		advance(6 * time.Second)
 		if _, _, ok := s.Get("lock"); !ok {
 			t.Fatal("a key rewritten 6 s ago with a 10 s TTL has expired; the TTL counts from the latest write")
 		}
-		time.Sleep(1000 * time.Hour)
+		advance(1000 * time.Hour)
 		if _, _, ok := s.Get("forever"); !ok {
 			t.Fatal("a key written with ttl == 0 expired; ttl 0 means it never expires")
 		}
