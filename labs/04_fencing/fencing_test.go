@@ -12,11 +12,14 @@ package fencing
 //     remembers_last_token.go]: Step 1.
 //   - one highest token for the whole storage instead of one per resource
 //     [mutant global_token.go]: Step 3.
-//   - no lock around the compare and the write: Step 4 under -race.
+//   - no lock around the compare and the write [mutant unlocked_write.go]:
+//     Step 4 under -race.
 //   - a worker that checks the owner but not the version, so a request
 //     delayed across an ownership flip-flop (A, then B, then A again) is
 //     applied [mutant owner_only_check.go]: Step 6.
-//   - a worker that trusts a request whose lock has expired: Step 5.
+//   - a worker that remembers who the owner was instead of asking the lock
+//     store for every request, and so trusts an owner whose lock has
+//     expired: Step 5.
 
 import (
 	"errors"
