@@ -63,7 +63,7 @@ func crossCheck(c *Course, src Sources) []Problem {
 	for _, lab := range c.Labs {
 		labIDs = append(labIDs, lab.ID)
 		switch l := lessonAt[lab.Lesson]; {
-		case lab.Lesson == "":
+		case lab.Lesson == "" || !src.OwnLabs:
 		case l == nil:
 			add(lab.Path, lab.lessonLine, "lab: lesson: unknown lesson id %q", lab.Lesson)
 		case !slices.Contains(l.Labs, lab.ID):

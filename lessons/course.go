@@ -96,7 +96,7 @@ type Lab struct {
 	README string // the lab's README.md (Markdown), "" if absent
 	Path   string // lab.yaml, as shown in problems
 
-	lessonLine int // line of the lesson field, for problems
+	lessonLine, fileLine int // lines of the lesson and file fields, for problems
 }
 
 // Step is one graded step of a lab: one test function and its hints.
@@ -118,6 +118,10 @@ type Sources struct {
 	Labs fs.FS
 	// LabsRoot is put before lab paths in problems, e.g. "labs".
 	LabsRoot string
+	// OwnLabs says the labs belong to this course (the built-in one), so
+	// each lab's lesson field must name a lesson here that lists the lab.
+	// Leave it false for an instructor's course that reuses some labs.
+	OwnLabs bool
 	// Experiments are the known experiment names. When nil, experiment
 	// references are not checked.
 	Experiments []string

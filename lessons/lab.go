@@ -35,6 +35,12 @@ func loadLabs(fsys fs.FS, root string) ([]*Lab, []Problem) {
 		probs = append(probs, ps...)
 		lab, ps := ParseLab(joinRoot(root, path.Join(e.Name(), "lab.yaml")), e.Name(), data, tests)
 		probs = append(probs, ps...)
+		if lab.File != "" && !strings.Contains(lab.File, "/") {
+			if _, err := fs.Stat(fsys, path.Join(e.Name(), lab.File)); err != nil {
+				probs = append(probs, Problem{Path: lab.Path, Line: lab.fileLine,
+					Msg: "lab: file: " + lab.File + " is not in the lab folder"})
+			}
+		}
 		if readme, err := fs.ReadFile(fsys, path.Join(e.Name(), "README.md")); err == nil {
 			lab.README = string(readme)
 		}
@@ -95,6 +101,9 @@ func ParseLab(path, dir string, data []byte, tests map[string]bool) (*Lab, []Pro
 		lab.lessonLine = n.Line
 	}
 	lab.File = p.text(root, m, "lab", "file", true)
+	if n := m["file"]; n != nil {
+		lab.fileLine = n.Line
+	}
 	if lab.File != "" && (!strings.HasSuffix(lab.File, ".go") || strings.HasSuffix(lab.File, "_test.go") || strings.Contains(lab.File, "/")) {
 		p.yamlf(m["file"], "lab: file %q: name the stub the learner edits, a .go file in the lab folder (not a test)", lab.File)
 	}

@@ -14,7 +14,7 @@ func loadGood(t *testing.T) *Course {
 	t.Helper()
 	c, probs := Load(Sources{
 		Course: os.DirFS("testdata/good"), CourseRoot: "good",
-		Labs: os.DirFS("testdata/labs"), LabsRoot: "labs",
+		Labs: os.DirFS("testdata/labs"), LabsRoot: "labs", OwnLabs: true,
 		Experiments: testExperiments,
 	})
 	for _, p := range probs {
@@ -124,15 +124,17 @@ func TestLoadProblems(t *testing.T) {
 		"01_demo/lab.yaml":     {Data: []byte("id: 01_demo\ntitle: T\nlesson: ghost\nfile: demo.go\nsteps:\n  - test: TestStep1_Gone\n    title: S\n    hints: [h]\n")},
 		"01_demo/demo_test.go": {Data: []byte("package demo\n")},
 		"02_orphan/lab.yaml":   {Data: []byte("id: 02_orphan\ntitle: T\nlesson: first-steps\nfile: o.go\nsteps:\n  - test: TestStep1_X\n    title: S\n    hints: [h]\n")},
+		"02_orphan/o.go":       {Data: []byte("package o\n")},
 		"02_orphan/o_test.go":  {Data: []byte("package o\n\nfunc TestStep1_X(t *testing.T) {}\n")},
 	}
-	_, probs := Load(Sources{Course: course, Labs: labs, LabsRoot: "labs", Experiments: testExperiments})
+	_, probs := Load(Sources{Course: course, Labs: labs, LabsRoot: "labs", OwnLabs: true, Experiments: testExperiments})
 	got := make([]string, len(probs))
 	for i, p := range probs {
 		got[i] = p.String()
 	}
 	want := []string{
 		`labs/01_demo/lab.yaml:3: lab: lesson: unknown lesson id "ghost"`,
+		`labs/01_demo/lab.yaml:4: lab: file: demo.go is not in the lab folder`,
 		`labs/01_demo/lab.yaml:6: step TestStep1_Gone: no func TestStep1_Gone in the lab's _test.go files`,
 		`labs/02_orphan/lab.yaml:3: lab: lesson: first-steps does not list 02_orphan under labs in its front matter`,
 		`lessons/01-again/lesson.md:7: front matter: prerequisites: "no-quiz" comes later in the course (lesson 04)`,

@@ -7,12 +7,13 @@ import (
 	"os"
 
 	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/labs"
 	"github.com/ownership-election/playground/lessons"
 )
 
-// labCatalog gives the lab manifests (<id>/lab.yaml, README.md, *_test.go)
-// that lessons refer to; nil while the lab catalogue is not wired in.
-var labCatalog = func() fs.FS { return nil }
+// labCatalog gives the lab manifests (<id>/lab.yaml, README.md, the stub
+// and *_test.go) that lessons refer to. A variable so tests can swap it.
+var labCatalog func() fs.FS = labs.Catalog
 
 func init() {
 	Register(&Command{
@@ -31,6 +32,7 @@ func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error
 		CourseRoot:  "content",
 		Labs:        labCatalog(),
 		LabsRoot:    "labs",
+		OwnLabs:     true,
 		Experiments: knownExperiments(),
 	}
 	if dir == "" {
@@ -44,7 +46,8 @@ func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error
 		if !st.IsDir() {
 			return nil, nil, fmt.Errorf("open course: %s is not a folder", dir)
 		}
-		src.Course, src.CourseRoot = os.DirFS(dir), dir
+		// The built-in labs may serve another course, but belong to this one.
+		src.Course, src.CourseRoot, src.OwnLabs = os.DirFS(dir), dir, false
 	}
 	c, probs := lessons.Load(src)
 	return c, probs, nil

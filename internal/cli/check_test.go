@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io/fs"
+	"os"
 	"strings"
 	"testing"
 )
@@ -12,6 +14,14 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// withTestLabs replaces the built-in lab catalogue with a one-lab
+// fixture, so tests of other courses do not change as labs are added.
+func withTestLabs(t *testing.T) {
+	saved := labCatalog
+	labCatalog = func() fs.FS { return os.DirFS("../../lessons/testdata/labs") }
+	t.Cleanup(func() { labCatalog = saved })
 }
 
 // TestCheckEmbeddedCourse is the gate on the shipped course: `playground
@@ -24,8 +34,9 @@ func TestCheckEmbeddedCourse(t *testing.T) {
 }
 
 func TestCheckFolder(t *testing.T) {
+	withTestLabs(t)
 	code, out, _ := run(t, "", "check", "../../content/testdata/course-ok")
-	if code != 0 || out != "ok: 2 lessons, 5 questions, 0 labs, no problems\n" {
+	if code != 0 || out != "ok: 2 lessons, 5 questions, 1 lab, no problems\n" {
 		t.Errorf("check course-ok exited %d:\n%s", code, out)
 	}
 	// --content names the course too.
@@ -36,13 +47,14 @@ func TestCheckFolder(t *testing.T) {
 }
 
 func TestCheckProblems(t *testing.T) {
+	withTestLabs(t)
 	code, out, _ := run(t, "", "check", "../../content/testdata/course-bad")
 	dir := "../../content/testdata/course-bad/lessons/01-broken/"
 	want := dir + `lesson.md:6: front matter: experiments: unknown experiment "no-such-experiment" (known: ` +
 		strings.Join(knownExperiments(), ", ") + ")\n" +
 		dir + "lesson.md:13: @check missing-question: no question with this id in the lesson's quiz.yaml\n" +
 		dir + "quiz.yaml:7: question q: options: a single question needs exactly one option with correct: true, has 0\n" +
-		"3 problems found (course: 1 lesson, 1 question, 0 labs)\n"
+		"3 problems found (course: 1 lesson, 1 question, 1 lab)\n"
 	if code != 2 || out != want {
 		t.Errorf("check course-bad exited %d:\n%s\nwant:\n%s", code, out, want)
 	}

@@ -1,0 +1,110 @@
+// Package experiment runs the course's experiments: scripted scenarios on a
+// real etcd in which replicas, each with its own client behind its own fault
+// proxy, compete for ownership while the learner (or the script) pauses,
+// crashes, partitions and restarts them. Every scenario reports what happened
+// as a stream of timestamped events and ends with a verdict saying whether it
+// showed what it exists to show.
+//
+// The package knows nothing about terminals: the headless CLI prints the
+// events and the TUI draws them.
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind is the type of an Event.
+type Kind string
+
+// The event kinds.
+const (
+	Phase             Kind = "phase"              // the script moves on to a new step
+	LeaseGranted      Kind = "lease-granted"      // a replica got a lease
+	LeaseRenewed      Kind = "lease-renewed"      // a keep-alive was answered
+	LeaseExpired      Kind = "lease-expired"      // a replica learned its lease is gone
+	Acquired          Kind = "acquired"           // a replica became owner (Token set)
+	Lost              Kind = "lost"               // a replica noticed it is no longer owner
+	SteppedDown       Kind = "stepped-down"       // a replica stopped acting as owner
+	Released          Kind = "released"           // an owner unlocked or resigned
+	Paused            Kind = "paused"             // work and network frozen
+	Resumed           Kind = "resumed"            // ... and thawed
+	Crashed           Kind = "crashed"            // client closed, session orphaned
+	Restarted         Kind = "restarted"          // a crashed replica came back
+	Partitioned       Kind = "partitioned"        // network dropped, work continues
+	Healed            Kind = "healed"             // network back
+	ClockChanged      Kind = "clock"              // a replica's local clock rate changed
+	WriteAccepted     Kind = "write-accepted"     // the protected resource took a write
+	WriteRejected     Kind = "write-rejected"     // ... or refused it (stale token)
+	LeaderObserved    Kind = "leader-observed"    // an observer saw a (raft or election) leader
+	InvariantViolated Kind = "invariant-violated" // two owners at once, or a stale write accepted
+	Measured          Kind = "measured"           // a number the scenario measured (Value, Unit)
+	Note              Kind = "note"               // anything else worth a line
+	Finished          Kind = "verdict"            // the last event: the verdict
+)
+
+// Event is one thing that happened during a run. At is the time since the
+// run started.
+type Event struct {
+	At      time.Duration
+	Kind    Kind
+	Replica string  // the replica it is about, if any
+	Token   int64   // fencing token (lock key CreateRevision), if any
+	TTL     int64   // lease TTL in seconds, if any
+	Value   float64 // a measured number (Measured) or 0
+	Unit    string  // the unit of Value ("s", "ms", "wake-ups")
+	Text    string  // human-readable description
+}
+
+type jsonEvent struct {
+	T       float64 `json:"t"`
+	Kind    Kind    `json:"kind"`
+	Replica string  `json:"replica,omitempty"`
+	Token   int64   `json:"token,omitempty"`
+	TTL     int64   `json:"ttl,omitempty"`
+	Value   float64 `json:"value,omitempty"`
+	Unit    string  `json:"unit,omitempty"`
+	Text    string  `json:"text"`
+}
+
+// MarshalJSON writes the event with its time in seconds ("t": 1.234).
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(jsonEvent{
+		T: float64(e.At.Milliseconds()) / 1000, Kind: e.Kind, Replica: e.Replica,
+		Token: e.Token, TTL: e.TTL, Value: e.Value, Unit: e.Unit, Text: e.Text,
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var j jsonEvent
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Event{At: time.Duration(j.T * float64(time.Second)), Kind: j.Kind, Replica: j.Replica,
+		Token: j.Token, TTL: j.TTL, Value: j.Value, Unit: j.Unit, Text: j.Text}
+	return nil
+}
+
+// String formats the event as one line of text: "  1.234s  acquired  r1  token 42: ...".
+func (e Event) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%7.3fs  %-18s", e.At.Seconds(), e.Kind)
+	if e.Replica != "" {
+		fmt.Fprintf(&b, " %-4s", e.Replica)
+	}
+	b.WriteString(" ")
+	b.WriteString(e.Text)
+	return strings.TrimRight(b.String(), " ")
+}
+
+// Verdict is how a run ended: whether the scenario showed what it exists to
+// show, a one-paragraph summary, and the figures it measured.
+type Verdict struct {
+	Scenario string             `json:"scenario"`
+	Showed   bool               `json:"showed"`
+	Summary  string             `json:"summary"`
+	Figures  map[string]float64 `json:"figures,omitempty"`
+}

@@ -1,0 +1,65 @@
+package experiment
+
+import "fmt"
+
+// monitor watches the event stream for the two things that must never
+// happen: two replicas acting as owner at once, and a write from a stale
+// owner being accepted. A paused replica does not act, so it only counts
+// again once it does something as owner after it resumes.
+type monitor struct {
+	owners      map[string]int64 // replica -> token it believes it owns with
+	paused      map[string]bool
+	maxToken    int64
+	twoOwners   int
+	staleWrites int
+}
+
+func (m *monitor) observe(e Event) []Event {
+	if m.owners == nil {
+		m.owners, m.paused = map[string]int64{}, map[string]bool{}
+	}
+	switch e.Kind {
+	case Acquired:
+		m.owners[e.Replica] = e.Token
+		m.maxToken = max(m.maxToken, e.Token)
+		return m.checkOwners(e.Replica, "acquired")
+	case Lost, SteppedDown, Released, Crashed:
+		delete(m.owners, e.Replica)
+		if e.Kind == Crashed {
+			delete(m.paused, e.Replica)
+		}
+	case Paused:
+		m.paused[e.Replica] = true
+	case Resumed:
+		delete(m.paused, e.Replica)
+	case WriteAccepted, WriteRejected:
+		var out []Event
+		if _, owner := m.owners[e.Replica]; owner {
+			out = m.checkOwners(e.Replica, "wrote")
+		}
+		if e.Kind == WriteAccepted && e.Token < m.maxToken {
+			m.staleWrites++
+			out = append(out, Event{Kind: InvariantViolated, Replica: e.Replica, Token: e.Token,
+				Text: fmt.Sprintf("stale write accepted: token %d after token %d was issued", e.Token, m.maxToken)})
+		}
+		return out
+	}
+	return nil
+}
+
+// checkOwners reports a violation when more than one replica that is not
+// paused believes it is the owner.
+func (m *monitor) checkOwners(who, did string) []Event {
+	acting := map[string]int64{}
+	for n, tok := range m.owners {
+		if !m.paused[n] {
+			acting[n] = tok
+		}
+	}
+	if len(acting) < 2 {
+		return nil
+	}
+	m.twoOwners++
+	return []Event{{Kind: InvariantViolated, Replica: who,
+		Text: fmt.Sprintf("two owners at once (%s %s): %s", who, did, names(acting))}}
+}
