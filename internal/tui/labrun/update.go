@@ -8,12 +8,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// Update handles keys and the results of the screen's commands.
+// Update handles keys and the results of the screen's commands. The root
+// sets the size with SetSize; every Update then starts a README rendering
+// for a new width if one is needed.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.SetSize(msg.Width, msg.Height)
+		// The size itself comes through SetSize (the root knows how much
+		// of the terminal this screen gets); the message only prompts the
+		// README to be rendered for the new width at the end of Update.
 	case readmeRenderedMsg:
 		if msg.lab == m.lab.ID {
 			if m.readmeWant == msg.width {

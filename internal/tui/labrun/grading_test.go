@@ -1,0 +1,74 @@
+package labrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gradeFixture runs the real grader on a copy of the fixture whose stub
+// is replaced by src.
+func gradeFixture(t *testing.T, src string, timeout time.Duration) report {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go test on the fixture module")
+	}
+	root := copyFixture(t)
+	if src != "" {
+		if err := os.WriteFile(filepath.Join(root, "labs/00_demo/demo.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := New(demoLab(), Options{Root: root, Timeout: timeout})
+	msg := m.gradeCmd(context.Background(), 7)().(gradeDoneMsg)
+	if msg.seq != 7 {
+		t.Fatalf("seq = %d", msg.seq)
+	}
+	return msg.report
+}
+
+func TestRealGradeMapsStepsAndFailure(t *testing.T) {
+	r := gradeFixture(t, "", 0)
+	if r.Err != nil || r.allPassed() {
+		t.Fatalf("err=%v passed=%v", r.Err, r.allPassed())
+	}
+	if r.Steps[0].Status != statusPass || r.Steps[1].Status != statusFail {
+		t.Fatalf("statuses = %v, %v", r.Steps[0].Status, r.Steps[1].Status)
+	}
+	if msg := strings.Join(r.Steps[1].Message, "\n"); !strings.Contains(msg, "demo_test.go:13: Double(21) = 21, want 42") {
+		t.Fatalf("failure message = %q", msg)
+	}
+	if r.Steps[1].Hints[1] != "Return n * 2." || r.Steps[1].Title != "Double a number" {
+		t.Fatal("manifest hints and titles not joined")
+	}
+}
+
+func TestRealGradeCompileErrorHasFileLine(t *testing.T) {
+	r := gradeFixture(t, "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Double(n int) int { return nn }\n", 0)
+	if len(r.BuildErrors) == 0 || !strings.Contains(r.BuildErrors[0], "demo.go:5:") || !strings.Contains(r.BuildErrors[0], "undefined: nn") {
+		t.Fatalf("build errors = %q", r.BuildErrors)
+	}
+	if r.Steps[0].Status != statusNotRun || r.allPassed() {
+		t.Fatal("nothing can pass when the code does not compile")
+	}
+}
+
+func TestRealGradeTimesOut(t *testing.T) {
+	r := gradeFixture(t, "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Double(n int) int { for {} }\n", 2*time.Second)
+	if !r.TimedOut || r.allPassed() {
+		t.Fatalf("timed out = %v, message %q", r.TimedOut, r.Message)
+	}
+	if !strings.Contains(r.Message, "TestStep2_Doubles") {
+		t.Fatalf("timeout message does not name the stuck test: %q", r.Message)
+	}
+}
+
+func TestRealGradePasses(t *testing.T) {
+	r := gradeFixture(t, "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Double(n int) int { return n << 1 }\n", 0)
+	if !r.allPassed() {
+		t.Fatalf("fixed stub not passing: %+v", r)
+	}
+}
