@@ -27,8 +27,8 @@ type stepResult struct {
 type report struct {
 	Steps       []stepResult
 	BuildErrors []string // compiler messages, each starting with file:line
-	RunPassed   bool   // go test itself said ok
-	Message     string // internal/grade's summary when the run went wrong as a whole
+	RunPassed   bool     // go test itself said ok
+	Message     string   // internal/grade's summary when the run went wrong as a whole
 	TimedOut    bool
 	Timeout     time.Duration
 	Canceled    bool
