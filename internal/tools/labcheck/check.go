@@ -92,6 +92,20 @@ func manifestProblems(lab *lessons.Lab, tests []string) []string {
 	return probs
 }
 
+// stubTextProblems checks the lab contract on the stub's text: the bodies
+// to write return (or panic with) labs.ErrNotImplemented and say what to
+// do in TODO comments.
+func stubTextProblems(src string) []string {
+	var probs []string
+	if !strings.Contains(src, "labs.ErrNotImplemented") {
+		probs = append(probs, "the stub never uses labs.ErrNotImplemented")
+	}
+	if !strings.Contains(src, "TODO") {
+		probs = append(probs, "the stub has no TODO comment saying what to write")
+	}
+	return probs
+}
+
 // stubProblems checks (a): on the untouched stub every step test fails.
 func stubProblems(res *grade.Result, tests []string) (failing int, probs []string) {
 	if res.BuildFailed {
@@ -261,6 +275,9 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	if _, err := os.Stat(filepath.Join(cfg.Root, solution)); err != nil {
 		fail("solution file: %v", err)
 		return r
+	}
+	if src, err := os.ReadFile(filepath.Join(cfg.Root, stub)); err == nil {
+		r.Problems = append(r.Problems, stubTextProblems(string(src))...)
 	}
 	base := grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout}
 

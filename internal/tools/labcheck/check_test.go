@@ -135,3 +135,13 @@ func TestUsage(t *testing.T) {
 		t.Errorf("unknown lab: exit %d, want 2", code)
 	}
 }
+
+func TestStubTextProblems(t *testing.T) {
+	good := "package x\n\nfunc F() error {\n\t// TODO: write F.\n\treturn labs.ErrNotImplemented\n}\n"
+	if p := stubTextProblems(good); len(p) != 0 {
+		t.Errorf("a proper stub: %v", p)
+	}
+	if p := stubTextProblems("package x\n\nfunc F() error { return nil }\n"); len(p) != 2 {
+		t.Errorf("a stub without TODO or ErrNotImplemented: %v, want 2 problems", p)
+	}
+}

@@ -1,5 +1,11 @@
 // Package demo is a fixture lab for labcheck's own tests.
 package demo
 
-// Add returns a+b. TODO.
-func Add(a, b int) int { return 0 }
+import "example.com/m/labs"
+
+// Add returns a+b.
+func Add(a, b int) int {
+	// TODO: return the sum.
+	_ = labs.ErrNotImplemented
+	return 0
+}
