@@ -91,7 +91,7 @@ func (m *Model) renderReadmeCmd() tea.Cmd {
 		if err != nil {
 			return readmeRenderedMsg{lab: lab, width: w, err: fmt.Errorf("render README: %w", err)}
 		}
-		out, err := r.Render(src)
+		out, err := r.Render(unwrapMarkdown(src))
 		if err != nil {
 			return readmeRenderedMsg{lab: lab, width: w, err: fmt.Errorf("render README: %w", err)}
 		}

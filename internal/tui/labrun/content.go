@@ -11,7 +11,7 @@ func (m Model) readmeText() string {
 	if out, ok := m.readmeRendered[m.readmeWidth()]; ok {
 		return out
 	}
-	return wrap(strings.TrimSpace(m.readmeSrc), m.readmeVP.Width(), "")
+	return wrap(strings.TrimSpace(unwrapMarkdown(m.readmeSrc)), m.readmeVP.Width(), "")
 }
 
 // resultsText is the grade pane: steps, the first failure, compiler errors,

@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/labs"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -32,8 +33,9 @@ type Options struct {
 	// Styles are the shared styles; the zero value falls back to
 	// theme.DefaultStyles(true).
 	Styles *theme.Styles
-	// Catalog is the embedded copy of the labs (labs.Catalog()): READMEs
-	// for installed binaries, and the original stub that reset restores.
+	// Catalog is the embedded copy of the labs: READMEs for installed
+	// binaries, and the original stub that reset restores. Nil means
+	// labs.Catalog().
 	Catalog fs.FS
 	// Passed says the learner already passed this lab (from progress), so
 	// the solution opens without a question.
@@ -115,6 +117,9 @@ func New(lab lessons.Lab, opts Options) Model {
 	st := theme.DefaultStyles(true)
 	if opts.Styles != nil {
 		st = *opts.Styles
+	}
+	if opts.Catalog == nil {
+		opts.Catalog = labs.Catalog()
 	}
 	now := opts.Now
 	if now == nil {
