@@ -14,6 +14,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
@@ -161,13 +162,11 @@ func moduleRoot() string {
 	}
 }
 
+// isTerminalWriter reports whether w is a terminal. A character device is
+// not enough: /dev/null is one too.
 func isTerminalWriter(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // printOutline is the course for a pipe or a file: lessons with their
