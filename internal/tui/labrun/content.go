@@ -79,9 +79,9 @@ func (m Model) resultsText(w int) string {
 		line(st.Error.Render("Timed out") + st.Muted.Render(" after "+elapsed(r.Timeout)))
 		msg := r.Message
 		if msg == "" {
-			msg = "the tests did not finish in time"
+			msg = "The tests did not finish in time: look for an endless loop, a lock that is never released, or a channel nobody reads."
 		}
-		line(wrap(msg+". Look for an endless loop, a lock that is never released, or a channel nobody reads.", w, "  "))
+		line(wrap(msg, w, "  "))
 		line("")
 	case r.Message != "" && len(r.BuildErrors) == 0:
 		line(st.Error.Render("The test run broke off"))

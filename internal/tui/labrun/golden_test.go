@@ -27,6 +27,14 @@ func TestGoldenScreens(t *testing.T) {
 			m, _ = press(t, m, "enter")
 			golden.RequireEqual(t, view(m))
 		})
+		t.Run(fmt.Sprintf("passed_solution_%dx%d", w, h), func(t *testing.T) {
+			m := newTest(t, fixtureRoot, w, h)
+			m, _ = press(t, m, "enter")
+			m, _ = deliver(t, m, passingReport())
+			m, cmd := press(t, m, "s")
+			m = runCmd(t, m, cmd)
+			golden.RequireEqual(t, view(m))
+		})
 		t.Run(fmt.Sprintf("no_labs_%dx%d", w, h), func(t *testing.T) {
 			golden.RequireEqual(t, view(newTest(t, "testdata/no-such-checkout", w, h)))
 		})

@@ -17,7 +17,7 @@ import (
 const defaultDebounce = 300 * time.Millisecond
 
 func (m Model) gradeOptions() grade.Options {
-	return grade.Options{Dir: m.opts.Root, Lab: m.lab.ID, Timeout: m.opts.Timeout}
+	return grade.Options{Dir: m.opts.Root, Lab: m.lab.ID, Timeout: m.opts.Timeout, Env: m.opts.Env}
 }
 
 // gradeCmd runs the lab's tests, exactly like `go test ./labs/<id>/`, off

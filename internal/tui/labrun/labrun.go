@@ -45,6 +45,10 @@ type Options struct {
 	// Debounce is the quiet time after a burst of saves before watch mode
 	// re-grades; zero means 300ms.
 	Debounce time.Duration
+	// Env is added to the environment of go test, for example
+	// PLAYGROUND_ETCD_ENDPOINTS=... when the learner chose an existing
+	// etcd cluster with a flag rather than the variable.
+	Env []string
 	// Editor is the command that opens the stub; empty means $VISUAL, then
 	// $EDITOR, then vi.
 	Editor string

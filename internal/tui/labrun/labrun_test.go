@@ -150,7 +150,7 @@ func TestGradeShowsSpinnerAndCancelDropsLateResult(t *testing.T) {
 	if cmd == nil || !m.grading || !m.Capturing() {
 		t.Fatalf("enter did not start grading (grading=%v)", m.grading)
 	}
-	if v := view(m); !strings.Contains(v, "Grading… 0.0s") || !strings.Contains(v, "x cancels") {
+	if v := view(m); !strings.Contains(v, "Grading… 0.0s · x cancels") || strings.Contains(v, "first build") {
 		t.Fatalf("no spinner line while grading:\n%s", v)
 	}
 	seq := m.gradeSeq
@@ -173,7 +173,7 @@ func TestSpinnerShowsElapsedTime(t *testing.T) {
 	m.SetSize(80, 24)
 	m, _ = press(t, m, "g")
 	now = now.Add(42 * time.Second)
-	if v := view(m); !strings.Contains(v, "Grading… 42s") {
+	if v := view(m); !strings.Contains(v, "Grading… 42s") || !strings.Contains(v, "first build can take a minute") {
 		t.Fatalf("elapsed time not shown:\n%s", v)
 	}
 }

@@ -3,6 +3,7 @@ package labrun
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/viewport"
 	"charm.land/lipgloss/v2"
@@ -15,6 +16,9 @@ const wideWidth = 110
 // Without the labs there is only the how-to and the README, and the clone
 // command must not be cut by a half-width pane.
 func (m Model) wide() bool { return m.width >= wideWidth && m.labsPresent }
+
+// slowBuild is when the spinner line starts explaining the wait.
+const slowBuild = 3 * time.Second
 
 // chromeHeight is the lines around the panes: title, subtitle, pane tabs,
 // and the status line at the bottom.
@@ -132,8 +136,11 @@ func (m Model) statusLine() string {
 	case m.confirm == confirmReset:
 		s = st.Warning.Render("Reset " + m.lab.File + " to the original? Your code is kept aside. (y/n)")
 	case m.grading:
-		s = m.spinner.View() + " " + st.Text.Render("Grading… "+elapsed(m.now().Sub(m.gradeFrom))) +
-			st.Muted.Render("  the first build can take a minute · x cancels")
+		d := m.now().Sub(m.gradeFrom)
+		s = m.spinner.View() + " " + st.Text.Render("Grading… "+elapsed(d)) + st.Muted.Render(" · x cancels")
+		if d >= slowBuild {
+			s += st.Muted.Render(" · a lab's first build can take a minute")
+		}
 	case m.notice != "":
 		if m.noticeErr {
 			s = st.Error.Render(m.notice)
