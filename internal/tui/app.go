@@ -467,7 +467,11 @@ func (m Model) active() (string, string) {
 		return m.quiz.title(), m.quiz.View()
 	case stateLab, stateExperiment:
 		if m.child != nil {
-			return "", m.child.View()
+			name := "Lab"
+			if m.state == stateExperiment {
+				name = "Experiment"
+			}
+			return name, m.child.View()
 		}
 	}
 	return "Ownership election playground", m.home.View()

@@ -16,6 +16,9 @@ func (m Model) shortHelp() []key.Binding {
 		return append(b, m.keys.Help, m.keys.Quit)
 	case stateReader:
 		b = m.reader.ShortHelp()
+		if m.reader.checkOpen() {
+			return append(b, m.keys.Help) // esc closes the checkpoint, listed by the reader
+		}
 	case stateQuiz:
 		b = m.quiz.ShortHelp()
 	case stateLab, stateExperiment:

@@ -81,6 +81,10 @@ func (r *readerModel) setStyles(st theme.Styles) {
 	r.styles = st
 	r.shown = renderKey{}
 	r.refreshContent()
+	if r.check != nil {
+		r.check.styles = st
+		r.refreshCheck()
+	}
 }
 
 // sidebar is the page list shown beside the text on wide terminals.

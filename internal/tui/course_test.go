@@ -1,0 +1,69 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// TestEmbeddedCourseFits80x24 opens every page of the real course at 80x24
+// and checks that glamour's rendering fits the text column, so no line of a
+// lesson (a diagram, a table) is cut off at the right edge, and that every
+// quiz question's screen fits.
+func TestEmbeddedCourseFits80x24(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the whole course")
+	}
+	course, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
+	if len(course.Lessons) == 0 {
+		t.Fatalf("embedded course has no lessons: %v", probs)
+	}
+	h := newHarness(t, 80, 24, func(o *Options) { o.Course = course })
+	for _, l := range course.Lessons {
+		h.send(openLessonMsg{lesson: l.ID, page: 0})
+		for p := range l.Pages {
+			if p > 0 {
+				h.keys("n")
+			}
+			out, ok := h.m.reader.cache[h.m.reader.key(p)]
+			if !ok {
+				t.Fatalf("%s page %d not rendered", l.ID, p+1)
+			}
+			tw := h.m.reader.textWidth()
+			for i, line := range strings.Split(out, "\n") {
+				if w := ansi.StringWidth(line); w > tw {
+					t.Errorf("%s page %d (%q) line %d is %d wide, the text column is %d: %q",
+						l.Path, p+1, l.Pages[p].Title, i+1, w, tw, strings.TrimSpace(ansi.Strip(line)))
+				}
+			}
+			h.checkFits()
+		}
+		if l.Quiz == nil {
+			continue
+		}
+		h.keys("t")
+		for range l.Quiz.Questions {
+			h.checkFits()
+			h.keys("enter") // a single choice takes the cursor's option
+			if !h.m.quiz.current.answered() {
+				// Numeric and empty answers need input; type the answer.
+				q := h.m.quiz.current.q
+				for _, r := range trimNumber(q.Answer) {
+					h.keys(string(r))
+				}
+				h.keys("enter")
+			}
+			h.checkFits()
+			h.keys("enter")
+		}
+		h.mustShow("Your score")
+		h.keys("esc")
+	}
+}
+
+func trimNumber(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
