@@ -90,7 +90,12 @@ func TestFlowGradeFixtureLab(t *testing.T) {
 	root := copyFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lab := New(demoLab(), Options{Root: root, Styles: testStyles(), Debounce: 50 * time.Millisecond})
+	editor := filepath.Join(t.TempDir(), "fake-editor")
+	script := "#!/bin/sh\nprintf 'package demo\\n\\nfunc Add(a, b int) int { return a + b }\\n\\nfunc Double(n int) int { return n + n }\\n' > \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lab := New(demoLab(), Options{Root: root, Styles: testStyles(), Debounce: 50 * time.Millisecond, Editor: editor})
 	tm := teatest.NewTestModel(t, harness{lab: lab, root: root, ctx: ctx, cancel: cancel},
 		teatest.WithInitialTermSize(80, 24),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
@@ -101,12 +106,18 @@ func TestFlowGradeFixtureLab(t *testing.T) {
 	tm.Type("h")
 	waitFor(t, tm, "Twice a number is the number added to itself.")
 
+	// Watch mode: a save that breaks the build is graded without a key.
 	tm.Type("w")
 	waitFor(t, tm, "watching")
-	fixed := "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Double(n int) int { return n + n }\n"
-	if err := os.WriteFile(filepath.Join(root, "labs/00_demo/demo.go"), []byte(fixed), 0o644); err != nil {
+	broken := "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Double(n int) int { return nn }\n"
+	if err := os.WriteFile(filepath.Join(root, "labs/00_demo/demo.go"), []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, tm, "Does not compile", "demo.go:5:")
+
+	// The editor (a script standing in for vi) saves a fix; watch mode
+	// grades it.
+	tm.Type("e")
 	waitFor(t, tm, "Every step passes", "passed 00_demo")
 
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})

@@ -3,6 +3,7 @@ package labrun
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -460,6 +461,52 @@ func TestFitsTheScreen(t *testing.T) {
 				}
 			}
 			m, _ = press(t, m, "tab")
+		}
+	}
+}
+
+func TestResetFallsBackToGitHead(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on this machine")
+	}
+	root := copyFixture(t)
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		c.Dir = root
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "fixture")
+	stub := filepath.Join(root, "labs/00_demo/demo.go")
+	orig, _ := os.ReadFile(stub)
+	if err := os.WriteFile(stub, []byte("package demo // mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The embedded catalogue has no 00_demo, so the original must come from git.
+	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Now: func() time.Time { return fixedNow }})
+	m.SetSize(80, 24)
+	m, _ = press(t, m, "r")
+	m, cmd := press(t, m, "y")
+	m = runCmd(t, m, cmd)
+	if got, _ := os.ReadFile(stub); string(got) != string(orig) {
+		t.Fatalf("stub not restored from git: %q (notice %q)", got, m.notice)
+	}
+	if got, _ := os.ReadFile(stub + ".bak-20261129-090000"); string(got) != "package demo // mine\n" {
+		t.Fatalf("learner's code not kept: %q", got)
+	}
+}
+
+func TestLabWithoutManifestDoesNotEdit(t *testing.T) {
+	m := New(lessons.Lab{ID: "00_demo", Title: "00_demo"}, Options{Root: fixtureRoot, Styles: testStyles()})
+	m.SetSize(80, 24)
+	for _, k := range []string{"e", "r", "s"} {
+		m2, _ := press(t, m, k)
+		if m2.confirm != confirmNone || !strings.Contains(m2.notice, "no manifest") {
+			t.Errorf("%s on a lab without manifest: confirm=%v notice=%q", k, m2.confirm, m2.notice)
 		}
 	}
 }

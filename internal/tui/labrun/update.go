@@ -137,6 +137,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !m.labsPresent {
 		return nil
 	}
+	if m.lab.File == "" && (key.Matches(msg, k.Edit) || key.Matches(msg, k.Solution) || key.Matches(msg, k.Reset)) {
+		m.setNotice("This lab has no manifest naming its stub file (lab.yaml: file).", true)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Grade):
 		if m.grading {
