@@ -155,6 +155,9 @@ func (h homeModel) Update(msg tea.Msg) (homeModel, tea.Cmd) {
 // send wraps a message as a command.
 func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
+// roomy is when there is height for each lesson's summary under its title.
+func (h homeModel) roomy() bool { return h.wide() && h.h >= 2*len(h.rows)+8 }
+
 // wide is when the detail panel goes beside the list instead of below.
 func (h homeModel) wide() bool { return h.w >= 110 }
 
@@ -176,7 +179,7 @@ func (h homeModel) View() string {
 	if h.wide() {
 		detailW := h.w - listW - 3
 		detail := h.detail(detailW, true)
-		rows := max(len(h.rows), lipgloss.Height(detail))
+		rows := max(lipgloss.Height(list), lipgloss.Height(detail))
 		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", rows), "\n")
 		body = lipgloss.JoinHorizontal(lipgloss.Top, fit(list, listW, rows), sep, detail)
 	} else {
@@ -235,6 +238,9 @@ func (h homeModel) list(w int) string {
 			b.WriteString(cursor + st.Success.Render(line))
 		default:
 			b.WriteString(cursor + st.Text.Render(left) + st.Muted.Render(line[len(left):]))
+		}
+		if h.roomy() {
+			b.WriteString("\n" + spaces(7) + st.Muted.Render(truncate(l.Summary, w-8)))
 		}
 		if i < len(h.rows)-1 {
 			b.WriteByte('\n')

@@ -89,7 +89,10 @@ func (r *readerModel) setStyles(st theme.Styles) {
 
 // sidebar is the page list shown beside the text on wide terminals.
 func (r readerModel) sidebarWidth() int {
-	if r.w >= 120 {
+	switch {
+	case r.w >= 160:
+		return 40
+	case r.w >= 120:
 		return 30
 	}
 	return 0
@@ -227,7 +230,7 @@ func (r readerModel) footer() string {
 			label = fmt.Sprintf("Checkpoint %d", i+1)
 		}
 		b.WriteString(mark + st.Heading.Render(label) + st.Muted.Render(" · "+state) + "\n")
-		b.WriteString(st.Text.Render(hangIndent("  ", firstLine(strings.TrimSpace(q.Prompt)), w)) + "\n\n")
+		b.WriteString(st.Text.Render(hangIndent("  ", oneParagraph(q.Prompt), w)) + "\n\n")
 	}
 	var tries []string
 	for _, t := range p.Tries {
@@ -533,4 +536,9 @@ func percent(vp viewport.Model) int {
 		return 100
 	}
 	return int(vp.ScrollPercent()*100 + 0.5)
+}
+
+// oneParagraph joins the lines of a prompt written over several YAML lines.
+func oneParagraph(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
