@@ -28,7 +28,7 @@ func defaultQuizKeys() quizKeys {
 		Next:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next question")),
 		Retry:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry missed")),
 		Done:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "back to the course")),
-		Scroll: key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "scroll")),
+		Scroll: key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("↑↓/pgdn", "scroll")),
 		nav:    theme.DefaultNavKeys(),
 	}
 }
