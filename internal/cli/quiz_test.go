@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ownership-election/playground/quiz"
 )
 
 const okCourse = "../../content/testdata/course-ok"
@@ -84,4 +88,51 @@ func TestQuizUsage(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "playground quiz second-go --plain") {
 		t.Errorf("without --plain: exit %d, %q", code, out)
 	}
+}
+
+// TestQuizPlainEmbeddedAllRight answers every embedded quiz perfectly,
+// working out the typed answers from the learner's shuffled order, and
+// expects full marks: every answer key in the course can be scored.
+func TestQuizPlainEmbeddedAllRight(t *testing.T) {
+	t.Setenv("PLAYGROUND_LEARNER", "tester")
+	c, _, err := loadCourse(&Env{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range c.Lessons {
+		if l.Quiz == nil {
+			continue
+		}
+		var in strings.Builder
+		for _, q := range l.Quiz.Questions {
+			in.WriteString(rightAnswer(q, quiz.Shuffle(q, "tester")) + "\n")
+		}
+		code, out, _ := run(t, in.String(), "quiz", l.Quiz.ID, "--plain")
+		want := fmt.Sprintf("\nscore: %d/%d\n", len(l.Quiz.Questions), len(l.Quiz.Questions))
+		if code != 0 || !strings.HasSuffix(out, want) {
+			t.Errorf("quiz %s: exit %d, output ends %q", l.Quiz.ID, code, out[max(0, len(out)-200):])
+		}
+	}
+}
+
+// rightAnswer types the correct answer to q as shown in display order.
+func rightAnswer(q *quiz.Question, display []int) string {
+	if q.Kind == quiz.Numeric {
+		return strconv.FormatFloat(q.Answer, 'f', -1, 64)
+	}
+	posOf := map[int]int{}
+	for pos, idx := range display {
+		posOf[idx] = pos + 1
+	}
+	var nums []string
+	if q.Kind == quiz.Order {
+		for i := range q.Items {
+			nums = append(nums, strconv.Itoa(posOf[i]))
+		}
+		return strings.Join(nums, " ")
+	}
+	for _, i := range q.Correct() {
+		nums = append(nums, strconv.Itoa(posOf[i]))
+	}
+	return strings.Join(nums, ",")
 }
