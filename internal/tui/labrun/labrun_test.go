@@ -358,7 +358,7 @@ func TestResetKeepsLearnerCodeAside(t *testing.T) {
 	if got, err := os.ReadFile(backup); err != nil || string(got) != string(mine) {
 		t.Fatalf("learner's code not kept in %s: %v %q", backup, err, got)
 	}
-	if v := view(m); !strings.Contains(v, "Your code is kept in") {
+	if v := view(m); !strings.Contains(v, "Stub reset. Your code is kept in labs/00_demo/demo.go.bak-20261129-090000") {
 		t.Fatalf("no notice after reset:\n%s", v)
 	}
 	// A second reset at the same second must not overwrite the first backup.
@@ -450,6 +450,7 @@ func TestFitsTheScreen(t *testing.T) {
 		r.Steps[1].Message = append(r.Steps[1].Message, strings.Repeat("a very long line of test output ", 12))
 		m, _ = deliver(t, m, r)
 		m, _ = press(t, m, "h", "h")
+		m.setNotice("a notice far too long for one line: "+strings.Repeat("word ", 60), true)
 		for _, pane := range []string{"results", "readme"} {
 			lines := strings.Split(view(m), "\n")
 			if len(lines) != h {

@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"context"
+	"path/filepath"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -64,7 +65,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case msg.err != nil:
 			m.setNotice(msg.err.Error(), true)
 		case msg.backup != "":
-			m.setNotice("Stub reset to the original. Your code is kept in "+msg.backup, false)
+			shown := msg.backup
+			if rel, err := filepath.Rel(m.opts.Root, msg.backup); err == nil {
+				shown = rel
+			}
+			m.setNotice("Stub reset. Your code is kept in "+shown, false)
 		default:
 			m.setNotice("The stub was already the original; nothing to keep aside.", false)
 		}

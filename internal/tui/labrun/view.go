@@ -20,14 +20,17 @@ func (m Model) wide() bool { return m.width >= wideWidth && m.labsPresent }
 // slowBuild is when the spinner line starts explaining the wait.
 const slowBuild = 3 * time.Second
 
-// chromeHeight is the lines around the panes: title, subtitle, pane tabs,
-// and the status line at the bottom.
-const chromeHeight = 4
+// headHeight is the lines above the panes: title, subtitle, pane tabs.
+// Below them comes the status, one line or two for a long notice.
+const headHeight = 3
+
+// maxStatusLines bounds the status at the bottom.
+const maxStatusLines = 2
 
 // layout sizes the panes and refreshes their content. It runs after every
 // change of state, so View only stitches strings together.
 func (m *Model) layout() {
-	bodyH := m.height - chromeHeight
+	bodyH := m.height - headHeight - strings.Count(m.statusLine(), "\n") - 1
 	if bodyH < 1 {
 		bodyH = 1
 	}
@@ -158,7 +161,12 @@ func (m Model) statusLine() string {
 	case m.report.Err == nil:
 		s = st.Muted.Render(fmt.Sprintf("Last grade: %d of %d steps passed in %s", m.report.passedCount(), len(m.report.Steps), elapsed(m.report.Elapsed)))
 	}
-	return ansi.Truncate(s, m.width, "…")
+	lines := strings.Split(ansi.Wrap(s, m.width, ""), "\n")
+	if len(lines) > maxStatusLines {
+		lines = lines[:maxStatusLines]
+		lines[maxStatusLines-1] = ansi.Truncate(lines[maxStatusLines-1], m.width-1, "") + "…"
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) activeVP() *viewport.Model {
