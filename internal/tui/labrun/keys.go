@@ -31,13 +31,13 @@ type KeyMap struct {
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Grade:    key.NewBinding(key.WithKeys("enter", "g"), key.WithHelp("enter/g", "grade")),
-		Cancel:   key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x/esc", "cancel grading")),
-		Watch:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch mode")),
-		Hint:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "next hint")),
-		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit stub")),
+		Cancel:   key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x/esc", "cancel")),
+		Watch:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch saves")),
+		Hint:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint")),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
 		Solution: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "solution")),
 		Reset:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset stub")),
-		Pane:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
+		Pane:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "pane")),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
@@ -62,9 +62,11 @@ func (m Model) ShortHelp() []key.Binding {
 	case !m.labsPresent:
 		return []key.Binding{k.Pane, k.Down, k.Back, k.Help}
 	}
+	// esc (back) is in the full help; the short line keeps to what this
+	// screen adds, so that it fits 80 columns.
 	hint := k.Hint
 	hint.SetEnabled(m.hintAvailable())
-	return []key.Binding{k.Grade, k.Watch, hint, k.Edit, k.Pane, k.Back, k.Help}
+	return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Pane, k.Help}
 }
 
 // FullHelp is every binding of the screen, grouped in columns.

@@ -511,3 +511,38 @@ func TestLabWithoutManifestDoesNotEdit(t *testing.T) {
 		}
 	}
 }
+
+func TestShortHelpFollowsState(t *testing.T) {
+	helpKeys := func(m Model) string {
+		var ks []string
+		for _, b := range m.ShortHelp() {
+			if b.Enabled() {
+				ks = append(ks, b.Help().Key)
+			}
+		}
+		return strings.Join(ks, " ")
+	}
+	m := newTest(t, fixtureRoot, 80, 24)
+	if got := helpKeys(m); got != "enter/g w e tab ?" {
+		t.Errorf("fresh: %q", got)
+	}
+	m, _ = press(t, m, "enter")
+	if got := helpKeys(m); got != "x/esc w tab ?" {
+		t.Errorf("grading: %q", got)
+	}
+	m, _ = deliver(t, m, failingReport())
+	if got := helpKeys(m); got != "enter/g h w e tab ?" {
+		t.Errorf("failing: %q", got)
+	}
+	m, _ = press(t, m, "h", "h")
+	if got := helpKeys(m); got != "enter/g w e tab ?" {
+		t.Errorf("all hints open: %q", got)
+	}
+	m, _ = press(t, m, "s")
+	if got := helpKeys(m); got != "y n/esc" {
+		t.Errorf("question: %q", got)
+	}
+	if len(m.FullHelp()) != 4 {
+		t.Errorf("full help has %d columns", len(m.FullHelp()))
+	}
+}
