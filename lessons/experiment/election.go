@@ -128,10 +128,19 @@ func resign(ctx context.Context, r *Replica, l *Lease, prefix string, token int6
 // ownership some time ago: after a pause its first act is a write with
 // its old token.
 func leaderLoop(prefix string, writeEvery time.Duration, localCheck bool) Body {
+	return leaderLoopTTL(prefix, writeEvery, localCheck, 0)
+}
+
+// leaderLoopTTL is leaderLoop with its own TTL (0: the run's).
+func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl int64) Body {
 	return func(ctx context.Context, r *Replica) error {
 		for ctx.Err() == nil {
 			r.SetRole("candidate", 0)
-			l, err := r.Grant(ctx, r.run.TTL(), true)
+			t := ttl
+			if t == 0 {
+				t = r.run.TTL()
+			}
+			l, err := r.Grant(ctx, t, true)
 			if err != nil {
 				if sleep(ctx, 100*time.Millisecond) != nil {
 					return nil

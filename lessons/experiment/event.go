@@ -12,6 +12,7 @@ package experiment
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -39,6 +40,7 @@ const (
 	WriteAccepted     Kind = "write-accepted"     // the protected resource took a write
 	WriteRejected     Kind = "write-rejected"     // ... or refused it (stale token)
 	LeaderObserved    Kind = "leader-observed"    // an observer saw a (raft or election) leader
+	ShardClaimed      Kind = "shard-claimed"      // a worker took a shard (Text names it)
 	InvariantViolated Kind = "invariant-violated" // two owners at once, or a stale write accepted
 	Measured          Kind = "measured"           // a number the scenario measured (Value, Unit)
 	Note              Kind = "note"               // anything else worth a line
@@ -83,7 +85,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*e = Event{At: time.Duration(j.T * float64(time.Second)), Kind: j.Kind, Replica: j.Replica,
+	*e = Event{At: time.Duration(math.Round(j.T*1000)) * time.Millisecond, Kind: j.Kind, Replica: j.Replica,
 		Token: j.Token, TTL: j.TTL, Value: j.Value, Unit: j.Unit, Text: j.Text}
 	return nil
 }

@@ -12,6 +12,7 @@ type monitor struct {
 	maxToken    int64
 	twoOwners   int
 	staleWrites int
+	lastSet     string // the owner set last reported, so each is reported once
 }
 
 func (m *monitor) observe(e Event) []Event {
@@ -25,6 +26,7 @@ func (m *monitor) observe(e Event) []Event {
 		return m.checkOwners(e.Replica, "acquired")
 	case Lost, SteppedDown, Released, Crashed:
 		delete(m.owners, e.Replica)
+		m.lastSet = ""
 		if e.Kind == Crashed {
 			delete(m.paused, e.Replica)
 		}
@@ -57,9 +59,15 @@ func (m *monitor) checkOwners(who, did string) []Event {
 		}
 	}
 	if len(acting) < 2 {
+		m.lastSet = ""
 		return nil
 	}
+	set := names(acting)
+	if set == m.lastSet {
+		return nil
+	}
+	m.lastSet = set
 	m.twoOwners++
 	return []Event{{Kind: InvariantViolated, Replica: who,
-		Text: fmt.Sprintf("two owners at once (%s %s): %s", who, did, names(acting))}}
+		Text: fmt.Sprintf("two owners at once (%s %s): %s", who, did, set)}}
 }

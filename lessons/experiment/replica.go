@@ -312,7 +312,22 @@ func (r *Replica) Crash() {
 		cli.Close()
 	}
 	<-done
-	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, lease orphaned (no revoke)"})
+	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
+}
+
+// Retire stops a replica quietly at the end of a part of a script; an
+// owner is recorded as stepping down.
+func (r *Replica) Retire() {
+	r.mu.Lock()
+	owner := r.role == "owner"
+	r.mu.Unlock()
+	if owner {
+		r.Emit(Event{Kind: SteppedDown, Text: "retired: this part of the experiment is over"})
+	}
+	r.stop()
+	r.mu.Lock()
+	r.crashed, r.role, r.lease = true, "retired", nil
+	r.mu.Unlock()
 }
 
 // Restart brings a crashed replica back with a fresh client and runs its
@@ -336,10 +351,11 @@ func (r *Replica) Restart() error {
 // State returns a snapshot for display.
 func (r *Replica) State() ReplicaState {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	s := ReplicaState{Name: r.Name, Role: r.role, Token: r.token, Paused: r.paused,
 		Partitioned: r.partitioned, Crashed: r.crashed, ClockRate: r.clockRate}
-	if l := r.lease; l != nil {
+	l := r.lease
+	r.mu.Unlock()
+	if l != nil {
 		s.LeaseTTL = l.TTL
 		s.LeaseLeft = max(0, l.Left())
 	}
@@ -383,11 +399,16 @@ type Lease struct {
 	lost      chan struct{}
 	lostOnce  sync.Once
 	stopKeep  context.CancelFunc
+	quiet     bool // no lease-renewed events (many per-shard leases)
 }
 
 // Grant asks etcd for a lease. With keep, the replica renews it every
 // TTL/3 (as concurrency.Session does) until ctx is done or it is lost.
 func (r *Replica) Grant(ctx context.Context, ttl int64, keep bool) (*Lease, error) {
+	return r.grant(ctx, ttl, keep, false)
+}
+
+func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Lease, error) {
 	cli := r.Client()
 	if cli == nil {
 		return nil, fmt.Errorf("grant lease for %s: crashed", r.Name)
@@ -397,11 +418,13 @@ func (r *Replica) Grant(ctx context.Context, ttl int64, keep bool) (*Lease, erro
 	if err != nil {
 		return nil, fmt.Errorf("grant lease for %s: %w", r.Name, err)
 	}
-	l := &Lease{ID: resp.ID, TTL: resp.TTL, r: r, expiresAt: sent.Add(time.Duration(resp.TTL) * time.Second), lost: make(chan struct{})}
-	r.mu.Lock()
-	r.lease = l
-	r.mu.Unlock()
-	r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, TTL %d s", int64(resp.ID), resp.TTL)})
+	l := &Lease{ID: resp.ID, TTL: resp.TTL, r: r, expiresAt: sent.Add(time.Duration(resp.TTL) * time.Second), lost: make(chan struct{}), quiet: quiet}
+	if !quiet {
+		r.mu.Lock()
+		r.lease = l
+		r.mu.Unlock()
+		r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, TTL %d s", int64(resp.ID), resp.TTL)})
+	}
 	l.stopKeep = func() {}
 	if keep {
 		every := time.Duration(resp.TTL) * time.Second / 3
@@ -438,7 +461,9 @@ func (l *Lease) Lost() <-chan struct{} { return l.lost }
 func (l *Lease) markLost(text string) {
 	l.lostOnce.Do(func() {
 		close(l.lost)
-		l.r.Emit(Event{Kind: LeaseExpired, TTL: l.TTL, Text: text})
+		if !l.quiet {
+			l.r.Emit(Event{Kind: LeaseExpired, TTL: l.TTL, Text: text})
+		}
 	})
 }
 
@@ -481,7 +506,9 @@ func (l *Lease) Renew(ctx context.Context) error {
 		l.mu.Lock()
 		l.expiresAt = sent.Add(time.Duration(resp.TTL) * time.Second)
 		l.mu.Unlock()
-		l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed, TTL back to %d s", resp.TTL)})
+		if !l.quiet {
+			l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed, TTL back to %d s", resp.TTL)})
+		}
 		return nil
 	case err == nil || isLeaseNotFound(err):
 		l.markLost("renewal refused: etcd no longer knows the lease (it expired)")

@@ -71,6 +71,9 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 			return Verdict{}, fmt.Errorf("r1 never won the election")
 		}
 	}
+	if !waitQueue(ctx, run, "election/", len(rs)) {
+		return Verdict{}, fmt.Errorf("the replicas never all joined the election")
+	}
 	if err := run.Phase(ctx, "crash r1, the elected owner"); err != nil {
 		return Verdict{}, err
 	}
@@ -124,4 +127,12 @@ func plainKeyTaker(key string) Body {
 			}
 		}
 	}
+}
+
+// waitQueue waits until n keys are queued under prefix.
+func waitQueue(ctx context.Context, run *Run, prefix string, n int) bool {
+	return waitFor(ctx, 5*time.Second, func() bool {
+		g, err := run.Admin().Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		return err == nil && int(g.Count) >= n
+	})
 }
