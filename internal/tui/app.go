@@ -455,7 +455,7 @@ func (m Model) render() string {
 	}
 	helpLine := m.help.ShortHelpView(m.shortHelp())
 	parts = append(parts, m.statusLine(bw), truncate(helpLine, bw))
-	return m.styles.App.Render(strings.Join(parts, "\n"))
+	return padLeft(strings.Join(parts, "\n"), 1)
 }
 
 // active returns the title and body of the screen on top.

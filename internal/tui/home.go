@@ -180,8 +180,7 @@ func (h homeModel) View() string {
 		detailW := h.w - listW - 3
 		detail := h.detail(detailW, true)
 		rows := max(lipgloss.Height(list), lipgloss.Height(detail))
-		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", rows), "\n")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, fit(list, listW, rows), sep, detail)
+		body = columns(rows, st.Muted.Render(" │ "), block{list, listW}, block{detail, detailW})
 	} else {
 		body = list + "\n\n" + h.detail(h.w, false)
 	}

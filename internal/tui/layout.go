@@ -46,3 +46,49 @@ func wrap(s string, w int) string {
 	}
 	return ansi.Wrap(s, w, "")
 }
+
+// padLeft indents every line by n spaces: the screen's outer margin,
+// without a lipgloss pass over the whole frame on every key.
+func padLeft(s string, n int) string {
+	pad := spaces(n)
+	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+}
+
+// columns puts blocks side by side, each fitted to its width and h lines,
+// joined by sep. It is JoinHorizontal for blocks whose sizes are known,
+// measuring each line once.
+func columns(h int, sep string, blocks ...block) string {
+	split := make([][]string, len(blocks))
+	for i, b := range blocks {
+		split[i] = strings.Split(fit(b.text, b.w, h), "\n")
+	}
+	var out strings.Builder
+	for row := range h {
+		for i, b := range blocks {
+			line := split[i][row]
+			out.WriteString(line)
+			if i < len(blocks)-1 {
+				out.WriteString(spaces(b.w - ansi.StringWidth(line)))
+				out.WriteString(sep)
+			}
+		}
+		if row < h-1 {
+			out.WriteByte('\n')
+		}
+	}
+	return out.String()
+}
+
+// block is one column for columns.
+type block struct {
+	text string
+	w    int
+}
+
+// window returns h lines of lines from offset: the visible part of a
+// scrolled text, without the viewport's own lipgloss rendering.
+func window(lines []string, offset, h int) string {
+	offset = max(min(offset, len(lines)-h), 0)
+	end := min(offset+h, len(lines))
+	return strings.Join(lines[offset:end], "\n")
+}

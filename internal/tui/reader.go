@@ -7,7 +7,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -50,8 +49,9 @@ type readerModel struct {
 
 	lesson *lessons.Lesson
 	page   int
-	vp     viewport.Model
-	shown  renderKey // what the viewport holds; zero when the fallback is shown
+	vp     viewport.Model // scroll position over lines
+	lines  []string       // the page as shown: rendering (or plain text) and footer
+	shown  renderKey      // what lines holds; zero when the fallback is shown
 
 	cache   map[renderKey]string
 	pending map[renderKey]bool
@@ -204,7 +204,8 @@ func (r *readerModel) refreshContent() {
 		}
 	}
 	off := r.vp.YOffset()
-	r.vp.SetContent(body + "\n\n" + r.footer())
+	r.lines = strings.Split(body+"\n\n"+r.footer(), "\n")
+	r.vp.SetContentLines(r.lines)
 	r.vp.SetYOffset(off)
 }
 
@@ -449,12 +450,10 @@ func (r readerModel) View() string {
 		head := st.Badge.Render(label) + st.Muted.Render(" · "+r.lesson.Pages[r.page].Title)
 		text = truncate(head, tw) + "\n" + r.checkVP.View()
 	} else {
-		text = r.pageBar(tw) + "\n" + r.vp.View()
+		text = r.pageBar(tw) + "\n" + window(r.lines, r.vp.YOffset(), r.vp.Height())
 	}
 	if sw := r.sidebarWidth(); sw > 0 {
-		side := r.sidebar(sw)
-		sep := strings.TrimRight(strings.Repeat(st.Muted.Render(" │ ")+"\n", r.h), "\n")
-		return lipgloss.JoinHorizontal(lipgloss.Top, fit(side, sw, r.h), sep, fit(text, tw, r.h))
+		return columns(r.h, st.Muted.Render(" │ "), block{r.sidebar(sw), sw}, block{text, tw})
 	}
 	return text
 }

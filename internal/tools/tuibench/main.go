@@ -45,6 +45,18 @@ func run(bin string, runs, keys int) error {
 		}
 	}
 
+	// Baseline: the same binary running a command that draws nothing
+	// (`version`), i.e. the Go runtime and package initialisation alone.
+	var base []time.Duration
+	for range runs {
+		t0 := time.Now()
+		if err := exec.Command(bin, "version").Run(); err != nil {
+			return fmt.Errorf("baseline %s version: %w", bin, err)
+		}
+		base = append(base, time.Since(t0))
+	}
+	fmt.Printf("baseline, exec of `playground version` to exit (%d runs): median %v\n", runs, round(median(base)))
+
 	var starts []time.Duration
 	for i := range runs {
 		d, err := firstFrame(bin, 80, 24)
