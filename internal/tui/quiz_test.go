@@ -177,3 +177,20 @@ func TestQuizFromHomeAndEsc(t *testing.T) {
 		t.Fatal("esc from a quiz opened at home should go home")
 	}
 }
+
+func TestQuizPredictOffersTheExperiment(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("2", "t", "1", "enter", "enter")
+	h.mustShow("predict the outcome", "zombie's write")
+	h.keys("1", "enter")
+	h.mustShow("x runs the experiment fencing")
+	h.keys("x")
+	if h.m.state != stateExperiment {
+		t.Fatalf("x after a predict question: state %v, want the experiment", h.m.state)
+	}
+	h.mustShow("playground experiment run fencing")
+	h.keys("esc")
+	if h.m.state != stateQuiz {
+		t.Fatalf("esc from the experiment: state %v, want back in the quiz", h.m.state)
+	}
+}

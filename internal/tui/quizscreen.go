@@ -16,6 +16,7 @@ import (
 )
 
 type quizKeys struct {
+	Run    key.Binding // predict questions: run the experiment
 	Next   key.Binding
 	Retry  key.Binding
 	Done   key.Binding
@@ -25,6 +26,7 @@ type quizKeys struct {
 
 func defaultQuizKeys() quizKeys {
 	return quizKeys{
+		Run:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "run the experiment")),
 		Next:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next question")),
 		Retry:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry missed")),
 		Done:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "back to the course")),
@@ -122,6 +124,9 @@ func (q *quizModel) layout() {
 	} else {
 		s = q.current.View(q.vp.Width())
 		if q.current.answered() {
+			if e := q.current.q.Experiment; e != "" {
+				s += "\n\n" + q.styles.Accent.Render("x") + q.styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
+			}
 			next := "enter: next question"
 			if q.idx == len(q.questions)-1 {
 				next = "enter: see your score"
@@ -164,6 +169,8 @@ func (q quizModel) Update(msg tea.Msg) (quizModel, tea.Cmd) {
 	}
 	if q.current.answered() {
 		switch {
+		case key.Matches(k, q.keys.Run) && q.current.q.Experiment != "":
+			return q, send(openExperimentMsg{name: q.current.q.Experiment})
 		case key.Matches(k, q.keys.Next):
 			if q.idx+1 < len(q.questions) {
 				q.idx++
@@ -333,6 +340,9 @@ func (q quizModel) ShortHelp() []key.Binding {
 		next := q.keys.Next
 		if q.idx == len(q.questions)-1 {
 			next.SetHelp("enter", "see score")
+		}
+		if q.current.q.Experiment != "" {
+			return []key.Binding{next, q.keys.Run, q.keys.Scroll}
 		}
 		return []key.Binding{next, q.keys.Scroll}
 	}
