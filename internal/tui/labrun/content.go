@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// maxFailureLines keeps a long failure (a panic's stack trace) from pushing
+// the hints off the screen.
+const maxFailureLines = 12
+
 // readmeText is the rendered README for the pane's width, or the Markdown
 // source wrapped to it while glamour is still working.
 func (m Model) readmeText() string {
@@ -99,8 +103,18 @@ func (m Model) resultsText(w int) string {
 		if len(msg) == 0 {
 			msg = []string{"(the test printed no message)"}
 		}
-		for _, l := range msg {
+		// Keep the hint line on the first screen: what is left of the pane
+		// after the steps and the headings, but at least a few lines.
+		limit := min(max(m.resultsVP.Height()-len(steps)-9, 3), maxFailureLines)
+		shown := msg
+		if len(shown) > limit {
+			shown = shown[:limit]
+		}
+		for _, l := range shown {
 			line(wrap(codeLoc(st.Code.Render, strings.TrimSpace(l)), w, "  "))
+		}
+		if more := len(msg) - len(shown); more > 0 {
+			line(wrap(st.Muted.Render(fmt.Sprintf("… %d more lines: go test ./labs/%s/ -run '^%s$' shows them all", more, m.lab.ID, s.Test)), w, "  "))
 		}
 		line("")
 	}

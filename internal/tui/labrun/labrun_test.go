@@ -546,3 +546,21 @@ func TestShortHelpFollowsState(t *testing.T) {
 		t.Errorf("full help has %d columns", len(m.FullHelp()))
 	}
 }
+
+func TestLongFailureIsCut(t *testing.T) {
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	r := failingReport()
+	r.Steps[1].Message = nil
+	for i := 1; i <= 40; i++ {
+		r.Steps[1].Message = append(r.Steps[1].Message, "goroutine frame "+strings.Repeat("x", i%5)+"#"+string(rune('a'+i%26)))
+	}
+	m, _ = deliver(t, m, r)
+	v := view(m)
+	if !strings.Contains(v, "… 31 more lines: go test ./labs/00_demo/ -run '^TestStep2_Doubles$'") {
+		t.Fatalf("long failure not cut:\n%s", v)
+	}
+	if !strings.Contains(v, "Press h for a hint") {
+		t.Fatalf("hint line pushed off the screen:\n%s", v)
+	}
+}
