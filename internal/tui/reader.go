@@ -272,6 +272,7 @@ func (r readerModel) Update(msg tea.Msg) (readerModel, tea.Cmd) {
 		if msg.err != nil {
 			r.failed = msg.err.Error()
 		} else {
+			r.evict(msg.key.width)
 			r.cache[msg.key] = msg.out
 		}
 		r.refreshContent()
@@ -540,4 +541,17 @@ func percent(vp viewport.Model) int {
 // oneParagraph joins the lines of a prompt written over several YAML lines.
 func oneParagraph(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// evict keeps the cache from growing without bound while a terminal is
+// resized many times: past a few dozen pages, renderings for other widths go.
+func (r *readerModel) evict(width int) {
+	if len(r.cache) < 64 {
+		return
+	}
+	for k := range r.cache {
+		if k.width != width {
+			delete(r.cache, k)
+		}
+	}
 }
