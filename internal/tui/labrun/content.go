@@ -80,7 +80,7 @@ func (m Model) resultsText(w int) string {
 	}
 	switch {
 	case r.TimedOut:
-		line(st.Error.Render("Timed out") + st.Muted.Render(" after "+elapsed(r.Timeout)))
+		line(st.Error.Render("Timed out"))
 		msg := r.Message
 		if msg == "" {
 			msg = "The tests did not finish in time: look for an endless loop, a lock that is never released, or a channel nobody reads."

@@ -26,16 +26,13 @@ func (m Model) gradeCmd(ctx context.Context, seq int) tea.Cmd {
 	o, lab := m.gradeOptions(), m.lab
 	return func() tea.Msg {
 		res, err := grade.Run(ctx, o)
-		return gradeDoneMsg{seq: seq, report: toReport(lab, res, err, o.Timeout)}
+		return gradeDoneMsg{seq: seq, report: toReport(lab, res, err)}
 	}
 }
 
 // toReport joins a grade result with the manifest's step titles and hints.
-func toReport(lab lessons.Lab, res *grade.Result, err error, timeout time.Duration) report {
-	if timeout <= 0 {
-		timeout = grade.DefaultTimeout
-	}
-	r := report{Timeout: timeout}
+func toReport(lab lessons.Lab, res *grade.Result, err error) report {
+	var r report
 	tests := make([]string, len(lab.Steps))
 	for i, s := range lab.Steps {
 		tests[i] = s.Test

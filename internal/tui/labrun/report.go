@@ -30,7 +30,6 @@ type report struct {
 	RunPassed   bool     // go test itself said ok
 	Message     string   // internal/grade's summary when the run went wrong as a whole
 	TimedOut    bool
-	Timeout     time.Duration
 	Canceled    bool
 	Err         error // the grade could not run at all (no go tool, ...)
 	Elapsed     time.Duration

@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -24,9 +25,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.readmeWant == msg.width {
 				m.readmeWant = 0
 			}
-			if msg.err == nil {
-				m.readmeRendered[msg.width] = msg.out
+			if msg.err != nil {
+				// Keep the plain text for this width rather than retrying
+				// on every message.
+				msg.out = wrap(strings.TrimSpace(unwrapMarkdown(m.readmeSrc)), msg.width, "")
 			}
+			m.readmeRendered[msg.width] = msg.out
 			m.layout()
 		}
 	case spinner.TickMsg:
