@@ -100,7 +100,7 @@ func TestSpyCountsWatchWakeUps(t *testing.T) {
 func TestProxyFreezeHoldsTraffic(t *testing.T) {
 	env := New(t)
 	cli, px := env.ProxiedClient()
-	if _, err := cli.Put(env.Ctx, env.Key("p"), "1"); err != nil {
+	if _, err := cli.Put(env.Ctx, env.Key("before"), "1"); err != nil {
 		t.Fatalf("write through the open proxy: %v", err)
 	}
 	px.Freeze()
@@ -108,17 +108,23 @@ func TestProxyFreezeHoldsTraffic(t *testing.T) {
 		t.Fatal("Frozen() = false after Freeze")
 	}
 	ctx, cancel := context.WithTimeout(env.Ctx, 300*time.Millisecond)
-	_, err := cli.Put(ctx, env.Key("p"), "2")
+	_, err := cli.Put(ctx, env.Key("during"), "2")
 	cancel()
 	if err == nil {
 		t.Fatal("a write through a frozen proxy succeeded")
 	}
+	if _, ok := env.Get(env.Key("during")); ok {
+		t.Fatal("a write sent during the freeze reached etcd while frozen")
+	}
 	px.Unfreeze()
-	if _, err := cli.Put(env.Ctx, env.Key("p"), "3"); err != nil {
+	if px.Frozen() {
+		t.Fatal("Frozen() = true after Unfreeze")
+	}
+	if _, err := cli.Put(env.Ctx, env.Key("after"), "3"); err != nil {
 		t.Fatalf("write after Unfreeze: %v", err)
 	}
-	if kv, _ := env.Get(env.Key("p")); kv.Value != "3" {
-		t.Fatalf("key holds %q, want 3", kv.Value)
+	if kv, ok := env.Get(env.Key("after")); !ok || kv.Value != "3" {
+		t.Fatalf("key written after Unfreeze is %+v (exists=%v), want 3", kv, ok)
 	}
 }
 
@@ -130,4 +136,17 @@ func TestWaitForSeesChanges(t *testing.T) {
 		_, ok := env.Get(key)
 		return ok
 	})
+}
+
+func TestRevokeOfAnEndedLeaseIsFine(t *testing.T) {
+	env := New(t)
+	id := env.Grant(30)
+	if _, err := env.Admin.Put(env.Ctx, env.Key("k"), "v", clientv3.WithLease(id)); err != nil {
+		t.Fatal(err)
+	}
+	env.Revoke(id)
+	env.Revoke(id) // already gone: must not fail the test
+	if _, ok := env.Get(env.Key("k")); ok {
+		t.Fatal("the key outlived its revoked lease")
+	}
 }
