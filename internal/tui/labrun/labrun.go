@@ -102,6 +102,7 @@ type Model struct {
 	cancel    context.CancelFunc
 
 	report    *report
+	gradedAt  time.Time
 	hintsOpen map[string]int // hints unlocked per step test
 	passed    bool
 

@@ -442,7 +442,7 @@ func TestEditorErrorIsShownAndSuccessRegrades(t *testing.T) {
 }
 
 func TestFitsTheScreen(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}, {60, 15}} {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}, {60, 15}, {30, 8}} {
 		w, h := size[0], size[1]
 		m := newTest(t, fixtureRoot, w, h)
 		m, _ = press(t, m, "enter")

@@ -235,6 +235,7 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 		m.cancel = nil
 	}
 	m.report = &r
+	m.gradedAt = m.now()
 	m.pane = paneResults
 	if r.allPassed() {
 		m.passed = true

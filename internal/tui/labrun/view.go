@@ -70,7 +70,7 @@ func (m Model) View() string {
 	} else {
 		sub += " · labs not found on this machine"
 	}
-	lines := []string{head, st.Subtitle.Render(ansi.Truncate(sub, m.width, "…")), m.tabs()}
+	lines := []string{head, st.Subtitle.Render(ansi.Truncate(sub, m.width, "…")), ansi.Truncate(m.tabs(), m.width, "")}
 	if m.wide() {
 		right := &m.resultsVP
 		if m.pane == paneSolution {
@@ -150,16 +150,27 @@ func (m Model) statusLine() string {
 		} else {
 			s = st.Warning.Render(m.notice)
 		}
-	case m.watching:
-		s = st.Muted.Render("Watching labs/" + m.lab.ID + ": every save re-grades.")
 	case !m.labsPresent:
 		s = st.Muted.Render("Reading only: the labs need a checkout of the course.")
+	case m.report == nil && m.watching:
+		s = st.Muted.Render("Watching labs/" + m.lab.ID + ": every save re-grades.")
 	case m.report == nil:
 		s = st.Muted.Render("Not graded yet · enter runs the tests")
-	case m.report.allPassed():
-		s = st.Success.Render("Passed") + st.Muted.Render(" · graded in "+elapsed(m.report.Elapsed))
-	case m.report.Err == nil:
-		s = st.Muted.Render(fmt.Sprintf("Last grade: %d of %d steps passed in %s", m.report.passedCount(), len(m.report.Steps), elapsed(m.report.Elapsed)))
+	default:
+		// The clock time shows that a save in watch mode did re-grade,
+		// even when the outcome did not change.
+		at := m.gradedAt.Format("15:04:05")
+		switch {
+		case m.report.allPassed():
+			s = st.Success.Render("Passed") + st.Muted.Render(" · graded at "+at+" in "+elapsed(m.report.Elapsed))
+		case m.report.Err != nil:
+			s = st.Muted.Render("Grading failed at " + at)
+		default:
+			s = st.Muted.Render(fmt.Sprintf("Graded at %s: %d of %d steps passed in %s", at, m.report.passedCount(), len(m.report.Steps), elapsed(m.report.Elapsed)))
+		}
+		if m.watching {
+			s += st.Muted.Render(" · watching saves")
+		}
 	}
 	lines := strings.Split(ansi.Wrap(s, m.width, ""), "\n")
 	if len(lines) > maxStatusLines {
