@@ -82,8 +82,17 @@ type Screen interface {
 // the learner already passed it.
 type LabFactory func(lab *lessons.Lab, passed bool, st theme.Styles) (Screen, tea.Cmd)
 
-// ExperimentFactory builds the screen for the experiment called name.
+// ExperimentFactory builds the screen for the experiment called name. etcd
+// is nil while it is still starting (or when it failed); the screen then
+// gets an EtcdReadyMsg once it is known.
 type ExperimentFactory func(name string, etcd Etcd, st theme.Styles) (Screen, tea.Cmd)
+
+// EtcdReadyMsg reaches an open lab or experiment screen when the etcd start
+// finishes: Etcd is the running server, or Err why it failed.
+type EtcdReadyMsg struct {
+	Etcd Etcd
+	Err  error
+}
 
 // Model is the root model.
 type Model struct {
@@ -178,6 +187,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case etcdReadyMsg:
 		m.etcd.ready(msg)
 		m.home.etcdInfo, m.home.etcdFailed = m.etcd.detail(), m.etcd.phase == etcdFailed
+		if m.child != nil {
+			// An experiment opened while etcd was starting can run now.
+			var cmd tea.Cmd
+			m.child, cmd = m.child.Update(EtcdReadyMsg{Etcd: msg.srv, Err: msg.err})
+			return m, cmd
+		}
 		return m, nil
 	case progressSavedMsg:
 		if msg.err != nil {

@@ -107,3 +107,38 @@ func TestSaveFailureIsShown(t *testing.T) {
 	h.mustShow("could not save progress")
 	h.checkFits()
 }
+
+// etcdWatcher records the etcd news it gets.
+type etcdWatcher struct {
+	fakeLab
+	got []EtcdReadyMsg
+}
+
+func (w *etcdWatcher) Update(msg tea.Msg) (Screen, tea.Cmd) {
+	if e, ok := msg.(EtcdReadyMsg); ok {
+		w.got = append(w.got, e)
+	}
+	return w, nil
+}
+
+func TestExperimentGetsEtcdWhenReady(t *testing.T) {
+	var scr *etcdWatcher
+	var atOpen Etcd
+	closed := false
+	h := newHarness(t, 80, 24, func(o *Options) {
+		o.Etcd = startOK
+		o.Experiment = func(name string, etcd Etcd, st theme.Styles) (Screen, tea.Cmd) {
+			atOpen = etcd
+			scr = &etcdWatcher{fakeLab: fakeLab{lab: name, closed: &closed}}
+			return scr, nil
+		}
+	})
+	h.keys("x")
+	if atOpen != nil {
+		t.Fatal("etcd handed over before it started")
+	}
+	h.send(etcdStartMsg{})
+	if len(scr.got) != 1 || scr.got[0].Etcd == nil || scr.got[0].Err != nil {
+		t.Fatalf("experiment got %+v, want one ready etcd", scr.got)
+	}
+}
