@@ -43,6 +43,7 @@ type Replica struct {
 	role        string
 	token       int64
 	lease       *Lease
+	keepers     sync.WaitGroup // renewal loops, which use the client too
 }
 
 // ReplicaState is a snapshot of a replica for display.
@@ -308,10 +309,13 @@ func (r *Replica) Crash() {
 	for _, p := range r.proxies {
 		p.Thaw()
 	}
+	// The body's calls end with its context; only then may the client
+	// close (closing it under a running Watch is a data race).
+	<-done
+	r.keepers.Wait()
 	if cli != nil {
 		cli.Close()
 	}
-	<-done
 	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
 }
 
@@ -376,11 +380,12 @@ func (r *Replica) stop() {
 	r.cli = nil
 	done := r.done
 	r.mu.Unlock()
-	if cli != nil {
-		cli.Close()
-	}
 	if done != nil {
 		<-done
+	}
+	r.keepers.Wait()
+	if cli != nil {
+		cli.Close()
 	}
 	for _, p := range r.proxies {
 		p.Close()
@@ -430,7 +435,8 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 		every := time.Duration(resp.TTL) * time.Second / 3
 		kctx, cancel := context.WithCancel(ctx)
 		l.stopKeep = cancel
-		go l.keep(kctx, every)
+		r.keepers.Add(1)
+		go func() { defer r.keepers.Done(); l.keep(kctx, every) }()
 	}
 	return l, nil
 }

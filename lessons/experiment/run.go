@@ -86,6 +86,11 @@ func Start(ctx context.Context, name string, p Params, env Env, sink func(Event)
 	if sc == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
 	}
+	return startScenario(ctx, sc, p, env, sink)
+}
+
+func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink func(Event)) (*Run, error) {
+	name := sc.Name
 	p = sc.normalize(p)
 	run := &Run{Scenario: sc, Params: p, sink: sink, autoplay: !p.Step, stepc: make(chan struct{}, 1),
 		done: make(chan struct{}), rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}

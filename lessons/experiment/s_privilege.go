@@ -108,7 +108,7 @@ func outcome(err error) string {
 func (run *Run) dialAs(user, password string) (*clientv3.Client, error) {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints: run.etcd.Endpoints(), Username: user, Password: password,
-		DialTimeout: 3 * time.Second, Logger: zap.NewNop(),
+		DialTimeout: 15 * time.Second, Logger: zap.NewNop(), // bcrypt is slow under -race
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect as %s: %w", user, err)

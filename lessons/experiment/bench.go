@@ -1,0 +1,26 @@
+package experiment
+
+import (
+	"context"
+	"time"
+)
+
+// FailoverGap elects an owner among replicas with the given TTL, crashes
+// it (orphaned lease, no revoke) and returns the time until another
+// replica owns. It is the measurement behind failover-timing, exposed for
+// the fidelity bench.
+func FailoverGap(ctx context.Context, env Env, replicas int, ttl int64) (time.Duration, error) {
+	var gap time.Duration
+	sc := &Scenario{Name: "bench-failover", DefaultReplicas: 3, MinReplicas: 2, DefaultTTL: 1,
+		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+			g, err := MeasureFailover(ctx, run, ttl, "bench/", 0)
+			gap = g
+			return Verdict{Showed: err == nil}, err
+		}}
+	run, err := startScenario(ctx, sc, Params{Replicas: replicas, TTL: ttl}, env, nil)
+	if err != nil {
+		return 0, err
+	}
+	_, err = run.Wait()
+	return gap, err
+}

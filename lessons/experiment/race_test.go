@@ -1,0 +1,5 @@
+//go:build race
+
+package experiment
+
+const raceSlowdown = 3
