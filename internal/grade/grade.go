@@ -118,6 +118,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	out, runErr := o.goCommand(ctx, o.args(overlay, extra...))
 	res := Parse(bytes.NewReader(out.stdout))
 	res.Elapsed = time.Since(start)
+	res.CPU = out.cpu
 	res.Stderr = splitLines(string(out.stderr))
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("grade lab %s: %w", o.name(), ctx.Err())
@@ -168,7 +169,8 @@ func (o Options) grace() time.Duration {
 
 type output struct {
 	stdout, stderr []byte
-	killed         bool // the backstop fired
+	killed         bool          // the backstop fired
+	cpu            time.Duration // user+system time of go and the processes it waited for
 }
 
 // goCommand runs the go command in its own process group and kills the
@@ -190,6 +192,9 @@ func (o Options) goCommand(ctx context.Context, args []string) (output, error) {
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+	if ps := cmd.ProcessState; ps != nil {
+		out.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	out.killed = ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	return out, err
 }

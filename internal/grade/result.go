@@ -80,6 +80,9 @@ type Result struct {
 	// Stderr holds what the go command wrote to standard error.
 	Stderr  []string
 	Elapsed time.Duration
+	// CPU is the processor time the run used (go, the linker and the test
+	// binary), which unlike Elapsed does not grow when the machine is busy.
+	CPU time.Duration
 
 	byName map[string]*Test
 }
