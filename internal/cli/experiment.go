@@ -9,8 +9,16 @@ import (
 	"io"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/tui"
+	"github.com/ownership-election/playground/internal/tui/expview"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/lessons"
 	"github.com/ownership-election/playground/lessons/experiment"
+	"github.com/ownership-election/playground/quiz"
 )
 
 func init() {
@@ -156,3 +164,70 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// experimentScreens builds the TUI's experiment screens: the root calls it
+// with the experiment's name and the etcd it started (nil until ready, in
+// which case a run starts its own). The predict question about the
+// experiment, if the course has one, is asked before the run. Wire it in
+// with tui.Options{Experiment: experimentScreens(course, learnerName())}.
+func experimentScreens(course *lessons.Course, learner string) tui.ExperimentFactory {
+	return func(name string, etcd tui.Etcd, st theme.Styles) (tui.Screen, tea.Cmd) {
+		opts := expview.Options{Learner: learner, Predict: predictQuestion(course, name)}
+		if e, ok := etcd.(embedetcd.Etcd); ok && e != nil {
+			opts.Etcd = e
+		}
+		m, err := expview.New(name, opts, st)
+		if err != nil {
+			return &experimentScreen{err: err, st: st}, nil
+		}
+		return &experimentScreen{m: m, st: st}, m.Init()
+	}
+}
+
+// predictQuestion finds the course's predict question about experiment.
+func predictQuestion(course *lessons.Course, experimentName string) *quiz.Question {
+	if course == nil {
+		return nil
+	}
+	for _, l := range course.Lessons {
+		if l.Quiz == nil {
+			continue
+		}
+		for _, q := range l.Quiz.Questions {
+			if q.Kind == quiz.Predict && q.Experiment == experimentName {
+				return q
+			}
+		}
+	}
+	return nil
+}
+
+// experimentScreen adapts expview.Model to the root's Screen interface.
+type experimentScreen struct {
+	m   expview.Model
+	err error // the experiment does not exist
+	st  theme.Styles
+}
+
+func (s *experimentScreen) Update(msg tea.Msg) (tui.Screen, tea.Cmd) {
+	if s.err != nil {
+		return s, nil
+	}
+	var cmd tea.Cmd
+	s.m, cmd = s.m.Update(msg)
+	return s, cmd
+}
+
+func (s *experimentScreen) View() string {
+	if s.err != nil {
+		return s.st.Error.Render(s.err.Error())
+	}
+	return s.m.View()
+}
+
+func (s *experimentScreen) SetSize(w, h int)          { s.m.SetSize(w, h) }
+func (s *experimentScreen) SetStyles(st theme.Styles) { s.st = st; s.m.SetStyles(st) }
+func (s *experimentScreen) ShortHelp() []key.Binding  { return s.m.Keys().ShortHelp() }
+func (s *experimentScreen) FullHelp() [][]key.Binding { return s.m.Keys().FullHelp() }
+func (s *experimentScreen) Capturing() bool           { return s.m.Capturing() }
+func (s *experimentScreen) Close()                    { s.m.Close() }

@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -80,5 +84,27 @@ func TestExperimentNeedsInProcess(t *testing.T) {
 	code, _, errOut := runCLI(t, "--etcd-endpoints", "http://127.0.0.1:1", "experiment", "run", "quorum")
 	if code != exitNeedsInProcess || !strings.Contains(errOut, "in-process") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestExperimentScreenFactory(t *testing.T) {
+	course, _, err := loadCourse(&Env{}, "")
+	if err != nil || course == nil {
+		t.Fatalf("load the embedded course: %v", err)
+	}
+	factory := experimentScreens(course, "tester")
+	scr, _ := factory("fencing", nil, theme.NewStyles(true, true))
+	scr.SetSize(80, 24)
+	v := ansi.Strip(scr.View())
+	if !strings.Contains(v, "Predict first") {
+		t.Fatalf("the fencing screen should open on its predict question:\n%s", v)
+	}
+	if len(scr.ShortHelp()) == 0 || scr.Capturing() {
+		t.Error("help or capturing wrong")
+	}
+	scr.Close()
+	bad, _ := factory("no-such-experiment", nil, theme.NewStyles(true, true))
+	if !strings.Contains(bad.View(), "no experiment") {
+		t.Errorf("unknown experiment view: %q", bad.View())
 	}
 }
