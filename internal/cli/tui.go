@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -66,7 +65,12 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	}
 
 	etcd := &etcdHolder{}
-	root := moduleRoot()
+	root := ""
+	if wd, err := os.Getwd(); err == nil {
+		root = labrun.FindRoot(wd)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	m := tui.New(tui.Options{
 		Course:         course,
 		Progress:       prog,
@@ -77,9 +81,9 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		EtcdExternal:   len(env.EtcdEndpoints) > 0,
 		EtcdLogPath:    embedetcd.LogPath(),
 		Lab:            labRunner(root, labCatalog()),
+		// Compile the labs' tests ahead, so the first grade rarely waits.
+		Background: labrun.Prewarm(ctx, root, labIDs(course)),
 	})
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120))
@@ -142,26 +146,19 @@ func (h *etcdHolder) close(wait time.Duration) error {
 	return err
 }
 
-// moduleRoot finds the learner's checkout (the folder with go.mod and
-// labs/) from the working directory upwards; "" when run elsewhere.
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.Contains(string(gomod), "module github.com/ownership-election/playground") {
-			if fi, err := os.Stat(filepath.Join(dir, "labs")); err == nil && fi.IsDir() {
-				return dir
+// labIDs lists the course's labs in lesson order, each once.
+func labIDs(c *lessons.Course) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, l := range c.Lessons {
+		for _, id := range l.Labs {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
 			}
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
 	}
+	return ids
 }
 
 // isTerminalWriter reports whether w is a terminal. A character device is

@@ -61,6 +61,10 @@ type Options struct {
 	// EtcdDelay is how long after start etcd waits before starting, so the
 	// first frame is drawn first; zero means 100ms.
 	EtcdDelay time.Duration
+	// Background is work to start once the learner has the screen, such as
+	// compiling the labs' tests ahead of the first grade; it runs a second
+	// after start. Its messages go to the screen on top.
+	Background tea.Cmd
 }
 
 // Screen is a child screen that the root can host without knowing it: the
@@ -163,6 +167,9 @@ func (m Model) Init() tea.Cmd {
 	if m.opts.Etcd != nil {
 		cmds = append(cmds, tea.Tick(m.opts.EtcdDelay, func(time.Time) tea.Msg { return etcdStartMsg{} }))
 	}
+	if m.opts.Background != nil {
+		cmds = append(cmds, tea.Tick(time.Second, func(time.Time) tea.Msg { return backgroundMsg{} }))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -180,6 +187,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if cmd, done := m.globalKey(msg); done {
 			return m, cmd
 		}
+	case backgroundMsg:
+		return m, m.opts.Background
 	case etcdStartMsg:
 		cmd := m.etcd.start(context.Background(), m.opts.Etcd)
 		m.home.etcdInfo = m.etcd.detail()

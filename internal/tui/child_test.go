@@ -142,3 +142,17 @@ func TestExperimentGetsEtcdWhenReady(t *testing.T) {
 		t.Fatalf("experiment got %+v, want one ready etcd", scr.got)
 	}
 }
+
+func TestBackgroundWorkStartsAfterStart(t *testing.T) {
+	ran := false
+	h := newHarness(t, 80, 24, func(o *Options) {
+		o.Background = func() tea.Msg { ran = true; return nil }
+	})
+	if ran {
+		t.Fatal("background work ran before it was due")
+	}
+	h.send(backgroundMsg{})
+	if !ran {
+		t.Fatal("background work never ran")
+	}
+}

@@ -18,6 +18,7 @@ type (
 	openLabMsg        struct{ lab string }
 	openExperimentMsg struct{ name string }
 	backMsg           struct{}
+	backgroundMsg     struct{} // time to start Options.Background
 )
 
 // Progress events, recorded by the root and saved in the background.
