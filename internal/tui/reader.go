@@ -365,6 +365,9 @@ func (r *readerModel) refreshCheck() {
 	tw := r.textWidth()
 	body := r.check.View(tw)
 	if r.check.answered() {
+		if e := r.check.q.Experiment; e != "" {
+			body += "\n\n" + r.styles.Accent.Render("x") + r.styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
+		}
 		body += "\n\n" + r.styles.Muted.Render("enter continues · esc back to the page")
 	}
 	r.checkVP.SetContent(body)
@@ -382,6 +385,8 @@ func (r readerModel) updateCheck(k tea.KeyPressMsg) (readerModel, tea.Cmd) {
 			r.checkVP.PageDown()
 		case key.Matches(k, r.keys.nav.PageUp):
 			r.checkVP.PageUp()
+		case key.Matches(k, r.keys.Experiment) && r.check.q.Experiment != "":
+			return r, send(openExperimentMsg{name: r.check.q.Experiment})
 		}
 		if key.Matches(k, r.keys.Close) || key.Matches(k, r.check.keys.Submit) {
 			// Next checkpoint of the page, or back to the text.
