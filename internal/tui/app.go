@@ -430,7 +430,7 @@ const chromeLines = 3
 func (m Model) bodySize() (int, int) {
 	w := m.width - 2 // App padding
 	h := m.height - chromeLines
-	return max(w, 10), max(h, 3)
+	return max(w, 10), max(h, 1)
 }
 
 // childSize is the area of a lab or experiment screen: they draw their own

@@ -48,3 +48,13 @@ func TestPadLeft(t *testing.T) {
 		t.Fatalf("padLeft = %q", got)
 	}
 }
+
+func TestSmallTerminalsDoNotOverflow(t *testing.T) {
+	for _, size := range [][2]int{{50, 12}, {40, 8}} {
+		for _, path := range [][]string{nil, {"enter"}, {"enter", "c"}, {"t"}, {"t", "1", "enter"}, {"?"}, {"x"}} {
+			h := newHarness(t, size[0], size[1])
+			h.keys(path...)
+			h.checkFits()
+		}
+	}
+}
