@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -209,61 +208,12 @@ func (r *readerModel) refreshContent() {
 	r.vp.SetYOffset(off)
 }
 
-// footer lists the page's checkpoints and "try it" links.
-func (r readerModel) footer() string {
-	st := r.styles
-	p := r.lesson.Pages[r.page]
-	w := r.textWidth()
-	var b strings.Builder
-	for i, id := range p.Checks {
-		q := r.question(id)
-		if q == nil {
-			continue
-		}
-		mark := st.Accent.Render("? ")
-		state := "press c to answer"
-		if r.answered[id] {
-			mark = st.Success.Render("✓ ")
-			state = "answered; c to try again"
-		}
-		label := "Checkpoint"
-		if len(p.Checks) > 1 {
-			label = fmt.Sprintf("Checkpoint %d", i+1)
-		}
-		b.WriteString(mark + st.Heading.Render(label) + st.Muted.Render(" · "+state) + "\n")
-		b.WriteString(st.Text.Render(hangIndent("  ", oneParagraph(q.Prompt), w)) + "\n\n")
-	}
-	var tries []string
-	for _, t := range p.Tries {
-		switch t.Kind {
-		case lessons.TryLab:
-			tries = append(tries, st.Accent.Render("l")+" lab "+t.Name)
-		case lessons.TryExperiment:
-			tries = append(tries, st.Accent.Render("x")+" experiment "+t.Name)
-		}
-	}
-	if len(tries) > 0 {
-		b.WriteString(st.Heading.Render("Try it") + st.Muted.Render(": ") + strings.Join(tries, st.Muted.Render(" · ")) + "\n\n")
-	}
-	if r.page == len(r.lesson.Pages)-1 {
-		b.WriteString(st.Muted.Render("End of the lesson. ") + st.Accent.Render("t") + st.Muted.Render(" takes the lesson's quiz.") + "\n")
-	} else {
-		next := r.lesson.Pages[r.page+1].Title
-		b.WriteString(st.Muted.Render(truncate("Next: "+next+"  (→ or n)", w)) + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
 func (r readerModel) question(id string) *quiz.Question {
 	if r.lesson == nil || r.lesson.Quiz == nil {
 		return nil
 	}
 	return r.lesson.Quiz.Question(id)
 }
-
-func (r readerModel) checkOpen() bool { return r.check != nil }
-
-func (r readerModel) typing() bool { return r.check != nil && r.check.typing() }
 
 func (r readerModel) Update(msg tea.Msg) (readerModel, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -348,199 +298,6 @@ func (r readerModel) firstTry(kind lessons.TryKind, fallback []string) string {
 		return fallback[0]
 	}
 	return ""
-}
-
-func (r *readerModel) openCheck(i int, q *quiz.Question) {
-	qm := newQuestion(q, r.learner, r.styles)
-	r.check, r.checkIdx = &qm, i
-	r.refreshCheck()
-	r.checkVP.GotoTop()
-}
-
-// refreshCheck puts the open checkpoint into its viewport.
-func (r *readerModel) refreshCheck() {
-	if r.check == nil {
-		return
-	}
-	tw := r.textWidth()
-	body := r.check.View(tw)
-	if r.check.answered() {
-		if e := r.check.q.Experiment; e != "" {
-			body += "\n\n" + r.styles.Accent.Render("x") + r.styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
-		}
-		body += "\n\n" + r.styles.Muted.Render("enter continues · esc back to the page")
-	}
-	r.checkVP.SetContent(body)
-}
-
-func (r readerModel) updateCheck(k tea.KeyPressMsg) (readerModel, tea.Cmd) {
-	p := r.lesson.Pages[r.page]
-	if r.check.answered() {
-		switch {
-		case key.Matches(k, r.keys.nav.Down):
-			r.checkVP.ScrollDown(1)
-		case key.Matches(k, r.keys.nav.Up):
-			r.checkVP.ScrollUp(1)
-		case key.Matches(k, r.keys.nav.PageDown):
-			r.checkVP.PageDown()
-		case key.Matches(k, r.keys.nav.PageUp):
-			r.checkVP.PageUp()
-		case key.Matches(k, r.keys.Experiment) && r.check.q.Experiment != "":
-			return r, send(openExperimentMsg{name: r.check.q.Experiment})
-		}
-		if key.Matches(k, r.keys.Close) || key.Matches(k, r.check.keys.Submit) {
-			// Next checkpoint of the page, or back to the text.
-			for i := r.checkIdx + 1; i < len(p.Checks); i++ {
-				if q := r.question(p.Checks[i]); q != nil {
-					r.openCheck(i, q)
-					return r, nil
-				}
-			}
-			r.check = nil
-			r.shown = renderKey{}
-			r.refreshContent()
-		}
-		return r, nil
-	}
-	if key.Matches(k, r.keys.Close) {
-		r.check = nil
-		return r, nil
-	}
-	qm, submitted := r.check.Update(k)
-	r.check = &qm
-	r.refreshCheck()
-	if !submitted {
-		return r, nil
-	}
-	r.checkVP.GotoTop()
-	q := qm.q
-	if qm.result.Correct {
-		r.answered[q.ID] = true
-	}
-	ans := progress.Answer{Response: responseText(q, *qm.response), Score: qm.result.Score, Correct: qm.result.Correct}
-	return r, send(checkAnsweredMsg{lesson: r.lesson.ID, question: q.ID, answer: ans})
-}
-
-// title is the lesson's name for the top line.
-func (r readerModel) title() string {
-	if r.lesson == nil {
-		return ""
-	}
-	return fmt.Sprintf("%02d %s", r.lesson.Number, r.lesson.Title)
-}
-
-// position is "page k/n · s%" for the status line.
-func (r readerModel) position() string {
-	if r.lesson == nil {
-		return ""
-	}
-	s := fmt.Sprintf("page %d/%d", r.page+1, len(r.lesson.Pages))
-	if r.check != nil {
-		return s + " · checkpoint"
-	}
-	return s + fmt.Sprintf(" · %d%%", percent(r.vp))
-}
-
-func (r readerModel) View() string {
-	if r.lesson == nil || len(r.lesson.Pages) == 0 {
-		return r.styles.Muted.Render("This lesson has no pages.")
-	}
-	st := r.styles
-	tw := r.textWidth()
-	var text string
-	if r.check != nil {
-		label := "Checkpoint"
-		if n := len(r.lesson.Pages[r.page].Checks); n > 1 {
-			label = fmt.Sprintf("Checkpoint %d/%d", r.checkIdx+1, n)
-		}
-		head := st.Badge.Render(label) + st.Muted.Render(" · "+r.lesson.Pages[r.page].Title)
-		text = truncate(head, tw) + "\n" + r.checkVP.View()
-	} else {
-		text = r.pageBar(tw) + "\n" + window(r.lines, r.vp.YOffset(), r.vp.Height())
-	}
-	if sw := r.sidebarWidth(); sw > 0 {
-		return columns(r.h, st.Muted.Render(" │ "), block{r.sidebar(sw), sw}, block{text, tw})
-	}
-	return text
-}
-
-// pageBar is the line above the text: dots for the pages, the current one
-// highlighted, read ones filled.
-func (r readerModel) pageBar(w int) string {
-	st := r.styles
-	var b strings.Builder
-	for i := range r.lesson.Pages {
-		switch {
-		case i == r.page:
-			b.WriteString(st.Accent.Render("●"))
-		default:
-			b.WriteString(st.Muted.Render("○"))
-		}
-	}
-	label := fmt.Sprintf(" page %d of %d", r.page+1, len(r.lesson.Pages))
-	return truncate(b.String()+st.Muted.Render(label), w)
-}
-
-func (r readerModel) sidebar(w int) string {
-	st := r.styles
-	var b strings.Builder
-	b.WriteString(st.Heading.Render("Pages") + "\n")
-	for i, p := range r.lesson.Pages {
-		line := truncate(fmt.Sprintf("%d. %s", i+1, p.Title), w-2)
-		if i == r.page {
-			b.WriteString(st.Cursor.Render("› ") + st.Selected.Render(line) + "\n")
-		} else {
-			b.WriteString("  " + st.Text.Render(line) + "\n")
-		}
-	}
-	var more []string
-	if r.lesson.Quiz != nil && len(r.lesson.Quiz.Questions) > 0 {
-		more = append(more, st.Accent.Render("t")+st.Text.Render(fmt.Sprintf(" quiz (%d questions)", len(r.lesson.Quiz.Questions))))
-	}
-	for _, l := range r.lesson.Labs {
-		more = append(more, st.Accent.Render("l")+st.Text.Render(" lab "+l))
-	}
-	for _, e := range r.lesson.Experiments {
-		more = append(more, st.Accent.Render("x")+st.Text.Render(" "+e))
-	}
-	if len(more) > 0 {
-		b.WriteString("\n" + st.Heading.Render("Practice") + "\n")
-		for _, s := range more {
-			b.WriteString(truncate(s, w) + "\n")
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func (r readerModel) ShortHelp() []key.Binding {
-	if r.check != nil {
-		if r.check.answered() {
-			cont := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue"))
-			return []key.Binding{cont, r.keys.nav.Down, r.keys.Close}
-		}
-		return append(r.check.ShortHelp(), r.keys.Close)
-	}
-	return []key.Binding{r.keys.Prev, r.keys.Next, r.keys.nav.Down, r.keys.Check, r.keys.Quiz, r.keys.Lab}
-}
-
-func (r readerModel) FullHelp() [][]key.Binding {
-	if r.check != nil {
-		return append(r.check.FullHelp(), []key.Binding{r.keys.Close})
-	}
-	return [][]key.Binding{
-		{r.keys.Prev, r.keys.Next},
-		{r.keys.nav.Up, r.keys.nav.Down, r.keys.nav.PageUp, r.keys.nav.PageDown, r.keys.nav.Top, r.keys.nav.Bottom},
-		{r.keys.Check, r.keys.Quiz, r.keys.Lab, r.keys.Experiment},
-	}
-}
-
-// percent is how far down the text the view is; a page that fits whole
-// counts as fully seen.
-func percent(vp viewport.Model) int {
-	if vp.TotalLineCount() <= vp.Height() {
-		return 100
-	}
-	return int(vp.ScrollPercent()*100 + 0.5)
 }
 
 // oneParagraph joins the lines of a prompt written over several YAML lines.
