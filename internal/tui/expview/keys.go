@@ -13,6 +13,7 @@ type KeyMap struct {
 	Crash     key.Binding
 	Restart   key.Binding
 	Partition key.Binding
+	SlowClock key.Binding
 	Fencing   key.Binding
 	Unlock    key.Binding
 	TTLUp     key.Binding
@@ -34,6 +35,7 @@ func DefaultKeyMap() KeyMap {
 		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 		Partition: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "partition")),
+		SlowClock: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "slow clock")),
 		Fencing:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fencing")),
 		Unlock:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "versioned unlock")),
 		TTLUp:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "TTL")),
@@ -53,7 +55,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Start, k.Step, k.AutoPlay, k.Choose},
-		{k.Prev, k.Pause, k.Crash, k.Restart, k.Partition},
+		{k.Prev, k.Pause, k.Crash, k.Restart, k.Partition, k.SlowClock},
 		{k.Fencing, k.Unlock, k.TTLUp, k.ScrollUp},
 	}
 }

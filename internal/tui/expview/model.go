@@ -304,6 +304,14 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 				run.Note("%v", err)
 			}
 		}()
+	case key.Matches(msg, k.SlowClock):
+		// Half speed: the replica's local lease check believes it has
+		// time left after etcd has already expired the lease.
+		rate := 0.5
+		if r := m.snap.replicas[m.sel].ClockRate; r != 0 && r != 1 {
+			rate = 1
+		}
+		go target.SetClockRate(rate)
 	case key.Matches(msg, k.Partition):
 		if m.snap.replicas[m.sel].Partitioned {
 			go target.Heal()
