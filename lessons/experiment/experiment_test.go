@@ -196,12 +196,20 @@ func TestExternalCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	resp, err := cli.Get(context.Background(), "/playground/tester/experiments/cas-race/", clientv3WithPrefix()...)
+	// The run wrote under the learner's prefix and cleaned up after itself.
+	resp, err := cli.Get(context.Background(), "/playground/tester/experiments/", clientv3WithPrefix()...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Count != 0 {
-		t.Logf("leftover keys under the prefix: %d (the race deletes its key each round)", resp.Count)
+		t.Errorf("%d keys left under the learner's prefix after the run", resp.Count)
+	}
+	all, err := cli.Get(context.Background(), "experiments/cas-race/", clientv3WithPrefix()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Count != 0 {
+		t.Errorf("%d keys written outside the learner's prefix", all.Count)
 	}
 }
 

@@ -158,7 +158,14 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 	}
 	namespaced(admin, runPrefix)
 	run.admin = admin
-	run.cleanup = append(run.cleanup, func() { admin.Close() })
+	run.cleanup = append(run.cleanup, func() {
+		// Leave nothing behind on a shared cluster. Best effort: with
+		// auth on (least-privilege) the admin may no longer write.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		admin.Delete(ctx, "", clientv3.WithPrefix())
+		cancel()
+		admin.Close()
+	})
 	return nil
 }
 
