@@ -92,3 +92,24 @@ func window(lines []string, offset, h int) string {
 	end := min(offset+h, len(lines))
 	return strings.Join(lines[offset:end], "\n")
 }
+
+// reflow joins the lines of each paragraph of a prompt written over several
+// YAML lines, so it wraps to the screen rather than to the file. Paragraphs
+// that look laid out by hand (indented, lists, code) are kept as they are.
+func reflow(s string) string {
+	paras := strings.Split(strings.TrimSpace(s), "\n\n")
+	for i, p := range paras {
+		laidOut := false
+		for _, l := range strings.Split(p, "\n") {
+			t := strings.TrimLeft(l, " \t")
+			if t != l || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "|") {
+				laidOut = true
+				break
+			}
+		}
+		if !laidOut {
+			paras[i] = strings.Join(strings.Fields(p), " ")
+		}
+	}
+	return strings.Join(paras, "\n\n")
+}

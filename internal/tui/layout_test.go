@@ -58,3 +58,11 @@ func TestSmallTerminalsDoNotOverflow(t *testing.T) {
 		}
 	}
 }
+
+func TestReflow(t *testing.T) {
+	in := "One replica of a scheduler\nshould stay active.\n\n- keep\n- this list\n\n  indented\n  code"
+	want := "One replica of a scheduler should stay active.\n\n- keep\n- this list\n\n  indented\n  code"
+	if got := reflow(in); got != want {
+		t.Fatalf("reflow =\n%q\nwant\n%q", got, want)
+	}
+}

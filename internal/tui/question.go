@@ -236,7 +236,7 @@ func joinInts(xs []int, sep string) string {
 func (m questionModel) View(w int) string {
 	st := m.styles
 	var b strings.Builder
-	b.WriteString(st.Text.Render(wrap(strings.TrimSpace(m.q.Prompt), w)))
+	b.WriteString(st.Text.Render(wrap(reflow(m.q.Prompt), w)))
 	b.WriteString("\n\n")
 	if m.answered() {
 		b.WriteString(m.feedback(w))
