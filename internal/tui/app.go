@@ -6,6 +6,7 @@ package tui
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -113,7 +114,8 @@ type Model struct {
 	notice        string // one line shown at the bottom until the next key
 	noticeIsErr   bool
 
-	etcd etcdState
+	etcd  etcdState
+	saver *saver
 
 	home   homeModel
 	reader readerModel
@@ -144,6 +146,7 @@ func New(opts Options) Model {
 		now:    opts.Now,
 		width:  80,
 		height: 24,
+		saver:  &saver{},
 	}
 	m.help.Styles = st.Help
 	m.etcd = newEtcdState(opts)
@@ -406,9 +409,33 @@ func (m *Model) save() tea.Cmd {
 		return nil
 	}
 	snap, path := m.prog.Clone(), m.opts.ProgressPath
+	m.saver.taken++
+	seq, sv := m.saver.taken, m.saver
 	return func() tea.Msg {
-		return progressSavedMsg{err: progress.Save(path, snap)}
+		return progressSavedMsg{err: sv.write(seq, path, snap)}
 	}
+}
+
+// saver orders the background saves: snapshots are numbered as they are
+// taken, and one that reaches the disk after a newer one is dropped, so
+// fast paging never leaves an older record on disk.
+type saver struct {
+	taken   uint64 // last snapshot number handed out (Update only)
+	mu      sync.Mutex
+	written uint64 // newest snapshot on disk
+}
+
+func (s *saver) write(seq uint64, path string, p *progress.Progress) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq < s.written {
+		return nil
+	}
+	if err := progress.Save(path, p); err != nil {
+		return err
+	}
+	s.written = seq
+	return nil
 }
 
 func (m *Model) setStyles(st theme.Styles) {

@@ -156,3 +156,23 @@ func TestBackgroundWorkStartsAfterStart(t *testing.T) {
 		t.Fatal("background work never ran")
 	}
 }
+
+func TestOlderSaveNeverOverwritesNewer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	m := New(Options{Course: loadTestCourse(t), ProgressPath: path})
+	m.prog.MarkPageRead("first-steps", 0, testNow)
+	older := m.save()
+	m.prog.MarkPageRead("first-steps", 1, testNow)
+	newer := m.save()
+	// The newer snapshot lands first; the older one arrives late.
+	if msg := newer().(progressSavedMsg); msg.err != nil {
+		t.Fatal(msg.err)
+	}
+	if msg := older().(progressSavedMsg); msg.err != nil {
+		t.Fatal(msg.err)
+	}
+	h := &harness{t: t, saved: path}
+	if got := h.savedProgress().Lessons["first-steps"].PagesRead; len(got) != 2 {
+		t.Fatalf("pages read on disk %v: the older save overwrote the newer", got)
+	}
+}
