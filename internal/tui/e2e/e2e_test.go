@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +95,7 @@ var (
 func binary(t *testing.T, root string) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		touchSources(root)
 		binDir, buildErr = os.MkdirTemp("", "pg-e2e-bin-")
 		if buildErr != nil {
 			return
@@ -109,6 +111,26 @@ func binary(t *testing.T, root string) string {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+// touchSources stats every source and course file of the module. The go
+// command caches test results by the files a test opens; the binary is
+// built by a child process it cannot see, so without this a changed
+// program would not re-run a cached pass.
+func touchSources(root string) {
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".yaml", ".mod", ".sum":
+			os.Stat(path)
+		}
+		return nil
+	})
 }
 
 func TestMain(m *testing.M) {
