@@ -90,7 +90,7 @@ func TestLabPassedIsSaved(t *testing.T) {
 		}
 	})
 	h.keys("l", "g", "esc")
-	h.mustShow("labs 1/1")
+	h.mustShow("0/3     –   1/1") // pages, quiz, labs of lesson 1
 	if !h.savedProgress().LabPassed("first-steps", "01_cas") {
 		t.Fatal("lab pass not saved")
 	}

@@ -7,6 +7,9 @@ import (
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/lessons"
 )
 
 // asciiView is the view as a terminal with the ASCII colour profile shows
@@ -53,5 +56,23 @@ func TestGolden(t *testing.T) {
 				golden.RequireEqual(t, asciiView(t, h))
 			})
 		}
+	}
+}
+
+// TestGoldenEmbedded draws the course map of the real embedded course. A
+// change to a lesson's title, summary or objectives changes it: refresh with
+// go test ./internal/tui -run TestGoldenEmbedded -update.
+func TestGoldenEmbedded(t *testing.T) {
+	course, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
+	if len(course.Lessons) == 0 {
+		t.Fatalf("embedded course has no lessons: %v", probs)
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("home_%dx%d", size[0], size[1]), func(t *testing.T) {
+			h := newHarness(t, size[0], size[1], func(o *Options) { o.Course = course; o.Etcd = startOK })
+			h.send(etcdStartMsg{})
+			h.checkFits()
+			golden.RequireEqual(t, asciiView(t, h))
+		})
 	}
 }

@@ -38,8 +38,8 @@ func defaultHomeKeys() homeKeys {
 type lessonRow struct {
 	lesson    *lessons.Lesson
 	pagesRead int
-	quiz      string // "quiz 80%", "quiz –"
-	labs      string // "labs 1/2", "" when the lesson has none
+	quiz      string // best score "80%", "–" before any attempt, "" without a quiz
+	labs      string // passed/all "1/2", "" when the lesson has none
 	done      bool   // every page read, quiz full marks, every lab passed
 }
 
@@ -72,7 +72,7 @@ func (h *homeModel) setSize(w, ht int)         { h.w, h.h = w, ht }
 func (h *homeModel) refresh(p *progress.Progress) {
 	h.rows = h.rows[:0]
 	for _, l := range h.course.Lessons {
-		r := lessonRow{lesson: l, quiz: "quiz –"}
+		r := lessonRow{lesson: l, quiz: "–"}
 		rec := p.Peek(l.ID)
 		if rec != nil {
 			r.pagesRead = len(rec.PagesRead)
@@ -81,7 +81,7 @@ func (h *homeModel) refresh(p *progress.Progress) {
 		if l.Quiz == nil || len(l.Quiz.Questions) == 0 {
 			r.quiz = ""
 		} else if rec != nil && rec.Quiz != nil {
-			r.quiz = fmt.Sprintf("quiz %d%%", int(rec.BestQuiz*100+0.5))
+			r.quiz = fmt.Sprintf("%d%%", int(rec.BestQuiz*100+0.5))
 			quizDone = rec.BestQuiz >= 1
 		}
 		passed := 0
@@ -91,7 +91,7 @@ func (h *homeModel) refresh(p *progress.Progress) {
 			}
 		}
 		if len(l.Labs) > 0 {
-			r.labs = fmt.Sprintf("labs %d/%d", passed, len(l.Labs))
+			r.labs = fmt.Sprintf("%d/%d", passed, len(l.Labs))
 		}
 		r.done = len(l.Pages) > 0 && r.pagesRead >= len(l.Pages) && quizDone && passed == len(l.Labs)
 		h.rows = append(h.rows, r)
@@ -208,16 +208,23 @@ func (h homeModel) continueLine() string {
 	return st.Accent.Render("c") + st.Text.Render(" "+truncate(s, h.w-2))
 }
 
+// statsHeader names the columns of the course map.
+const statsHeader = "pages  quiz  labs"
+
+// stats is a lesson's numbers in columns under statsHeader.
+func (r lessonRow) stats() string {
+	return fmt.Sprintf("%5s  %4s  %4s", fmt.Sprintf("%d/%d", r.pagesRead, len(r.lesson.Pages)), r.quiz, r.labs)
+}
+
 func (h homeModel) list(w int) string {
 	st := h.styles
+	statsW := lipgloss.Width(statsHeader)
+	titleW := w - 2 - statsW - 2 // cursor, title, gap, stats
 	var b strings.Builder
+	b.WriteString(st.Muted.Render(spaces(w-statsW) + statsHeader))
 	for i, r := range h.rows {
 		l := r.lesson
-		// Fixed-width columns so the numbers line up down the list.
-		stats := []string{fmt.Sprintf("%-9s", fmt.Sprintf("%d/%d read", r.pagesRead, len(l.Pages))),
-			fmt.Sprintf("%-9s", r.quiz), fmt.Sprintf("%-9s", r.labs)}
-		right := strings.TrimRight(strings.Join(stats, " "), " ")
-		right += spaces(29 - lipgloss.Width(right))
+		b.WriteByte('\n')
 		mark := "  "
 		if r.done {
 			mark = "✓ "
@@ -226,23 +233,18 @@ func (h homeModel) list(w int) string {
 		if i == h.cursor {
 			cursor = "› "
 		}
-		left := fmt.Sprintf("%s%02d %s", mark, l.Number, l.Title)
-		titleW := w - 2 - lipgloss.Width(right) - 2
-		left = truncate(left, titleW)
-		line := left + spaces(titleW-lipgloss.Width(left)+2) + right
+		left := truncate(fmt.Sprintf("%s%02d %s", mark, l.Number, l.Title), titleW)
+		right := spaces(titleW-lipgloss.Width(left)+2) + r.stats()
 		switch {
 		case i == h.cursor:
-			b.WriteString(st.Cursor.Render(cursor) + st.Selected.Render(line))
+			b.WriteString(st.Cursor.Render(cursor) + st.Selected.Render(left+right))
 		case r.done:
-			b.WriteString(cursor + st.Success.Render(line))
+			b.WriteString(cursor + st.Success.Render(left+right))
 		default:
-			b.WriteString(cursor + st.Text.Render(left) + st.Muted.Render(line[len(left):]))
+			b.WriteString(cursor + st.Text.Render(left) + st.Muted.Render(right))
 		}
 		if h.roomy() {
 			b.WriteString("\n" + spaces(7) + st.Muted.Render(truncate(l.Summary, w-8)))
-		}
-		if i < len(h.rows)-1 {
-			b.WriteByte('\n')
 		}
 	}
 	return b.String()

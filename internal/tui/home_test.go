@@ -11,7 +11,7 @@ import (
 func TestHomeListsLessonsWithProgress(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.mustShow("Ownership election playground", "01 First steps with a test course", "02 Second thoughts",
-		"0/3 read", "quiz –", "labs 0/1", "New here?")
+		"pages  quiz  labs", "0/3     –   0/1", "New here?")
 	// The detail of the selected lesson names its parts.
 	h.mustShow("3 pages", "quiz of 4", "lab 01_cas", "experiment fencing")
 	h.checkFits()
@@ -40,7 +40,7 @@ func TestHomeContinueWhereLeftOff(t *testing.T) {
 	if h.m.state != stateHome {
 		t.Fatalf("esc from the reader should go home, state %v", h.m.state)
 	}
-	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", "2/3 read")
+	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", "2/3     –   0/1")
 	h.keys("2") // select another lesson: c still continues lesson 1
 	h.keys("c")
 	h.mustShow("Middle page", "page 2/3")
