@@ -172,7 +172,7 @@ func (h homeModel) View() string {
 
 	listW := h.w
 	if h.wide() {
-		listW = min(max(h.w*60/100, 70), 90)
+		listW = min(max(h.w*60/100, 76), 90)
 	}
 	list := h.list(listW)
 	var body string
