@@ -80,7 +80,8 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		Etcd:           etcd.starter(env.EtcdEndpoints),
 		EtcdExternal:   len(env.EtcdEndpoints) > 0,
 		EtcdLogPath:    embedetcd.LogPath(),
-		Lab:            labRunner(root, labCatalog()),
+		Lab:            labRunner(root, labCatalog(), labEnv(env)),
+		Experiment:     experimentScreens(course, learnerName()),
 		// Compile the labs' tests ahead, so the first grade rarely waits.
 		Background: labrun.Prewarm(ctx, root, labIDs(course)),
 	})
@@ -146,6 +147,15 @@ func (h *etcdHolder) close(wait time.Duration) error {
 	return err
 }
 
+// labEnv passes an external cluster given with --etcd-endpoints on to the
+// etcd labs' graders, which read PLAYGROUND_ETCD_ENDPOINTS.
+func labEnv(env *Env) []string {
+	if len(env.EtcdEndpoints) == 0 {
+		return nil
+	}
+	return []string{"PLAYGROUND_ETCD_ENDPOINTS=" + strings.Join(env.EtcdEndpoints, ",")}
+}
+
 // labIDs lists the course's labs in lesson order, each once.
 func labIDs(c *lessons.Course) []string {
 	var ids []string
@@ -203,9 +213,9 @@ func printOutline(w io.Writer, c *lessons.Course, probs []lessons.Problem) {
 // labRunner builds the lab runner screen: root is the learner's checkout
 // ("" outside one: the screen then explains how to get the labs) and
 // catalog the embedded labs.
-func labRunner(root string, catalog fs.FS) tui.LabFactory {
+func labRunner(root string, catalog fs.FS, env []string) tui.LabFactory {
 	return func(lab *lessons.Lab, passed bool, st theme.Styles) (tui.Screen, tea.Cmd) {
-		m := labrun.New(*lab, labrun.Options{Root: root, Catalog: catalog, Passed: passed, Styles: &st})
+		m := labrun.New(*lab, labrun.Options{Root: root, Catalog: catalog, Passed: passed, Styles: &st, Env: env})
 		return &labScreen{m: m}, m.Init()
 	}
 }

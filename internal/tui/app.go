@@ -180,10 +180,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, m.afterResize()
+		return m, tea.Batch(m.afterResize(), m.forwardToChild(msg))
 	case tea.BackgroundColorMsg:
 		m.setStyles(theme.DefaultStyles(msg.IsDark()))
-		return m, m.afterResize()
+		return m, tea.Batch(m.afterResize(), m.forwardToChild(msg))
 	case tea.KeyPressMsg:
 		if cmd, done := m.globalKey(msg); done {
 			return m, cmd
@@ -467,4 +467,16 @@ func (m *Model) resize(w, h int) {
 // afterResize asks the reader for renderings at the new width.
 func (m *Model) afterResize() tea.Cmd {
 	return m.reader.ensureRendered()
+}
+
+// forwardToChild hands a size or colour change to a hosted screen (lab,
+// experiment) after SetSize/SetStyles, so it can re-render what it caches
+// (SetSize cannot return a command).
+func (m *Model) forwardToChild(msg tea.Msg) tea.Cmd {
+	if m.child == nil {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.child, cmd = m.child.Update(msg)
+	return cmd
 }
