@@ -26,6 +26,9 @@ labcheck:
 contentcheck:
 	$(GO) run ./cmd/playground check
 
+# Each tool prints its figures next to the bar it must meet.
 bench:
 	$(GO) run ./internal/tools/etcdbench
 	$(GO) run ./internal/tools/labcheck -bench
+	$(GO) run ./internal/tools/tuibench
+	$(GO) run ./internal/tools/expbench
