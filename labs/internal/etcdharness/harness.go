@@ -104,6 +104,14 @@ func New(t testing.TB) *Env {
 	t.Cleanup(cancel)
 	e.Ctx = ctx
 	e.Admin = e.Client()
+	// On a shared cluster nothing should pile up from run to run. This
+	// runs after the test's own clients are closed and its replicas are
+	// stopped (cleanups run last-registered first).
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		e.Admin.Delete(ctx, e.Prefix+"/", clientv3.WithPrefix())
+	})
 	return e
 }
 

@@ -150,3 +150,22 @@ func TestRevokeOfAnEndedLeaseIsFine(t *testing.T) {
 		t.Fatal("the key outlived its revoked lease")
 	}
 }
+
+func TestEnvRemovesItsKeys(t *testing.T) {
+	var prefix string
+	t.Run("inner", func(t *testing.T) {
+		env := New(t)
+		prefix = env.Prefix
+		if _, err := env.Admin.Put(env.Ctx, env.Key("left", "behind"), "x"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	outer := New(t)
+	resp, err := outer.Admin.Get(outer.Ctx, prefix+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Count != 0 {
+		t.Fatalf("%d keys were left under %s after the test ended", resp.Count, prefix)
+	}
+}
