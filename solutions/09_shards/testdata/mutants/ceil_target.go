@@ -238,6 +238,9 @@ func (w *Worker) rebalance(ctx context.Context, lease clientv3.LeaseID) (int64, 
 // key at once), bounded in case etcd is unreachable.
 func closeSession(s *concurrency.Session) {
 	s.Orphan()
+	if s.Client().Ctx().Err() != nil {
+		return // the client is closed: there is no one to tell
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	s.Client().Revoke(ctx, s.Lease())
