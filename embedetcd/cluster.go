@@ -13,6 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/ownership-election/playground/internal/faultproxy"
 )
 
 // Cluster is an in-process etcd cluster whose members can be stopped,
@@ -28,13 +30,16 @@ type Cluster struct {
 }
 
 // Member is one member of a Cluster. Clients reach it through a proxy on a
-// fixed loopback port, so its endpoint stays valid across restarts.
+// fixed loopback port, so its endpoint stays valid across restarts, and
+// stopping it can cut every client connection at once, the way a crash
+// does (otherwise etcd's graceful stop waits seconds for open watch and
+// keepalive streams).
 type Member struct {
 	Name    string
 	cluster *Cluster
 	peer    url.URL
 	client  url.URL // where etcd listens
-	proxy   *tcpProxy
+	proxy   *faultproxy.Proxy
 	dir     *dataDir
 	initial string
 
@@ -116,7 +121,7 @@ func (cl *Cluster) newMember(i int) (*Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	px, err := newTCPProxy(client)
+	px, err := faultproxy.New(client)
 	if err != nil {
 		dir.remove()
 		return nil, err
@@ -147,7 +152,7 @@ func (m *Member) launch(ctx context.Context, deadline time.Time) error {
 }
 
 // Endpoint is the member's client URL (stable across restarts).
-func (m *Member) Endpoint() string { return "http://" + m.proxy.addr() }
+func (m *Member) Endpoint() string { return "http://" + m.proxy.Addr() }
 
 // Running reports whether the member is started.
 func (m *Member) Running() bool {
@@ -166,7 +171,7 @@ func (m *Member) Stop() error {
 	if e == nil {
 		return fmt.Errorf("stop member %s: not running", m.Name)
 	}
-	m.proxy.dropAll()
+	m.proxy.Cut()
 	e.Close()
 	return nil
 }
@@ -289,7 +294,7 @@ func (cl *Cluster) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m.proxy.close()
+			m.proxy.Close()
 			if e := m.server(); e != nil {
 				stopEmbed(e, cl.cfg.closeWait)
 			}

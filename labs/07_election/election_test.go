@@ -224,7 +224,7 @@ func TestStep4_FrozenLeader(t *testing.T) {
 		t.Fatalf("replica-b's token %d is not above replica-a's %d", termB.Token, termA.Token)
 	}
 
-	proxy.Unfreeze()
+	proxy.Thaw()
 	env.WaitFor(cl.prefix, 5*time.Second, "replica-a to campaign again once its network is back", func() bool {
 		for _, k := range env.List(cl.prefix + "/") {
 			if k.Value == "replica-a" && k.Lease != kvA.Lease {

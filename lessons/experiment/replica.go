@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+
+	"github.com/ownership-election/playground/internal/faultproxy"
 )
 
 // Body is what a replica does while it runs: campaign, write, renew. It is
@@ -23,7 +25,7 @@ type Body func(ctx context.Context, r *Replica) error
 type Replica struct {
 	Name    string
 	run     *Run
-	proxies []*FaultProxy
+	proxies []*faultproxy.Proxy
 
 	mu          sync.Mutex
 	cli         *clientv3.Client
@@ -241,7 +243,7 @@ func (r *Replica) Partition() {
 	r.partitioned = true
 	r.mu.Unlock()
 	for _, p := range r.proxies {
-		p.Drop()
+		p.Partition()
 	}
 	r.Emit(Event{Kind: Partitioned, Text: "partitioned: network dropped, work continues"})
 }

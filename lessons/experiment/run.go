@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/faultproxy"
 )
 
 // Errors a run can end with before it starts.
@@ -316,7 +317,7 @@ func (run *Run) NewReplica(name string) (*Replica, error) {
 		if err != nil || u.Host == "" {
 			return nil, fmt.Errorf("replica %s: bad endpoint %q", name, ep)
 		}
-		p, err := NewFaultProxy(u.Host)
+		p, err := faultproxy.New(u.Host)
 		if err != nil {
 			return nil, err
 		}

@@ -1,9 +1,6 @@
 package experiment
 
 import (
-	"bufio"
-	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -58,82 +55,5 @@ func TestResourceFencing(t *testing.T) {
 		if ok == c.fencing || st.Rejected != c.wantRej || st.Value != c.wantValue || st.Highest != 8 {
 			t.Errorf("fencing %v: accepted %v, state %+v", c.fencing, ok, st)
 		}
-	}
-}
-
-// echo serves lines back to the sender.
-func echo(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(c, c); c.Close() }()
-		}
-	}()
-	return ln.Addr().String()
-}
-
-func TestFaultProxyFreezeAndDrop(t *testing.T) {
-	p, err := NewFaultProxy(echo(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rd := bufio.NewReader(c)
-	roundTrip := func(msg string, within time.Duration) (string, error) {
-		c.SetDeadline(time.Now().Add(within))
-		if _, err := io.WriteString(c, msg+"\n"); err != nil {
-			return "", err
-		}
-		return rd.ReadString('\n')
-	}
-	if got, err := roundTrip("one", time.Second); err != nil || got != "one\n" {
-		t.Fatalf("open: %q %v", got, err)
-	}
-	p.Freeze()
-	if got, err := roundTrip("two", 200*time.Millisecond); err == nil {
-		t.Fatalf("frozen proxy passed %q", got)
-	}
-	p.Thaw()
-	c.SetDeadline(time.Now().Add(time.Second))
-	if got, err := rd.ReadString('\n'); err != nil || got != "two\n" {
-		t.Fatalf("held bytes after thaw: %q %v", got, err)
-	}
-	p.Drop()
-	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := rd.ReadString('\n'); err == nil {
-		t.Fatal("dropped connection still open")
-	}
-	c2, err := net.Dial("tcp", p.Addr())
-	if err == nil {
-		c2.SetDeadline(time.Now().Add(time.Second))
-		if _, err := c2.Read(make([]byte, 1)); err == nil {
-			t.Fatal("partitioned proxy accepted a new connection")
-		}
-		c2.Close()
-	}
-	p.Heal()
-	c3, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c3.Close()
-	c3.SetDeadline(time.Now().Add(time.Second))
-	io.WriteString(c3, "three\n")
-	if got, err := bufio.NewReader(c3).ReadString('\n'); err != nil || got != "three\n" {
-		t.Fatalf("after heal: %q %v", got, err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/faultproxy"
 )
 
 // EndpointsEnv names the variable that points the graders at an existing
@@ -128,15 +129,19 @@ func (e *Env) Client() *clientv3.Client {
 }
 
 // ProxiedClient returns a new client whose only connection runs through a
-// Proxy, so the test can freeze that one replica's network.
-func (e *Env) ProxiedClient() (*clientv3.Client, *Proxy) {
+// fault proxy, so the test can hurt that one replica's network. Freeze
+// stops bytes flowing both ways while the connection stays open, which is
+// what a partition or a long pause looks like from etcd's side: the
+// replica's keepalives stop arriving and its lease runs out, and the
+// replica hears nothing back. Thaw lets the held bytes through.
+func (e *Env) ProxiedClient() (*clientv3.Client, *faultproxy.Proxy) {
 	e.t.Helper()
 	eps := e.etcd.Endpoints()
-	p, err := NewProxy(strings.TrimPrefix(strings.TrimPrefix(eps[0], "http://"), "https://"))
+	p, err := faultproxy.New(strings.TrimPrefix(strings.TrimPrefix(eps[0], "http://"), "https://"))
 	if err != nil {
 		e.t.Fatalf("start fault proxy: %v", err)
 	}
-	e.t.Cleanup(p.Close)
+	e.t.Cleanup(func() { p.Close() })
 	return e.clientFor([]string{"http://" + p.Addr()}), p
 }
 

@@ -116,15 +116,15 @@ func TestProxyFreezeHoldsTraffic(t *testing.T) {
 	if _, ok := env.Get(env.Key("during")); ok {
 		t.Fatal("a write sent during the freeze reached etcd while frozen")
 	}
-	px.Unfreeze()
+	px.Thaw()
 	if px.Frozen() {
-		t.Fatal("Frozen() = true after Unfreeze")
+		t.Fatal("Frozen() = true after Thaw")
 	}
 	if _, err := cli.Put(env.Ctx, env.Key("after"), "3"); err != nil {
-		t.Fatalf("write after Unfreeze: %v", err)
+		t.Fatalf("write after Thaw: %v", err)
 	}
 	if kv, ok := env.Get(env.Key("after")); !ok || kv.Value != "3" {
-		t.Fatalf("key written after Unfreeze is %+v (exists=%v), want 3", kv, ok)
+		t.Fatalf("key written after Thaw is %+v (exists=%v), want 3", kv, ok)
 	}
 }
 
