@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // dataDir is one member's data directory plus the lock that marks it as in
@@ -37,7 +36,7 @@ func newDataDir(parent string) (*dataDir, error) {
 		os.RemoveAll(path)
 		return nil, fmt.Errorf("create data dir lock: %w", err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockOwn(lock); err != nil {
 		lock.Close()
 		os.RemoveAll(path)
 		return nil, fmt.Errorf("lock data dir: %w", err)
@@ -53,7 +52,7 @@ func removeStale(parent string) {
 		if err != nil {
 			continue
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if isStale(f) {
 			os.RemoveAll(strings.TrimSuffix(l, ".lock"))
 			os.Remove(l)
 		}

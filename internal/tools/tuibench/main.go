@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command tuibench measures the two figures the TUI promises: the time from
 // exec of the built binary to the first home frame on a terminal, and the
 // time from a key press to the redrawn lesson screen at 200x60.
