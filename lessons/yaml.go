@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -31,7 +32,7 @@ func (p *problems) mapping(n *yaml.Node, label string, known ...string) map[stri
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
-		case !contains(known, k.Value):
+		case !slices.Contains(known, k.Value):
 			p.yamlf(k, "%s: unknown field %q (known: %s)", label, k.Value, strings.Join(known, ", "))
 		case m[k.Value] != nil:
 			p.yamlf(k, "%s: field %s given twice", label, k.Value)
@@ -98,13 +99,4 @@ func nodeKind(n *yaml.Node) string {
 		return fmt.Sprintf("%q", n.Value)
 	}
 	return "nothing"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

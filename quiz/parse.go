@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,7 +129,7 @@ func (p *parser) fields(n *yaml.Node, label string, known ...string) fieldSet {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := k.Value
-		if !contains(known, key) {
+		if !slices.Contains(known, key) {
 			p.errf(k.Line, "%s: unknown field %q (known: %s)", label, key, strings.Join(known, ", "))
 			continue
 		}
@@ -198,13 +199,4 @@ func kindName(n *yaml.Node) string {
 		return fmt.Sprintf("%q", n.Value)
 	}
 	return "nothing"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package quiz
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -55,7 +56,7 @@ func (p *parser) question(i int, n *yaml.Node) *Question {
 		return q // kind already reported; its fields cannot be judged
 	}
 	for _, key := range []string{"options", "items", "answer", "tolerance", "unit", "explain", "experiment"} {
-		if v := f.m[key]; v != nil && !contains(uses, key) {
+		if v := f.m[key]; v != nil && !slices.Contains(uses, key) {
 			p.errf(v.Line, "%s: field %s is not used by %s questions", label, key, q.Kind)
 		}
 	}
