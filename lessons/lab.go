@@ -1,8 +1,7 @@
 package lessons
 
 import (
-	"go/ast"
-	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io/fs"
 	"path"
@@ -51,6 +50,11 @@ func loadLabs(fsys fs.FS, root string) ([]*Lab, []Problem) {
 }
 
 // testFuncs returns the names of the Test functions in dir/*_test.go.
+//
+// It scans tokens rather than parsing: the course is read before the TUI's
+// first frame, and a full parse of the labs' tests was a sixth of that
+// time. A top-level "func Name(" (no receiver) is all it looks for; a file
+// that does not even scan is reported.
 func testFuncs(fsys fs.FS, dir, root string) (map[string]bool, []Problem) {
 	files, _ := fs.Glob(fsys, path.Join(dir, "*_test.go"))
 	names := map[string]bool{}
@@ -62,15 +66,43 @@ func testFuncs(fsys fs.FS, dir, root string) (map[string]bool, []Problem) {
 			probs = append(probs, Problem{Path: joinRoot(root, f), Msg: "cannot read: " + err.Error()})
 			continue
 		}
-		af, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution)
-		if err != nil {
-			probs = append(probs, Problem{Path: joinRoot(root, f), Msg: "cannot parse Go: " + err.Error()})
-			continue
-		}
-		for _, d := range af.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
-				names[fn.Name.Name] = true
+		var firstErr string
+		var sc scanner.Scanner
+		sc.Init(fset.AddFile(f, -1, len(src)), src, func(pos token.Position, msg string) {
+			if firstErr == "" {
+				firstErr = pos.String() + ": " + msg
 			}
+		}, 0)
+		depth := 0
+		for {
+			_, tok, _ := sc.Scan()
+			if tok == token.EOF {
+				break
+			}
+			switch tok {
+			case token.LBRACE, token.LPAREN, token.LBRACK:
+				depth++
+			case token.RBRACE, token.RPAREN, token.RBRACK:
+				depth--
+			case token.FUNC:
+				if depth != 0 {
+					continue
+				}
+				// func Name(   is a function; func (r T) Name(   a method.
+				if _, t, name := sc.Scan(); t == token.IDENT {
+					if _, t2, _ := sc.Scan(); t2 == token.LPAREN || t2 == token.LBRACK {
+						depth++
+						if strings.HasPrefix(name, "Test") {
+							names[name] = true
+						}
+					}
+				} else if t == token.LPAREN {
+					depth++
+				}
+			}
+		}
+		if firstErr != "" {
+			probs = append(probs, Problem{Path: joinRoot(root, f), Msg: "cannot read Go: " + firstErr})
 		}
 	}
 	return names, probs

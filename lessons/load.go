@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/ownership-election/playground/quiz"
 )
@@ -29,6 +30,18 @@ func Load(src Sources) (*Course, []Problem) {
 	if err != nil {
 		report(Problem{Path: cpath("lessons"), Msg: "cannot read the lessons folder: " + err.Error()})
 	}
+	// Lessons and labs are read and parsed in parallel: the TUI loads the
+	// course before its first frame, so this is on the startup path.
+	type loaded struct {
+		num    int
+		slug   string
+		lesson *Lesson
+		probs  []Problem
+	}
+	var (
+		wg      sync.WaitGroup
+		results []*loaded
+	)
 	numbers := map[int]string{}
 	for _, e := range entries {
 		if !e.IsDir() || e.Name()[0] == '.' {
@@ -45,24 +58,34 @@ func Load(src Sources) (*Course, []Problem) {
 			report(Problem{Path: cpath(dir), Msg: "lesson number " + m[1] + " is also used by " + other})
 		}
 		numbers[num] = e.Name()
-		l, ps := loadLesson(src.Course, dir, cpath)
-		report(ps...)
+		r := &loaded{num: num, slug: m[2]}
+		results = append(results, r)
+		wg.Go(func() { r.lesson, r.probs = loadLesson(src.Course, dir, cpath) })
+	}
+	var (
+		labs     []*Lab
+		labProbs []Problem
+	)
+	if src.Labs != nil {
+		wg.Go(func() { labs, labProbs = loadLabs(src.Labs, src.LabsRoot) })
+	}
+	wg.Wait()
+	for _, r := range results {
+		report(r.probs...)
+		l := r.lesson
 		if l == nil {
 			continue
 		}
-		l.Number = num
-		if l.ID != "" && l.ID != m[2] {
+		l.Number = r.num
+		if l.ID != "" && l.ID != r.slug {
 			report(Problem{Path: l.Path, Line: l.line("id", ""), Msg: "front matter: id " + strconv.Quote(l.ID) +
-				" must match the folder name without its number, " + strconv.Quote(m[2])})
+				" must match the folder name without its number, " + strconv.Quote(r.slug)})
 		}
 		c.Lessons = append(c.Lessons, l)
 	}
 	sort.SliceStable(c.Lessons, func(i, j int) bool { return c.Lessons[i].Number < c.Lessons[j].Number })
-	if src.Labs != nil {
-		labs, ps := loadLabs(src.Labs, src.LabsRoot)
-		c.Labs = labs
-		report(ps...)
-	}
+	c.Labs = labs
+	report(labProbs...)
 	report(crossCheck(c, src)...)
 	// Group problems by file, in line order, as compilers do.
 	sort.SliceStable(probs, func(i, j int) bool {
