@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {
 		return Usagef("unknown command %q (see playground --help)", args[0])
 	}
+	defer pauseGCForStart()()
 	course, probs, err := loadCourse(env, "")
 	if err != nil {
 		return err
@@ -97,6 +99,29 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("run the terminal interface: %w", err)
 	}
 	return nil
+}
+
+// startGCPause is how long collection waits at start-up: past the first
+// frame (about 100 ms after exec) but not the bulk of etcd's start.
+const startGCPause = 300 * time.Millisecond
+
+// pauseGCForStart holds garbage collection back while the TUI draws its
+// first frame. A new process starts with a 4 MB heap goal, so reading the
+// course and building the first screen ran several collections on the way
+// to it. A 256 MB limit still bounds the heap meanwhile. The returned func
+// ends the pause early (when the TUI exits sooner).
+func pauseGCForStart() (restore func()) {
+	prevPercent := debug.SetGCPercent(-1)
+	prevLimit := debug.SetMemoryLimit(256 << 20)
+	var once sync.Once
+	end := func() {
+		once.Do(func() {
+			debug.SetGCPercent(prevPercent)
+			debug.SetMemoryLimit(prevLimit)
+		})
+	}
+	t := time.AfterFunc(startGCPause, end)
+	return func() { t.Stop(); end() }
 }
 
 // etcdHolder remembers the etcd the TUI started so that it is stopped when
