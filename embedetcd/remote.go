@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +11,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
+
+	"github.com/ownership-election/playground/embedetcd/prefix"
 )
 
 // Etcd is what the rest of the playground needs from an etcd, embedded or
@@ -51,20 +51,8 @@ type Remote struct {
 }
 
 // DefaultPrefix is /playground/<user>/, from $PLAYGROUND_USER, else the
-// login name.
-func DefaultPrefix() string {
-	name := os.Getenv("PLAYGROUND_USER")
-	if name == "" {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-	}
-	if name == "" {
-		name = "learner"
-	}
-	name = strings.NewReplacer("/", "_", " ", "_").Replace(name)
-	return "/playground/" + name + "/"
-}
+// login name (see package prefix).
+func DefaultPrefix() string { return prefix.Default() }
 
 // Connect checks that the cluster at endpoints answers and returns it.
 func Connect(ctx context.Context, endpoints []string, prefix string, opts ...Option) (*Remote, error) {

@@ -82,7 +82,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		Etcd:           etcd.starter(env.EtcdEndpoints),
 		EtcdExternal:   len(env.EtcdEndpoints) > 0,
 		EtcdLogPath:    embedetcd.LogPath(),
-		Lab:            labRunner(root, labCatalog(), labEnv(env)),
+		Lab:            labRunner(root, labCatalog(), labEnv(env), etcd.graderEnv),
 		Experiment:     experimentScreens(course, learnerName()),
 		// Compile the labs' tests ahead, so the first grade rarely waits.
 		Background: labrun.Prewarm(ctx, root, labIDs(course)),
@@ -148,6 +148,19 @@ func (h *etcdHolder) starter(endpoints []string) tui.EtcdStarter {
 		h.mu.Unlock()
 		return srv, nil
 	}
+}
+
+// graderEnv hands the embedded etcd, once it runs, to the etcd labs'
+// graders (labs/internal/etcdharness), which then need not start one of
+// their own for every grading. An external cluster is passed on by
+// labEnv instead.
+func (h *etcdHolder) graderEnv() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, embedded := h.srv.(*embedetcd.Server); !embedded {
+		return nil
+	}
+	return []string{"PLAYGROUND_GRADER_ETCD=" + strings.Join(h.srv.Endpoints(), ",")}
 }
 
 // close waits up to wait for a start in flight, then closes what started.
@@ -238,9 +251,9 @@ func printOutline(w io.Writer, c *lessons.Course, probs []lessons.Problem) {
 // labRunner builds the lab runner screen: root is the learner's checkout
 // ("" outside one: the screen then explains how to get the labs) and
 // catalog the embedded labs.
-func labRunner(root string, catalog fs.FS, env []string) tui.LabFactory {
+func labRunner(root string, catalog fs.FS, env []string, envFunc func() []string) tui.LabFactory {
 	return func(lab *lessons.Lab, passed bool, st theme.Styles) (tui.Screen, tea.Cmd) {
-		m := labrun.New(*lab, labrun.Options{Root: root, Catalog: catalog, Passed: passed, Styles: &st, Env: env})
+		m := labrun.New(*lab, labrun.Options{Root: root, Catalog: catalog, Passed: passed, Styles: &st, Env: env, EnvFunc: envFunc})
 		return &labScreen{m: m}, m.Init()
 	}
 }

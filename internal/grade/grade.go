@@ -8,13 +8,17 @@ package grade
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,6 +57,78 @@ type Options struct {
 	// environment of the go command.
 	GoCmd string
 	Env   []string
+	// BinDir is where the linked test binary is kept between runs (go test
+	// -o), so that grading again without a change skips the link, which is
+	// most of the time of grading an etcd lab. Default: DefaultBinDir.
+	// "off" links into a temporary folder each time, as go test does.
+	BinDir string
+}
+
+// DefaultBinDir is <user cache dir>/playground/labtests, or "" (keep no
+// binaries) when there is no user cache dir.
+func DefaultBinDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "playground", "labtests")
+}
+
+// binMaxAge is how long a kept test binary nobody used stays in the
+// default folder (go touches a binary whenever it reuses it).
+const binMaxAge = 14 * 24 * time.Hour
+
+var pruneOnce sync.Once
+
+// pruneBinaries removes *.test files in dir not used for maxAge: each
+// checkout (and each test's temporary copy of a fixture) gets its own.
+func pruneBinaries(dir string, maxAge time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.Contains(e.Name(), ".test") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > maxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// binPath is the file the test binary of o is kept in, or "" for none. One
+// file per module, package and race setting: the go command relinks it
+// when anything it was built from changed (an edit, another overlay) and
+// leaves it alone otherwise.
+func (o Options) binPath() string {
+	dir := o.BinDir
+	if dir == "off" {
+		return ""
+	}
+	if dir == "" {
+		dir = DefaultBinDir()
+		if dir == "" {
+			return ""
+		}
+		pruneOnce.Do(func() { pruneBinaries(dir, binMaxAge) })
+	}
+	root, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return ""
+	}
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%v", root, o.pkg(), o.Race)))
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, strings.TrimPrefix(o.name(), "./"))
+	file := fmt.Sprintf("%s-%x.test", name, key[:6])
+	if runtime.GOOS == "windows" {
+		file += ".exe"
+	}
+	return filepath.Join(dir, file)
 }
 
 // SolutionOverlay returns the overlay that grades the reference solution
@@ -77,11 +153,21 @@ func (o Options) name() string {
 	return o.Pkg
 }
 
+// linkFlags leave the symbol table and DWARF out of the test binary: a
+// third less to write, so an etcd lab links in 1.8 s instead of 2.5 s here.
+// Panics and failures still print file:line (that comes from pclntab).
+const linkFlags = "-s -w"
+
 // args builds the go test command line; extra goes before the package.
 func (o Options) args(overlayFile string, extra ...string) []string {
-	args := []string{"test"}
+	args := []string{"test", "-ldflags=" + linkFlags}
 	if o.Race {
 		args = append(args, "-race")
+	}
+	if bin := o.binPath(); bin != "" {
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err == nil {
+			args = append(args, "-o", bin)
+		}
 	}
 	if overlayFile != "" {
 		args = append(args, "-overlay", overlayFile)

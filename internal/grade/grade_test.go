@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,47 @@ func fixture(t *testing.T, pkg string) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Dir: dir, Pkg: "./labs/" + pkg, Env: []string{"GOWORK=off", "GOFLAGS=-mod=mod"}}
+	return Options{Dir: dir, Pkg: "./labs/" + pkg, Env: []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, BinDir: t.TempDir()}
+}
+
+// The kept test binary must be reused when nothing changed and rebuilt
+// whenever the code did: a stale binary would grade old code.
+func TestRunKeepsBinaryButNeverStale(t *testing.T) {
+	o := fixture(t, "mixed")
+	bin := o.binPath()
+	if bin == "" || filepath.Dir(bin) != o.BinDir {
+		t.Fatalf("binPath = %q, want a file in %s", bin, o.BinDir)
+	}
+	// The go command touches an up-to-date binary, so compare contents.
+	grade := func(overlay map[string]string) (*Result, [32]byte) {
+		t.Helper()
+		o.Overlay = overlay
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatalf("no kept test binary after a run: %v", err)
+		}
+		return res, sha256.Sum256(data)
+	}
+	solution := map[string]string{"labs/mixed/mixed.go": "solutions/mixed/mixed.go"}
+	stub1, t1 := grade(nil)
+	stub2, t2 := grade(nil)
+	if t2 != t1 {
+		t.Errorf("binary relinked although nothing changed")
+	}
+	sol, t3 := grade(solution)
+	stub3, t4 := grade(nil)
+	if t3 == t2 || t4 == t3 {
+		t.Errorf("binary not relinked when the code changed")
+	}
+	double := func(r *Result) Status { return r.Test("TestStep2_Doubles").Status }
+	if double(stub1) != Fail || double(stub2) != Fail || double(sol) != Pass || double(stub3) != Fail {
+		t.Fatalf("TestStep2 was %s, %s, %s (solution), %s; want fail, fail, pass, fail",
+			double(stub1), double(stub2), double(sol), double(stub3))
+	}
 }
 
 func TestRunMixed(t *testing.T) {
@@ -238,5 +279,28 @@ func TestWatchDebounces(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("channel not closed after cancel")
+	}
+}
+
+func TestPruneBinariesRemovesOnlyOldTestBinaries(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-20 * 24 * time.Hour)
+	for name, mtime := range map[string]time.Time{"a-1.test": old, "b-2.test": time.Now(), "notes.txt": old} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pruneBinaries(dir, 14*24*time.Hour)
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if !slices.Equal(left, []string{"b-2.test", "notes.txt"}) {
+		t.Fatalf("left %v, want [b-2.test notes.txt]", left)
 	}
 }

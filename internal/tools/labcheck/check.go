@@ -224,6 +224,15 @@ type config struct {
 	Timeout time.Duration
 	// Log, when set, receives progress lines.
 	Log func(format string, args ...any)
+	// Env goes to every go test (the etcd labcheck runs for the graders);
+	// BinDir is where test binaries are kept (see grade.Options).
+	Env    []string
+	BinDir string
+}
+
+// options are the grade options of one lab under cfg.
+func (cfg config) options(id string) grade.Options {
+	return grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout, Env: cfg.Env, BinDir: cfg.BinDir}
 }
 
 // checkLab runs (a) to (d) for one lab.
@@ -279,7 +288,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	if src, err := os.ReadFile(filepath.Join(cfg.Root, stub)); err == nil {
 		r.Problems = append(r.Problems, stubTextProblems(string(src))...)
 	}
-	base := grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout}
+	base := cfg.options(id)
 
 	// (a) the untouched stub: every step test fails.
 	logf("%s: stub", id)

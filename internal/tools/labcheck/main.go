@@ -27,9 +27,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/grade"
 )
 
@@ -83,6 +85,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg := config{Root: absRoot, Count: *count, Race: *race, Timeout: *timeout}
+	// One etcd for every etcd lab's tests, as the TUI gives its own: the
+	// graders then neither start a server per run nor link one.
+	srv, err := embedetcd.Start(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "labcheck: start etcd for the graders: %v (log: %s)\n", err, embedetcd.LogPath())
+		return 1
+	}
+	defer srv.Close()
+	cfg.Env = []string{"PLAYGROUND_GRADER_ETCD=" + strings.Join(srv.Endpoints(), ",")}
+	// Test binaries of this run only: a TUI grading at the same time keeps
+	// its own in the user cache.
+	binDir, err := os.MkdirTemp("", "labcheck-bin-")
+	if err != nil {
+		fmt.Fprintln(stderr, "labcheck:", err)
+		return 1
+	}
+	defer os.RemoveAll(binDir)
+	cfg.BinDir = binDir
 	if *verbose {
 		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	}

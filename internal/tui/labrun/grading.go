@@ -17,7 +17,11 @@ import (
 const defaultDebounce = 300 * time.Millisecond
 
 func (m Model) gradeOptions() grade.Options {
-	return grade.Options{Dir: m.opts.Root, Lab: m.lab.ID, Timeout: m.opts.Timeout, Env: m.opts.Env}
+	env := m.opts.Env
+	if m.opts.EnvFunc != nil {
+		env = append(append([]string(nil), env...), m.opts.EnvFunc()...)
+	}
+	return grade.Options{Dir: m.opts.Root, Lab: m.lab.ID, Timeout: m.opts.Timeout, Env: env}
 }
 
 // gradeCmd runs the lab's tests, exactly like `go test ./labs/<id>/`, off

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,24 @@ func TestRealGradePasses(t *testing.T) {
 	r := gradeFixture(t, "package demo\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Double(n int) int { return n << 1 }\n", 0)
 	if !r.allPassed() {
 		t.Fatalf("fixed stub not passing: %+v", r)
+	}
+}
+
+// EnvFunc is asked at every grading, so an etcd that came up after the
+// screen opened still reaches the graders.
+func TestGradeOptionsAskEnvFuncEachTime(t *testing.T) {
+	calls := 0
+	m := New(demoLab(), Options{Root: t.TempDir(), Env: []string{"A=1"}, EnvFunc: func() []string {
+		calls++
+		if calls == 1 {
+			return nil
+		}
+		return []string{"PLAYGROUND_GRADER_ETCD=http://127.0.0.1:1"}
+	}})
+	if got := m.gradeOptions().Env; !slices.Equal(got, []string{"A=1"}) {
+		t.Fatalf("first grading env = %v, want [A=1]", got)
+	}
+	if got := m.gradeOptions().Env; !slices.Equal(got, []string{"A=1", "PLAYGROUND_GRADER_ETCD=http://127.0.0.1:1"}) {
+		t.Fatalf("second grading env = %v", got)
 	}
 }

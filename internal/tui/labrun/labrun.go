@@ -49,6 +49,11 @@ type Options struct {
 	// PLAYGROUND_ETCD_ENDPOINTS=... when the learner chose an existing
 	// etcd cluster with a flag rather than the variable.
 	Env []string
+	// EnvFunc, when set, is called before each grading and its result is
+	// added after Env: for what is known only later, such as the address
+	// of the etcd the TUI started (the graders then use it instead of
+	// starting their own).
+	EnvFunc func() []string
 	// Editor is the command that opens the stub; empty means $VISUAL, then
 	// $EDITOR, then vi.
 	Editor string
