@@ -90,6 +90,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120))
+	go warmWidths() // done while the first frame waits for its tick
 	_, err = p.Run()
 	cancel() // stops a start still in flight
 	if cerr := etcd.close(5 * time.Second); cerr != nil {
