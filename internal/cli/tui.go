@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/startup"
 	"github.com/ownership-election/playground/internal/tui"
 	"github.com/ownership-election/playground/internal/tui/labrun"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -40,8 +40,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {
 		return Usagef("unknown command %q (see playground --help)", args[0])
 	}
-	defer pauseGCForStart()()
-	course, probs, err := loadCourse(env, "")
+	course, probs, err := tuiCourse(env)
 	if err != nil {
 		return err
 	}
@@ -102,27 +101,15 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// startGCPause is how long collection waits at start-up: past the first
-// frame (about 100 ms after exec) but not the bulk of etcd's start.
-const startGCPause = 300 * time.Millisecond
-
-// pauseGCForStart holds garbage collection back while the TUI draws its
-// first frame. A new process starts with a 4 MB heap goal, so reading the
-// course and building the first screen ran several collections on the way
-// to it. A 256 MB limit still bounds the heap meanwhile. The returned func
-// ends the pause early (when the TUI exits sooner).
-func pauseGCForStart() (restore func()) {
-	prevPercent := debug.SetGCPercent(-1)
-	prevLimit := debug.SetMemoryLimit(256 << 20)
-	var once sync.Once
-	end := func() {
-		once.Do(func() {
-			debug.SetGCPercent(prevPercent)
-			debug.SetMemoryLimit(prevLimit)
-		})
+// tuiCourse is the course to open: the built-in one, read in the
+// background since the program started (see package startup), unless
+// --content names another.
+func tuiCourse(env *Env) (*lessons.Course, []lessons.Problem, error) {
+	if env.ContentDir != "" {
+		return loadCourse(env, "")
 	}
-	t := time.AfterFunc(startGCPause, end)
-	return func() { t.Stop(); end() }
+	c, probs := startup.Course(knownExperiments())
+	return c, probs, nil
 }
 
 // etcdHolder remembers the etcd the TUI started so that it is stopped when
