@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -12,6 +11,23 @@ import (
 // MaxFenceWidth is the widest a line inside a fenced block may be, so that
 // diagrams and code fit an 80-column terminal with the reader's margins.
 const MaxFenceWidth = 76
+
+// fenceTab is the tab stop the TUI expands tabs to (theme.TabWidth), so a
+// tab-indented line is measured as wide as it will be shown.
+const fenceTab = 4
+
+// fenceWidth is the width of a line in columns with tabs expanded.
+func fenceWidth(line string) int {
+	w := 0
+	for _, r := range line {
+		if r == '\t' {
+			w += fenceTab - w%fenceTab
+		} else {
+			w++
+		}
+	}
+	return w
+}
 
 var frontFields = []string{"id", "title", "summary", "objectives", "prerequisites",
 	"experiments", "labs", "quiz"}
@@ -108,7 +124,7 @@ func parsePages(p *problems, lines []string, start int) []Page {
 		if fence != "" {
 			if isFenceClose(line, fence) {
 				fence = ""
-			} else if w := utf8.RuneCountInString(strings.TrimRight(line, " \t")); w > MaxFenceWidth {
+			} else if w := fenceWidth(strings.TrimRight(line, " \t")); w > MaxFenceWidth {
 				p.add(num, "line in fenced block is %d columns wide; keep it within %d to fit an 80-column terminal", w, MaxFenceWidth)
 			}
 			body = append(body, line)

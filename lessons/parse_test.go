@@ -52,6 +52,8 @@ func TestParseLessonProblems(t *testing.T) {
 		}},
 		{"directive before a page", fm + "@check q1\n# P\n\nx\n", []string{
 			"l.md:8: directive @check before the first page heading"}},
+		{"tab-indented fenced line measured with tabs expanded", fm + "# P\n\n```go\n\t\t" + strings.Repeat("x", MaxFenceWidth-8) + "\n\t\t" + strings.Repeat("x", MaxFenceWidth-7) + "\n```\n", []string{
+			"l.md:12: line in fenced block is 77 columns wide; keep it within 76 to fit an 80-column terminal"}},
 		{"wide fenced line", fm + "# P\n\n```text\n" + wide + "\n" + strings.Repeat("─", MaxFenceWidth) + "\n```\n" + wide + "\n", []string{
 			"l.md:11: line in fenced block is 77 columns wide; keep it within 76 to fit an 80-column terminal"}},
 		{"unclosed fence", fm + "# P\n\n```go\ncode\n# not a page\n", []string{

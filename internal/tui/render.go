@@ -49,7 +49,7 @@ func renderCmd(k renderKey, markdown string) tea.Cmd {
 		if err != nil {
 			return renderedMsg{key: k, err: fmt.Errorf("render page: %w", err)}
 		}
-		out, err := r.Render(markdown)
+		out, err := r.Render(theme.ExpandTabs(markdown))
 		if err != nil {
 			return renderedMsg{key: k, err: fmt.Errorf("render page %d of %s: %w", k.page+1, k.lesson, err)}
 		}

@@ -13,6 +13,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
+
+	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
 // PassedMsg says a grade of Lab passed every step; the root records it in
@@ -91,7 +93,7 @@ func (m *Model) renderReadmeCmd() tea.Cmd {
 		if err != nil {
 			return readmeRenderedMsg{lab: lab, width: w, err: fmt.Errorf("render README: %w", err)}
 		}
-		out, err := r.Render(unwrapMarkdown(src))
+		out, err := r.Render(theme.ExpandTabs(unwrapMarkdown(src)))
 		if err != nil {
 			return readmeRenderedMsg{lab: lab, width: w, err: fmt.Errorf("render README: %w", err)}
 		}
