@@ -64,9 +64,17 @@ type Options struct {
 	BinDir string
 }
 
-// DefaultBinDir is <user cache dir>/playground/labtests, or "" (keep no
-// binaries) when there is no user cache dir.
+// CacheDirEnv overrides where the playground keeps cached files (tests
+// point it at a temporary folder).
+const CacheDirEnv = "PLAYGROUND_CACHE_DIR"
+
+// DefaultBinDir is $PLAYGROUND_CACHE_DIR/labtests, else
+// <user cache dir>/playground/labtests, or "" (keep no binaries) when
+// there is no user cache dir.
 func DefaultBinDir() string {
+	if dir := os.Getenv(CacheDirEnv); dir != "" {
+		return filepath.Join(dir, "labtests")
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""

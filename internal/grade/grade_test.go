@@ -304,3 +304,15 @@ func TestPruneBinariesRemovesOnlyOldTestBinaries(t *testing.T) {
 		t.Fatalf("left %v, want [b-2.test notes.txt]", left)
 	}
 }
+
+func TestDefaultBinDirFollowsCacheDirEnv(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(CacheDirEnv, dir)
+	if got, want := DefaultBinDir(), filepath.Join(dir, "labtests"); got != want {
+		t.Fatalf("DefaultBinDir() = %q, want %q", got, want)
+	}
+	o := Options{Dir: "testdata/fixture", Pkg: "./labs/mixed"}
+	if got := o.binPath(); filepath.Dir(got) != filepath.Join(dir, "labtests") {
+		t.Fatalf("binPath() = %q, want a file in %s/labtests", got, dir)
+	}
+}

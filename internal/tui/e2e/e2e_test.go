@@ -162,7 +162,8 @@ func start(t *testing.T, prepare func(stateDir string)) (*session, string) {
 		prepare(state)
 	}
 	s := &session{t: t, socket: fmt.Sprintf("pg-e2e-%d-%s", os.Getpid(), t.Name())}
-	cmd := fmt.Sprintf("cd %q && PLAYGROUND_STATE_DIR=%q TERM=xterm-256color %q; echo EXITED $?; sleep 60", root, state, bin)
+	cache := t.TempDir() // kept lab test binaries: not the user's cache
+	cmd := fmt.Sprintf("cd %q && PLAYGROUND_STATE_DIR=%q PLAYGROUND_CACHE_DIR=%q TERM=xterm-256color %q; echo EXITED $?; sleep 60", root, state, cache, bin)
 	s.tmux("new-session", "-d", "-s", "pg", "-x", "80", "-y", "24", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s, state
