@@ -162,7 +162,7 @@ func ParseLab(path, dir string, data []byte, tests map[string]bool) (*Lab, []Pro
 func parseStep(p *problems, n *yaml.Node, tests map[string]bool) Step {
 	var st Step
 	if n.Kind != yaml.MappingNode {
-		p.yamlf(n, "step: expected test, title and hints, found %s", nodeKind(n))
+		p.yamlf(n, "step: expected test, title and hints, found %s", quiz.DescribeNode(n))
 		return st
 	}
 	m := p.mapping(n, "step", "test", "title", "hints")

@@ -72,7 +72,7 @@ func parseFront(p *problems, l *Lesson, src string) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		p.yamlf(root, "front matter: expected fields like id: ..., found %s", nodeKind(root))
+		p.yamlf(root, "front matter: expected fields like id: ..., found %s", quiz.DescribeNode(root))
 		return
 	}
 	const fm = "front matter"

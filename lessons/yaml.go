@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ownership-election/playground/quiz"
 )
 
 // problems collects Problems for one file; off is added to YAML line
@@ -53,7 +55,7 @@ func (p *problems) text(parent *yaml.Node, m map[string]*yaml.Node, label, key s
 		return ""
 	}
 	if n.Kind != yaml.ScalarNode {
-		p.yamlf(n, "%s: %s: expected text, found %s", label, key, nodeKind(n))
+		p.yamlf(n, "%s: %s: expected text, found %s", label, key, quiz.DescribeNode(n))
 		return ""
 	}
 	s := strings.TrimSpace(n.Value)
@@ -71,13 +73,13 @@ func (p *problems) texts(m map[string]*yaml.Node, label, key string, lines map[s
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.yamlf(n, "%s: %s: expected a list, like [a, b], found %s", label, key, nodeKind(n))
+		p.yamlf(n, "%s: %s: expected a list, like [a, b], found %s", label, key, quiz.DescribeNode(n))
 		return nil
 	}
 	var out []string
 	for _, e := range n.Content {
 		if e.Kind != yaml.ScalarNode || strings.TrimSpace(e.Value) == "" {
-			p.yamlf(e, "%s: %s: expected a non-empty text item, found %s", label, key, nodeKind(e))
+			p.yamlf(e, "%s: %s: expected a non-empty text item, found %s", label, key, quiz.DescribeNode(e))
 			continue
 		}
 		v := strings.TrimSpace(e.Value)
@@ -85,18 +87,4 @@ func (p *problems) texts(m map[string]*yaml.Node, label, key string, lines map[s
 		lines[key+"\x00"+v] = e.Line + p.off
 	}
 	return out
-}
-
-func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
 }

@@ -70,7 +70,7 @@ func (p *parser) parse(data []byte) *Quiz {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		p.errf(root.Line, "expected a mapping with id, title and questions, found %s", kindName(root))
+		p.errf(root.Line, "expected a mapping with id, title and questions, found %s", DescribeNode(root))
 		return nil
 	}
 	qz := &Quiz{Path: p.path}
@@ -89,7 +89,7 @@ func (p *parser) parse(data []byte) *Quiz {
 		return qz
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n.Line, "quiz: questions: expected a list, found %s", kindName(n))
+		p.errf(n.Line, "quiz: questions: expected a list, found %s", DescribeNode(n))
 		return qz
 	}
 	if len(n.Content) == 0 {
@@ -156,7 +156,7 @@ func (f fieldSet) need(key string) *yaml.Node {
 
 func (p *parser) str(n *yaml.Node, label, field string) string {
 	if n.Kind != yaml.ScalarNode {
-		p.errf(n.Line, "%s: %s: expected text, found %s", label, field, kindName(n))
+		p.errf(n.Line, "%s: %s: expected text, found %s", label, field, DescribeNode(n))
 		return ""
 	}
 	s := strings.TrimSpace(n.Value)
@@ -187,7 +187,9 @@ func (p *parser) number(n *yaml.Node, label, field string) (float64, bool) {
 	return x, true
 }
 
-func kindName(n *yaml.Node) string {
+// DescribeNode names a YAML node the way error messages do: "a mapping",
+// "a list", "an alias", the quoted scalar, or "nothing".
+func DescribeNode(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"

@@ -24,7 +24,7 @@ var kindFields = map[Kind][]string{
 func (p *parser) question(i int, n *yaml.Node) *Question {
 	label := fmt.Sprintf("question %d", i+1)
 	if n.Kind != yaml.MappingNode {
-		p.errf(n.Line, "%s: expected a mapping with id, kind, prompt and takeaway, found %s", label, kindName(n))
+		p.errf(n.Line, "%s: expected a mapping with id, kind, prompt and takeaway, found %s", label, DescribeNode(n))
 		return nil
 	}
 	q := &Question{Line: n.Line}
@@ -109,7 +109,7 @@ func (p *parser) items(q *Question, f fieldSet, label string) {
 // optionList reads options (choices) or items (events to order).
 func (p *parser) optionList(v *yaml.Node, label, field string, choices bool) []Option {
 	if v.Kind != yaml.SequenceNode {
-		p.errf(v.Line, "%s: %s: expected a list, found %s", label, field, kindName(v))
+		p.errf(v.Line, "%s: %s: expected a list, found %s", label, field, DescribeNode(v))
 		return nil
 	}
 	if len(v.Content) > MaxOptions {
@@ -123,7 +123,7 @@ func (p *parser) optionList(v *yaml.Node, label, field string, choices bool) []O
 	for i, on := range v.Content {
 		ol := fmt.Sprintf("%s: %s[%d]", label, field, i+1)
 		if on.Kind != yaml.MappingNode {
-			p.errf(on.Line, "%s: expected a mapping with %s, found %s", ol, strings.Join(known, ", "), kindName(on))
+			p.errf(on.Line, "%s: expected a mapping with %s, found %s", ol, strings.Join(known, ", "), DescribeNode(on))
 			continue
 		}
 		o := Option{Line: on.Line}
