@@ -24,14 +24,19 @@ func TestChromaLoadsLazily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Render("```go\nfunc main() { return }\n```\n")
+	code := "func main() { return }\n"
+	highlighted, err := r.Render("```go\n" + code + "```\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The dark style colours Go keywords; plain text would have no colour
-	// change inside the word sequence "func main".
-	if !strings.Contains(out, "func") || !strings.Contains(out, "\x1b[") {
-		t.Fatalf("code block not highlighted: %q", out)
+	plain, err := r.Render("```text\n" + code + "```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both carry the code block's own styling; only a working Go lexer
+	// colours keywords differently from the rest, so the two must differ.
+	if !strings.Contains(highlighted, "func") || highlighted == plain {
+		t.Fatalf("Go code block not highlighted:\n%q\nplain text block:\n%q", highlighted, plain)
 	}
 	if lexers.Get("go") == nil || len(lexers.GlobalLexerRegistry.Lexers) < 200 {
 		t.Fatalf("after a lookup the registry holds %d lexers, want the full set", len(lexers.GlobalLexerRegistry.Lexers))
