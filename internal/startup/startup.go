@@ -19,7 +19,7 @@ package startup
 
 import (
 	"runtime/debug"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ownership-election/playground/content"
@@ -47,7 +47,7 @@ func Sources() lessons.Sources {
 
 var (
 	pending *lessons.Pending
-	used    sync.Once
+	used    atomic.Bool
 )
 
 func init() {
@@ -65,15 +65,8 @@ func init() {
 // copy read since start-up; later calls read the course again, so each
 // caller owns what it gets.
 func Course(experiments []string) (*lessons.Course, []lessons.Problem) {
-	var c *lessons.Course
-	var probs []lessons.Problem
-	first := false
-	used.Do(func() {
-		first = true
-		c, probs = pending.Wait(experiments)
-	})
-	if first {
-		return c, probs
+	if used.CompareAndSwap(false, true) {
+		return pending.Wait(experiments)
 	}
 	src := Sources()
 	src.Experiments = experiments

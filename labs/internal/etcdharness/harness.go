@@ -221,9 +221,8 @@ func (b *lockedBuffer) String() string {
 // Env is one test's corner of the shared etcd: its own key prefix, clients
 // that are closed when the test ends, and a context with a deadline.
 type Env struct {
-	t         testing.TB
-	etcd      *backend
-	namespace string // the learner prefix on a shared cluster, else ""
+	t    testing.TB
+	etcd *backend
 	// Prefix is unique to this test (and this run), ends without a slash
 	// and is where the test's keys go: Prefix + "/lock", say.
 	Prefix string
@@ -237,7 +236,6 @@ type Env struct {
 func New(t testing.TB) *Env {
 	t.Helper()
 	e := &Env{t: t, etcd: etcd(t)}
-	e.namespace = e.etcd.namespace
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
 	e.Prefix = fmt.Sprintf("/grader/%s/%d-%d", name, os.Getpid(), seq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), TestTimeout)
@@ -294,10 +292,10 @@ func (e *Env) clientFor(endpoints []string) *clientv3.Client {
 	if err != nil {
 		e.t.Fatalf("etcd client: %v", err)
 	}
-	if e.namespace != "" {
-		cli.KV = namespace.NewKV(cli.KV, e.namespace)
-		cli.Watcher = namespace.NewWatcher(cli.Watcher, e.namespace)
-		cli.Lease = namespace.NewLease(cli.Lease, e.namespace)
+	if e.etcd.namespace != "" {
+		cli.KV = namespace.NewKV(cli.KV, e.etcd.namespace)
+		cli.Watcher = namespace.NewWatcher(cli.Watcher, e.etcd.namespace)
+		cli.Lease = namespace.NewLease(cli.Lease, e.etcd.namespace)
 	}
 	e.t.Cleanup(func() { cli.Close() })
 	return cli
