@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/startup"
 	"github.com/ownership-election/playground/internal/tui"
@@ -148,7 +149,7 @@ func (h *etcdHolder) graderEnv() []string {
 	if _, embedded := h.srv.(*embedetcd.Server); !embedded {
 		return nil
 	}
-	return []string{"PLAYGROUND_GRADER_ETCD=" + strings.Join(h.srv.Endpoints(), ",")}
+	return []string{grade.EtcdEnv(h.srv.Endpoints())}
 }
 
 // close waits up to wait for a start in flight, then closes what started.

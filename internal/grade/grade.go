@@ -64,6 +64,13 @@ type Options struct {
 	BinDir string
 }
 
+// EtcdEnv is the environment entry that hands the etcd labs' tests an etcd
+// the grader runs (labs/internal/etcdharness.GraderEtcdEnv), so that they
+// need not start one of their own.
+func EtcdEnv(endpoints []string) string {
+	return "PLAYGROUND_GRADER_ETCD=" + strings.Join(endpoints, ",")
+}
+
 // CacheDirEnv overrides where the playground keeps cached files (tests
 // point it at a temporary folder).
 const CacheDirEnv = "PLAYGROUND_CACHE_DIR"

@@ -27,7 +27,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -93,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer srv.Close()
-	cfg.Env = []string{"PLAYGROUND_GRADER_ETCD=" + strings.Join(srv.Endpoints(), ",")}
+	cfg.Env = []string{grade.EtcdEnv(srv.Endpoints())}
 	// Test binaries of this run only: a TUI grading at the same time keeps
 	// its own in the user cache.
 	binDir, err := os.MkdirTemp("", "labcheck-bin-")

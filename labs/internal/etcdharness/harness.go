@@ -48,7 +48,7 @@ const EndpointsEnv = "PLAYGROUND_ETCD_ENDPOINTS"
 // GraderEtcdEnv names the variable through which a grader that runs an
 // etcd of its own (the TUI, labcheck) hands it to the tests: comma-separated
 // client URLs of a private server, whose keys are used without a prefix.
-// It wins over EndpointsEnv.
+// It wins over EndpointsEnv. internal/grade.EtcdEnv writes it.
 const GraderEtcdEnv = "PLAYGROUND_GRADER_ETCD"
 
 // TestTimeout bounds every test's context: a deadlocked solution fails with
