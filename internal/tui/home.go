@@ -40,6 +40,7 @@ type lessonRow struct {
 	pagesRead int
 	quiz      string // best score "80%", "–" before any attempt, "" without a quiz
 	labs      string // passed/all "1/2", "" when the lesson has none
+	nextLab   string // what l opens: the first lab not passed yet, else the first
 	done      bool   // every page read, quiz full marks, every lab passed
 }
 
@@ -88,10 +89,15 @@ func (h *homeModel) refresh(p *progress.Progress) {
 		for _, lab := range l.Labs {
 			if p.LabPassed(l.ID, lab) {
 				passed++
+			} else if r.nextLab == "" {
+				r.nextLab = lab
 			}
 		}
 		if len(l.Labs) > 0 {
 			r.labs = fmt.Sprintf("%d/%d", passed, len(l.Labs))
+			if r.nextLab == "" {
+				r.nextLab = l.Labs[0]
+			}
 		}
 		r.done = len(l.Pages) > 0 && r.pagesRead >= len(l.Pages) && quizDone && passed == len(l.Labs)
 		h.rows = append(h.rows, r)
@@ -141,8 +147,8 @@ func (h homeModel) Update(msg tea.Msg) (homeModel, tea.Cmd) {
 	case key.Matches(k, h.keys.Quiz):
 		return h, send(openQuizMsg{lesson: sel.ID})
 	case key.Matches(k, h.keys.Lab):
-		if len(sel.Labs) > 0 {
-			return h, send(openLabMsg{lab: sel.Labs[0]})
+		if next := h.rows[h.cursor].nextLab; next != "" {
+			return h, send(openLabMsg{lab: next})
 		}
 	case key.Matches(k, h.keys.Experiment):
 		if len(sel.Experiments) > 0 {
@@ -262,8 +268,10 @@ func (h homeModel) detail(w int, long bool) string {
 	if l.Quiz != nil && len(l.Quiz.Questions) > 0 {
 		parts = append(parts, fmt.Sprintf("quiz of %d (t)", len(l.Quiz.Questions)))
 	}
-	if len(l.Labs) > 0 {
-		parts = append(parts, "lab "+strings.Join(l.Labs, ", ")+" (l)")
+	if len(l.Labs) == 1 {
+		parts = append(parts, "lab "+l.Labs[0]+" (l)")
+	} else if len(l.Labs) > 1 {
+		parts = append(parts, "labs "+strings.Join(l.Labs, ", ")+" (l: "+h.rows[h.cursor].nextLab+")")
 	}
 	if len(l.Experiments) > 0 {
 		parts = append(parts, "experiment "+strings.Join(l.Experiments, ", ")+" (x)")

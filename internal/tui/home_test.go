@@ -4,8 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/lessons"
 )
 
 func TestHomeListsLessonsWithProgress(t *testing.T) {
@@ -159,5 +164,43 @@ func TestNoColorEnvironment(t *testing.T) {
 	out := next.(Model).View().Content
 	if strings.Contains(out, "\x1b[38") || strings.Contains(out, "\x1b[48") {
 		t.Fatalf("NO_COLOR set but the view has colour codes: %q", out[:min(len(out), 300)])
+	}
+}
+
+// With several labs, l opens the first one not passed yet, so every lab of
+// a lesson can be reached from the course map, and the detail says which.
+func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
+	c := &lessons.Course{Lessons: []*lessons.Lesson{{ID: "l1", Number: 1, Title: "One", Labs: []string{"a", "b", "c"}}}}
+	h := newHome(c, theme.NewStyles(true, false))
+	open := func() string {
+		t.Helper()
+		_, cmd := h.Update(keyMsg("l"))
+		if cmd == nil {
+			t.Fatal("l sent nothing")
+		}
+		msg, ok := cmd().(openLabMsg)
+		if !ok {
+			t.Fatalf("l sent %T, want openLabMsg", cmd())
+		}
+		return msg.lab
+	}
+	if got := open(); got != "a" {
+		t.Fatalf("nothing passed: l opens %q, want a", got)
+	}
+	p := progress.New()
+	p.RecordLabPassed("l1", "a", time.Now())
+	h.refresh(p)
+	if got := open(); got != "b" {
+		t.Fatalf("a passed: l opens %q, want b", got)
+	}
+	if d := h.detail(80, false); !strings.Contains(d, "labs a, b, c (l: b)") {
+		t.Fatalf("detail %q does not say l opens b", d)
+	}
+	for _, lab := range []string{"b", "c"} {
+		p.RecordLabPassed("l1", lab, time.Now())
+	}
+	h.refresh(p)
+	if got := open(); got != "a" {
+		t.Fatalf("all passed: l opens %q, want the first, a", got)
 	}
 }
