@@ -19,9 +19,18 @@ package cas
 //     so the key survives the exact instant its TTL ends [mutant
 //     expiry_off_by_one.go]: Step 4.
 //   - ttl == 0 treated as "already expired": Step 4.
+//   - expiry checked in Get but not in CompareAndSwap, or the other way
+//     round: Step 4.
+//   - a swap that keeps the old deadline (the TTL counted from the first
+//     write), or keeps it when the new write has ttl == 0: Step 4.
+//   - a write skipped when the new value equals the old one, the clock
+//     used as a version, or a first version of 0: Steps 1 and 3.
 //   - no mutex, or a check and a write under two separate lock sections
-//     [mutant unlocked_check.go]: Step 5 (two winners, or the race
-//     detector when run with -race).
+//     [mutant unlocked_check.go], or a Get that reads without the mutex:
+//     Step 5 (two winners, or the race detector when run with -race).
+//
+// The learner bugs in solutions/01_cas/testdata/bugs/*.patch are more
+// such mistakes; labcheck requires each to fail at least one step.
 
 import (
 	"errors"
@@ -41,24 +50,24 @@ func advance(d time.Duration) {
 
 func TestStep1_CreateWhenAbsent(t *testing.T) {
 	s := NewStore()
-	if _, _, ok := s.Get("leader"); ok {
-		t.Fatal("Get on an empty store reported ok = true")
+	if v, ver, ok := s.Get("leader"); ok {
+		t.Fatalf(`Get("leader") on an empty store = (%q, %d, true), want ("", 0, false): nothing was ever written`, v, ver)
 	}
 	v, ok, err := s.CompareAndSwap("leader", "", "replica-1", 0)
 	if err != nil || !ok {
 		t.Fatalf(`CompareAndSwap("leader", "", "replica-1") on an absent key = (%d, %v, %v), want a version, true, nil`, v, ok, err)
 	}
 	if v <= 0 {
-		t.Errorf("the first write got version %d, want a positive version", v)
+		t.Errorf("the first write got version %d, want a positive version: later labs use 0 to mean \"no write\", so a real write must never get it", v)
 	}
 	got, gotV, found := s.Get("leader")
 	if !found || got != "replica-1" || gotV != v {
-		t.Fatalf(`Get("leader") = (%q, %d, %v), want ("replica-1", %d, true)`, got, gotV, found, v)
+		t.Fatalf(`after a successful create Get("leader") = (%q, %d, %v), want ("replica-1", %d, true): Get must return what the write stored and the version it returned`, got, gotV, found, v)
 	}
 	// Expected "" means "only if absent", not "whatever is there".
 	_, ok, err = s.CompareAndSwap("leader", "", "replica-2", 0)
 	if ok || err != nil {
-		t.Fatalf(`a second create of an existing key returned (swapped=%v, err=%v), want (false, nil): the key is taken`, ok, err)
+		t.Fatalf(`CompareAndSwap("leader", "", "replica-2") while replica-1 holds the key = (swapped=%v, err=%v), want (false, nil): an empty expected value means "only if absent", so a second replica must not take a held key`, ok, err)
 	}
 	if got, _, _ := s.Get("leader"); got != "replica-1" {
 		t.Fatalf("after a losing create the key holds %q, want %q (the first writer keeps it)", got, "replica-1")
@@ -73,7 +82,7 @@ func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 			t.Fatalf(`CompareAndSwap("lock", "0", "1") on an absent key = (swapped=%v, err=%v), want (false, ErrKeyNotFound)`, ok, err)
 		}
 		if _, _, found := s.Get("lock"); found {
-			t.Fatal("the failed swap created the key anyway")
+			t.Fatal(`CompareAndSwap("lock", "0", "1") on an absent key created it anyway; a swap that expected a value must change nothing when the key is missing`)
 		}
 	})
 	t.Run("equal value swaps", func(t *testing.T) {
@@ -83,10 +92,10 @@ func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 			t.Fatalf(`CompareAndSwap("lock", "0", "1") while it holds "0" = (swapped=%v, err=%v), want (true, nil)`, ok, err)
 		}
 		if got, gotV, _ := s.Get("lock"); got != "1" || gotV != v2 {
-			t.Fatalf(`after the swap Get = (%q, %d), want ("1", %d)`, got, gotV, v2)
+			t.Fatalf(`after a successful swap Get = (%q, %d), want ("1", %d): the new value and the version the swap returned`, got, gotV, v2)
 		}
 		if v2 <= v1 {
-			t.Fatalf("the swap got version %d, not larger than the previous %d", v2, v1)
+			t.Fatalf("the swap got version %d, not larger than the previous write's %d: every write needs a new, larger version", v2, v1)
 		}
 	})
 	t.Run("different value fails and changes nothing", func(t *testing.T) {
@@ -96,7 +105,7 @@ func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 			t.Fatalf(`CompareAndSwap("lock", "0", "1") while it holds "1" = (swapped=%v, err=%v), want (false, nil)`, ok, err)
 		}
 		if got, after, _ := s.Get("lock"); got != "1" || after != before {
-			t.Fatalf("a failed swap changed the key to (%q, version %d), want it untouched (\"1\", %d)", got, after, before)
+			t.Fatalf("a failed swap changed the key to (%q, version %d), want it untouched (\"1\", %d): a compare that fails must not write", got, after, before)
 		}
 	})
 }
@@ -105,32 +114,36 @@ func TestStep3_VersionIncreasesOnEveryWrite(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := NewStore()
 		var last int64
-		write := func(key, expected, next string, ttl time.Duration) {
+		const (
+			absent = "the key is absent, so a create succeeds"
+			holds  = "the key holds the expected value"
+		)
+		write := func(key, expected, next string, ttl time.Duration, why string) {
 			t.Helper()
 			v, ok, err := s.CompareAndSwap(key, expected, next, ttl)
 			if !ok || err != nil {
-				t.Fatalf("CompareAndSwap(%q, %q, %q) = (%v, %v), want success", key, expected, next, ok, err)
+				t.Fatalf("CompareAndSwap(%q, %q, %q) = (%d, %v, %v), want a new version, true, nil: %s", key, expected, next, v, ok, err, why)
 			}
 			if v <= last {
 				t.Fatalf("write of %q to %q got version %d, want more than the last version handed out (%d)", next, key, v, last)
 			}
 			last = v
 		}
-		write("a", "", "x", 0)
-		write("a", "x", "y", 0)
-		write("b", "", "x", 0)  // another key: the version still grows
-		write("a", "y", "y", 0) // writing the same value is still a write
+		write("a", "", "x", 0, absent)
+		write("a", "x", "y", 0, holds)
+		write("b", "", "x", 0, absent+"; the version still grows across keys")
+		write("a", "y", "y", 0, "writing the value the key already holds is still a write, and gets a new version")
 		_, before, _ := s.Get("a")
 		s.CompareAndSwap("a", "nope", "z", 0)
 		if _, v, _ := s.Get("a"); v != before {
-			t.Fatalf("a failed swap moved the version of %q from %d to %d", "a", before, v)
+			t.Fatalf("a failed swap (expected %q, the key holds %q) moved the version of %q from %d to %d; a failed swap must not write", "nope", "y", "a", before, v)
 		}
 		// A key that expires and is created again must not reuse an old
 		// version: a holder from before the expiry would match again.
-		write("lease", "", "replica-1", 5*time.Second)
+		write("lease", "", "replica-1", 5*time.Second, absent)
 		old := last
 		advance(5 * time.Second)
-		write("lease", "", "replica-1", 5*time.Second)
+		write("lease", "", "replica-1", 5*time.Second, "the key was written with a 5 s TTL 5 s ago, so it has expired and counts as absent (step 4)")
 		if last <= old {
 			t.Fatalf("re-created key got version %d, want more than %d", last, old)
 		}
@@ -138,9 +151,12 @@ func TestStep3_VersionIncreasesOnEveryWrite(t *testing.T) {
 		fresh := NewStore()
 		seen := map[int64]bool{}
 		for i := range 10 {
-			v, _, _ := fresh.CompareAndSwap("k", "", "v", time.Second)
+			v, ok, err := fresh.CompareAndSwap("k", "", "v", time.Second)
+			if !ok || err != nil {
+				t.Fatalf("create number %d of a key whose 1 s TTL had run out = (%d, %v, %v), want (a new version, true, nil): an expired key counts as absent (step 4)", i+1, v, ok, err)
+			}
 			if seen[v] {
-				t.Fatalf("write %d reused version %d", i, v)
+				t.Fatalf("create number %d of a key that had expired got version %d again; versions must never repeat, or a holder from before the expiry would match the new key", i+1, v)
 			}
 			seen[v] = true
 			advance(time.Second)
@@ -155,29 +171,44 @@ func TestStep4_ExpiryMakesKeyAbsent(t *testing.T) {
 		s.CompareAndSwap("forever", "", "x", 0)
 		advance(10*time.Second - time.Millisecond)
 		if got, _, ok := s.Get("lock"); !ok || got != "replica-1" {
-			t.Fatalf("1 ms before its 10 s TTL ends the key is (%q, %v), want it still present", got, ok)
+			t.Fatalf(`1 ms before its 10 s TTL ends Get("lock") = (%q, %v), want ("replica-1", true): a key lives until its deadline`, got, ok)
 		}
 		advance(time.Millisecond)
-		if got, _, ok := s.Get("lock"); ok {
-			t.Fatalf("exactly 10 s after a write with a 10 s TTL the key still holds %q; it must be absent from that instant", got)
+		if got, ver, ok := s.Get("lock"); ok || got != "" || ver != 0 {
+			t.Fatalf(`exactly 10 s after a write with a 10 s TTL, Get = (%q, %d, %v), want ("", 0, false): the key has expired and must be absent from that instant`, got, ver, ok)
 		}
 		// An expired key behaves like an absent one for CompareAndSwap too.
 		if _, ok, err := s.CompareAndSwap("lock", "replica-1", "replica-1", 10*time.Second); ok || !errors.Is(err, ErrKeyNotFound) {
-			t.Fatalf("swap expecting the expired value = (swapped=%v, err=%v), want (false, ErrKeyNotFound)", ok, err)
+			t.Fatalf("the key expired at 10 s; a swap expecting its old value %q = (swapped=%v, err=%v), want (false, ErrKeyNotFound): an expired key is absent for CompareAndSwap too, not only for Get", "replica-1", ok, err)
 		}
 		if _, ok, err := s.CompareAndSwap("lock", "", "replica-2", 10*time.Second); !ok || err != nil {
-			t.Fatalf("create over an expired key = (swapped=%v, err=%v), want (true, nil)", ok, err)
+			t.Fatalf("the key expired at 10 s; a create (expected \"\") = (swapped=%v, err=%v), want (true, nil): an expired key is absent for CompareAndSwap too, so a new holder can take it", ok, err)
 		}
 		// A swap refreshes the TTL from the moment of the swap.
 		advance(6 * time.Second)
 		s.CompareAndSwap("lock", "replica-2", "replica-2", 10*time.Second)
 		advance(6 * time.Second)
 		if _, _, ok := s.Get("lock"); !ok {
-			t.Fatal("a key rewritten 6 s ago with a 10 s TTL has expired; the TTL counts from the latest write")
+			t.Fatal("a key created 12 s ago with a 10 s TTL and rewritten 6 s ago with a 10 s TTL has expired; the TTL counts from the latest write, not the first")
+		}
+		// A rewrite with ttl == 0 removes the deadline the previous write set.
+		s.CompareAndSwap("lock", "replica-2", "replica-3", 0)
+		advance(time.Hour)
+		if got, _, ok := s.Get("lock"); !ok || got != "replica-3" {
+			t.Fatalf("a key with a 10 s TTL was rewritten with ttl == 0; an hour later Get = (%q, %v), want (\"replica-3\", true): each write sets the expiry afresh, and ttl 0 means none", got, ok)
 		}
 		advance(1000 * time.Hour)
 		if _, _, ok := s.Get("forever"); !ok {
 			t.Fatal("a key written with ttl == 0 expired; ttl 0 means it never expires")
+		}
+		// The shortest TTL there is: one nanosecond.
+		s.CompareAndSwap("blink", "", "x", time.Nanosecond)
+		if _, _, ok := s.Get("blink"); !ok {
+			t.Fatal("a key written with a 1 ns TTL is absent at the instant of the write; it lives until the deadline")
+		}
+		advance(time.Nanosecond)
+		if got, _, ok := s.Get("blink"); ok {
+			t.Fatalf("1 ns after a write with a 1 ns TTL the key still holds %q; it has expired", got)
 		}
 	})
 }
@@ -202,13 +233,24 @@ func TestStep5_ConcurrentCreatesHaveOneWinner(t *testing.T) {
 				}
 			})
 		}
+		// Followers read while the others write: Get needs the lock too
+		// (go test -race reports a Get that reads the map without it).
+		for range 2 {
+			wg.Go(func() {
+				<-start
+				s.Get("leader")
+			})
+		}
 		close(start)
 		wg.Wait()
+		if len(winners) == 0 {
+			t.Fatalf("round %d: 16 replicas raced to create an absent key and none won; exactly one create must succeed", round)
+		}
 		if len(winners) != 1 {
-			t.Fatalf("round %d: 16 replicas raced to create the key and %d won (%v); exactly one must win", round, len(winners), winners)
+			t.Fatalf("round %d: 16 replicas raced to create the key and %d won (%v); exactly one must win, so the check and the write must happen under one lock", round, len(winners), winners)
 		}
 		if got, _, _ := s.Get("leader"); got != winners[0] {
-			t.Fatalf("round %d: %q won but the key holds %q", round, winners[0], got)
+			t.Fatalf("round %d: %q was told it won but the key holds %q: another create overwrote the winner", round, winners[0], got)
 		}
 	}
 }
