@@ -28,7 +28,7 @@ func withTestLabs(t *testing.T) {
 // check` must find nothing wrong with it.
 func TestCheckEmbeddedCourse(t *testing.T) {
 	code, out, errOut := run(t, "", "check")
-	if code != 0 || !strings.HasPrefix(out, "ok: 9 lessons, ") || errOut != "" {
+	if code != 0 || !strings.HasPrefix(out, "ok: 10 lessons, ") || errOut != "" {
 		t.Errorf("check exited %d\n%s%s", code, out, errOut)
 	}
 }
