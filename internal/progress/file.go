@@ -84,23 +84,21 @@ func decode(data []byte) (*Progress, error) {
 		}
 	}
 	p.Version = formatVersion
+	p.sanitize()
 	return p, nil
 }
 
-// Save writes p to path atomically: the JSON goes to a temporary file in the
-// same directory, is synced, and is renamed over path, so a reader sees
-// either the old file or the new one, never a mix.
-func Save(path string, p *Progress) error {
+// write replaces path with p atomically: the JSON goes to a temporary file
+// in the same directory, is synced, and is renamed over path, so a reader
+// sees either the old file or the new one, never a mix. Callers hold the
+// lock (see Update).
+func write(path string, p *Progress) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save progress: encode: %w", err)
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save progress: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("save progress: %w", err)
 	}

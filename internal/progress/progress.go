@@ -20,6 +20,7 @@ type Progress struct {
 	Version int                `json:"version"`
 	Lessons map[string]*Lesson `json:"lessons,omitempty"` // by lesson id
 	Last    Position           `json:"last"`              // where the learner stopped
+	LastAt  time.Time          `json:"last_at,omitzero"`  // when Last was set, so merges keep the newest
 	Updated time.Time          `json:"updated"`
 }
 
@@ -114,6 +115,7 @@ func (p *Progress) MarkPageRead(lessonID string, page int, now time.Time) {
 	}
 	l.LastPage = page
 	p.Last = Position{Lesson: lessonID, Page: page}
+	p.LastAt = now
 	p.Updated = now
 }
 

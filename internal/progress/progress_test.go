@@ -147,12 +147,12 @@ func TestSaveLeavesNoTempFilesAndReplaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Name() != FileName {
+	if len(entries) != 2 || entries[0].Name() != FileName || entries[1].Name() != FileName+lockSuffix {
 		var names []string
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		t.Fatalf("dir holds %v, want only %s", names, FileName)
+		t.Fatalf("dir holds %v, want only %s and its lock", names, FileName)
 	}
 	got, _ := Load(path, t0)
 	if len(got.Lessons["l"].PagesRead) != 3 {

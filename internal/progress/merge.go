@@ -1,0 +1,98 @@
+package progress
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Merge adds to p everything o records, so that saving the result loses
+// nothing either side wrote: pages read and labs passed are united (a lab
+// keeps its first pass), each check answer and the latest quiz attempt are
+// taken from whichever is newer, the best quiz score is the higher one,
+// and the place to continue is the one saved most recently.
+func (p *Progress) Merge(o *Progress) {
+	if o == nil {
+		return
+	}
+	newer := !o.LastAt.Before(p.LastAt) || p.Last.Lesson == ""
+	for id, ol := range o.Lessons {
+		if ol == nil {
+			continue
+		}
+		_, had := p.Lessons[id]
+		l := p.Lesson(id)
+		for _, pg := range ol.PagesRead {
+			if i, found := slices.BinarySearch(l.PagesRead, pg); !found {
+				l.PagesRead = slices.Insert(l.PagesRead, i, pg)
+			}
+		}
+		if (newer && o.Last.Lesson == id) || !had {
+			l.LastPage = ol.LastPage
+		}
+		for q, a := range ol.Checks {
+			if l.Checks == nil {
+				l.Checks = map[string]Answer{}
+			}
+			if cur, ok := l.Checks[q]; !ok || !a.At.Before(cur.At) {
+				l.Checks[q] = a
+			}
+		}
+		if ol.Quiz != nil && (l.Quiz == nil || !ol.Quiz.Finished.Before(l.Quiz.Finished)) {
+			q := *ol.Quiz
+			q.Answers = cloneAnswers(ol.Quiz.Answers)
+			l.Quiz = &q
+		}
+		l.BestQuiz = max(l.BestQuiz, ol.BestQuiz)
+		for lab, at := range ol.LabsPassed {
+			if l.LabsPassed == nil {
+				l.LabsPassed = map[string]time.Time{}
+			}
+			if cur, ok := l.LabsPassed[lab]; !ok || at.Before(cur) {
+				l.LabsPassed[lab] = at
+			}
+		}
+	}
+	if newer && o.Last.Lesson != "" {
+		p.Last, p.LastAt = o.Last, o.LastAt
+	}
+	if o.Updated.After(p.Updated) {
+		p.Updated = o.Updated
+	}
+}
+
+// sanitize brings hand-edited values back into range, so a score of 7 in
+// the file shows as 100%, not 700%: shares and scores are clamped to 0..1
+// (a quiz's total score to 0..Total), page numbers below zero are dropped,
+// and a position pointing nowhere is cleared.
+func (p *Progress) sanitize() {
+	for _, l := range p.Lessons {
+		l.PagesRead = slices.DeleteFunc(l.PagesRead, func(pg int) bool { return pg < 0 })
+		slices.Sort(l.PagesRead)
+		l.PagesRead = slices.Compact(l.PagesRead)
+		l.LastPage = max(l.LastPage, 0)
+		l.BestQuiz = clamp(l.BestQuiz, 1)
+		sanitizeAnswers(l.Checks)
+		if q := l.Quiz; q != nil {
+			q.Total = max(q.Total, 0)
+			q.Score = clamp(q.Score, float64(q.Total))
+			sanitizeAnswers(q.Answers)
+		}
+	}
+	p.Last.Page = max(p.Last.Page, 0)
+}
+
+func sanitizeAnswers(m map[string]Answer) {
+	for id, a := range m {
+		a.Score = clamp(a.Score, 1)
+		m[id] = a
+	}
+}
+
+// clamp returns v within 0..hi; NaN counts as 0.
+func clamp(v, hi float64) float64 {
+	if math.IsNaN(v) || v < 0 {
+		return 0
+	}
+	return math.Min(v, hi)
+}
