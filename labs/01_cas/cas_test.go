@@ -6,18 +6,18 @@ package cas
 // the ones marked [mutant] are kept in solutions/01_cas/testdata/mutants and
 // checked by `go run ./internal/tools/labcheck`):
 //   - create that overwrites an existing key because expected == "" is
-//     treated as "anything" [mutant create_overwrites.go]: Step 1.
+//     treated as "anything" [mutant create_overwrites.patch]: Step 1.
 //   - absent key with an expected value failing silently (no
 //     ErrKeyNotFound) or, worse, creating the key [mutant
-//     missing_key_no_error.go]: Step 2.
+//     missing_key_no_error.patch]: Step 2.
 //   - a failed compare-and-swap that still writes, or bumps the version:
 //     Steps 2 and 3.
 //   - a version counted per key, which starts again at 1 after the key
 //     expires, so an old holder's version matches again [mutant
-//     per_key_version.go]: Step 3.
+//     per_key_version.patch]: Step 3.
 //   - expiry checked with "after the deadline" instead of "not before it",
 //     so the key survives the exact instant its TTL ends [mutant
-//     expiry_off_by_one.go]: Step 4.
+//     expiry_off_by_one.patch]: Step 4.
 //   - ttl == 0 treated as "already expired": Step 4.
 //   - expiry checked in Get but not in CompareAndSwap, or the other way
 //     round: Step 4.
@@ -26,7 +26,7 @@ package cas
 //   - a write skipped when the new value equals the old one, the clock
 //     used as a version, or a first version of 0: Steps 1 and 3.
 //   - no mutex, or a check and a write under two separate lock sections
-//     [mutant unlocked_check.go], or a Get that reads without the mutex:
+//     [mutant unlocked_check.patch], or a Get that reads without the mutex:
 //     Step 5 (two winners, or the race detector when run with -race).
 //
 // The learner bugs in solutions/01_cas/testdata/bugs/*.patch are more

@@ -5,17 +5,17 @@ package lock
 // Wrong solutions these tests defend against (each fails at least one test;
 // [mutant] ones are kept in solutions/02_lock/testdata/mutants and checked
 // by `go run ./internal/tools/labcheck`):
-//   - unlock with a plain Delete [mutant plain_delete_unlock.go]: Steps 2
+//   - unlock with a plain Delete [mutant plain_delete_unlock.patch]: Steps 2
 //     and 3 (a second Unlock, or a stale one, frees the next holder).
 //   - unlock that checks the value but not the version [mutant
-//     unlock_without_version.go]: Step 3 (two replicas that write the same
+//     unlock_without_version.patch]: Step 3 (two replicas that write the same
 //     value, or a restarted replica with the same name).
-//   - a blocking lock that sleeps and retries [mutant polling_lock.go]:
+//   - a blocking lock that sleeps and retries [mutant polling_lock.patch]:
 //     Step 4 counts store requests during an hour of waiting and checks the
 //     waiter gets the lock at the very instant it is released.
 //   - a watch started only after the failed try, so a release in between
-//     is missed [mutant watch_after_try.go]: Step 4.
-//   - a blocking lock that ignores ctx [mutant ignores_context.go]: Step 5.
+//     is missed [mutant watch_after_try.patch]: Step 4.
+//   - a blocking lock that ignores ctx [mutant ignores_context.patch]: Step 5.
 //   - a TryLock that overwrites a held key: Steps 1 and 6.
 
 import (

@@ -6,21 +6,21 @@ package lease
 // [mutant] ones are kept in solutions/03_lease/testdata/mutants and checked
 // by `go run ./internal/tools/labcheck`):
 //   - renewing by owner value only, without the version [mutant
-//     renew_without_version.go]: Step 2 (a restarted replica with the same
+//     renew_without_version.patch]: Step 2 (a restarted replica with the same
 //     name would have its lease renewed by the old process).
 //   - renewing with a plain write, which brings back an expired lease that
 //     another replica could already have taken [mutant
-//     renew_recreates.go]: Step 2.
+//     renew_recreates.patch]: Step 2.
 //   - renewing once per TTL instead of every TTL/2 [mutant
-//     renew_every_ttl.go]: Step 3.
+//     renew_every_ttl.patch]: Step 3.
 //   - not stopping after a failed renewal, or not calling onLost [mutant
-//     keeps_running_after_loss.go]: Step 4.
+//     keeps_running_after_loss.patch]: Step 4.
 //   - MayAct with <= at 0.75 x TTL, or measured from the first acquire
-//     instead of the last renewal [mutants may_act_inclusive.go,
-//     may_act_from_acquire.go]: Step 5.
+//     instead of the last renewal [mutants may_act_inclusive.patch,
+//     may_act_from_acquire.patch]: Step 5.
 //   - a lease that still says MayAct after it was lost: Step 5.
 //   - Validate with < instead of <= (rejects a policy that fits exactly)
-//     [mutant validate_strict.go], or one that forgets the factor 2: Step 6.
+//     [mutant validate_strict.patch], or one that forgets the factor 2: Step 6.
 
 import (
 	"context"

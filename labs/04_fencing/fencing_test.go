@@ -6,17 +6,17 @@ package fencing
 // [mutant] ones are kept in solutions/04_fencing/testdata/mutants and
 // checked by `go run ./internal/tools/labcheck`):
 //   - <= instead of <, which rejects a leader's second write with the same
-//     token [mutant rejects_equal_token.go]: Step 2.
+//     token [mutant rejects_equal_token.patch]: Step 2.
 //   - remembering the last token seen instead of the highest accepted, so
 //     a rejected stale write lowers the bar [mutant
-//     remembers_last_token.go]: Step 1.
+//     remembers_last_token.patch]: Step 1.
 //   - one highest token for the whole storage instead of one per resource
-//     [mutant global_token.go]: Step 3.
-//   - no lock around the compare and the write [mutant unlocked_write.go]:
+//     [mutant global_token.patch]: Step 3.
+//   - no lock around the compare and the write [mutant unlocked_write.patch]:
 //     Step 4 under -race.
 //   - a worker that checks the owner but not the version, so a request
 //     delayed across an ownership flip-flop (A, then B, then A again) is
-//     applied [mutant owner_only_check.go]: Step 6.
+//     applied [mutant owner_only_check.patch]: Step 6.
 //   - a worker that remembers who the owner was instead of asking the lock
 //     store for every request, and so trusts an owner whose lock has
 //     expired: Step 5.

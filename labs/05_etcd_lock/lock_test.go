@@ -6,13 +6,13 @@ package etcdlock
 // Wrong solutions these tests defend against (the ones marked [mutant] are
 // kept in solutions/05_etcd_lock/testdata/mutants and run by labcheck):
 //   - Get to see whether the key is free, then Put [mutant
-//     get_then_put.go]: Step 2 holds every contender between its Get and
+//     get_then_put.patch]: Step 2 holds every contender between its Get and
 //     its Put, so all fifty read "free" and all fifty win.
 //   - a put without the lease, so the lock never expires: Steps 1 and 3.
 //   - returning the lease ID, or the revision of a failed attempt, as the
-//     token [mutant lease_as_token.go]: Step 1 (the token must be the
+//     token [mutant lease_as_token.patch]: Step 1 (the token must be the
 //     key's CreateRevision).
-//   - plain Delete on release [mutant plain_delete.go], or a release that
+//   - plain Delete on release [mutant plain_delete.patch], or a release that
 //     only checks the key exists: Step 3 (the stale owner deletes the new
 //     owner's lock).
 //   - a release that reports success when nothing was deleted: Step 3.

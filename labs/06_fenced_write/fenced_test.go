@@ -5,15 +5,15 @@ package fencedwrite
 //
 // Wrong solutions these tests defend against (the ones marked [mutant] are
 // kept in solutions/06_fenced_write/testdata/mutants and run by labcheck):
-//   - check the lock with a Get, then Put [mutant get_then_put.go]: Step 3
+//   - check the lock with a Get, then Put [mutant get_then_put.patch]: Step 3
 //     pauses the writer between the two, the lock changes hands, and the
 //     stale write lands after the new owner's.
-//   - check only that the lock key exists [mutant exists_only.go]: Steps 2
+//   - check only that the lock key exists [mutant exists_only.patch]: Steps 2
 //     and 3 (the new owner's key exists too).
 //   - compare ModRevision instead of CreateRevision [mutant
-//     mod_revision.go]: Step 1 (the owner rewrites its own lock key, as
+//     mod_revision.patch]: Step 1 (the owner rewrites its own lock key, as
 //     etcd's Proclaim does, and must still be able to write).
-//   - "<=" instead of "=" on the token [mutant at_most_token.go]: Step 2
+//   - "<=" instead of "=" on the token [mutant at_most_token.patch]: Step 2
 //     (a vanished lock has CreateRevision 0, which is below every token).
 //   - reporting a failed request (cancelled context) as ErrNotOwner, or a
 //     refused write as success: Step 2.

@@ -9,16 +9,16 @@ package election
 // Wrong solutions these tests defend against (the ones marked [mutant] are
 // kept in solutions/07_election/testdata/mutants and run by labcheck):
 //   - trusting Campaign without re-reading the candidate's own key [mutant
-//     no_recheck.go]: Step 1 stages etcd issue 19597 (the waiter's lease is
+//     no_recheck.patch]: Step 1 stages etcd issue 19597 (the waiter's lease is
 //     revoked, then the leader resigns, and Campaign returns nil).
-//   - the lease ID as the token [mutant lease_token.go]: Step 1.
+//   - the lease ID as the token [mutant lease_token.patch]: Step 1.
 //   - work whose context only follows Run's context, not the session
-//     [mutant work_ignores_session.go]: Steps 3 and 4 (the old leader
+//     [mutant work_ignores_session.patch]: Steps 3 and 4 (the old leader
 //     keeps working after its lease is gone).
 //   - returning from Run, or not campaigning again, after a lost term
-//     [mutant no_recampaign.go]: Steps 3 and 4.
+//     [mutant no_recampaign.patch]: Steps 3 and 4.
 //   - leaving the session open on shutdown without resigning [mutant
-//     no_resign.go]: Step 2 (the key stays, the next leader waits a TTL).
+//     no_resign.patch]: Step 2 (the key stays, the next leader waits a TTL).
 //   - resigning before the work has returned: Step 2 counts leaders at
 //     work at once and must never see two.
 

@@ -7,13 +7,13 @@ package herd
 // Wrong solutions these tests defend against (the ones marked [mutant] are
 // kept in solutions/08_herd/testdata/mutants and run by labcheck):
 //   - every waiter watching the owner's key (or the whole prefix) [mutant
-//     watch_owner.go]: Step 2 counts about 10 wake-ups per release, not 1.
-//   - polling with Get in a loop [mutant poll.go]: Step 2 (no watch, and
+//     watch_owner.patch]: Step 2 counts about 10 wake-ups per release, not 1.
+//   - polling with Get in a loop [mutant poll.patch]: Step 2 (no watch, and
 //     the reads grow with time instead of with releases).
 //   - taking the turn as soon as the predecessor's key is deleted, without
-//     looking again [mutant assume_turn.go]: Step 3 kills a middle waiter
+//     looking again [mutant assume_turn.patch]: Step 3 kills a middle waiter
 //     and its successor must not jump the queue.
-//   - never checking the waiter's own key [mutant no_own_check.go]: Step 3
+//   - never checking the waiter's own key [mutant no_own_check.patch]: Step 3
 //     (the killed waiter takes a turn it no longer has).
 //   - a queue key without the lease, or a place that is not the key's
 //     CreateRevision: Step 1.

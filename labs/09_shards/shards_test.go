@@ -6,13 +6,13 @@ package shards
 // Wrong solutions these tests defend against (the ones marked [mutant] are
 // kept in solutions/09_shards/testdata/mutants and run by labcheck):
 //   - a commit that checks only that the shard has some owner [mutant
-//     exists_only.go]: Steps 1 and 3 (the stale owner's offset lands).
+//     exists_only.patch]: Steps 1 and 3 (the stale owner's offset lands).
 //   - claiming every free shard and never giving any back [mutant
-//     greedy.go]: Step 2 (the first worker keeps all ten).
+//     greedy.patch]: Step 2 (the first worker keeps all ten).
 //   - a target of ceil(M/N) for every worker instead of by rank [mutant
-//     ceil_target.go]: Step 2 (ten shards end up 4, 4, 2).
+//     ceil_target.patch]: Step 2 (ten shards end up 4, 4, 2).
 //   - keeping the owned shards after the lease is lost [mutant
-//     keeps_owned.go]: Step 3 (a worker whose lease is gone still
+//     keeps_owned.patch]: Step 3 (a worker whose lease is gone still
 //     believes it owns shards).
 //   - reacting only to workers joining, not to shards being freed: Steps
 //     2 and 3.

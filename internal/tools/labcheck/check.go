@@ -159,14 +159,14 @@ func solutionProblems(res *grade.Result, tests []string, count int) (passing int
 // It runs without the race detector first, because that build is several
 // times faster; only a mutant that survives is run again under -race
 // (data-race bugs are caught only there).
-func runMutant(ctx context.Context, cfg config, base grade.Options, stub, mutant string, tests []string) (string, error) {
+func runMutant(ctx context.Context, cfg config, base grade.Options, stub string, w wrongSolution, tests []string) (string, error) {
 	o := base
-	o.Overlay = map[string]string{stub: mutant}
+	o.Overlay = map[string]string{stub: w.Path}
 	res, err := grade.Run(ctx, o)
 	if err != nil {
 		return "", err
 	}
-	p := mutantProblem(filepath.Base(mutant), res, tests)
+	p := mutantProblem(w.Kind+" "+w.Name, res, tests)
 	if p == "" || res.BuildFailed || !cfg.Race {
 		return p, nil
 	}
@@ -174,20 +174,21 @@ func runMutant(ctx context.Context, cfg config, base grade.Options, stub, mutant
 	if res, err = grade.Run(ctx, o); err != nil {
 		return "", err
 	}
-	return mutantProblem(filepath.Base(mutant), res, tests), nil
+	return mutantProblem(w.Kind+" "+w.Name, res, tests), nil
 }
 
-// mutantProblem checks (d) for one mutant: at least one step test fails.
-func mutantProblem(name string, res *grade.Result, tests []string) string {
+// mutantProblem checks (d) for one wrong solution (what names it, e.g.
+// "mutant x.patch"): at least one step test fails.
+func mutantProblem(what string, res *grade.Result, tests []string) string {
 	if res.BuildFailed {
-		return fmt.Sprintf("mutant %s does not compile: %s", name, res.Message)
+		return fmt.Sprintf("%s does not compile: %s", what, res.Message)
 	}
 	for _, s := range res.Steps(tests) {
 		if s.Status == grade.Fail {
 			return ""
 		}
 	}
-	return fmt.Sprintf("mutant %s passes every test: the graders do not catch its bug", name)
+	return fmt.Sprintf("%s passes every test: the graders do not catch its bug", what)
 }
 
 func firstLines(lines []string, n int) []string {
@@ -211,6 +212,10 @@ type report struct {
 	SolutionPass  int
 	Mutants       int
 	MutantsCaught int
+	Bugs          int
+	BugsCaught    int
+	Variants      int
+	VariantsPass  int
 	HintsOK       bool
 	Elapsed       time.Duration
 	Problems      []string
@@ -314,19 +319,66 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	r.SolutionPass, ps = solutionProblems(res, tests, cfg.Count)
 	r.Problems = append(r.Problems, ps...)
 
-	// (d) every mutant fails at least one step test.
-	mutants, _ := filepath.Glob(filepath.Join(cfg.Root, "solutions", id, "testdata", "mutants", "*.go"))
-	sort.Strings(mutants)
-	r.Mutants = len(mutants)
-	for _, m := range mutants {
-		name := filepath.Base(m)
-		logf("%s: mutant %s", id, name)
-		if p, err := runMutant(ctx, cfg, base, stub, m, tests); err != nil {
-			fail("run mutant %s: %v", name, err)
+	// (d) every planted wrong solution (mutants and learner bugs, stored
+	// as patches of the solution) fails at least one step test.
+	solSrc, err := os.ReadFile(filepath.Join(cfg.Root, solution))
+	if err != nil {
+		fail("read the solution: %v", err)
+		return r
+	}
+	tmp, err := os.MkdirTemp("", "labcheck-"+id+"-")
+	if err != nil {
+		fail("temporary folder: %v", err)
+		return r
+	}
+	defer os.RemoveAll(tmp)
+	var wrong []wrongSolution
+	for _, kind := range []struct{ dir, name string }{{"mutants", "mutant"}, {"bugs", "bug"}} {
+		ws, ps := loadPatches(cfg.Root, id, kind.dir, kind.name, string(solSrc), tmp)
+		wrong = append(wrong, ws...)
+		r.Problems = append(r.Problems, ps...)
+		n := len(ws) + len(ps)
+		if kind.dir == "mutants" {
+			r.Mutants = n
+		} else {
+			r.Bugs = n
+		}
+	}
+	for _, w := range wrong {
+		logf("%s: %s %s", id, w.Kind, w.Name)
+		if p, err := runMutant(ctx, cfg, base, stub, w, tests); err != nil {
+			fail("run %s %s: %v", w.Kind, w.Name, err)
 		} else if p != "" {
 			fail("%s", p)
-		} else {
+		} else if w.Kind == "mutant" {
 			r.MutantsCaught++
+		} else {
+			r.BugsCaught++
+		}
+	}
+
+	// (e) every correct variant passes every step test under -race,
+	// -count times.
+	variants, _ := filepath.Glob(filepath.Join(cfg.Root, "solutions", id, "testdata", "variants", "*.go"))
+	sort.Strings(variants)
+	r.Variants = len(variants)
+	for _, v := range variants {
+		name := filepath.Base(v)
+		logf("%s: variant %s (race=%v, count=%d)", id, name, cfg.Race, cfg.Count)
+		o := base
+		o.Overlay = map[string]string{stub: v}
+		o.Race, o.Count = cfg.Race, cfg.Count
+		res, err := grade.Run(ctx, o)
+		if err != nil {
+			fail("run variant %s: %v", name, err)
+			continue
+		}
+		_, ps := solutionProblems(res, tests, cfg.Count)
+		if len(ps) == 0 {
+			r.VariantsPass++
+		}
+		for _, p := range ps {
+			fail("variant %s: %s", name, p)
 		}
 	}
 	return r

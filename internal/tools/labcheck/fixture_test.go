@@ -24,8 +24,24 @@ func TestCheckLabOnAGoodLab(t *testing.T) {
 	if r.Mutants != 2 || r.MutantsCaught != 1 {
 		t.Errorf("mutants caught %d/%d, want 1/2", r.MutantsCaught, r.Mutants)
 	}
-	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "mutant survivor.go passes every test") {
-		t.Errorf("problems = %q, want only the surviving mutant", r.Problems)
+	if r.Bugs != 2 || r.BugsCaught != 1 {
+		t.Errorf("bugs caught %d/%d, want 1/2 (one is stale)", r.BugsCaught, r.Bugs)
+	}
+	if r.Variants != 2 || r.VariantsPass != 1 {
+		t.Errorf("variants passing %d/%d, want 1/2", r.VariantsPass, r.Variants)
+	}
+	got := strings.Join(r.Problems, "\n")
+	for _, want := range []string{
+		"mutant survivor.patch passes every test",
+		"stale patch stale.patch: hunk 1 matches 0 times",
+		"variant wrong.go: TestStep2_Negative fails with the solution",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+	if len(r.Problems) != 3 {
+		t.Errorf("problems = %q, want exactly the three above", r.Problems)
 	}
 }
 

@@ -6,8 +6,14 @@
 //	    passes under -race, -count times;
 //	(c) every step test has a step with at least one hint in lab.yaml,
 //	    and every step there names a step test;
-//	(d) every mutant in solutions/<id>/testdata/mutants/*.go (the solution
-//	    with one typical bug) fails at least one step test.
+//	(d) every planted wrong solution fails at least one step test: the
+//	    mutants (solutions/<id>/testdata/mutants/*.patch) and the learner
+//	    bugs (bugs/*.patch), each a small patch of the current solution
+//	    (see patch.go for the format; a patch that no longer applies is
+//	    reported as stale);
+//	(e) every correct variant (solutions/<id>/testdata/variants/*.go, a
+//	    whole solution file in another style) passes every step test
+//	    under -race, -count times.
 //
 // It prints one row per lab and exits 1 on any violation, 2 on bad usage.
 //
@@ -45,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("labcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	count := fs.Int("count", 3, "run the solutions' tests `N` times")
-	race := fs.Bool("race", true, "run solutions and mutants with the race detector")
+	race := fs.Bool("race", true, "run solutions, variants and surviving mutants with the race detector")
 	root := fs.String("root", ".", "module root `DIR`")
 	timeout := fs.Duration("timeout", grade.DefaultTimeout, "go test -timeout for each run")
 	bench := fs.Bool("bench", false, "measure grading time per lab instead of checking")
@@ -148,16 +154,18 @@ func writeTable(w io.Writer, reports []report, cfg config) {
 	if cfg.Race {
 		sol += " -race"
 	}
-	fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-6s %s\n", "lab", "stub fails", sol, "mutants caught", "hints", "seconds")
+	fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %s\n", "lab", "stub fails", sol, "mutants caught", "bugs caught", "variants pass", "hints", "seconds")
 	for _, r := range reports {
 		hints := "ok"
 		if !r.HintsOK {
 			hints = "BAD"
 		}
-		fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-6s %.1f\n", r.ID,
+		fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %.1f\n", r.ID,
 			fmt.Sprintf("%d/%d", r.StubFailing, r.Steps),
 			fmt.Sprintf("%d/%d pass", r.SolutionPass, r.Steps),
 			fmt.Sprintf("%d/%d", r.MutantsCaught, r.Mutants),
+			fmt.Sprintf("%d/%d", r.BugsCaught, r.Bugs),
+			fmt.Sprintf("%d/%d", r.VariantsPass, r.Variants),
 			hints, r.Elapsed.Seconds())
 	}
 }
