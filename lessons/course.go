@@ -10,6 +10,7 @@ package lessons
 
 import (
 	"io/fs"
+	"slices"
 
 	"github.com/ownership-election/playground/quiz"
 )
@@ -125,6 +126,9 @@ type Sources struct {
 	// Experiments are the known experiment names. When nil, experiment
 	// references are not checked.
 	Experiments []string
+	// QuizFloor is the fewest questions each lesson's end-of-lesson quiz
+	// (Lesson.QuizQuestions) must have; 0 sets no floor.
+	QuizFloor int
 }
 
 // Lesson returns the lesson with the given id, or nil.
@@ -169,6 +173,33 @@ func (c *Course) Question(id string) (*quiz.Question, *Lesson) {
 		}
 	}
 	return nil, nil
+}
+
+// Checkpoint reports whether a page of the lesson asks the question with
+// this id inline (a @check directive).
+func (l *Lesson) Checkpoint(id string) bool {
+	for _, pg := range l.Pages {
+		if slices.Contains(pg.Checks, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// QuizQuestions is the end-of-lesson quiz: the questions of quiz.yaml that
+// no page asks as a checkpoint, in file order. A checkpoint checks the page
+// just read; the quiz asks new questions, so none is asked twice.
+func (l *Lesson) QuizQuestions() []*quiz.Question {
+	if l.Quiz == nil {
+		return nil
+	}
+	var out []*quiz.Question
+	for _, q := range l.Quiz.Questions {
+		if !l.Checkpoint(q.ID) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // QuestionCount is the number of questions in all quizzes.

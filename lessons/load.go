@@ -127,6 +127,7 @@ func read(src Sources) (*Course, []Problem) {
 
 func finish(c *Course, probs []Problem, src Sources) (*Course, []Problem) {
 	probs = append(probs, crossCheck(c, src)...)
+	probs = append(probs, quizCheck(c, src)...)
 	// Group problems by file, in line order, as compilers do.
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].Path != probs[j].Path {

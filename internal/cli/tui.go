@@ -216,8 +216,8 @@ func printOutline(w io.Writer, c *lessons.Course, probs []lessons.Problem) {
 			fmt.Fprintf(w, "    %s\n", l.Summary)
 		}
 		parts := []string{fmt.Sprintf("%d pages", len(l.Pages))}
-		if l.Quiz != nil && len(l.Quiz.Questions) > 0 {
-			parts = append(parts, fmt.Sprintf("quiz %s (%d questions)", l.Quiz.ID, len(l.Quiz.Questions)))
+		if l.Quiz != nil && len(l.QuizQuestions()) > 0 {
+			parts = append(parts, fmt.Sprintf("quiz %s (%d questions)", l.Quiz.ID, len(l.QuizQuestions())))
 		}
 		if len(l.Labs) > 0 {
 			parts = append(parts, "labs "+strings.Join(l.Labs, ", "))

@@ -348,7 +348,7 @@ func (m *Model) openLesson(id string, page int) tea.Cmd {
 
 func (m *Model) openQuiz(lessonID string, only []string) tea.Cmd {
 	l := m.course.Lesson(lessonID)
-	if l == nil || l.Quiz == nil || len(l.Quiz.Questions) == 0 {
+	if l == nil || l.Quiz == nil || len(l.QuizQuestions()) == 0 {
 		m.setNotice("this lesson has no quiz", true)
 		return nil
 	}

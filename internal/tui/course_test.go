@@ -43,11 +43,11 @@ func TestEmbeddedCourseFits80x24(t *testing.T) {
 			}
 			h.checkFits()
 		}
-		if l.Quiz == nil {
+		if len(l.QuizQuestions()) == 0 {
 			continue
 		}
 		h.keys("t")
-		for range l.Quiz.Questions {
+		for range l.QuizQuestions() {
 			h.checkFits()
 			h.keys("enter") // a single choice takes the cursor's option
 			if !h.m.quiz.current.answered() {

@@ -78,8 +78,8 @@ func (h *homeModel) refresh(p *progress.Progress) {
 		if rec != nil {
 			r.pagesRead = len(rec.PagesRead)
 		}
-		quizDone := l.Quiz == nil || len(l.Quiz.Questions) == 0
-		if l.Quiz == nil || len(l.Quiz.Questions) == 0 {
+		quizDone := l.Quiz == nil || len(l.QuizQuestions()) == 0
+		if l.Quiz == nil || len(l.QuizQuestions()) == 0 {
 			r.quiz = ""
 		} else if rec != nil && rec.Quiz != nil {
 			r.quiz = fmt.Sprintf("%d%%", int(rec.BestQuiz*100+0.5))
@@ -265,8 +265,8 @@ func (h homeModel) detail(w int, long bool) string {
 	}
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%d pages", len(l.Pages)))
-	if l.Quiz != nil && len(l.Quiz.Questions) > 0 {
-		parts = append(parts, fmt.Sprintf("quiz of %d (t)", len(l.Quiz.Questions)))
+	if l.Quiz != nil && len(l.QuizQuestions()) > 0 {
+		parts = append(parts, fmt.Sprintf("quiz of %d (t)", len(l.QuizQuestions())))
 	}
 	if len(l.Labs) == 1 {
 		parts = append(parts, "lab "+l.Labs[0]+" (l)")

@@ -86,7 +86,7 @@ func (q *quizModel) start(l *lessons.Lesson, only []string) tea.Cmd {
 	}
 	q.lesson = l
 	q.questions = q.questions[:0]
-	for _, x := range l.Quiz.Questions {
+	for _, x := range l.QuizQuestions() {
 		if only == nil || contains(only, x.ID) {
 			q.questions = append(q.questions, x)
 		}
@@ -205,7 +205,7 @@ func (q quizModel) Update(msg tea.Msg) (quizModel, tea.Cmd) {
 // missed lists the questions of the whole quiz not answered fully right.
 func (q quizModel) missed() []string {
 	var ids []string
-	for _, x := range q.lesson.Quiz.Questions {
+	for _, x := range q.lesson.QuizQuestions() {
 		if g, ok := q.answers[x.ID]; !ok || !g.result.Correct {
 			ids = append(ids, x.ID)
 		}
@@ -224,8 +224,8 @@ func (q quizModel) score() float64 {
 
 func (q quizModel) result() progress.QuizResult {
 	r := progress.QuizResult{QuizID: q.lesson.Quiz.ID, Answers: map[string]progress.Answer{},
-		Total: len(q.lesson.Quiz.Questions), Finished: q.now()}
-	for _, x := range q.lesson.Quiz.Questions {
+		Total: len(q.lesson.QuizQuestions()), Finished: q.now()}
+	for _, x := range q.lesson.QuizQuestions() {
 		g, ok := q.answers[x.ID]
 		if !ok {
 			continue
@@ -239,7 +239,7 @@ func (q quizModel) result() progress.QuizResult {
 
 func (q quizModel) summary() string {
 	st := q.styles
-	total := len(q.lesson.Quiz.Questions)
+	total := len(q.lesson.QuizQuestions())
 	var b strings.Builder
 	score := q.score()
 	b.WriteString(st.Heading.Render("Your score") + "\n\n")
@@ -250,7 +250,7 @@ func (q quizModel) summary() string {
 		b.WriteString(st.Text.Render(line) + "\n\n")
 	}
 	w := q.vp.Width()
-	for i, x := range q.lesson.Quiz.Questions {
+	for i, x := range q.lesson.QuizQuestions() {
 		g, ok := q.answers[x.ID]
 		mark, style := "·", st.Muted
 		switch {
@@ -296,7 +296,7 @@ func (q quizModel) position() string {
 		return ""
 	}
 	if q.finished {
-		return fmt.Sprintf("score %s/%d", trimFloat(q.score()), len(q.lesson.Quiz.Questions))
+		return fmt.Sprintf("score %s/%d", trimFloat(q.score()), len(q.lesson.QuizQuestions()))
 	}
 	return fmt.Sprintf("question %d/%d · %s", q.idx+1, len(q.questions), kindLabel(q.questions[q.idx].Kind))
 }

@@ -122,15 +122,15 @@ func TestReaderScrollsAndShowsPercent(t *testing.T) {
 func TestReaderCheckpointInline(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.keys("enter")
-	h.mustShow("Checkpoint", "press c to answer", "Which number is two?")
+	h.mustShow("Checkpoint", "press c to answer", "Which number is three?")
 	h.keys("c")
 	h.mustShow("Checkpoint · Opening page", "The number 2", "The number 3", "page 1/3 · checkpoint")
-	q := h.m.course.Lesson("first-steps").Quiz.Question("ts-pick-two")
+	q := h.m.course.Lesson("first-steps").Quiz.Question("ts-check-three")
 	h.keys(displayPos(q, 0), "enter")
-	h.mustShow("✓ Correct.", "Two is written 2.", "Three comes after two.", "Five is much larger.", "Takeaway: Two is 2.")
+	h.mustShow("✓ Correct.", "Three is written 3.", "Two comes before three.", "Five is much larger.", "Takeaway: Three is 3.")
 	h.keys("enter")
 	h.mustShow("Opening page", "answered; c to try again")
-	a := h.savedProgress().Lessons["first-steps"].Checks["ts-pick-two"]
+	a := h.savedProgress().Lessons["first-steps"].Checks["ts-check-three"]
 	if !a.Correct || a.Response != "1" {
 		t.Fatalf("saved check answer = %+v, want correct with response 1", a)
 	}

@@ -83,8 +83,8 @@ func (r readerModel) sidebar(w int) string {
 		}
 	}
 	var more []string
-	if r.lesson.Quiz != nil && len(r.lesson.Quiz.Questions) > 0 {
-		more = append(more, st.Accent.Render("t")+st.Text.Render(fmt.Sprintf(" quiz (%d questions)", len(r.lesson.Quiz.Questions))))
+	if r.lesson.Quiz != nil && len(r.lesson.QuizQuestions()) > 0 {
+		more = append(more, st.Accent.Render("t")+st.Text.Render(fmt.Sprintf(" quiz (%d questions)", len(r.lesson.QuizQuestions()))))
 	}
 	for _, l := range r.lesson.Labs {
 		more = append(more, st.Accent.Render("l")+st.Text.Render(" lab "+l))
