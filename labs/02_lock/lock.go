@@ -38,11 +38,13 @@ func New(store *kv.Store, key, owner string, ttl time.Duration) *Lock {
 }
 
 // TryLock makes one attempt to take the lock and returns at once: true if
-// this call created the key, false if someone holds it.
+// this call created the key, false if someone holds it. An empty owner is
+// refused with an error: the store treats a key holding "" as absent.
 func (l *Lock) TryLock() (bool, error) {
-	// TODO: create the key with l.owner as its value and l.ttl as its TTL,
-	// only if it is absent (store.CompareAndSwap with expected ""), and
-	// remember the version of your write.
+	// TODO: return an error if l.owner is "". Then create the key with
+	// l.owner as its value and l.ttl as its TTL, only if it is absent
+	// (store.CompareAndSwap with expected ""), and remember the version of
+	// your write.
 	return false, labs.ErrNotImplemented
 }
 

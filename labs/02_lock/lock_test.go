@@ -3,24 +3,34 @@ package lock
 // Grader for lab 02. Each TestStepK checks one step of README.md.
 //
 // Wrong solutions these tests defend against (each fails at least one test;
-// [mutant] ones are kept in solutions/02_lock/testdata/mutants and checked
+// [mutant] ones are kept in solutions/02_lock/testdata/mutants, more
+// learner mistakes in solutions/02_lock/testdata/bugs, and both are checked
 // by `go run ./internal/tools/labcheck`):
+//   - a TryLock that overwrites a held key, that treats a key holding its
+//     own owner name as "already mine" (a second client with the same name
+//     shares the lock), or that accepts an empty owner: Steps 1 and 6.
 //   - unlock with a plain Delete [mutant plain_delete_unlock.patch]: Steps 2
 //     and 3 (a second Unlock, or a stale one, frees the next holder).
 //   - unlock that checks the value but not the version [mutant
 //     unlock_without_version.patch]: Step 3 (two replicas that write the same
 //     value, or a restarted replica with the same name).
-//   - a blocking lock that sleeps and retries [mutant polling_lock.patch]:
-//     Step 4 counts store requests during an hour of waiting and checks the
-//     waiter gets the lock at the very instant it is released.
-//   - a watch started only after the failed try, so a release in between
-//     is missed [mutant watch_after_try.patch]: Step 4.
+//   - unlock that reads the key, compares, then deletes with a second
+//     request: Step 3 pauses the unlocker past its TTL between any two of
+//     its requests and lets another replica take the lock.
+//   - a blocking lock that sleeps and retries [mutant polling_lock.patch], or
+//     spins on TryLock without waiting: Step 4 counts store requests.
+//   - a watch started only after the failed try (or after a read), so a
+//     release in between is missed [mutant watch_after_try.patch]: Step 4
+//     releases the lock right after each of the waiter's requests in turn.
+//   - a blocking lock that returns when woken without having taken the
+//     lock: Step 4 hands the lock to a competitor in the gap.
 //   - a blocking lock that ignores ctx [mutant ignores_context.patch]: Step 5.
-//   - a TryLock that overwrites a held key: Steps 1 and 6.
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -31,68 +41,206 @@ import (
 
 const key = "locks/nightly-billing"
 
-func holds(t *testing.T, s *kv.Store, owner string) {
+// spinLimit is how many requests the store takes at one instant of the
+// fake clock before the grader calls it spinning. Time stands still while
+// any goroutine runs, so a loop that retries without ever waiting sends
+// its requests at one instant; correct code sends a handful.
+const spinLimit = 1000
+
+// probe watches a store for the grader: it stops code that spins (which
+// would otherwise freeze the fake clock and hang the test), runs a test's
+// fault injection after each of the learner's requests, and at the end of
+// the test ends any of the learner's goroutines still using the store.
+type probe struct {
+	t       *testing.T
+	store   *kv.Store
+	mu      sync.Mutex
+	at      time.Time // the instant n counts requests for
+	n       int
+	spun    bool
+	closing bool
+	busy    bool        // the injection's own requests are running
+	inject  func(kv.Op) // called after each of the learner's requests
+}
+
+// newStore returns a store with a probe on it. Call it inside the bubble.
+func newStore(t *testing.T) (*kv.Store, *probe) {
+	p := &probe{t: t, store: kv.New()}
+	p.store.SetHook(p.hook)
+	t.Cleanup(func() {
+		// t.Context() is cancelled by now. Free the key so a waiter that
+		// ignores its context wakes up, and end it at its next request.
+		p.mu.Lock()
+		p.closing = true
+		p.mu.Unlock()
+		p.store.Delete(key)
+	})
+	return p.store, p
+}
+
+func (p *probe) hook(op kv.Op) {
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		if op.Kind != kv.OpDelete { // the cleanup's own Delete
+			runtime.Goexit()
+		}
+		return
+	}
+	if p.busy {
+		p.mu.Unlock()
+		return
+	}
+	if !op.At.Equal(p.at) {
+		p.at, p.n = op.At, 0
+	}
+	p.n++
+	if p.n > spinLimit {
+		first := !p.spun
+		p.spun = true
+		p.mu.Unlock()
+		if first {
+			p.t.Errorf("your code sent more than %d requests to the store without waiting for anything in between (last: %s): it retries in a loop that never blocks. A waiter must block on store.Watch(key) (or ctx.Done()) between attempts; the grader stopped that goroutine", spinLimit, describe(op))
+		}
+		runtime.Goexit()
+	}
+	f := p.inject
+	p.mu.Unlock()
+	if f != nil {
+		f(op)
+	}
+}
+
+// quiet runs the test's own requests from inside an injection without
+// counting them or injecting again.
+func (p *probe) quiet(f func()) {
+	p.mu.Lock()
+	p.busy = true
+	p.mu.Unlock()
+	f()
+	p.mu.Lock()
+	p.busy = false
+	p.mu.Unlock()
+}
+
+// spinning stops the test if the probe caught code spinning: it has
+// already said so, and whatever the test checks next would only mislead.
+func (p *probe) spinning() {
+	p.mu.Lock()
+	spun := p.spun
+	p.mu.Unlock()
+	if spun {
+		p.t.FailNow()
+	}
+}
+
+// describe says in words what a store request was, for messages.
+func describe(op kv.Op) string {
+	switch op.Kind {
+	case kv.OpGet:
+		if !op.OK {
+			return "a Get that found the key absent"
+		}
+		return fmt.Sprintf("a Get that found the key held by %q", op.Value)
+	case kv.OpCompareAndSwap:
+		if op.OK {
+			return fmt.Sprintf("a compare-and-swap that wrote %q", op.Value)
+		}
+		return fmt.Sprintf("a compare-and-swap of %q that failed", op.Value)
+	default:
+		result := "succeeded"
+		if !op.OK {
+			result = "failed"
+		}
+		return fmt.Sprintf("a %s that %s", op.Kind, result)
+	}
+}
+
+func holds(t *testing.T, s *kv.Store, owner, why string) {
 	t.Helper()
 	e, ok := s.Get(key)
 	if !ok {
-		t.Fatalf("the lock key is absent, want it held by %q", owner)
+		t.Fatalf("the lock key is absent, want it held by %q: %s", owner, why)
 	}
 	if e.Value != owner {
-		t.Fatalf("the lock key holds %q, want %q", e.Value, owner)
+		t.Fatalf("the lock key holds %q, want %q: %s", e.Value, owner, why)
+	}
+}
+
+// wantNotHeld checks an Unlock that must refuse. A nil error and a
+// different error are different mistakes, with different fixes.
+func wantNotHeld(t *testing.T, err error, situation, ifNil string) {
+	t.Helper()
+	switch {
+	case errors.Is(err, ErrNotHeld):
+	case err == nil:
+		t.Fatalf("%s: Unlock returned nil, want ErrNotHeld: %s", situation, ifNil)
+	default:
+		t.Fatalf("%s: Unlock returned %q, which does not wrap ErrNotHeld. Callers test errors.Is(err, ErrNotHeld); return it (wrapped with %%w is fine) for every case where this Lock does not hold the key, including kv.ErrConflict and kv.ErrKeyNotFound from the store", situation, err)
 	}
 }
 
 func TestStep1_TryLock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, _ := newStore(t)
 		a := New(s, key, "replica-a", 10*time.Second)
 		b := New(s, key, "replica-b", 10*time.Second)
 		ok, err := a.TryLock()
 		if err != nil || !ok {
 			t.Fatalf("TryLock on a free lock = (%v, %v), want (true, nil)", ok, err)
 		}
-		holds(t, s, "replica-a")
+		holds(t, s, "replica-a", "TryLock writes the owner's name under the key")
 		ok, err = b.TryLock()
 		if err != nil || ok {
-			t.Fatalf("TryLock on a held lock = (%v, %v), want (false, nil)", ok, err)
+			t.Fatalf("TryLock by replica-b while replica-a holds the lock = (%v, %v), want (false, nil): create the key only if it is absent", ok, err)
 		}
-		holds(t, s, "replica-a")
+		holds(t, s, "replica-a", "a TryLock that fails must not touch the holder's key")
+		// A second client with the same owner name (a restarted pod, a copy
+		// of the config) is another client: it must not share the lock.
+		twin := New(s, key, "replica-a", 10*time.Second)
+		if ok, err := twin.TryLock(); err != nil || ok {
+			t.Fatalf("TryLock by a second Lock with the same owner name %q while the first holds the key = (%v, %v), want (false, nil): a key holding your name is not proof that this Lock took it, so two clients would hold the lock at once", "replica-a", ok, err)
+		}
 		time.Sleep(10 * time.Second) // replica-a crashed: its TTL runs out
 		if ok, err := b.TryLock(); err != nil || !ok {
-			t.Fatalf("TryLock after the holder's TTL ran out = (%v, %v), want (true, nil): the lock key must be written with the TTL", ok, err)
+			t.Fatalf("TryLock 10 s after a holder with a 10 s TTL crashed = (%v, %v), want (true, nil): the lock key must be written with the TTL, so a crashed holder cannot keep it", ok, err)
 		}
-		holds(t, s, "replica-b")
+		holds(t, s, "replica-b", "replica-b took the lock")
+		// An empty owner would be a lock nobody can recognise: the store
+		// treats the value "" as "absent", so anyone could take it over.
+		nobody := New(s, "locks/other", "", 10*time.Second)
+		ok, err = nobody.TryLock()
+		if ok || err == nil {
+			t.Fatalf(`TryLock by a Lock whose owner is "" = (%v, %v), want (false, an error): a key holding "" looks free to CompareAndSwap(key, "", ...), so a second client would take it over`, ok, err)
+		}
+		if e, found := s.Get("locks/other"); found {
+			t.Fatalf("TryLock with an empty owner returned an error but wrote the key (%+v); refuse before writing anything", e)
+		}
 	})
 }
 
 func TestStep2_UnlockReleasesOnlyYourLock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, _ := newStore(t)
 		a := New(s, key, "replica-a", 10*time.Second)
 		b := New(s, key, "replica-b", 10*time.Second)
-		if err := a.Unlock(); !errors.Is(err, ErrNotHeld) {
-			t.Fatalf("Unlock before ever locking = %v, want ErrNotHeld", err)
-		}
+		wantNotHeld(t, a.Unlock(), "Unlock before ever locking", "this Lock never took the key")
 		if ok, err := a.TryLock(); !ok || err != nil {
-			t.Fatalf("TryLock = (%v, %v)", ok, err)
+			t.Fatalf("TryLock on a free lock = (%v, %v), want (true, nil)", ok, err)
 		}
-		if err := b.Unlock(); !errors.Is(err, ErrNotHeld) {
-			t.Fatalf("Unlock by a replica that does not hold the lock = %v, want ErrNotHeld", err)
-		}
-		holds(t, s, "replica-a")
+		wantNotHeld(t, b.Unlock(), "Unlock by replica-b while replica-a holds the lock", "replica-b does not hold it")
+		holds(t, s, "replica-a", "an Unlock by a replica that does not hold the lock must change nothing")
 		if err := a.Unlock(); err != nil {
 			t.Fatalf("Unlock by the holder = %v, want nil", err)
 		}
-		if _, ok := s.Get(key); ok {
-			t.Fatal("after Unlock the lock key is still there")
+		if e, ok := s.Get(key); ok {
+			t.Fatalf("after the holder's Unlock returned nil the key still holds %+v; Unlock must delete it", e)
 		}
 		if ok, _ := b.TryLock(); !ok {
-			t.Fatal("TryLock after the holder unlocked = false, want true")
+			t.Fatal("TryLock after the holder unlocked = false, want true: the key should be gone")
 		}
-		if err := a.Unlock(); !errors.Is(err, ErrNotHeld) {
-			t.Fatalf("a second Unlock by replica-a = %v, want ErrNotHeld", err)
-		}
-		holds(t, s, "replica-b")
+		wantNotHeld(t, a.Unlock(), "a second Unlock by replica-a, after replica-b took the lock", "replica-a released its lock already; this call would release replica-b's")
+		holds(t, s, "replica-b", "replica-a's second Unlock must not release replica-b's lock")
 	})
 }
 
@@ -101,7 +249,7 @@ func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
 	// lock, 1 wakes up and unlocks; if that frees 2's lock, 3 gets in too.
 	t.Run("another replica holds the lock now", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, _ := newStore(t)
 			p1 := New(s, key, "process-1", 10*time.Second)
 			p2 := New(s, key, "process-2", 10*time.Second)
 			p3 := New(s, key, "process-3", 10*time.Second)
@@ -112,10 +260,9 @@ func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
 			if ok, _ := p2.TryLock(); !ok {
 				t.Fatal("process-2 could not take the lock after process-1's TTL ran out")
 			}
-			if err := p1.Unlock(); !errors.Is(err, ErrNotHeld) {
-				t.Errorf("process-1's late Unlock = %v, want ErrNotHeld: its lock expired and process-2 holds the key now", err)
-			}
-			holds(t, s, "process-2")
+			wantNotHeld(t, p1.Unlock(), "process-1's late Unlock, after its lock expired and process-2 took the key",
+				"delete only if the key still holds your value at the version your lock write got")
+			holds(t, s, "process-2", "process-1's late Unlock must not release process-2's lock")
 			if ok, _ := p3.TryLock(); ok {
 				t.Fatal("process-3 took the lock while process-2 holds it: two owners")
 			}
@@ -126,7 +273,7 @@ func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
 		// stores a flag instead of a name; only the version tells the two
 		// lock writes apart.
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, _ := newStore(t)
 			first := New(s, key, "locked", 10*time.Second)
 			second := New(s, key, "locked", 10*time.Second)
 			first.TryLock()
@@ -134,17 +281,56 @@ func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
 			if ok, _ := second.TryLock(); !ok {
 				t.Fatal("the second client could not take the expired lock")
 			}
-			if err := first.Unlock(); !errors.Is(err, ErrNotHeld) {
-				t.Errorf("the first client's late Unlock = %v, want ErrNotHeld: compare the version of your lock write, not only the value", err)
-			}
+			wantNotHeld(t, first.Unlock(), "the first client's late Unlock, after its lock expired and a second client wrote the same value",
+				"the value matches but the version does not; compare the version your lock write got, not only the value")
 			if _, ok := s.Get(key); !ok {
-				t.Fatal("the stale Unlock deleted the second client's lock")
+				t.Fatal("the first client's stale Unlock deleted the second client's lock (same value, newer version)")
 			}
 		})
 	})
+	t.Run("the lock expires in the middle of your Unlock", func(t *testing.T) {
+		// The holder pauses past its TTL between two requests of its own
+		// Unlock (after each request in turn), and another replica takes
+		// the lock in that gap. Whatever Unlock returns, it must not
+		// delete the new holder's key: check and delete in one request.
+		for k := 1; k <= 6; k++ {
+			done := false
+			synctest.Test(t, func(t *testing.T) {
+				s, p := newStore(t)
+				a := New(s, key, "replica-a", 10*time.Second)
+				b := New(s, key, "replica-b", 10*time.Second)
+				if ok, _ := a.TryLock(); !ok {
+					t.Fatal("replica-a could not take a free lock")
+				}
+				n, fired := 0, ""
+				p.inject = func(op kv.Op) {
+					if n++; n != k {
+						return
+					}
+					fired = describe(op)
+					p.quiet(func() {
+						time.Sleep(15 * time.Second) // a GC pause; the lock expires
+						b.TryLock()
+					})
+				}
+				a.Unlock()
+				p.inject = nil
+				if fired == "" {
+					done = true // Unlock sent fewer than k requests: every gap was tried
+					return
+				}
+				if e, ok := s.Get(key); !ok || e.Value != "replica-b" {
+					t.Fatalf("right after Unlock's request number %d (%s), replica-a paused 15 s, its 10 s lock expired and replica-b took it; when Unlock went on it deleted replica-b's lock (the key is now %+v, present=%v). Check and delete must be one request: CompareAndDelete with your value and version", k, fired, e, ok)
+				}
+			})
+			if done || t.Failed() {
+				break
+			}
+		}
+	})
 }
 
-// waitFor runs l.Lock(ctx) in a goroutine and reports when it returned.
+// waiter is a Lock call running in its own goroutine.
 type waiter struct {
 	done chan struct{}
 	err  error
@@ -154,9 +340,9 @@ type waiter struct {
 func startLock(ctx context.Context, l *Lock) *waiter {
 	w := &waiter{done: make(chan struct{})}
 	go func() {
+		defer close(w.done)
 		w.err = l.Lock(ctx)
 		w.at = time.Now()
-		close(w.done)
 	}()
 	return w
 }
@@ -173,15 +359,16 @@ func (w *waiter) returned() bool {
 func TestStep4_LockWaitsForChange(t *testing.T) {
 	t.Run("woken by the release, without polling", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, p := newStore(t)
 			holder := New(s, key, "holder", time.Hour*24)
 			holder.TryLock()
 			before := s.Requests()
 			w := startLock(t.Context(), New(s, key, "waiter", 10*time.Second))
 			time.Sleep(time.Hour) // the holder keeps the lock for an hour
 			synctest.Wait()
+			p.spinning()
 			if w.returned() {
-				t.Fatalf("Lock returned (err %v) while another replica held the lock", w.err)
+				t.Fatalf("Lock returned %v while another replica held the lock; it must block until it holds the lock", w.err)
 			}
 			if n := s.Requests() - before; n > 3 {
 				t.Fatalf("while waiting one hour for a held lock, Lock sent %d requests to the store; want at most 3. Do not poll: wait on store.Watch(key) and try again when the key changes", n)
@@ -191,18 +378,19 @@ func TestStep4_LockWaitsForChange(t *testing.T) {
 				t.Fatalf("holder.Unlock = %v", err)
 			}
 			synctest.Wait()
+			p.spinning()
 			if !w.returned() {
 				t.Fatal("the lock was released but the waiting Lock did not take it at that instant; it should wake up on the change notification, not on a timer")
 			}
 			if w.err != nil || !w.at.Equal(released) {
-				t.Fatalf("Lock returned %v after %v; want nil, at the instant of the release", w.err, w.at.Sub(released))
+				t.Fatalf("Lock returned %v, %v after the release; want nil, at the instant of the release", w.err, w.at.Sub(released))
 			}
-			holds(t, s, "waiter")
+			holds(t, s, "waiter", "Lock returned nil, so it must hold the key")
 		})
 	})
 	t.Run("woken when the holder's TTL runs out", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, p := newStore(t)
 			crashed := New(s, key, "crashed", 10*time.Second)
 			crashed.TryLock() // and never unlocks
 			start := time.Now()
@@ -210,41 +398,92 @@ func TestStep4_LockWaitsForChange(t *testing.T) {
 			select {
 			case <-w.done:
 			case <-time.After(time.Hour):
-				t.Fatal("Lock was still waiting an hour after the holder's 10 s TTL ran out")
+				t.Fatal("Lock was still waiting an hour after the holder's 10 s TTL ran out; an expiry is a change too, and the watch reports it")
 			}
+			p.spinning()
 			if w.err != nil || w.at.Sub(start) != 10*time.Second {
 				t.Fatalf("Lock returned %v after %v, want nil after exactly 10s (when the key expired)", w.err, w.at.Sub(start))
 			}
-			holds(t, s, "waiter")
+			holds(t, s, "waiter", "Lock returned nil, so it must hold the key")
 		})
 	})
-	t.Run("a release between the try and the wait is not missed", func(t *testing.T) {
+	// The holder releases right after the waiter's request number k, for
+	// k = 1, 2, ... until the waiter blocks before sending k requests. A
+	// waiter that starts watching only after it has seen the lock held
+	// misses the release; one that reads before it tries is fine.
+	t.Run("a release right after any of your requests is not missed", func(t *testing.T) {
+		gaps(t, false)
+	})
+	// Same, but a competitor takes the lock in the gap and crashes (its
+	// 10 s TTL runs out): the waiter must not return before it really has
+	// the lock, and must take it when the competitor's key expires.
+	t.Run("a competitor takes the lock right after any of your requests", func(t *testing.T) {
+		gaps(t, true)
+	})
+}
+
+func gaps(t *testing.T, competitor bool) {
+	for k := 1; k <= 8; k++ {
+		done := false
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, p := newStore(t)
 			holder := New(s, key, "holder", time.Hour)
+			rival := New(s, key, "rival", 10*time.Second)
 			holder.TryLock()
-			var once sync.Once
-			// Right after the waiter's first failed attempt, and before it
-			// can start waiting, the holder releases.
-			s.SetHook(func(op kv.Op) {
-				if op.Kind != kv.OpGet && op.Value == "waiter" && !op.OK {
-					once.Do(func() { holder.Unlock() })
+			n, fired := 0, ""
+			var firedAt time.Time
+			p.inject = func(op kv.Op) {
+				if n++; n != k {
+					return
 				}
-			})
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			err := New(s, key, "waiter", time.Hour).Lock(ctx)
-			if err != nil {
-				t.Fatalf("Lock = %v: the holder released right after your failed try and you waited a minute for a change that had already happened. Start watching the key before you try", err)
+				fired, firedAt = describe(op), time.Now()
+				p.quiet(func() {
+					holder.Unlock()
+					if competitor {
+						rival.TryLock()
+					}
+				})
 			}
-			holds(t, s, "waiter")
+			ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+			defer cancel()
+			w := startLock(ctx, New(s, key, "waiter", time.Hour))
+			synctest.Wait()
+			p.spinning()
+			if fired == "" {
+				// The waiter sent fewer than k requests.
+				if w.returned() {
+					t.Fatalf("Lock returned %v after %d requests while another replica held the lock; it must block until it holds the lock", w.err, n)
+				}
+				if n == 0 {
+					t.Fatal("Lock blocked without sending a single request while the lock was held; it must try to take the lock before it waits, or it never takes a free one")
+				}
+				// It is blocked: every gap has been tried. Let it finish.
+				done = true
+				cancel()
+				<-w.done
+				return
+			}
+			<-w.done
+			p.spinning()
+			switch {
+			case !competitor && w.err != nil:
+				t.Fatalf("right after your request number %d (%s) the holder released the lock, and Lock was still waiting an hour later (it returned %v): the release signal was lost. Start watching the key before the request that can find it held, so a change in between leaves a signal in the channel", k, fired, w.err)
+			case competitor && w.err != nil:
+				t.Fatalf("right after your request number %d (%s) the holder released the lock and a rival took it and crashed; its key expired 10 s later, but Lock was still waiting an hour later (it returned %v): after each change, try again and keep waiting while the lock is held", k, fired, w.err)
+			case competitor && w.at.Sub(firedAt) != 10*time.Second:
+				t.Fatalf("right after your request number %d (%s) the holder released the lock and a rival took it; Lock returned nil %v later, want exactly 10s (when the rival's key expired). A change notification only says the key changed: take the lock with a compare-and-swap and look at its result", k, fired, w.at.Sub(firedAt))
+			}
+			holds(t, s, "waiter", "Lock returned nil, so it must hold the key")
 		})
-	})
+		if done || t.Failed() {
+			break
+		}
+	}
 }
 
 func TestStep5_LockHonoursContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, p := newStore(t)
 		holder := New(s, key, "holder", 0)
 		holder.TryLock()
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
@@ -254,11 +493,11 @@ func TestStep5_LockHonoursContext(t *testing.T) {
 		select {
 		case <-w.done:
 		case <-time.After(time.Hour):
-			holder.Unlock() // let a Lock that ignores ctx finish
-			t.Fatal("Lock was still waiting an hour after its context's 5 s deadline")
+			t.Fatal("Lock was still waiting an hour after its context's 5 s deadline; select on ctx.Done() as well as on the watch")
 		}
+		p.spinning()
 		if !errors.Is(w.err, context.DeadlineExceeded) || w.at.Sub(start) != 5*time.Second {
-			t.Fatalf("Lock returned %v after %v, want context.DeadlineExceeded after exactly 5s", w.err, w.at.Sub(start))
+			t.Fatalf("Lock with a 5 s deadline on a held lock returned %v after %v, want context.DeadlineExceeded after exactly 5s: the caller gave up and must get control back at once", w.err, w.at.Sub(start))
 		}
 		holder.Unlock()
 		synctest.Wait()
@@ -270,7 +509,7 @@ func TestStep5_LockHonoursContext(t *testing.T) {
 
 func TestStep6_OneHolderAtATime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, p := newStore(t)
 		var (
 			mu      sync.Mutex
 			inside  int
@@ -282,7 +521,7 @@ func TestStep6_OneHolderAtATime(t *testing.T) {
 			l := New(s, key, "replica-"+string(rune('a'+i)), time.Minute)
 			wg.Go(func() {
 				if err := l.Lock(t.Context()); err != nil {
-					t.Errorf("Lock: %v", err)
+					t.Errorf("Lock by a replica among 8 = %v, want nil", err)
 					return
 				}
 				mu.Lock()
@@ -294,13 +533,14 @@ func TestStep6_OneHolderAtATime(t *testing.T) {
 				inside--
 				mu.Unlock()
 				if err := l.Unlock(); err != nil {
-					t.Errorf("Unlock: %v", err)
+					t.Errorf("Unlock by the holder after its critical section = %v, want nil", err)
 				}
 			})
 		}
 		wg.Wait()
-		if maxSeen != 1 {
-			t.Fatalf("%d replicas were inside the critical section at once, want 1", maxSeen)
+		p.spinning()
+		if maxSeen > 1 {
+			t.Fatalf("%d replicas were inside the critical section at once, want 1: Lock returned nil to a replica that did not hold the lock", maxSeen)
 		}
 		if d := time.Since(start); d != 8*time.Second {
 			t.Fatalf("8 one-second critical sections took %v, want 8s: each release should hand the lock over at once", d)

@@ -19,6 +19,10 @@ import (
 // taken by someone else (or is gone).
 var ErrNotHeld = errors.New("lock: not held by this owner")
 
+// errNoOwner refuses an empty owner: CompareAndSwap treats a key holding ""
+// like an absent one, so anybody could take such a lock over.
+var errNoOwner = errors.New("lock: empty owner name")
+
 // Lock is one client's handle on the lock stored under a key. Each replica
 // has its own Lock; a Lock is used by one goroutine at a time.
 type Lock struct {
@@ -39,8 +43,12 @@ func New(store *kv.Store, key, owner string, ttl time.Duration) *Lock {
 }
 
 // TryLock makes one attempt to take the lock and returns at once: true if
-// this call created the key, false if someone holds it.
+// this call created the key, false if someone holds it. An empty owner is
+// refused with an error: the store treats a key holding "" as absent.
 func (l *Lock) TryLock() (bool, error) {
+	if l.owner == "" {
+		return false, errNoOwner
+	}
 	v, ok, err := l.store.CompareAndSwap(l.key, "", l.owner, l.ttl)
 	if err != nil {
 		return false, fmt.Errorf("lock %s: %w", l.key, err)
