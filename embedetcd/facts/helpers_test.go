@@ -1,0 +1,68 @@
+package facts
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/ownership-election/playground/embedetcd"
+)
+
+// startServer starts a quiet single-member etcd with the given ticks and
+// closes it when the test ends.
+func startServer(t *testing.T, ticks embedetcd.Ticks) *embedetcd.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv, err := embedetcd.Start(ctx, embedetcd.WithTicks(ticks), embedetcd.WithLogger(zap.NewNop()))
+	if err != nil {
+		t.Fatalf("start etcd: %v", err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// newClient dials endpoints with a silent logger and closes the client
+// when the test ends (before the server, so the server stops at once).
+func newClient(t *testing.T, endpoints ...string) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   endpoints,
+		DialTimeout: 5 * time.Second,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		t.Fatalf("etcd client: %v", err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// testCtx is a context that ends with the test or after d.
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitDelete blocks until key is deleted (watching from rev) and returns
+// when the DELETE event arrived.
+func waitDelete(t *testing.T, ctx context.Context, cli *clientv3.Client, key string, rev int64) time.Time {
+	t.Helper()
+	for wr := range cli.Watch(ctx, key, clientv3.WithRev(rev)) {
+		for _, ev := range wr.Events {
+			if ev.Type == clientv3.EventTypeDelete {
+				return time.Now()
+			}
+		}
+		if err := wr.Err(); err != nil {
+			t.Fatalf("watch %s: %v", key, err)
+		}
+	}
+	t.Fatalf("watch %s ended without a DELETE: %v", key, ctx.Err())
+	return time.Time{}
+}

@@ -1,0 +1,115 @@
+package facts
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/faultproxy"
+)
+
+// keepAliveTTL is long enough that TTL/3 (2 s) and TTL/2 (3 s) cannot be
+// mistaken for each other even with the client's 500 ms send tick.
+const keepAliveTTL = 6
+
+// Lesson 06-tuning-the-ttl, page "Sizing the TTL from R, J and S"
+// (heartbeat at TTL/3), and lesson 07-etcd-election-recipe, page "The etcd
+// recipe in one transaction", say etcd's client renews every TTL/3. The
+// client's send loop wakes every 500 ms, so a renewal goes out between
+// TTL/3 and TTL/3 + 500 ms after the previous answer.
+func TestKeepAliveEveryThirdOfTTL(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 20*time.Second)
+	g, err := cli.Grant(ctx, keepAliveTTL)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	ch, err := cli.KeepAlive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("keep alive: %v", err)
+	}
+	var at []time.Time
+	for len(at) < 4 {
+		if _, ok := <-ch; !ok {
+			t.Fatal("keep-alive channel closed early")
+		}
+		at = append(at, time.Now())
+	}
+	third := time.Duration(keepAliveTTL) * time.Second / 3
+	// 400 ms of slack for a loaded machine; TTL/2 would be 3 s.
+	lo, hi := third-100*time.Millisecond, third+900*time.Millisecond
+	var got []string
+	bad := false
+	for i := 1; i < len(at); i++ {
+		d := at[i].Sub(at[i-1])
+		got = append(got, d.Round(10*time.Millisecond).String())
+		if d < lo || d > hi {
+			bad = true
+		}
+	}
+	if bad {
+		t.Errorf("keep-alives on a TTL-%d lease came %s apart, want each between %v and %v "+
+			"(TTL/3 plus the client's 500 ms tick): update lesson 06 \"Sizing the TTL from R, J and S\" "+
+			"and lesson 07 \"The etcd recipe in one transaction\"",
+			keepAliveTTL, strings.Join(got, ", "), lo, hi)
+	}
+	t.Logf("keep-alive intervals: %s", strings.Join(got, ", "))
+}
+
+// Lesson 06-tuning-the-ttl, page "Putting it together" (the pause budget
+// of about 2T/3 - 0.5 s), says that once a keep-alive is overdue, etcd's
+// client resends it every 500 ms instead of waiting another TTL/3. The
+// proxy freezes the connection right after an answer; while frozen, the
+// overdue requests pile up in it, and on thaw each gets its own answer.
+func TestKeepAliveResentEvery500msWhenOverdue(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	addr := strings.TrimPrefix(srv.Endpoints()[0], "http://")
+	px, err := faultproxy.New(addr)
+	if err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	defer px.Close()
+	cli := newClient(t, "http://"+px.Addr())
+	ctx := testCtx(t, 20*time.Second)
+	g, err := cli.Grant(ctx, keepAliveTTL)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	ch, err := cli.KeepAlive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("keep alive: %v", err)
+	}
+	if _, ok := <-ch; !ok {
+		t.Fatal("keep-alive channel closed before the first answer")
+	}
+	px.Freeze()
+	// Frozen for 4.5 s (under the 6 s TTL, so the lease survives): the
+	// next keep-alive is due after 2 s, then overdue for 2.5 s.
+	time.Sleep(4500 * time.Millisecond)
+	px.Thaw()
+	n := 0
+	settle := time.After(1500 * time.Millisecond)
+collect:
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				t.Fatal("keep-alive channel closed: the lease was lost during the freeze")
+			}
+			n++
+		case <-settle:
+			break collect
+		}
+	}
+	// Resent every 500 ms: sends at about 2.0, 2.5, 3.0, 3.5 and 4.0 s
+	// (plus one more after the thaw). Waiting TTL/3 again would give 2.
+	if n < 4 {
+		t.Errorf("after a 2.5 s stretch of overdue keep-alives the client had sent %d, want at least 4 "+
+			"(one every 500 ms): update lesson 06 \"Putting it together\" (pause budget 2T/3 - 0.5 s)", n)
+	}
+	t.Logf("%d keep-alive answers arrived after the thaw", n)
+}

@@ -1,0 +1,105 @@
+package facts
+
+import (
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/embedetcd"
+)
+
+// Lesson 06-tuning-the-ttl, page "etcd's floor: minimum TTL and whole
+// seconds" (and lesson 02's page on etcd leases) state: Grant(1) gets TTL
+// 2 with etcd's default ticks (100/1000 ms) and TTL 1 with the
+// playground's fast ticks (10/100 ms) and cluster ticks (50/500 ms).
+func TestMinimumTTL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		ticks embedetcd.Ticks
+		want  int64
+	}{
+		{"default ticks", embedetcd.DefaultTicks, 2},
+		{"fast ticks", embedetcd.FastTicks, 1},
+		{"cluster ticks", embedetcd.ClusterTicks, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startServer(t, tc.ticks)
+			cli := newClient(t, srv.Endpoints()...)
+			ctx := testCtx(t, 10*time.Second)
+			g, err := cli.Grant(ctx, 1)
+			if err != nil {
+				t.Fatalf("grant: %v", err)
+			}
+			if g.TTL != tc.want {
+				t.Errorf("Grant(1) with %d/%d ms ticks returned TTL %d, want %d: "+
+					"update lesson 06 \"etcd's floor: minimum TTL and whole seconds\" "+
+					"and lesson 02's minimum TTL", tc.ticks.TickMs, tc.ticks.ElectionMs, g.TTL, tc.want)
+			}
+		})
+	}
+}
+
+// Lesson 06-tuning-the-ttl, page "When etcd's own leader changes", says
+// TimeToLive reports whole seconds rounded down (4.5 s left reads 4).
+// Right after Grant(4) a little under 4 s are left, so it must read 3.
+func TestTimeToLiveRoundsDown(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 10*time.Second)
+	start := time.Now()
+	g, err := cli.Grant(ctx, 4)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	ttl, err := cli.TimeToLive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("time to live: %v", err)
+	}
+	// Between 4 s and 4 s minus the time both calls took are left.
+	// Rounding to the nearest second would read 4; rounding down reads 3
+	// (or less on a machine so slow that the calls took over a second).
+	want := int64(3)
+	if took := time.Since(start); took >= time.Second {
+		want = 3 - int64(took/time.Second)
+	}
+	if ttl.TTL > 3 || ttl.TTL < want || ttl.GrantedTTL != 4 {
+		t.Errorf("TimeToLive right after Grant(4) read TTL %d (granted %d), want 3 (granted 4): "+
+			"etcd no longer rounds down; update lesson 06 \"When etcd's own leader changes\"",
+			ttl.TTL, ttl.GrantedTTL)
+	}
+}
+
+// Lesson 06-tuning-the-ttl, page "How long does failover take?", says a
+// lease that is not renewed is revoked at the end of its TTL plus at most
+// the 500 ms revoke loop (a TTL-1 key vanished after about 1.45 s), and
+// never before the TTL.
+func TestExpiryWithinTTLPlusRevokeLoop(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 10*time.Second)
+	const ttl = 1
+	g, err := cli.Grant(ctx, ttl)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	granted := time.Now()
+	put, err := cli.Put(ctx, "facts/expiry", "x", clientv3.WithLease(g.ID))
+	if err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	gone := waitDelete(t, ctx, cli, "facts/expiry", put.Header.Revision+1).Sub(granted)
+	// 300 ms of slack above TTL + 500 ms covers the revoke's raft commit
+	// and the watch event on a loaded machine.
+	lo, hi := time.Duration(ttl)*time.Second-50*time.Millisecond, time.Duration(ttl)*time.Second+800*time.Millisecond
+	if gone < lo || gone > hi {
+		t.Errorf("a TTL-%d key vanished %v after the grant, want between %v and %v "+
+			"(TTL plus the 500 ms revoke loop): update lesson 06 \"How long does failover take?\"",
+			ttl, gone.Round(time.Millisecond), lo, hi)
+	}
+	t.Logf("TTL-%d key vanished %v after the grant", ttl, gone.Round(10*time.Millisecond))
+}
