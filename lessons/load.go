@@ -22,40 +22,19 @@ var folderPattern = regexp.MustCompile(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`
 // `playground check` fails on any.
 func Load(src Sources) (*Course, []Problem) {
 	c, probs := read(src)
-	return finish(c, probs, src)
+	probs = append(probs, crossCheck(c, src)...)
+	probs = append(probs, quizCheck(c, src)...)
+	// Group problems by file, in line order, as compilers do.
+	sort.SliceStable(probs, func(i, j int) bool {
+		if probs[i].Path != probs[j].Path {
+			return probs[i].Path < probs[j].Path
+		}
+		return probs[i].Line < probs[j].Line
+	})
+	return c, probs
 }
 
-// Pending is a course being read in the background; see Start.
-type Pending struct {
-	src   Sources
-	done  chan struct{}
-	c     *Course
-	probs []Problem
-}
-
-// Start reads src's files in the background and returns at once, so that a
-// program can read its course while it does other things. Wait finishes
-// the job.
-func Start(src Sources) *Pending {
-	p := &Pending{src: src, done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.c, p.probs = read(src)
-	}()
-	return p
-}
-
-// Wait waits for the files to be read, runs the checks across files with
-// the given experiment names (nil skips those, as in Sources) and returns
-// what Load would have. Call it once.
-func (p *Pending) Wait(experiments []string) (*Course, []Problem) {
-	<-p.done
-	src := p.src
-	src.Experiments = experiments
-	return finish(p.c, p.probs, src)
-}
-
-// read loads every file of a course; finish adds the checks across files.
+// read loads every file of a course; Load adds the checks across files.
 func read(src Sources) (*Course, []Problem) {
 	c := &Course{}
 	var probs []Problem
@@ -122,19 +101,6 @@ func read(src Sources) (*Course, []Problem) {
 	sort.SliceStable(c.Lessons, func(i, j int) bool { return c.Lessons[i].Number < c.Lessons[j].Number })
 	c.Labs = labs
 	report(labProbs...)
-	return c, probs
-}
-
-func finish(c *Course, probs []Problem, src Sources) (*Course, []Problem) {
-	probs = append(probs, crossCheck(c, src)...)
-	probs = append(probs, quizCheck(c, src)...)
-	// Group problems by file, in line order, as compilers do.
-	sort.SliceStable(probs, func(i, j int) bool {
-		if probs[i].Path != probs[j].Path {
-			return probs[i].Path < probs[j].Path
-		}
-		return probs[i].Line < probs[j].Line
-	})
 	return c, probs
 }
 

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/ownership-election/playground/internal/startup"
+	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/labs"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -27,7 +27,7 @@ func init() {
 // loadCourse loads the course in dir, or the --content folder, or the
 // embedded one, with the lab catalogue and the known experiments.
 func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error) {
-	src := startup.Sources()
+	src := content.Sources()
 	src.Labs = labCatalog()
 	src.Experiments = knownExperiments()
 	if dir == "" {

@@ -17,7 +17,7 @@ import (
 	"github.com/ownership-election/playground/internal/tui/expview"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
-	"github.com/ownership-election/playground/lessons/experiment"
+	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/quiz"
 )
 

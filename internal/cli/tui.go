@@ -18,7 +18,6 @@ import (
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
-	"github.com/ownership-election/playground/internal/startup"
 	"github.com/ownership-election/playground/internal/tui"
 	"github.com/ownership-election/playground/internal/tui/labrun"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -90,7 +89,6 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120))
-	go warmWidths() // done while the first frame waits for its tick
 	_, err = p.Run()
 	cancel() // stops a start still in flight
 	if cerr := etcd.close(5 * time.Second); cerr != nil {
@@ -102,15 +100,10 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// tuiCourse is the course to open: the built-in one, read in the
-// background since the program started (see package startup), unless
-// --content names another.
+// tuiCourse is the course to open: the built-in one unless --content
+// names another.
 func tuiCourse(env *Env) (*lessons.Course, []lessons.Problem, error) {
-	if env.ContentDir != "" {
-		return loadCourse(env, "")
-	}
-	c, probs := startup.Course(knownExperiments())
-	return c, probs, nil
+	return loadCourse(env, "")
 }
 
 // etcdHolder remembers the etcd the TUI started so that it is stopped when

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/embedetcd"
-	"github.com/ownership-election/playground/lessons/experiment"
+	"github.com/ownership-election/playground/internal/experiment"
 )
 
 func main() {

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/ownership-election/playground/internal/tui/theme"
-	"github.com/ownership-election/playground/lessons/experiment"
+	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -66,9 +66,9 @@ func running(m Model) Model {
 	m.phase, m.started = phaseRunning, clock.Add(-3200*time.Millisecond)
 	m.snap = snapshot{autoplay: true,
 		replicas: []experiment.ReplicaState{
-			{Name: "b1", Role: "owner", Token: 6, LeaseTTL: 1, LeaseLeft: 0, Paused: true},
-			{Name: "b2", Role: "candidate", LeaseTTL: 1, LeaseLeft: 700 * time.Millisecond},
-			{Name: "b3", Role: "owner", Token: 7, LeaseTTL: 1, LeaseLeft: 900 * time.Millisecond},
+			{Name: "b1", Role: experiment.RoleOwner, Token: 6, LeaseTTL: 1, LeaseLeft: 0, Paused: true},
+			{Name: "b2", Role: experiment.RoleCandidate, LeaseTTL: 1, LeaseLeft: 700 * time.Millisecond},
+			{Name: "b3", Role: experiment.RoleOwner, Token: 7, LeaseTTL: 1, LeaseLeft: 900 * time.Millisecond},
 		},
 		resource: experiment.ResourceState{Fencing: true, Highest: 7, Value: "b3#1", Writer: "b3", Accepted: 4, Rejected: 1},
 	}

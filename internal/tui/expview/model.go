@@ -2,7 +2,7 @@
 // roles, tokens and draining lease bars, the protected resource, a
 // scrolling timeline of events, keys to inject faults into a chosen
 // replica, and a predict-the-outcome question before the run with the
-// real result after it. It drives lessons/experiment and knows nothing of
+// real result after it. It drives internal/experiment and knows nothing of
 // the root model.
 package expview
 
@@ -17,7 +17,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/tui/theme"
-	"github.com/ownership-election/playground/lessons/experiment"
+	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/quiz"
 )
 

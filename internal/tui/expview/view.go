@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/lessons/experiment"
+	"github.com/ownership-election/playground/internal/experiment"
 )
 
 const cardWidth = 19
@@ -117,11 +117,11 @@ func (m Model) card(r experiment.ReplicaState, selected bool) string {
 	} else {
 		name = st.Accent.Render(" " + r.Name)
 	}
-	role := r.Role
+	role := string(r.Role)
 	switch {
 	case r.Crashed:
 		role = st.Error.Render(role)
-	case r.Role == "owner":
+	case r.Role == experiment.RoleOwner:
 		role = st.Success.Render(role)
 	default:
 		role = st.Text.Render(role)

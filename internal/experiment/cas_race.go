@@ -1,0 +1,108 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// casRaceScenario is the scenario cas-race.
+var casRaceScenario = &Scenario{
+	Name:            "cas-race",
+	Title:           "Many replicas race one compare-and-swap",
+	Summary:         "N replicas send the same create-if-absent transaction at once, 100 rounds: etcd lets exactly one win every round, and the winners spread over the replicas.",
+	Faults:          "none: contention only",
+	DefaultReplicas: 20, MinReplicas: 5, MaxReplicas: 50,
+	DefaultTTL: 1,
+	Run:        runCASRace,
+}
+
+// casRounds is how many rounds the race runs.
+const casRounds = 100
+
+func runCASRace(ctx context.Context, run *Run) (Verdict, error) {
+	rs, err := run.NewReplicas(run.Params.Replicas)
+	if err != nil {
+		return Verdict{}, err
+	}
+	if err := run.Phase(ctx, fmt.Sprintf("%d replicas, %d rounds: each round all send If(CreateRevision(leader) = 0) Then(Put leader = me)", len(rs), casRounds)); err != nil {
+		return Verdict{}, err
+	}
+	wins := map[string]int{}
+	exactlyOne := 0
+	for round := 1; round <= casRounds; round++ {
+		winners, err := casRound(ctx, rs)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("round %d: %w", round, err)
+		}
+		if len(winners) == 1 {
+			exactlyOne++
+			wins[winners[0]]++
+		} else {
+			run.Emit(Event{Kind: InvariantViolated, Text: fmt.Sprintf("round %d: %d winners %v", round, len(winners), winners)})
+		}
+		text := fmt.Sprintf("round %d: winner %s", round, strings.Join(winners, ", "))
+		run.Emit(Event{Kind: Measured, Value: float64(len(winners)), Unit: "winners", Text: text})
+		if _, err := run.Admin().Delete(ctx, "leader"); err != nil {
+			return Verdict{}, fmt.Errorf("round %d: reset: %w", round, err)
+		}
+	}
+	run.Note("histogram of winners: %s", histogram(wins, rs))
+	v := Verdict{Showed: exactlyOne == casRounds, Figures: map[string]float64{
+		"rounds": casRounds, "exactly_one_winner": float64(exactlyOne), "distinct_winners": float64(len(wins)),
+	}}
+	if v.Showed {
+		v.Summary = fmt.Sprintf("Exactly one winner in %d of %d rounds; %d different replicas won at least once.", exactlyOne, casRounds, len(wins))
+	} else {
+		v.Summary = fmt.Sprintf("Exactly one winner in only %d of %d rounds.", exactlyOne, casRounds)
+	}
+	return v, nil
+}
+
+// casRound lines every replica up behind a barrier and lets them all send
+// the transaction; it returns who succeeded.
+func casRound(ctx context.Context, rs []*Replica) ([]string, error) {
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		winners []string
+		errs    []error
+	)
+	ready := make(chan struct{})
+	for _, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cli := r.Client()
+			<-ready
+			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision("leader"), "=", 0)).
+				Then(clientv3.OpPut("leader", r.Name)).Commit()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			} else if resp.Succeeded {
+				winners = append(winners, r.Name)
+			}
+		}()
+	}
+	close(ready)
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	sort.Strings(winners)
+	return winners, nil
+}
+
+func histogram(wins map[string]int, rs []*Replica) string {
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s:%d", r.Name, wins[r.Name]))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,189 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// queueStats counts what waiting in a lock queue cost: how often a waiter
+// was woken and how many requests it sent.
+type queueStats struct {
+	wakeups  atomic.Int64
+	requests atomic.Int64
+}
+
+var errKeyGone = errors.New("own queue key is gone (lease expired while waiting)")
+
+// campaign joins the queue under prefix with a key bound to the lease and
+// waits until that key is the oldest (lowest CreateRevision), watching
+// only its predecessor, as concurrency.Mutex and Election do. The token it
+// returns is the key's CreateRevision: the fencing token.
+func campaign(ctx context.Context, r *Replica, l *Lease, prefix, value string, st *queueStats) (int64, error) {
+	cli := r.Client()
+	if cli == nil {
+		return 0, errors.New("campaign: crashed")
+	}
+	key := prefix + fmt.Sprintf("%016x", int64(l.ID))
+	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, value, clientv3.WithLease(l.ID))).
+		Else(clientv3.OpGet(key)).Commit()
+	count(st, 1, 0)
+	if err != nil {
+		return 0, fmt.Errorf("campaign: %w", err)
+	}
+	myRev := resp.Header.Revision
+	if !resp.Succeeded {
+		myRev = resp.Responses[0].GetResponseRange().Kvs[0].CreateRevision
+	}
+	for {
+		opts := append(clientv3.WithLastCreate(), clientv3.WithMaxCreateRev(myRev-1), clientv3.WithPrefix())
+		g, err := cli.Get(ctx, prefix, opts...)
+		count(st, 1, 0)
+		if err != nil {
+			return 0, fmt.Errorf("campaign: %w", err)
+		}
+		if len(g.Kvs) == 0 {
+			own, err := cli.Get(ctx, key)
+			count(st, 1, 0)
+			if err != nil {
+				return 0, fmt.Errorf("campaign: %w", err)
+			}
+			if len(own.Kvs) == 0 {
+				return 0, errKeyGone
+			}
+			return myRev, nil
+		}
+		if err := waitDelete(ctx, cli, string(g.Kvs[0].Key), g.Header.Revision, l); err != nil {
+			return 0, err
+		}
+		count(st, 0, 1)
+	}
+}
+
+func count(st *queueStats, requests, wakeups int64) {
+	if st != nil {
+		st.requests.Add(requests)
+		st.wakeups.Add(wakeups)
+	}
+}
+
+// waitDelete waits until key is deleted after revision rev.
+func waitDelete(ctx context.Context, cli *clientv3.Client, key string, rev int64, l *Lease) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wch := cli.Watch(wctx, key, clientv3.WithRev(rev+1))
+	var lost <-chan struct{}
+	if l != nil {
+		lost = l.Lost()
+	}
+	for {
+		select {
+		case wr, ok := <-wch:
+			if !ok {
+				return errors.New("watch closed")
+			}
+			if err := wr.Err(); err != nil {
+				return fmt.Errorf("watch %s: %w", key, err)
+			}
+			for _, ev := range wr.Events {
+				if ev.Type == mvccpb.DELETE {
+					return nil
+				}
+			}
+		case <-lost:
+			return errKeyGone
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// resign deletes the owner's key if it is still the one it created.
+func resign(ctx context.Context, r *Replica, l *Lease, prefix string, token int64) error {
+	cli := r.Client()
+	if cli == nil {
+		return errors.New("resign: crashed")
+	}
+	key := prefix + fmt.Sprintf("%016x", int64(l.ID))
+	_, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", token)).
+		Then(clientv3.OpDelete(key)).Commit()
+	return err
+}
+
+// leaderLoop is the ordinary elected owner: take a lease renewed every
+// TTL/3, campaign, and once owner write to the protected resource every
+// writeEvery carrying the token; step down when the lease is lost, then
+// campaign again.
+//
+// With localCheck the owner also refuses to write once its own clock says
+// less than a quarter of the TTL is left since the last answered renewal
+// (the "still mine and now < renewed + 0.75 TTL" check). Without it, the
+// owner writes first and looks afterwards, like code that checked
+// ownership some time ago: after a pause its first act is a write with
+// its old token.
+func leaderLoop(prefix string, writeEvery time.Duration, localCheck bool) Body {
+	return leaderLoopTTL(prefix, writeEvery, localCheck, 0)
+}
+
+// leaderLoopTTL is leaderLoop with its own TTL (0: the run's).
+func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl int64) Body {
+	return func(ctx context.Context, r *Replica) error {
+		for ctx.Err() == nil {
+			r.SetRole(RoleCandidate, 0)
+			t := ttl
+			if t == 0 {
+				t = r.run.TTL()
+			}
+			l, err := r.Grant(ctx, t, true)
+			if err != nil {
+				if sleep(ctx, 100*time.Millisecond) != nil {
+					return nil
+				}
+				continue
+			}
+			tok, err := campaign(ctx, r, l, prefix, r.Name, nil)
+			if err != nil {
+				l.Abandon(ctx)
+				if sleep(ctx, 50*time.Millisecond) != nil {
+					return nil
+				}
+				continue
+			}
+			r.SetRole(RoleOwner, tok)
+			r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Text: fmt.Sprintf("became owner with token %d", tok)})
+			if err := serve(ctx, r, l, tok, writeEvery, localCheck); err != nil {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time.Duration, localCheck bool) error {
+	for n := 1; ; n++ {
+		if err := r.Sleep(ctx, writeEvery); err != nil {
+			return err
+		}
+		if localCheck && l.Left() < time.Duration(l.TTL)*time.Second/4 {
+			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: fmt.Sprintf("local check: only %s of the lease left by its own clock; stops acting as owner", l.Left().Round(time.Millisecond))})
+			r.SetRole(RoleSteppedDown, 0)
+			l.Abandon(ctx)
+			return nil
+		}
+		r.run.Resource().Write(r, tok, fmt.Sprintf("%s#%d", r.Name, n))
+		select {
+		case <-l.Lost():
+			r.Emit(Event{Kind: Lost, Token: tok, Text: "lease gone: no longer owner"})
+			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: "stopped acting as owner"})
+			r.SetRole(RoleSteppedDown, 0)
+			return nil
+		default:
+		}
+	}
+}

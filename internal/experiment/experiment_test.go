@@ -1,0 +1,275 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/lessons"
+)
+
+var (
+	shared struct {
+		once    sync.Once
+		srv     *embedetcd.Server
+		cluster *embedetcd.Cluster
+		err     error
+	}
+)
+
+// etcds starts one server and one 3-member cluster for the whole package.
+func etcds(t *testing.T) (*embedetcd.Server, *embedetcd.Cluster) {
+	t.Helper()
+	shared.once.Do(func() {
+		log := embedetcd.WithLogFile(filepath.Join(os.TempDir(), "playground-experiment-test-etcd.log"))
+		shared.srv, shared.err = embedetcd.Start(context.Background(), log)
+		if shared.err != nil {
+			return
+		}
+		shared.cluster, shared.err = embedetcd.StartCluster(context.Background(), 3, log)
+	})
+	if shared.err != nil {
+		t.Fatalf("start etcd: %v", shared.err)
+	}
+	return shared.srv, shared.cluster
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cluster != nil {
+		shared.cluster.Close()
+	}
+	if shared.srv != nil {
+		shared.srv.Close()
+	}
+	os.Exit(code)
+}
+
+// expectations per scenario: figures that must hold beyond Showed.
+var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
+	"singleton-vs-election": func(t *testing.T, v Verdict, _ []Event) {
+		if g := v.Figures["failover_s"]; g < 0.7 || g > 1+FailoverSlack.Seconds()+0.5 {
+			t.Errorf("leased failover took %.2f s with TTL 1", g)
+		}
+	},
+	"cas-race": func(t *testing.T, v Verdict, _ []Event) {
+		if v.Figures["exactly_one_winner"] != casRounds {
+			t.Errorf("exactly one winner in %v of %d rounds", v.Figures["exactly_one_winner"], casRounds)
+		}
+	},
+	"ttl-unlock-bug": func(t *testing.T, v Verdict, _ []Event) {
+		if v.Figures["naive_owners_at_end"] != 2 || v.Figures["versioned_owners_at_end"] != 1 {
+			t.Errorf("owners at end: naive %v, versioned %v; want 2 and 1", v.Figures["naive_owners_at_end"], v.Figures["versioned_owners_at_end"])
+		}
+	},
+	"fencing": func(t *testing.T, v Verdict, events []Event) {
+		if v.Figures["stale_accepted_fencing_off"] != 1 || v.Figures["stale_rejected_fencing_on"] != 1 {
+			t.Errorf("figures %v", v.Figures)
+		}
+		if !slices.ContainsFunc(events, func(e Event) bool { return e.Kind == WriteRejected }) {
+			t.Error("no write-rejected event")
+		}
+	},
+	"thundering-herd": func(t *testing.T, v Verdict, _ []Event) {
+		if w := v.Figures["predecessor_wakeups_per_release"]; w != 1 {
+			t.Errorf("predecessor watch woke %.1f per release, want 1", w)
+		}
+	},
+	"shard-ownership": func(t *testing.T, v Verdict, _ []Event) {
+		if v.Figures["moved_from_live_workers"] != 0 || v.Figures["imbalance"] > 1 {
+			t.Errorf("figures %v", v.Figures)
+		}
+	},
+	"leader-change-extends-leases": func(t *testing.T, v Verdict, _ []Event) {
+		if v.Figures["ttl_after_move"] < 4 || v.Figures["gone_after_move_s"] < 4 {
+			t.Errorf("after the move TTL read %v and the key lived %.2f s more; want >= 4 and >= 4 s", v.Figures["ttl_after_move"], v.Figures["gone_after_move_s"])
+		}
+	},
+}
+
+// TestScenarios runs every registered scenario headless and checks that it
+// showed what it exists to show, quickly, with a well-formed event stream.
+// Scenarios on the single server run one after another, alongside those on
+// the cluster.
+func TestScenarios(t *testing.T) {
+	srv, cluster := etcds(t)
+	if len(Scenarios()) < 11 {
+		t.Fatalf("%d scenarios registered, want 11", len(Scenarios()))
+	}
+	groups := map[string][]*Scenario{}
+	for _, sc := range Scenarios() {
+		g := "server"
+		if sc.NeedsCluster {
+			g = "cluster"
+		}
+		groups[g] = append(groups[g], sc)
+	}
+	for g, scs := range groups {
+		t.Run(g, func(t *testing.T) {
+			t.Parallel()
+			for _, sc := range scs {
+				t.Run(sc.Name, func(t *testing.T) {
+					var mu sync.Mutex
+					var events []Event
+					sink := func(e Event) { mu.Lock(); events = append(events, e); mu.Unlock() }
+					start := time.Now()
+					v, err := Execute(context.Background(), sc.Name, Params{}, Env{Etcd: srv, Cluster: cluster}, sink)
+					took := time.Since(start)
+					if err != nil {
+						t.Fatalf("run: %v", err)
+					}
+					if !v.Showed {
+						t.Errorf("did not show it: %s", v.Summary)
+					}
+					// The race detector slows etcd and the clients several
+					// times over; expbench measures the real durations.
+					if limit := 15 * time.Second * raceSlowdown; took > limit {
+						t.Errorf("took %s, want under %s", took, limit)
+					}
+					checkStream(t, events)
+					if check := expectations[sc.Name]; check != nil {
+						check(t, v, events)
+					}
+					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Summary)
+				})
+			}
+		})
+	}
+}
+
+// checkStream: times never go backwards, the last event is the verdict,
+// and every event survives a JSON round trip.
+func checkStream(t *testing.T, events []Event) {
+	t.Helper()
+	if len(events) == 0 || events[len(events)-1].Kind != Finished {
+		t.Fatalf("the stream does not end with a verdict event")
+	}
+	for i, e := range events {
+		if i > 0 && e.At < events[i-1].At {
+			t.Errorf("event %d at %s comes after one at %s", i, e.At, events[i-1].At)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatalf("marshal %v: %v", e, err)
+		}
+		var back Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("unmarshal %s: %v", b, err)
+		}
+		if back.Kind != e.Kind || back.Text != e.Text || back.Token != e.Token || back.At.Milliseconds() != e.At.Milliseconds() {
+			t.Errorf("round trip changed %+v into %+v", e, back)
+		}
+	}
+}
+
+// TestExternalCluster: on an external cluster (a Remote, here pointed at
+// the shared server) ordinary scenarios run under the learner's prefix and
+// the ones that stop members or enable auth refuse plainly.
+func TestExternalCluster(t *testing.T) {
+	srv, _ := etcds(t)
+	remote, err := embedetcd.Connect(context.Background(), srv.Endpoints(), "/playground/tester/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	for name, want := range map[string]error{
+		"quorum":                       ErrNeedsCluster,
+		"leader-change-extends-leases": ErrNeedsCluster,
+		"least-privilege":              ErrNeedsInProcess,
+	} {
+		if _, err := Execute(context.Background(), name, Params{}, Env{Etcd: remote}, nil); !errors.Is(err, want) {
+			t.Errorf("%s on a remote: got %v, want %v", name, err, want)
+		}
+	}
+	v, err := Execute(context.Background(), "cas-race", Params{Replicas: 5}, Env{Etcd: remote}, nil)
+	if err != nil || !v.Showed {
+		t.Fatalf("cas-race on a remote: %v, %s", err, v.Summary)
+	}
+	cli, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	// The run wrote under the learner's prefix and cleaned up after itself.
+	resp, err := cli.Get(context.Background(), "/playground/tester/experiments/", clientv3WithPrefix()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Count != 0 {
+		t.Errorf("%d keys left under the learner's prefix after the run", resp.Count)
+	}
+	all, err := cli.Get(context.Background(), "experiments/cas-race/", clientv3WithPrefix()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Count != 0 {
+		t.Errorf("%d keys written outside the learner's prefix", all.Count)
+	}
+}
+
+func TestUnknownScenario(t *testing.T) {
+	if _, err := Execute(context.Background(), "no-such-thing", Params{}, Env{}, nil); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("got %v, want ErrUnknown", err)
+	}
+}
+
+// TestScenariosInCourseOrder checks the one list of scenarios: names are
+// unique, each scenario lives in the file named after it, and the order is
+// the order in which the built-in course's lessons first use them.
+func TestScenariosInCourseOrder(t *testing.T) {
+	seen := map[string]bool{}
+	for _, sc := range Scenarios() {
+		if seen[sc.Name] {
+			t.Errorf("scenario %q listed twice", sc.Name)
+		}
+		seen[sc.Name] = true
+		if Lookup(sc.Name) != sc {
+			t.Errorf("Lookup(%q) does not return the listed scenario", sc.Name)
+		}
+		file := strings.ReplaceAll(sc.Name, "-", "_") + ".go"
+		src, err := os.ReadFile(file)
+		if err != nil || !strings.Contains(string(src), strconv.Quote(sc.Name)) {
+			t.Errorf("scenario %q is not declared in %s", sc.Name, file)
+		}
+	}
+	c, _ := lessons.Load(lessons.Sources{Course: content.FS()})
+	var used []string
+	for _, l := range c.Lessons {
+		for _, name := range l.Experiments {
+			if !slices.Contains(used, name) {
+				used = append(used, name)
+			}
+		}
+	}
+	var listed []string
+	for _, n := range Names() {
+		if slices.Contains(used, n) {
+			listed = append(listed, n)
+		}
+	}
+	if !slices.Equal(listed, used) {
+		t.Fatalf("scenarios in list order %v\nin course order      %v", listed, used)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	sc := Lookup("cas-race")
+	for _, c := range []struct{ in, want int }{{0, 20}, {2, 5}, {80, 50}, {7, 7}} {
+		if got := sc.normalize(Params{Replicas: c.in}).Replicas; got != c.want {
+			t.Errorf("replicas %d -> %d, want %d", c.in, got, c.want)
+		}
+	}
+	if got := Lookup("leader-change-extends-leases").normalize(Params{}).TTL; got != 4 {
+		t.Errorf("default TTL %d, want 4", got)
+	}
+}

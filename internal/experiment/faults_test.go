@@ -1,0 +1,70 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestReplicaFaults drives the faults the screen offers on a live
+// election: partition, heal, slow clock, crash and restart.
+func TestReplicaFaults(t *testing.T) {
+	srv, _ := etcds(t)
+	sc := &Scenario{Name: "faults-test", DefaultReplicas: 2, DefaultTTL: 1,
+		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+			rs, err := run.NewReplicas(2)
+			if err != nil {
+				return Verdict{}, err
+			}
+			body := leaderLoop("election/", 100*time.Millisecond, true)
+			if err := startFirstOwner(ctx, run, rs, body, "election/"); err != nil {
+				return Verdict{}, err
+			}
+			a, b := rs[0], rs[1]
+			owner := func(r *Replica) func() bool { return func() bool { return r.State().Role == RoleOwner } }
+			a.Partition()
+			if !waitFor(ctx, 4*time.Second, owner(b)) {
+				return Verdict{}, errors.New("partitioned owner was not replaced")
+			}
+			if a.State().Role == RoleOwner {
+				return Verdict{}, errors.New("partitioned owner still believes it owns")
+			}
+			a.Heal()
+			b.SetClockRate(0.5)
+			if got := b.State().ClockRate; got != 0.5 {
+				return Verdict{}, errors.New("clock rate not recorded")
+			}
+			b.Crash()
+			if !b.State().Crashed {
+				return Verdict{}, errors.New("crash not recorded")
+			}
+			if !waitFor(ctx, 5*time.Second, owner(a)) {
+				return Verdict{}, errors.New("healed replica did not take over from the crashed one")
+			}
+			if err := b.Restart(); err != nil {
+				return Verdict{}, err
+			}
+			if !waitQueue(ctx, run, "election/", 2) {
+				return Verdict{}, errors.New("restarted replica did not rejoin the election")
+			}
+			return Verdict{Showed: true}, nil
+		}}
+	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := run.Wait()
+	if err != nil || !v.Showed {
+		t.Fatalf("%v", err)
+	}
+	kinds := map[Kind]bool{}
+	for _, e := range run.Events(0) {
+		kinds[e.Kind] = true
+	}
+	for _, k := range []Kind{Partitioned, Healed, ClockChanged, Crashed, Restarted, SteppedDown} {
+		if !kinds[k] {
+			t.Errorf("no %s event", k)
+		}
+	}
+}

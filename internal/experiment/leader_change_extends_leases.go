@@ -1,0 +1,126 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// leaderChangeExtendsLeasesScenario is the scenario leader-change-extends-leases.
+var leaderChangeExtendsLeasesScenario = &Scenario{
+	Name:            "leader-change-extends-leases",
+	Title:           "A raft leader change extends every lease",
+	Summary:         "A client takes a lease, writes a key with it and crashes. With about a second left, raft leadership moves to another member: the lease's TTL jumps back up to its full value and the key outlives its TTL by the time it had already waited.",
+	Faults:          "crash the lease holder; move the raft leader",
+	NeedsCluster:    true,
+	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
+	DefaultTTL: 4,
+	Run:        runLeaderChange,
+}
+
+func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
+	v := Verdict{Figures: map[string]float64{}}
+	if run.TTL() < 3 {
+		return v, fmt.Errorf("use a TTL of at least 3 s: the move happens with about 1 s left")
+	}
+	cl := run.Cluster()
+	members := cl.Members()
+	r, err := run.NewReplica("r1")
+	if err != nil {
+		return v, err
+	}
+	if err := run.Phase(ctx, fmt.Sprintf("r1 takes a %d s lease, writes owner with it, and crashes", run.TTL())); err != nil {
+		return v, err
+	}
+	l, err := r.Grant(ctx, run.TTL(), false)
+	if err != nil {
+		return v, err
+	}
+	if _, err := r.Client().Put(ctx, "owner", "r1", clientv3.WithLease(l.ID)); err != nil {
+		return v, err
+	}
+	r.Emit(Event{Kind: Acquired, TTL: l.TTL, Text: "wrote owner with its lease"})
+	r.Crash()
+	crashed := time.Now()
+
+	ttlNow := func() (int64, error) {
+		tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		resp, err := run.Admin().TimeToLive(tctx, l.ID)
+		if err != nil {
+			return 0, err
+		}
+		return resp.TTL, nil
+	}
+	if err := run.Phase(ctx, "watch the lease's TTL drain, as etcd reports it (whole seconds, rounded down)"); err != nil {
+		return v, err
+	}
+	last := int64(-2)
+	var reading int64
+	for {
+		t, err := ttlNow()
+		if err != nil {
+			return v, fmt.Errorf("read TTL: %w", err)
+		}
+		if t != last {
+			run.Emit(Event{Kind: Measured, TTL: t, Value: float64(t), Unit: "s", Text: fmt.Sprintf("TimeToLive says %d s", t)})
+			last = t
+		}
+		if t <= 1 {
+			reading = t
+			break
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return v, err
+		}
+	}
+	// The reading just turned 1: 2 s are left. Wait one more second.
+	if err := sleep(ctx, time.Second); err != nil {
+		return v, err
+	}
+	left := time.Duration(run.TTL())*time.Second - time.Since(crashed)
+	lead, err := cl.Leader()
+	if err != nil {
+		return v, err
+	}
+	to := (lead + 1) % len(members)
+	if err := run.Phase(ctx, fmt.Sprintf("about %.1f s left: move raft leadership from %s to %s", left.Seconds(), members[lead].Name, members[to].Name)); err != nil {
+		return v, err
+	}
+	if err := cl.MoveLeader(ctx, to); err != nil {
+		return v, err
+	}
+	moved := time.Now()
+	if now, err := cl.Leader(); err == nil {
+		run.Emit(Event{Kind: LeaderObserved, Text: "raft leader is now " + members[now].Name})
+	}
+	after, err := ttlNow()
+	if err != nil {
+		return v, fmt.Errorf("read TTL after the move: %w", err)
+	}
+	run.Emit(Event{Kind: Measured, TTL: after, Value: float64(after), Unit: "s", Text: fmt.Sprintf("right after the move TimeToLive says %d s (it said %d before)", after, reading)})
+
+	if err := run.Phase(ctx, "wait for etcd to delete the key"); err != nil {
+		return v, err
+	}
+	gone := waitFor(ctx, time.Duration(run.TTL())*time.Second+5*time.Second, func() bool {
+		g, err := run.Admin().Get(ctx, "owner")
+		return err == nil && len(g.Kvs) == 0
+	})
+	if !gone {
+		return v, errors.New("the key was never deleted")
+	}
+	afterMove, life := time.Since(moved), time.Since(crashed)
+	run.Measure(afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2f s after the move, %.2f s after the crash (TTL %d s)", afterMove.Seconds(), life.Seconds(), run.TTL()))
+	v.Figures["ttl_before_move"], v.Figures["ttl_after_move"] = float64(reading), float64(after)
+	v.Figures["left_at_move_s"], v.Figures["gone_after_move_s"], v.Figures["lifetime_s"] = left.Seconds(), afterMove.Seconds(), life.Seconds()
+	v.Showed = after > reading && afterMove >= time.Duration(run.TTL())*time.Second
+	v.Summary = fmt.Sprintf("With %.1f s left the leader moved; TimeToLive went from %d to %d, and the key lived %.2f s after the move, %.2f s in all for a %d s TTL: the new leader restarted the lease's full TTL (plus an election timeout).", left.Seconds(), reading, after, afterMove.Seconds(), life.Seconds(), run.TTL())
+	if !v.Showed {
+		v.Summary = "Unexpected: " + v.Summary
+	}
+	return v, nil
+}

@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// leastPrivilegeScenario is the scenario least-privilege.
+var leastPrivilegeScenario = &Scenario{
+	Name:            "least-privilege",
+	Title:           "Least privilege: a role per key prefix",
+	Summary:         "With etcd authentication on, a shard worker whose role covers only stream/shards/ can write its shards but gets \"permission denied\" when it tries to delete another component's leader key, which stays untouched.",
+	Faults:          "a buggy worker reaches outside its prefix",
+	NeedsOwnServer:  true,
+	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
+	DefaultTTL: 1,
+	Run:        runLeastPrivilege,
+}
+
+func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
+	v := Verdict{Figures: map[string]float64{}}
+	admin := run.Admin()
+	shardPrefix := run.keyPrefix + "stream/shards/"
+	if err := run.Phase(ctx, "as root: role shard-worker may read and write stream/shards/ only; user worker-7 gets that role; then auth is enabled"); err != nil {
+		return v, err
+	}
+	if _, err := admin.Put(ctx, "migrations/leader", "migrator-1"); err != nil {
+		return v, err
+	}
+	steps := []func() error{
+		func() error { _, err := admin.RoleAdd(ctx, "root"); return err },
+		func() error { _, err := admin.UserAdd(ctx, "root", "root-secret"); return err },
+		func() error { _, err := admin.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := admin.RoleAdd(ctx, "shard-worker"); return err },
+		func() error {
+			_, err := admin.RoleGrantPermission(ctx, "shard-worker", shardPrefix,
+				clientv3.GetPrefixRangeEnd(shardPrefix), clientv3.PermissionType(clientv3.PermReadWrite))
+			return err
+		},
+		func() error { _, err := admin.UserAdd(ctx, "worker-7", "worker-secret"); return err },
+		func() error { _, err := admin.UserGrantRole(ctx, "worker-7", "shard-worker"); return err },
+		func() error { _, err := admin.AuthEnable(ctx); return err },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return v, fmt.Errorf("configure auth: %w", err)
+		}
+	}
+	run.Note("auth enabled; migrations/leader = migrator-1 belongs to another component")
+
+	worker, err := run.dialAs("worker-7", "worker-secret")
+	if err != nil {
+		return v, err
+	}
+	defer worker.Close()
+	root, err := run.dialAs("root", "root-secret")
+	if err != nil {
+		return v, err
+	}
+	defer root.Close()
+
+	if err := run.Phase(ctx, "as worker-7: write its own shard, then (a bug) delete migrations/leader"); err != nil {
+		return v, err
+	}
+	tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, putErr := worker.Put(tctx, "stream/shards/07", "worker-7")
+	run.Emit(Event{Kind: Note, Replica: "worker-7", Text: "put stream/shards/07: " + outcome(putErr)})
+	_, delErr := worker.Delete(tctx, "migrations/leader")
+	run.Emit(Event{Kind: Note, Replica: "worker-7", Text: "delete migrations/leader: " + outcome(delErr)})
+	_, getErr := worker.Get(tctx, "migrations/leader")
+	run.Emit(Event{Kind: Note, Replica: "worker-7", Text: "get migrations/leader: " + outcome(getErr)})
+
+	g, err := root.Get(tctx, "migrations/leader")
+	if err != nil {
+		return v, fmt.Errorf("read as root: %w", err)
+	}
+	intact := len(g.Kvs) == 1 && string(g.Kvs[0].Value) == "migrator-1"
+	run.Note("as root: migrations/leader is %s", map[bool]string{true: "still migrator-1", false: "gone or changed"}[intact])
+	denied := delErr != nil && strings.Contains(delErr.Error(), "permission denied")
+	v.Showed = putErr == nil && denied && intact
+	v.Figures["own_prefix_write_ok"], v.Figures["outside_delete_denied"] = boolValue(putErr == nil), boolValue(denied)
+	v.Summary = fmt.Sprintf("worker-7 wrote its shard (%s); deleting migrations/leader got %q; the key is %s.", outcome(putErr), outcome(delErr), map[bool]string{true: "untouched", false: "NOT intact"}[intact])
+	if !v.Showed {
+		v.Summary = "Unexpected: " + v.Summary
+	}
+	return v, nil
+}
+
+func outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "etcdserver: "); i >= 0 {
+		msg = msg[i+len("etcdserver: "):]
+	}
+	return msg
+}
+
+// dialAs connects straight to etcd as user, under the run's key prefix.
+func (run *Run) dialAs(user, password string) (*clientv3.Client, error) {
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints: run.etcd.Endpoints(), Username: user, Password: password,
+		DialTimeout: 15 * time.Second, Logger: zap.NewNop(), // bcrypt is slow under -race
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect as %s: %w", user, err)
+	}
+	namespaced(cli, run.keyPrefix)
+	return cli, nil
+}

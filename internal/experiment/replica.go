@@ -1,0 +1,417 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/namespace"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+
+	"github.com/ownership-election/playground/internal/faultproxy"
+)
+
+// Body is what a replica does while it runs: campaign, write, renew. It is
+// started by Start and again by Restart after a crash, and must return
+// when ctx is done.
+type Body func(ctx context.Context, r *Replica) error
+
+// Replica is one contender: a goroutine with its own etcd client connected
+// through its own fault proxies.
+type Replica struct {
+	Name    string
+	run     *Run
+	proxies []*faultproxy.Proxy
+
+	mu          sync.Mutex
+	cli         *clientv3.Client
+	ctx         context.Context
+	cancel      context.CancelFunc
+	body        Body
+	done        chan struct{}
+	gate        chan struct{} // closed while not paused
+	paused      bool
+	partitioned bool
+	crashed     bool
+	clockRate   float64
+	clockBase   time.Time // local time at clockReal
+	clockReal   time.Time
+	role        Role
+	token       int64
+	lease       *Lease
+	keepers     sync.WaitGroup // renewal loops, which use the client too
+}
+
+// Role is what a replica currently believes it is, as shown on its card.
+type Role string
+
+// The roles the scenarios give their replicas.
+const (
+	RoleFollower    Role = "follower"     // waiting, not in charge
+	RoleCandidate   Role = "candidate"    // campaigning for ownership
+	RoleOwner       Role = "owner"        // holds the lock or leadership
+	RoleSteppedDown Role = "stepped down" // gave ownership up (lease lost)
+	RoleWorker      Role = "worker"       // one of several owning shards
+	RoleCrashed     Role = "crashed"      // its process is gone
+	RoleRetired     Role = "retired"      // removed for good by the scenario
+)
+
+// ReplicaState is a snapshot of a replica for display.
+type ReplicaState struct {
+	Name        string
+	Role        Role
+	Token       int64
+	LeaseTTL    int64         // granted TTL of its current lease, 0 if none
+	LeaseLeft   time.Duration // time left before its lease expires, as last renewed
+	Paused      bool
+	Partitioned bool
+	Crashed     bool
+	ClockRate   float64
+}
+
+func (r *Replica) dial() (*clientv3.Client, error) {
+	eps := make([]string, len(r.proxies))
+	for i, p := range r.proxies {
+		eps[i] = "http://" + p.Addr()
+	}
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   eps,
+		DialTimeout: 3 * time.Second,
+		Logger:      zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 300 * time.Millisecond},
+			MinConnectTimeout: time.Second,
+		})},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: connect: %w", r.Name, err)
+	}
+	namespaced(cli, r.run.keyPrefix)
+	return cli, nil
+}
+
+// namespaced puts every key, watch and lease of cli under prefix.
+func namespaced(cli *clientv3.Client, prefix string) {
+	cli.KV = namespace.NewKV(cli.KV, prefix)
+	cli.Watcher = namespace.NewWatcher(cli.Watcher, prefix)
+	cli.Lease = namespace.NewLease(cli.Lease, prefix)
+}
+
+// Client is the replica's current client (nil while crashed).
+func (r *Replica) Client() *clientv3.Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cli
+}
+
+// Start runs body in the replica's goroutine.
+func (r *Replica) Start(body Body) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.body != nil && !r.crashed {
+		return fmt.Errorf("replica %s: already running", r.Name)
+	}
+	r.body = body
+	return r.startLocked()
+}
+
+func (r *Replica) startLocked() error {
+	if r.cli == nil {
+		cli, err := r.dial()
+		if err != nil {
+			return err
+		}
+		r.cli = cli
+	}
+	r.crashed = false
+	r.ctx, r.cancel = context.WithCancel(r.run.ctx)
+	done := make(chan struct{})
+	r.done = done
+	ctx, body := r.ctx, r.body
+	go func() {
+		defer close(done)
+		if err := body(ctx, r); err != nil && ctx.Err() == nil {
+			r.Emit(Event{Kind: Note, Text: "stopped: " + err.Error()})
+		}
+	}()
+	return nil
+}
+
+// Done is closed when the replica's current body has returned.
+func (r *Replica) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return r.done
+}
+
+// Emit records an event about this replica.
+func (r *Replica) Emit(e Event) {
+	e.Replica = r.Name
+	r.run.Emit(e)
+}
+
+// SetRole records what the replica currently believes it is, for display.
+func (r *Replica) SetRole(role Role, token int64) {
+	r.mu.Lock()
+	r.role, r.token = role, token
+	r.mu.Unlock()
+}
+
+// Checkpoint blocks while the replica is paused. Bodies call it between
+// steps: that is where a paused process stands still, and from where it
+// carries on, unaware of the time it lost.
+func (r *Replica) Checkpoint(ctx context.Context) error {
+	r.mu.Lock()
+	gate := r.gate
+	r.mu.Unlock()
+	select {
+	case <-gate:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Sleep waits d of the replica's local time (see SetClockRate), then
+// passes a Checkpoint.
+func (r *Replica) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(r.realDuration(d))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return r.Checkpoint(ctx)
+}
+
+func (r *Replica) realDuration(local time.Duration) time.Duration {
+	r.mu.Lock()
+	rate := r.clockRate
+	r.mu.Unlock()
+	if rate <= 0 {
+		rate = 1
+	}
+	return time.Duration(float64(local) / rate)
+}
+
+// Now is the replica's local time: real time unless SetClockRate made its
+// clock run slow or fast.
+func (r *Replica) Now() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nowLocked(time.Now())
+}
+
+func (r *Replica) nowLocked(real time.Time) time.Time {
+	if r.clockReal.IsZero() {
+		return real
+	}
+	return r.clockBase.Add(time.Duration(float64(real.Sub(r.clockReal)) * r.clockRate))
+}
+
+// Pause freezes the replica's work and its network, like a long GC pause.
+func (r *Replica) Pause() {
+	r.mu.Lock()
+	if r.paused {
+		r.mu.Unlock()
+		return
+	}
+	r.paused = true
+	r.gate = make(chan struct{})
+	r.mu.Unlock()
+	for _, p := range r.proxies {
+		p.Freeze()
+	}
+	r.Emit(Event{Kind: Paused, Text: "paused: work and network frozen"})
+}
+
+// Resume ends a pause; the replica carries on where it stopped.
+func (r *Replica) Resume() {
+	r.mu.Lock()
+	if !r.paused {
+		r.mu.Unlock()
+		return
+	}
+	r.paused = false
+	close(r.gate)
+	r.mu.Unlock()
+	for _, p := range r.proxies {
+		p.Thaw()
+	}
+	r.Emit(Event{Kind: Resumed, Text: "resumed, unaware of the time it lost"})
+}
+
+// Partition cuts the replica off the network; its work goes on.
+func (r *Replica) Partition() {
+	r.mu.Lock()
+	r.partitioned = true
+	r.mu.Unlock()
+	for _, p := range r.proxies {
+		p.Partition()
+	}
+	r.Emit(Event{Kind: Partitioned, Text: "partitioned: network dropped, work continues"})
+}
+
+// Heal ends a partition.
+func (r *Replica) Heal() {
+	r.mu.Lock()
+	r.partitioned = false
+	r.mu.Unlock()
+	for _, p := range r.proxies {
+		p.Heal()
+	}
+	r.Emit(Event{Kind: Healed, Text: "network back"})
+}
+
+// Stall freezes only the replica's network for d (jitter): its work goes on.
+func (r *Replica) Stall(ctx context.Context, d time.Duration) {
+	for _, p := range r.proxies {
+		p.Freeze()
+	}
+	defer func() {
+		for _, p := range r.proxies {
+			p.Thaw()
+		}
+	}()
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}
+
+// SetClockRate makes the replica's local clock run at rate times real time
+// (0.5: slow, it thinks less time passed; 2: fast).
+func (r *Replica) SetClockRate(rate float64) {
+	r.mu.Lock()
+	now := time.Now()
+	r.clockBase = r.nowLocked(now)
+	r.clockReal = now
+	r.clockRate = rate
+	r.mu.Unlock()
+	r.Emit(Event{Kind: ClockChanged, Value: rate, Text: fmt.Sprintf("local clock now runs at %.2gx real time", rate)})
+}
+
+// Crash kills the replica the way etcd sees a crash: its work stops, its
+// client is closed and its lease is orphaned, never revoked.
+func (r *Replica) Crash() {
+	r.mu.Lock()
+	if r.crashed || r.cancel == nil {
+		r.mu.Unlock()
+		return
+	}
+	r.crashed = true
+	r.cancel()
+	cli := r.cli
+	r.cli = nil
+	r.role, r.token, r.lease = RoleCrashed, 0, nil
+	if r.paused {
+		r.paused = false
+		close(r.gate)
+	}
+	done := r.done
+	r.mu.Unlock()
+	for _, p := range r.proxies {
+		p.Thaw()
+	}
+	// The body's calls end with its context; only then may the client
+	// close (closing it under a running Watch is a data race).
+	<-done
+	r.keepers.Wait()
+	if cli != nil {
+		cli.Close()
+	}
+	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
+}
+
+// Retire stops a replica quietly at the end of a part of a script; an
+// owner is recorded as stepping down.
+func (r *Replica) Retire() {
+	r.mu.Lock()
+	owner := r.role == RoleOwner
+	r.mu.Unlock()
+	if owner {
+		r.Emit(Event{Kind: SteppedDown, Text: "retired: this part of the experiment is over"})
+	}
+	r.stop()
+	r.mu.Lock()
+	r.crashed, r.role, r.lease = true, RoleRetired, nil
+	r.mu.Unlock()
+}
+
+// Restart brings a crashed replica back with a fresh client and runs its
+// body again.
+func (r *Replica) Restart() error {
+	r.mu.Lock()
+	if !r.crashed {
+		r.mu.Unlock()
+		return fmt.Errorf("restart %s: not crashed", r.Name)
+	}
+	r.role = RoleFollower
+	err := r.startLocked()
+	r.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	r.Emit(Event{Kind: Restarted, Text: "restarted with a new client and no memory of its old lease"})
+	return nil
+}
+
+// State returns a snapshot for display.
+func (r *Replica) State() ReplicaState {
+	r.mu.Lock()
+	s := ReplicaState{Name: r.Name, Role: r.role, Token: r.token, Paused: r.paused,
+		Partitioned: r.partitioned, Crashed: r.crashed, ClockRate: r.clockRate}
+	l := r.lease
+	r.mu.Unlock()
+	if l != nil {
+		s.LeaseTTL = l.TTL
+		s.LeaseLeft = max(0, l.Left())
+	}
+	return s
+}
+
+// stop closes the replica for good at the end of a run.
+func (r *Replica) stop() {
+	r.mu.Lock()
+	if r.cancel != nil {
+		r.cancel()
+	}
+	if r.paused {
+		r.paused = false
+		close(r.gate)
+	}
+	cli := r.cli
+	r.cli = nil
+	done := r.done
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	r.keepers.Wait()
+	if cli != nil {
+		cli.Close()
+	}
+	for _, p := range r.proxies {
+		p.Close()
+	}
+}
+
+// startWith runs a new body on a replica that is fresh or crashed (a
+// crashed one gets a new client first).
+func (r *Replica) startWith(body Body) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.body = body
+	r.role = RoleFollower
+	return r.startLocked()
+}

@@ -1,0 +1,454 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/faultproxy"
+)
+
+// Errors a run can end with before it starts.
+var (
+	ErrUnknown = errors.New("experiment: no such experiment")
+	// ErrNeedsCluster: the scenario stops etcd members or changes the raft
+	// leader, which only the in-process cluster allows.
+	ErrNeedsCluster = errors.New("experiment: needs the in-process etcd cluster (it stops members or moves the raft leader), not an external one")
+	// ErrNeedsInProcess: the scenario reconfigures etcd itself (auth), which
+	// the playground will not do to an external cluster.
+	ErrNeedsInProcess = errors.New("experiment: needs the in-process etcd (it turns on authentication), not an external one")
+)
+
+// Params tune a run. Zero values take the scenario's defaults.
+type Params struct {
+	Replicas int   // how many replicas (scenario default when 0)
+	TTL      int64 // lease TTL in seconds (scenario default when 0)
+	Seed     uint64
+	// Fencing and VersionedUnlock pick one variant of the fencing and
+	// ttl-unlock-bug scenarios; nil runs both, side by side.
+	Fencing         *bool
+	VersionedUnlock *bool
+	// Step makes the script wait for Run.Step before each phase.
+	Step bool
+}
+
+// Env says which etcd to run on.
+type Env struct {
+	// Etcd is the server to use; nil starts an in-process one for the run.
+	// A *embedetcd.Remote (an external cluster) works for every scenario
+	// but those that need the in-process cluster.
+	Etcd embedetcd.Etcd
+	// Cluster is used by the scenarios that stop members or move the raft
+	// leader; nil starts a 3-member one for the run.
+	Cluster *embedetcd.Cluster
+}
+
+// Run is one execution of a scenario.
+type Run struct {
+	Scenario *Scenario
+	Params   Params
+
+	ctx       context.Context
+	cancel    context.CancelFunc
+	start     time.Time
+	etcd      embedetcd.Etcd
+	cluster   *embedetcd.Cluster
+	keyPrefix string // what replica clients put in front of every key
+	admin     *clientv3.Client
+	rng       *rand.Rand
+	cleanup   []func()
+
+	mu       sync.Mutex
+	events   []Event
+	sink     func(Event)
+	replicas []*Replica
+	resource *Resource
+	monitor  monitor
+	autoplay bool
+	stepc    chan struct{}
+	done     chan struct{}
+	verdict  Verdict
+	err      error
+}
+
+// Start begins a run of the named scenario. sink, if not nil, receives
+// every event as it happens (from many goroutines, one at a time).
+func Start(ctx context.Context, name string, p Params, env Env, sink func(Event)) (*Run, error) {
+	sc := Lookup(name)
+	if sc == nil {
+		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	return startScenario(ctx, sc, p, env, sink)
+}
+
+func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink func(Event)) (*Run, error) {
+	name := sc.Name
+	p = sc.normalize(p)
+	run := &Run{Scenario: sc, Params: p, sink: sink, autoplay: !p.Step, stepc: make(chan struct{}, 1),
+		done: make(chan struct{}), rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}
+	run.ctx, run.cancel = context.WithCancel(ctx)
+	if err := run.connect(ctx, env); err != nil {
+		run.close()
+		return nil, fmt.Errorf("run %s: %w", name, err)
+	}
+	run.resource = newResource(run, true)
+	run.start = time.Now()
+	go run.execute()
+	return run, nil
+}
+
+// Execute runs the named scenario to the end and returns its verdict.
+func Execute(ctx context.Context, name string, p Params, env Env, sink func(Event)) (Verdict, error) {
+	run, err := Start(ctx, name, p, env, sink)
+	if err != nil {
+		return Verdict{Scenario: name}, err
+	}
+	return run.Wait()
+}
+
+func (run *Run) connect(ctx context.Context, env Env) error {
+	_, remote := env.Etcd.(*embedetcd.Remote)
+	switch {
+	case run.Scenario.NeedsCluster:
+		if remote {
+			return ErrNeedsCluster
+		}
+		cl := env.Cluster
+		if c, ok := env.Etcd.(*embedetcd.Cluster); ok && cl == nil {
+			cl = c
+		}
+		if cl == nil {
+			c, err := embedetcd.StartCluster(ctx, 3)
+			if err != nil {
+				return err
+			}
+			cl = c
+			run.cleanup = append(run.cleanup, func() { c.Close() })
+		}
+		run.cluster, run.etcd = cl, cl
+	case run.Scenario.NeedsOwnServer || env.Etcd == nil:
+		if remote && run.Scenario.NeedsOwnServer {
+			return ErrNeedsInProcess
+		}
+		s, err := embedetcd.Start(ctx)
+		if err != nil {
+			return err
+		}
+		run.etcd = s
+		run.cleanup = append(run.cleanup, func() { s.Close() })
+	default:
+		run.etcd = env.Etcd
+	}
+	runPrefix := fmt.Sprintf("experiments/%s/%x/", run.Scenario.Name, rand.Uint64())
+	run.keyPrefix = runPrefix
+	if r, ok := run.etcd.(*embedetcd.Remote); ok {
+		run.keyPrefix = r.Prefix() + runPrefix
+	}
+	admin, err := run.etcd.Client()
+	if err != nil {
+		return err
+	}
+	namespaced(admin, runPrefix)
+	run.admin = admin
+	run.cleanup = append(run.cleanup, func() {
+		// Leave nothing behind on a shared cluster. Best effort: with
+		// auth on (least-privilege) the admin may no longer write.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		admin.Delete(ctx, "", clientv3.WithPrefix())
+		cancel()
+		admin.Close()
+	})
+	return nil
+}
+
+func (run *Run) execute() {
+	v, err := run.Scenario.Run(run.ctx, run)
+	v.Scenario = run.Scenario.Name
+	for _, r := range run.Replicas() {
+		r.stop()
+	}
+	if err != nil {
+		v.Showed = false
+		if v.Summary == "" {
+			v.Summary = "the run failed: " + err.Error()
+		}
+	}
+	run.Emit(Event{Kind: Finished, Value: boolValue(v.Showed), Text: v.Summary})
+	run.mu.Lock()
+	run.verdict, run.err = v, err
+	run.mu.Unlock()
+	run.close()
+	close(run.done)
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (run *Run) close() {
+	run.cancel()
+	for i := len(run.cleanup) - 1; i >= 0; i-- {
+		run.cleanup[i]()
+	}
+	run.cleanup = nil
+}
+
+// Stop cancels the run; Wait then returns soon.
+func (run *Run) Stop() { run.cancel() }
+
+// Done is closed when the run has finished and released its etcd.
+func (run *Run) Done() <-chan struct{} { return run.done }
+
+// Wait blocks until the run is over and returns its verdict.
+func (run *Run) Wait() (Verdict, error) {
+	<-run.done
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.verdict, run.err
+}
+
+// Emit records an event, stamps its time and lets the invariant monitor
+// look at it.
+func (run *Run) Emit(e Event) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	e.At = time.Since(run.start)
+	run.record(e)
+	for _, v := range run.monitor.observe(e) {
+		v.At = e.At
+		run.record(v)
+	}
+}
+
+func (run *Run) record(e Event) {
+	run.events = append(run.events, e)
+	if run.sink != nil {
+		run.sink(e)
+	}
+}
+
+// Events returns the events from index since on.
+func (run *Run) Events(since int) []Event {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if since >= len(run.events) {
+		return nil
+	}
+	return append([]Event(nil), run.events[since:]...)
+}
+
+// Violations returns how many times the monitor saw two owners acting at
+// once and how many stale writes the resource accepted, since the last
+// ResetMonitor.
+func (run *Run) Violations() (twoOwners, staleWrites int) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.monitor.twoOwners, run.monitor.staleWrites
+}
+
+// ResetMonitor forgets owners and violations (between variants).
+func (run *Run) ResetMonitor() {
+	run.mu.Lock()
+	run.monitor = monitor{}
+	run.mu.Unlock()
+}
+
+// Phase announces the next step of the script and, in step mode, waits
+// for Step.
+func (run *Run) Phase(ctx context.Context, text string) error {
+	run.Emit(Event{Kind: Phase, Text: text})
+	run.mu.Lock()
+	auto := run.autoplay
+	run.mu.Unlock()
+	if auto {
+		return ctx.Err()
+	}
+	select {
+	case <-run.stepc:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Step lets a run in step mode go on to its next phase.
+func (run *Run) Step() {
+	select {
+	case run.stepc <- struct{}{}:
+	default:
+	}
+}
+
+// SetAutoPlay switches between stepping and running straight through.
+func (run *Run) SetAutoPlay(on bool) {
+	run.mu.Lock()
+	run.autoplay = on
+	run.mu.Unlock()
+	if on {
+		run.Step()
+	}
+}
+
+// AutoPlay reports whether the run goes on without Step.
+func (run *Run) AutoPlay() bool {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.autoplay
+}
+
+// NewReplica adds a replica with its own fault proxies and client.
+func (run *Run) NewReplica(name string) (*Replica, error) {
+	r := &Replica{Name: name, run: run, role: RoleFollower, gate: make(chan struct{}), clockRate: 1}
+	close(r.gate)
+	for _, ep := range run.etcd.Endpoints() {
+		u, err := url.Parse(ep)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("replica %s: bad endpoint %q", name, ep)
+		}
+		p, err := faultproxy.New(u.Host)
+		if err != nil {
+			return nil, err
+		}
+		r.proxies = append(r.proxies, p)
+	}
+	cli, err := r.dial()
+	if err != nil {
+		for _, p := range r.proxies {
+			p.Close()
+		}
+		return nil, err
+	}
+	r.cli = cli
+	run.mu.Lock()
+	run.replicas = append(run.replicas, r)
+	run.mu.Unlock()
+	return r, nil
+}
+
+// NewReplicas adds n replicas named r1..rn.
+func (run *Run) NewReplicas(n int) ([]*Replica, error) {
+	out := make([]*Replica, n)
+	for i := range n {
+		r, err := run.NewReplica(fmt.Sprintf("r%d", i+1))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// Replicas returns the run's replicas in creation order.
+func (run *Run) Replicas() []*Replica {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return append([]*Replica(nil), run.replicas...)
+}
+
+// Replica returns the replica with the given name, or nil.
+func (run *Run) Replica(name string) *Replica {
+	for _, r := range run.Replicas() {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// Resource is the protected resource the replicas write to.
+func (run *Run) Resource() *Resource {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.resource
+}
+
+// NewResource replaces the protected resource (between variants).
+func (run *Run) NewResource(fencing bool) *Resource {
+	res := newResource(run, fencing)
+	run.mu.Lock()
+	run.resource = res
+	run.mu.Unlock()
+	return res
+}
+
+// Admin is an observer's client (not behind any fault proxy).
+func (run *Run) Admin() *clientv3.Client { return run.admin }
+
+// Cluster is the in-process cluster of a NeedsCluster scenario.
+func (run *Run) Cluster() *embedetcd.Cluster { return run.cluster }
+
+// Elapsed is the time since the run started.
+func (run *Run) Elapsed() time.Duration { return time.Since(run.start) }
+
+// TTL is the run's lease TTL in seconds.
+func (run *Run) TTL() int64 { return run.Params.TTL }
+
+// TTLDuration is the run's lease TTL as a duration.
+func (run *Run) TTLDuration() time.Duration { return time.Duration(run.Params.TTL) * time.Second }
+
+// Measure emits a measured figure.
+func (run *Run) Measure(value float64, unit, text string) {
+	run.Emit(Event{Kind: Measured, Value: value, Unit: unit, Text: text})
+}
+
+// Note emits a line of commentary.
+func (run *Run) Note(format string, args ...any) {
+	run.Emit(Event{Kind: Note, Text: fmt.Sprintf(format, args...)})
+}
+
+// Intn returns a seeded random number in [0, n).
+func (run *Run) Intn(n int) int {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.rng.IntN(n)
+}
+
+// waitFor polls cond every 20 ms until it is true, ctx is done or d passes.
+func waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// names lists replica names, sorted, joined by ", ".
+func names(set map[string]int64) string {
+	out := make([]string, 0, len(set))
+	for n, tok := range set {
+		out = append(out, fmt.Sprintf("%s (token %d)", n, tok))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

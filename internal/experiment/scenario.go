@@ -1,0 +1,96 @@
+package experiment
+
+import (
+	"context"
+	"slices"
+)
+
+// Scenario is one experiment, known by its name; lessons and predict
+// questions refer to it by that name.
+type Scenario struct {
+	Name    string
+	Title   string
+	Summary string // what it shows, one or two sentences
+	// Faults says which faults the script injects, for the screen's header.
+	Faults string
+	// NeedsCluster: it stops etcd members or moves the raft leader, so it
+	// runs only on the in-process 3-member cluster.
+	NeedsCluster bool
+	// NeedsOwnServer: it reconfigures etcd (auth), so it always starts a
+	// private in-process server.
+	NeedsOwnServer bool
+
+	DefaultReplicas, MinReplicas, MaxReplicas int
+	DefaultTTL                                int64
+
+	Run func(ctx context.Context, run *Run) (Verdict, error)
+}
+
+// scenarios is every scenario, in course order: the order of the lessons
+// that use them. Each one lives in the file named after it.
+var scenarios = []*Scenario{
+	singletonVsElectionScenario,       // singleton_vs_election.go
+	casRaceScenario,                   // cas_race.go
+	ttlUnlockBugScenario,              // ttl_unlock_bug.go
+	renewalScenario,                   // renewal.go
+	fencingScenario,                   // fencing.go
+	failoverTimingScenario,            // failover_timing.go
+	quorumScenario,                    // quorum.go
+	leaderChangeExtendsLeasesScenario, // leader_change_extends_leases.go
+	thunderingHerdScenario,            // thundering_herd.go
+	shardOwnershipScenario,            // shard_ownership.go
+	leastPrivilegeScenario,            // least_privilege.go
+}
+
+// Scenarios returns every scenario in course order.
+func Scenarios() []*Scenario { return slices.Clone(scenarios) }
+
+// Names returns every scenario's name in course order.
+func Names() []string {
+	out := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Lookup returns the scenario with the given name, or nil.
+func Lookup(name string) *Scenario {
+	for _, s := range scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) normalize(p Params) Params {
+	if p.Replicas == 0 {
+		p.Replicas = s.DefaultReplicas
+	}
+	if s.MinReplicas > 0 {
+		p.Replicas = max(p.Replicas, s.MinReplicas)
+	}
+	if s.MaxReplicas > 0 {
+		p.Replicas = min(p.Replicas, s.MaxReplicas)
+	}
+	if p.TTL <= 0 {
+		p.TTL = s.DefaultTTL
+	}
+	if p.TTL <= 0 {
+		p.TTL = 1
+	}
+	if p.Seed == 0 {
+		p.Seed = 1
+	}
+	return p
+}
+
+// variants returns the values of an optional on/off choice to run: the
+// one chosen, or both (off first, then on).
+func variants(choice *bool) []bool {
+	if choice != nil {
+		return []bool{*choice}
+	}
+	return []bool{false, true}
+}

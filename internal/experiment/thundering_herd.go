@@ -1,0 +1,203 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// thunderingHerdScenario is the scenario thundering-herd.
+var thunderingHerdScenario = &Scenario{
+	Name:            "thundering-herd",
+	Title:           "Everybody retries vs watch your predecessor",
+	Summary:         "Waiters line up behind a lock holder. When every waiter watches the lock key, each release wakes them all and they all send a request; when each watches only its predecessor, a release wakes one.",
+	Faults:          "none: releases only",
+	DefaultReplicas: 20, MinReplicas: 3, MaxReplicas: 50,
+	DefaultTTL: 2,
+	Run:        runHerd,
+}
+
+// herdReleases is how many releases each half of the experiment measures.
+const herdReleases = 3
+
+func runHerd(ctx context.Context, run *Run) (Verdict, error) {
+	v := Verdict{Figures: map[string]float64{}}
+	n := run.Params.Replicas
+	var res [2]struct{ wake, req float64 }
+	for i, mode := range []string{"naive", "predecessor"} {
+		text := "naive: every waiter watches the lock key and retries when it is deleted"
+		if mode == "predecessor" {
+			text = "predecessor watch: each waiter's key is queued by CreateRevision and it watches only the key just before its own"
+		}
+		if err := run.Phase(ctx, fmt.Sprintf("%s (%d replicas, %d releases)", text, n, herdReleases)); err != nil {
+			return v, err
+		}
+		w, q, err := herdMode(ctx, run, mode, n)
+		if err != nil {
+			return v, fmt.Errorf("%s: %w", mode, err)
+		}
+		res[i].wake, res[i].req = w, q
+		run.Measure(w, "wake-ups", fmt.Sprintf("%s: %.1f wake-ups per release", mode, w))
+		run.Measure(q, "requests", fmt.Sprintf("%s: %.1f requests to etcd per release", mode, q))
+		v.Figures[mode+"_wakeups_per_release"] = w
+		v.Figures[mode+"_requests_per_release"] = q
+	}
+	naive, pred := res[0], res[1]
+	v.Showed = pred.wake <= 1.5 && naive.wake >= float64(n-1-herdReleases) && naive.req > 3*pred.req
+	v.Summary = fmt.Sprintf("Per release: watching the lock key woke %.1f waiters who sent %.1f requests; watching the predecessor woke %.1f and sent %.1f.", naive.wake, naive.req, pred.wake, pred.req)
+	if !v.Showed {
+		v.Summary = "Unexpected: " + v.Summary
+	}
+	return v, nil
+}
+
+// herdMode lines up n replicas, releases the lock herdReleases times and
+// returns the mean wake-ups and requests per release.
+func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float64, error) {
+	var st queueStats
+	won := make(chan *Replica, n)
+	release := map[*Replica]chan struct{}{}
+	rs := make([]*Replica, n)
+	for i := range rs {
+		r, err := run.NewReplica(fmt.Sprintf("%s%d", mode[:1], i+1))
+		if err != nil {
+			return 0, 0, err
+		}
+		rs[i] = r
+		release[r] = make(chan struct{})
+	}
+	defer func() {
+		for _, r := range rs {
+			r.Retire()
+		}
+	}()
+	body := func(r *Replica) Body {
+		if mode == "naive" {
+			return naiveWaiter("herd-lock", &st, won, release[r])
+		}
+		return queueWaiter("herd-queue/", &st, won, release[r])
+	}
+	if err := rs[0].Start(body(rs[0])); err != nil {
+		return 0, 0, err
+	}
+	holder, err := nextWinner(ctx, won)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, r := range rs[1:] {
+		if err := r.Start(body(r)); err != nil {
+			return 0, 0, err
+		}
+	}
+	// Let every waiter settle into its watch before the first release.
+	if err := sleep(ctx, 300*time.Millisecond); err != nil {
+		return 0, 0, err
+	}
+	var wakeups, requests int64
+	for range herdReleases {
+		w0, q0 := st.wakeups.Load(), st.requests.Load()
+		close(release[holder])
+		next, err := nextWinner(ctx, won)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := sleep(ctx, 300*time.Millisecond); err != nil {
+			return 0, 0, err
+		}
+		dw, dq := st.wakeups.Load()-w0, st.requests.Load()-q0
+		next.Emit(Event{Kind: Note, Text: fmt.Sprintf("after %s released: %d wake-ups, %d requests", holder.Name, dw, dq)})
+		wakeups, requests = wakeups+dw, requests+dq
+		holder = next
+	}
+	return float64(wakeups) / herdReleases, float64(requests) / herdReleases, nil
+}
+
+func nextWinner(ctx context.Context, won <-chan *Replica) (*Replica, error) {
+	select {
+	case r := <-won:
+		return r, nil
+	case <-time.After(5 * time.Second):
+		return nil, errors.New("nobody got the lock")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// naiveWaiter retries create-if-absent on the lock key every time the key
+// is deleted; the release deletes it (one request, not counted).
+func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan struct{}) Body {
+	return func(ctx context.Context, r *Replica) error {
+		cli := r.Client()
+		for {
+			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+				Then(clientv3.OpPut(key, r.Name)).Commit()
+			count(st, 1, 0)
+			if err != nil {
+				return err
+			}
+			if resp.Succeeded {
+				r.SetRole(RoleOwner, resp.Header.Revision)
+				r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, Text: "got the lock"})
+				won <- r
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return nil
+				}
+				r.SetRole(RoleFollower, 0)
+				r.Emit(Event{Kind: Released, Text: "released the lock"})
+				_, err := cli.Delete(ctx, key)
+				return err
+			}
+			if err := waitKeyDeleted(ctx, cli, key, resp.Header.Revision); err != nil {
+				return err
+			}
+			count(st, 0, 1)
+		}
+	}
+}
+
+func waitKeyDeleted(ctx context.Context, cli *clientv3.Client, key string, rev int64) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for wr := range cli.Watch(wctx, key, clientv3.WithRev(rev+1)) {
+		if err := wr.Err(); err != nil {
+			return err
+		}
+		for _, ev := range wr.Events {
+			if ev.Type == mvccpb.DELETE {
+				return nil
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// queueWaiter queues a leased key and waits on its predecessor only.
+func queueWaiter(prefix string, st *queueStats, won chan<- *Replica, release <-chan struct{}) Body {
+	return func(ctx context.Context, r *Replica) error {
+		l, err := r.Grant(ctx, r.run.TTL(), true)
+		if err != nil {
+			return err
+		}
+		tok, err := campaign(ctx, r, l, prefix, r.Name, st)
+		if err != nil {
+			return err
+		}
+		r.SetRole(RoleOwner, tok)
+		r.Emit(Event{Kind: Acquired, Token: tok, Text: "got the lock"})
+		won <- r
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil
+		}
+		r.SetRole(RoleFollower, 0)
+		r.Emit(Event{Kind: Released, Text: "released the lock"})
+		return resign(ctx, r, l, prefix, tok)
+	}
+}
