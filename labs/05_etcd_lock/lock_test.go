@@ -133,6 +133,7 @@ func TestStep3_ReleaseOnlyYourOwnLock(t *testing.T) {
 	cli := env.Client()
 
 	t.Run("owner releases", func(t *testing.T) {
+		env := env.Sub(t)
 		key := env.Key("lock-1")
 		tok, err := Acquire(env.Ctx, cli, key, "replica-a", env.Grant(30))
 		if err != nil {
@@ -150,6 +151,7 @@ func TestStep3_ReleaseOnlyYourOwnLock(t *testing.T) {
 	})
 
 	t.Run("stale owner after expiry", func(t *testing.T) {
+		env := env.Sub(t)
 		key := env.Key("lock-2")
 		la := env.Grant(30)
 		tokA, err := Acquire(env.Ctx, cli, key, "replica-a", la)

@@ -91,6 +91,7 @@ func TestStep2_RefusedAfterLoss(t *testing.T) {
 	cli := env.Client()
 
 	t.Run("lock expired", func(t *testing.T) {
+		env := env.Sub(t)
 		lockKey, key := env.Key("lock-1"), env.Key("data-1")
 		lease, token := takeLock(t, env, lockKey, "replica-a")
 		env.Revoke(lease) // the lease runs out while A is paused
@@ -104,6 +105,7 @@ func TestStep2_RefusedAfterLoss(t *testing.T) {
 	})
 
 	t.Run("lock taken by a newer owner", func(t *testing.T) {
+		env := env.Sub(t)
 		lockKey, key := env.Key("lock-2"), env.Key("data-2")
 		leaseA, tokA := takeLock(t, env, lockKey, "replica-a")
 		env.Revoke(leaseA)
@@ -120,6 +122,7 @@ func TestStep2_RefusedAfterLoss(t *testing.T) {
 	})
 
 	t.Run("never locked", func(t *testing.T) {
+		env := env.Sub(t)
 		_, err := Write(env.Ctx, cli, env.Key("no-such-lock"), 5, env.Key("data-3"), "x")
 		if !errors.Is(err, ErrNotOwner) {
 			t.Fatalf("Write under a lock that does not exist = %v, want ErrNotOwner", err)
@@ -127,6 +130,7 @@ func TestStep2_RefusedAfterLoss(t *testing.T) {
 	})
 
 	t.Run("request failed is not a refusal", func(t *testing.T) {
+		env := env.Sub(t)
 		lockKey := env.Key("lock-4")
 		_, token := takeLock(t, env, lockKey, "replica-a")
 		ctx, cancel := context.WithCancel(env.Ctx)

@@ -57,14 +57,20 @@ type Candidate struct {
 // the candidate has resigned.
 func (c *Candidate) Run(ctx context.Context) error {
 	// TODO: loop until ctx is done. Each round:
-	//   1. a new session: concurrency.NewSession(c.Client,
-	//      concurrency.WithTTL(c.TTL)) (a lost session cannot be reused);
+	//   1. a new session (a lost session cannot be reused), its lease
+	//      granted with ctx so that a shutdown never hangs on an
+	//      unreachable etcd: lease, err := c.Client.Grant(ctx,
+	//      int64(c.TTL)), then concurrency.NewSession(c.Client,
+	//      concurrency.WithLease(lease.ID));
 	//   2. e := concurrency.NewElection(s, c.Prefix) and SafeCampaign;
 	//   3. call c.Work with a context that is cancelled when ctx is done
-	//      OR s.Done() closes (watch both in a goroutine);
-	//   4. after Work returns: e.Resign with a short timeout of its own
-	//      (ctx may be cancelled already), then close the session;
-	//   5. on errors, wait a little before the next round instead of
-	//      spinning.
+	//      OR s.Done() closes (watch both in a goroutine), and wait for
+	//      Work to return;
+	//   4. then step down: e.Resign with a short timeout of its own (ctx
+	//      may be cancelled already), and close the session (revoke its
+	//      lease, with a timeout) even if Resign failed or the round
+	//      failed earlier;
+	//   5. on errors, wait a little (say 100 ms) before the next round
+	//      instead of spinning, and never return before ctx is done.
 	return labs.ErrNotImplemented
 }

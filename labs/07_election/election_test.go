@@ -2,31 +2,40 @@ package election
 
 // Grader for lab 07. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness), with faults:
-// a revoked lease, an expired lease while a waiter is in line, and a frozen
-// network. Every leader's work writes to a fenced register with its term's
-// token; the history of those writes is checked for token order.
+// a revoked lease, an expired lease while a waiter is in line, a frozen
+// network, and requests that fail. Every leader's work writes to a fenced
+// register with its term's token; the history of those writes is checked
+// for token order.
 //
-// Wrong solutions these tests defend against (the ones marked [mutant] are
-// kept in solutions/07_election/testdata/mutants and run by labcheck):
-//   - trusting Campaign without re-reading the candidate's own key [mutant
-//     no_recheck.patch]: Step 1 stages etcd issue 19597 (the waiter's lease is
-//     revoked, then the leader resigns, and Campaign returns nil).
-//   - the lease ID as the token [mutant lease_token.patch]: Step 1.
-//   - work whose context only follows Run's context, not the session
-//     [mutant work_ignores_session.patch]: Steps 3 and 4 (the old leader
-//     keeps working after its lease is gone).
-//   - returning from Run, or not campaigning again, after a lost term
-//     [mutant no_recampaign.patch]: Steps 3 and 4.
-//   - leaving the session open on shutdown without resigning [mutant
-//     no_resign.patch]: Step 2 (the key stays, the next leader waits a TTL).
-//   - resigning before the work has returned: Step 2 counts leaders at
-//     work at once and must never see two.
+// Wrong solutions these tests defend against (mutants and learner bugs are
+// kept in solutions/07_election/testdata and run by labcheck):
+//   - trusting Campaign without re-reading the candidate's own key: Step 1
+//     stages etcd issue 19597 (the waiter's lease is revoked, then the
+//     leader resigns, and Campaign returns nil).
+//   - checking the leader's value (e.Leader, the name) instead of the own
+//     key's CreateRevision: Step 1 puts a second candidate with the same
+//     name in line.
+//   - the lease ID as the token: Step 1.
+//   - resigning before the work has wound down, or with Run's cancelled
+//     context, or not closing the session (the lease lives on): Step 2
+//     holds each leader's work for a moment after its context ends and
+//     watches what the candidate sends meanwhile, then reads back the key
+//     and the lease.
+//   - work whose context only follows Run's context, not the session;
+//     returning after a lost term; a TTL other than Candidate.TTL: Step 3.
+//   - a frozen leader that keeps working, or whose shutdown hangs on a
+//     call with no bound (Resign with context.Background, a session whose
+//     lease is granted with the client's context): Step 4.
+//   - giving up, or retrying in a tight loop, when a session cannot be
+//     made or a campaign fails; leaking the session of a failed round;
+//     leaving the key when Resign fails: Step 5 makes those requests fail.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,8 +76,12 @@ func TestStep1_SafeCampaign(t *testing.T) {
 		t.Fatalf("term = %+v, want {Key: %s, Token: %d} (the key's CreateRevision, not the lease ID)", term, eA.Key(), kv.CreateRevision)
 	}
 
-	// B waits in line behind A. While it waits, its lease is revoked (its
-	// key vanishes); then A resigns. etcd's Campaign returns nil here.
+	// B waits in line behind A, and so does a second candidate with the
+	// same name (a restarted replica-b, on a new session). While B waits,
+	// its lease is revoked (its key vanishes); then A resigns. etcd's
+	// Campaign returns nil for B here, and the oldest key under the prefix
+	// now carries the name "replica-b" too: only B's own key, at B's
+	// revision, says whether B leads.
 	sB := session(env.Client())
 	eB := concurrency.NewElection(sB, prefix)
 	type result struct {
@@ -83,6 +96,10 @@ func TestStep1_SafeCampaign(t *testing.T) {
 	env.WaitFor(prefix, 5*time.Second, "B's candidate key to appear behind A's", func() bool {
 		return len(env.List(prefix+"/")) == 2
 	})
+	sB2 := session(env.Client())
+	if _, err := env.Admin.Put(env.Ctx, fmt.Sprintf("%s/%x", prefix, sB2.Lease()), "replica-b", clientv3.WithLease(sB2.Lease())); err != nil {
+		t.Fatalf("test setup: queue the second replica-b: %v", err)
+	}
 	select {
 	case r := <-res:
 		t.Fatalf("SafeCampaign for B returned (%+v, %v) while A still leads", r.term, r.err)
@@ -90,15 +107,15 @@ func TestStep1_SafeCampaign(t *testing.T) {
 	}
 	env.Revoke(sB.Lease())
 	if err := eA.Resign(env.Ctx); err != nil {
-		t.Fatalf("A resign: %v", err)
+		t.Fatalf("test setup: A resign: %v", err)
 	}
 	select {
 	case r := <-res:
 		if r.err == nil {
-			t.Fatalf("SafeCampaign for B = (%+v, nil) although B's key is gone: re-read your own key after Campaign returns", r.term)
+			t.Fatalf("SafeCampaign for B = (%+v, nil) although B's own key is gone (its lease was revoked while it waited; the key in front now is another replica-b's): re-read your own key, e.Key(), and compare its CreateRevision with e.Rev()", r.term)
 		}
 		if !errors.Is(r.err, ErrKeyLost) {
-			t.Fatalf("SafeCampaign for B = %v, want ErrKeyLost", r.err)
+			t.Fatalf("SafeCampaign for B = %v, want ErrKeyLost: B's own key vanished while it waited", r.err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("SafeCampaign for B did not return within 5 s of A resigning")
@@ -109,6 +126,10 @@ func TestStep2_OneLeaderAtATime(t *testing.T) {
 	t.Parallel()
 	env := etcdharness.New(t)
 	cl := newCluster(t, env)
+	// Each leader's work takes a moment to wind down after its context
+	// ends (a flush, say); the candidate must wait for it before it
+	// resigns.
+	cl.windDown = 30 * time.Millisecond
 	remaining := map[*replica]bool{}
 	for _, name := range []string{"replica-a", "replica-b", "replica-c"} {
 		remaining[cl.add(name, env.Client(), 5)] = true
@@ -132,27 +153,34 @@ func TestStep2_OneLeaderAtATime(t *testing.T) {
 				return len(env.List(cl.prefix+"/")) == 3
 			})
 		}
-		// Shut the leader down: Run must stop the work, resign, and return.
-		leader.stop(t)
+		// Shut the leader down: Run must stop the work, wait for it,
+		// resign, close its session, and return.
+		leader.stop(t, 5*time.Second)
 		select {
 		case <-leader.ended:
 		default:
 			t.Fatalf("round %d: Run of %s returned while its Work was still running", round, leader.name)
 		}
 		if kv, ok := env.Get(term.Key); ok {
-			t.Fatalf("round %d: Run of %s returned but its leader key is still there (%+v): resign on shutdown so the next leader does not wait out a TTL", round, leader.name, kv)
+			t.Fatalf("round %d: Run of %s returned but its leader key is still there (%+v): resign on shutdown, with a context of your own (Run's is cancelled by then), so the next leader does not wait out a TTL", round, leader.name, kv)
+		}
+		if info, ok := env.Lease(keys[0].Lease); ok {
+			t.Fatalf("round %d: Run of %s returned but its session's lease is still alive (%d s left): close the session (it revokes the lease) on the way out", round, leader.name, info.TTL)
 		}
 		delete(remaining, leader)
 	}
+	if v := cl.earlyStepDown.Load(); v != nil {
+		t.Errorf("%s", *v)
+	}
 	if n := cl.maxActive.Load(); n > 1 {
-		t.Errorf("%d leaders were working at the same moment during orderly handovers; want 1", n)
+		t.Errorf("%d leaders were working at the same moment during orderly handovers; want 1: wait for Work to return before you resign", n)
 	}
 	cl.checkHistory(t, "replica-a", "replica-b", "replica-c")
 }
 
 func TestStep3_StepsDownWhenSessionLost(t *testing.T) {
 	t.Parallel()
-	const ttl = 2
+	const ttl = 1 // the smallest TTL etcd grants
 	env := etcdharness.New(t)
 	cl := newCluster(t, env)
 	cl.add("replica-a", env.Client(), ttl)
@@ -161,6 +189,9 @@ func TestStep3_StepsDownWhenSessionLost(t *testing.T) {
 	kv, ok := env.Get(term.Key)
 	if !ok {
 		t.Fatalf("%s works with term %+v but that key does not exist", leader.name, term)
+	}
+	if info, ok := env.Lease(kv.Lease); !ok || info.GrantedTTL != ttl {
+		t.Fatalf("%s's leader key is on a lease granted for %d s (exists=%v), want Candidate.TTL = %d s", leader.name, info.GrantedTTL, ok, ttl)
 	}
 	env.WaitFor(cl.prefix, 5*time.Second, "the second candidate to be in line", func() bool {
 		return len(env.List(cl.prefix+"/")) == 2
@@ -171,7 +202,7 @@ func TestStep3_StepsDownWhenSessionLost(t *testing.T) {
 	select {
 	case <-leader.ended:
 	case <-time.After(bound):
-		t.Fatalf("%s was still working %v after its session's lease was revoked: cancel Work's context when the session is done", leader.name, bound)
+		t.Fatalf("%s was still working %v after its session's lease was revoked: cancel Work's context when the session is done (s.Done())", leader.name, bound)
 	}
 	_, next := cl.waitStart(func(_ *replica, tm Term) bool { return tm.Token > term.Token }, 5*time.Second, "a new leader with a newer token")
 	env.WaitFor(cl.prefix, 5*time.Second, leader.name+" to campaign again with a new session", func() bool {
@@ -195,6 +226,7 @@ func TestStep4_FrozenLeader(t *testing.T) {
 	env := etcdharness.New(t)
 	cl := newCluster(t, env)
 	cliA, proxy := env.ProxiedClient()
+	spyA := etcdharness.Attach(cliA)
 	a := cl.add("replica-a", cliA, ttl)
 	_, termA := cl.waitStart(func(r *replica, _ Term) bool { return r == a }, 5*time.Second, "replica-a to lead")
 	kvA, ok := env.Get(termA.Key)
@@ -207,48 +239,132 @@ func TestStep4_FrozenLeader(t *testing.T) {
 	})
 
 	// A's network freezes: no keepalive reaches etcd, no answer reaches A.
-	// Nothing is revoked; etcd expires A's lease after its TTL.
+	// etcd ends A's lease (forced here with Revoke instead of waiting for
+	// the TTL), and A's client gives up on its keepalives, which it does by
+	// itself once it has heard nothing for a TTL (the test makes it happen
+	// now rather than up to TTL+1 s later). From that moment A's session
+	// is done, and A can learn nothing else: every request it sends hangs.
 	proxy.Freeze()
-	env.WaitFor(cl.prefix, 5*time.Second, "replica-a's lease to expire in etcd", func() bool {
-		_, ok := env.Get(termA.Key)
-		return !ok
-	})
-	bound := (ttl + 1) * time.Second
+	env.Revoke(kvA.Lease)
+	lostAt, n := spyA.LoseKeepAlives()
+	if n == 0 {
+		t.Fatal("replica-a's client had no lease keepalive running while it led: make its session with Candidate.Client")
+	}
 	select {
-	case <-a.ended:
-	case <-time.After(bound):
-		t.Fatalf("replica-a, cut off from etcd, was still working %v after etcd expired its lease: its session is done, so its work must stop", bound)
+	case at := <-a.ended:
+		if d := at.Sub(lostAt); d > time.Second {
+			t.Fatalf("replica-a's work stopped %v after its session ended; want it at once", d)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("replica-a, cut off from etcd, was still working 1 s after its session ended (s.Done() closed; its lease is gone in etcd): nothing else will tell it while the network is frozen, so cancel Work's context on s.Done()")
 	}
 	_, termB := cl.waitStart(func(r *replica, _ Term) bool { return r == b }, 5*time.Second, "replica-b to take over")
 	if termB.Token <= termA.Token {
 		t.Fatalf("replica-b's token %d is not above replica-a's %d", termB.Token, termA.Token)
 	}
 
+	// Shut A down while its network is still frozen: whatever it sends on
+	// the way out (a resign, a revoke, the next round's lease grant) hangs
+	// until its own bound, or Run's context, ends it.
+	a.stop(t, 3*time.Second)
 	proxy.Thaw()
-	env.WaitFor(cl.prefix, 5*time.Second, "replica-a to campaign again once its network is back", func() bool {
-		for _, k := range env.List(cl.prefix + "/") {
-			if k.Value == "replica-a" && k.Lease != kvA.Lease {
-				return true
-			}
-		}
-		return false
-	})
 	cl.stopAll(t)
 	cl.checkHistory(t, "replica-a", "replica-b")
+}
+
+func TestStep5_KeepsTryingWhenEtcdFails(t *testing.T) {
+	t.Parallel()
+	env := etcdharness.New(t)
+	cl := newCluster(t, env)
+	cli := env.Client()
+	spy := etcdharness.Attach(cli)
+	injected := errors.New("injected by the test: etcd unavailable")
+
+	// First every lease grant fails for a while (no session can be made),
+	// then the first two campaigns fail, then, on the way out, the resign.
+	var mu sync.Mutex
+	failGrants, failCampaigns, failResign := true, 2, false
+	spy.Intercept(func(r etcdharness.Request) error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Kind == etcdharness.KindGrant && failGrants:
+			return injected
+		case r.Kind == etcdharness.KindTxn && !r.Deletes() && failCampaigns > 0:
+			failCampaigns--
+			return injected
+		case r.Kind == etcdharness.KindTxn && r.Deletes() && failResign:
+			return injected
+		}
+		return nil
+	})
+	a := cl.add("replica-a", cli, 5)
+
+	const window = 200 * time.Millisecond
+	select {
+	case e := <-cl.exits:
+		t.Fatalf("Run of %s returned %v while no session could be made; it should wait a little and try again until its context is done", e.r.name, e.err)
+	case <-time.After(window):
+	}
+	tries := spy.Grants.Load()
+	mu.Lock()
+	failGrants = false
+	mu.Unlock()
+	if tries == 0 {
+		t.Fatal("replica-a asked for no lease in 200 ms: make a session (it grants a lease) with Candidate.Client")
+	}
+	if tries > 20 {
+		t.Fatalf("replica-a asked for a lease %d times in %v while every grant failed: wait between attempts (tens of milliseconds or more) instead of spinning", tries, window)
+	}
+	_, term := cl.waitStart(func(r *replica, _ Term) bool { return r == a }, 5*time.Second, "replica-a to lead once etcd answered again (it should keep retrying after failed campaigns too)")
+
+	// Every session of a failed round was given up: its lease is gone.
+	kv, ok := env.Get(term.Key)
+	if !ok {
+		t.Fatalf("replica-a works with term %+v but that key does not exist", term)
+	}
+	env.WaitFor(cl.prefix, 2*time.Second, "the leases of replica-a's failed rounds to be revoked", func() bool {
+		for _, id := range spy.Granted() {
+			if id == kv.Lease {
+				continue
+			}
+			if _, ok := env.Lease(id); ok {
+				return false
+			}
+		}
+		return true
+	})
+
+	// The resign fails on the way out: the key must go all the same, with
+	// the session's lease.
+	mu.Lock()
+	failResign = true
+	mu.Unlock()
+	a.stop(t, 5*time.Second)
+	if got, ok := env.Get(term.Key); ok {
+		t.Fatalf("Resign failed and Run returned, but replica-a's leader key is still there (%+v): close the session (revoking its lease deletes the key) even when Resign fails", got)
+	}
+	if _, ok := env.Lease(kv.Lease); ok {
+		t.Fatal("Resign failed and Run returned, but replica-a's session lease is still alive: close the session even when Resign fails")
+	}
+	cl.checkHistory(t, "replica-a")
 }
 
 // cluster is the test's view of several candidates sharing one election
 // and one fenced register.
 type cluster struct {
-	t         *testing.T
-	prefix    string
-	reg       *etcdharness.Register
-	hist      *etcdharness.History
-	starts    chan start
-	exits     chan exit
-	active    atomic.Int32
-	maxActive atomic.Int32
-	replicas  []*replica
+	t             *testing.T
+	env           *etcdharness.Env
+	prefix        string
+	reg           *etcdharness.Register
+	hist          *etcdharness.History
+	starts        chan start
+	exits         chan exit
+	active        atomic.Int32
+	maxActive     atomic.Int32
+	replicas      []*replica
+	windDown      time.Duration          // how long Work takes to return after its context ends
+	earlyStepDown atomic.Pointer[string] // the first resign or revoke sent while Work still ran
 }
 
 type start struct {
@@ -265,8 +381,9 @@ type exit struct {
 type replica struct {
 	name     string
 	cancel   context.CancelFunc
-	ended    chan time.Time // one per term whose context was cancelled
+	ended    chan time.Time // one per term: when Work saw its context end
 	done     chan error     // Run's result
+	working  atomic.Bool    // Work has been called and has not returned
 	stopping atomic.Bool
 	early    atomic.Bool // Run returned before stop was called (reported)
 }
@@ -275,6 +392,7 @@ func newCluster(t *testing.T, env *etcdharness.Env) *cluster {
 	hist := &etcdharness.History{}
 	return &cluster{
 		t:      t,
+		env:    env,
 		prefix: env.Key("election"),
 		reg:    &etcdharness.Register{Name: "register", History: hist},
 		hist:   hist,
@@ -287,8 +405,21 @@ func newCluster(t *testing.T, env *etcdharness.Env) *cluster {
 // under its term's token until its context is cancelled.
 func (cl *cluster) add(name string, cli *clientv3.Client, ttl int) *replica {
 	r := &replica{name: name, ended: make(chan time.Time, 64), done: make(chan error, 1)}
+	if cl.windDown > 0 {
+		// Watch what the candidate sends while its work winds down: a
+		// resign or a revoke then lets the next leader start too early.
+		etcdharness.Attach(cli).Intercept(func(req etcdharness.Request) error {
+			if r.working.Load() && (req.Kind == etcdharness.KindRevoke || req.Kind == etcdharness.KindTxn && req.Deletes()) {
+				msg := fmt.Sprintf("%s sent a %s to etcd while its Work had not returned yet (it was winding down after its context ended): wait for Work to return before you resign or close the session", name, req.Kind)
+				cl.earlyStepDown.CompareAndSwap(nil, &msg)
+			}
+			return nil
+		})
+	}
 	c := &Candidate{Client: cli, Prefix: cl.prefix, Name: name, TTL: ttl,
 		Work: func(ctx context.Context, term Term) {
+			r.working.Store(true)
+			defer r.working.Store(false)
 			n := cl.active.Add(1)
 			for {
 				m := cl.maxActive.Load()
@@ -303,8 +434,11 @@ func (cl *cluster) add(name string, cli *clientv3.Client, ttl int) *replica {
 				cl.reg.Write(name, term.Token, fmt.Sprintf("%s#%d", name, seq))
 				select {
 				case <-ctx.Done():
-					cl.active.Add(-1)
 					r.ended <- time.Now()
+					if cl.windDown > 0 {
+						time.Sleep(cl.windDown) // stands for a flush; not what is measured
+					}
+					cl.active.Add(-1)
 					return
 				case <-tick.C:
 				}
@@ -321,7 +455,7 @@ func (cl *cluster) add(name string, cli *clientv3.Client, ttl int) *replica {
 		r.done <- err
 	}()
 	cl.replicas = append(cl.replicas, r)
-	cl.t.Cleanup(func() { r.stop(cl.t) })
+	cl.t.Cleanup(func() { r.stop(cl.t, 5*time.Second) })
 	return r
 }
 
@@ -343,8 +477,8 @@ func (cl *cluster) waitStart(match func(*replica, Term) bool, d time.Duration, w
 	}
 }
 
-// stop cancels the replica's Run and waits for it to return nil.
-func (r *replica) stop(t *testing.T) {
+// stop cancels the replica's Run and waits up to d for it to return nil.
+func (r *replica) stop(t *testing.T, d time.Duration) {
 	t.Helper()
 	if r.stopping.Swap(true) {
 		return
@@ -355,15 +489,15 @@ func (r *replica) stop(t *testing.T) {
 		if err != nil && !errors.Is(err, context.Canceled) && !r.early.Load() {
 			t.Errorf("Run of %s returned %v after its context was cancelled, want nil", r.name, err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Errorf("Run of %s did not return within 5 s of its context being cancelled", r.name)
+	case <-time.After(d):
+		t.Errorf("Run of %s did not return within %v of its context being cancelled: bound every call on the way out (Resign, the lease revoke, the next session's grant) by a timeout of its own or by Run's context", r.name, d)
 	}
 }
 
 func (cl *cluster) stopAll(t *testing.T) {
 	t.Helper()
 	for _, r := range cl.replicas {
-		r.stop(t)
+		r.stop(t, 5*time.Second)
 	}
 }
 

@@ -93,6 +93,9 @@ func (c *Candidate) term(ctx context.Context) error {
 	}
 	s, err := concurrency.NewSession(c.Client, concurrency.WithLease(lease.ID), concurrency.WithTTL(c.TTL))
 	if err != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), stepDownTimeout)
+		defer cancel()
+		c.Client.Revoke(rctx, lease.ID)
 		return fmt.Errorf("new session: %w", err)
 	}
 	defer closeSession(s)
@@ -111,6 +114,14 @@ func (c *Candidate) term(ctx context.Context) error {
 	c.Work(wctx, term)
 	stop()
 
+	select {
+	case <-s.Done():
+		// The lease is gone (or etcd has not answered for a TTL): etcd
+		// deletes our key with it, and a resign could only hang on a dead
+		// network.
+		return nil
+	default:
+	}
 	// Step down explicitly so the next leader does not wait for a TTL.
 	rctx, rcancel := context.WithTimeout(context.Background(), stepDownTimeout)
 	defer rcancel()
@@ -137,6 +148,13 @@ func withSession(parent context.Context, s *concurrency.Session) (context.Contex
 // closeSession revokes the session's lease, giving up after a bound when
 // etcd is unreachable (the lease then expires by itself).
 func closeSession(s *concurrency.Session) {
+	// Look before Orphan: Orphan stops the keepalive, which closes Done.
+	select {
+	case <-s.Done():
+		s.Orphan()
+		return // the lease has ended already
+	default:
+	}
 	s.Orphan()
 	ctx, cancel := context.WithTimeout(context.Background(), stepDownTimeout)
 	defer cancel()

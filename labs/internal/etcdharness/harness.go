@@ -253,6 +253,35 @@ func New(t testing.TB) *Env {
 	return e
 }
 
+// Sub returns the Env for t, a subtest of the Env's test: the same prefix,
+// context and admin client, but a helper that fails stops t, the test
+// running in the calling goroutine. (Failing the parent test from a
+// subtest's goroutine is a Go testing error that hides the real message.)
+func (e *Env) Sub(t testing.TB) *Env {
+	sub := *e
+	sub.t = t
+	return &sub
+}
+
+// setupFailed fails the test because the test's own request (a grant, a
+// read) failed. When the test's deadline has passed, the cause is almost
+// always a call into the solution that blocked until then, and the
+// message says so rather than blaming the request.
+func (e *Env) setupFailed(what string, err error) {
+	e.t.Helper()
+	if e.Ctx.Err() != nil {
+		e.t.Fatalf("the test's %v deadline passed before it could %s: an earlier call into your code kept running (blocked?) until then", TestTimeout, what)
+	}
+	e.t.Fatalf("test setup: %s: %v", what, err)
+}
+
+// Expired reports whether err is the test context's deadline: the code
+// under test blocked until the test gave up on it. Use it to say so in a
+// failure message.
+func (e *Env) Expired(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) && e.Ctx.Err() != nil
+}
+
 // Key joins parts under the test's prefix.
 func (e *Env) Key(parts ...string) string {
 	return e.Prefix + "/" + strings.Join(parts, "/")
@@ -307,7 +336,7 @@ func (e *Env) Grant(ttl int64) clientv3.LeaseID {
 	e.t.Helper()
 	resp, err := e.Admin.Grant(e.Ctx, ttl)
 	if err != nil {
-		e.t.Fatalf("grant a %d s lease: %v", ttl, err)
+		e.setupFailed(fmt.Sprintf("grant a %d s lease", ttl), err)
 	}
 	return resp.ID
 }
@@ -319,7 +348,7 @@ func (e *Env) Grant(ttl int64) clientv3.LeaseID {
 func (e *Env) Revoke(id clientv3.LeaseID) {
 	e.t.Helper()
 	if _, err := e.Admin.Revoke(e.Ctx, id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		e.t.Fatalf("revoke lease %x: %v", int64(id), err)
+		e.setupFailed(fmt.Sprintf("revoke lease %x", int64(id)), err)
 	}
 }
 
@@ -328,7 +357,7 @@ func (e *Env) Get(key string) (kv KeyValue, ok bool) {
 	e.t.Helper()
 	resp, err := e.Admin.Get(e.Ctx, key)
 	if err != nil {
-		e.t.Fatalf("read %s: %v", key, err)
+		e.setupFailed("read "+key, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return KeyValue{}, false
@@ -344,7 +373,7 @@ func (e *Env) List(prefix string) []KeyValue {
 	resp, err := e.Admin.Get(e.Ctx, prefix, clientv3.WithPrefix(),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
 	if err != nil {
-		e.t.Fatalf("list %s: %v", prefix, err)
+		e.setupFailed("list "+prefix, err)
 	}
 	out := make([]KeyValue, 0, len(resp.Kvs))
 	for _, k := range resp.Kvs {
@@ -352,6 +381,29 @@ func (e *Env) List(prefix string) []KeyValue {
 			ModRevision: k.ModRevision, Lease: clientv3.LeaseID(k.Lease)})
 	}
 	return out
+}
+
+// LeaseInfo is a lease as the test reads it back.
+type LeaseInfo struct {
+	TTL        int64 // seconds left
+	GrantedTTL int64 // the TTL it was granted with
+}
+
+// Lease reads lease id; ok is false when it does not exist any more
+// (revoked or expired).
+func (e *Env) Lease(id clientv3.LeaseID) (info LeaseInfo, ok bool) {
+	e.t.Helper()
+	resp, err := e.Admin.TimeToLive(e.Ctx, id)
+	if err != nil {
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			return LeaseInfo{}, false
+		}
+		e.setupFailed(fmt.Sprintf("read lease %x", int64(id)), err)
+	}
+	if resp.TTL < 0 {
+		return LeaseInfo{}, false
+	}
+	return LeaseInfo{TTL: resp.TTL, GrantedTTL: resp.GrantedTTL}, true
 }
 
 // KeyValue is a key as the test reads it back.

@@ -2,11 +2,13 @@ package etcdharness
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -167,5 +169,91 @@ func TestEnvRemovesItsKeys(t *testing.T) {
 	}
 	if resp.Count != 0 {
 		t.Fatalf("%d keys were left under %s after the test ended", resp.Count, prefix)
+	}
+}
+
+func TestSpyInterceptNumbersAndFails(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	key := env.Key("k")
+	var seen []Request
+	injected := errors.New("injected")
+	spy.Intercept(func(r Request) error {
+		seen = append(seen, r)
+		if r.Kind == KindGrant {
+			return injected
+		}
+		return nil
+	})
+	if _, err := cli.Get(env.Ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Txn(env.Ctx).Then(clientv3.OpDelete(key)).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Grant(env.Ctx, 5); !errors.Is(err, injected) {
+		t.Fatalf("Grant with an injected failure = %v, want the injected error", err)
+	}
+	if len(seen) != 3 || seen[0].Kind != KindGet || seen[0].Key != key || seen[1].Kind != KindTxn || !seen[1].Deletes() || seen[2].Kind != KindGrant {
+		t.Fatalf("the interceptor saw %+v, want a get of %s, a deleting txn, a grant", seen, key)
+	}
+	for i, r := range seen {
+		if r.N != int64(i+1) {
+			t.Fatalf("request %d numbered %d", i+1, r.N)
+		}
+	}
+	if got := spy.Requests(); got != 3 {
+		t.Fatalf("Requests() = %d, want 3", got)
+	}
+	if len(spy.Granted()) != 0 {
+		t.Fatalf("Granted() = %v after a failed grant, want none", spy.Granted())
+	}
+}
+
+func TestSpyLoseKeepAlivesEndsTheSession(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	s, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Orphan()
+	if got := spy.Granted(); len(got) != 1 || got[0] != s.Lease() {
+		t.Fatalf("Granted() = %v, want the session's lease %x", got, int64(s.Lease()))
+	}
+	select {
+	case <-s.Done():
+		t.Fatal("the session ended before its keep-alives were lost")
+	default:
+	}
+	if _, n := spy.LoseKeepAlives(); n != 1 {
+		t.Fatalf("LoseKeepAlives ended %d streams, want 1", n)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session's Done did not close after its keep-alives were lost")
+	}
+	if info, ok := env.Lease(s.Lease()); !ok || info.GrantedTTL != 5 {
+		t.Fatalf("the lease is %+v (exists=%v): losing keep-alives must not revoke it", info, ok)
+	}
+	env.Revoke(s.Lease())
+	if _, ok := env.Lease(s.Lease()); ok {
+		t.Fatal("Lease reports a revoked lease as existing")
+	}
+}
+
+func TestSubFailsTheSubtest(t *testing.T) {
+	env := New(t)
+	t.Run("inner", func(t *testing.T) {
+		sub := env.Sub(t)
+		if sub.t != t || sub.Prefix != env.Prefix || sub.Ctx != env.Ctx {
+			t.Fatal("Sub did not keep the prefix and context or did not switch the test")
+		}
+	})
+	if env.t != t {
+		t.Fatal("Sub changed the parent Env")
 	}
 }
