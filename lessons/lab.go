@@ -26,7 +26,7 @@ func loadLabs(fsys fs.FS, root string) ([]*Lab, []Problem) {
 		if !e.IsDir() {
 			continue
 		}
-		data, err := fs.ReadFile(fsys, path.Join(e.Name(), "lab.yaml"))
+		data, err := readRegular(fsys, path.Join(e.Name(), "lab.yaml"))
 		if err != nil {
 			continue
 		}
@@ -40,7 +40,7 @@ func loadLabs(fsys fs.FS, root string) ([]*Lab, []Problem) {
 					Msg: "lab: file: " + lab.File + " is not in the lab folder"})
 			}
 		}
-		if readme, err := fs.ReadFile(fsys, path.Join(e.Name(), "README.md")); err == nil {
+		if readme, err := readRegular(fsys, path.Join(e.Name(), "README.md")); err == nil {
 			lab.README = string(readme)
 		}
 		labs = append(labs, lab)
@@ -61,7 +61,7 @@ func testFuncs(fsys fs.FS, dir, root string) (map[string]bool, []Problem) {
 	var probs []Problem
 	fset := token.NewFileSet()
 	for _, f := range files {
-		src, err := fs.ReadFile(fsys, f)
+		src, err := readRegular(fsys, f)
 		if err != nil {
 			probs = append(probs, Problem{Path: joinRoot(root, f), Msg: "cannot read: " + err.Error()})
 			continue

@@ -1,13 +1,16 @@
 package lessons
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
 	"sort"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ownership-election/playground/quiz"
 )
@@ -125,19 +128,21 @@ func loadLesson(fsys fs.FS, dir string, cpath func(string) string) (*Lesson, []P
 		}
 	}
 	mdPath := path.Join(dir, "lesson.md")
-	data, err := fs.ReadFile(fsys, mdPath)
+	data, err := readRegular(fsys, mdPath)
 	if err != nil {
 		return nil, []Problem{{Path: cpath(mdPath), Msg: "cannot read lesson: " + readErr(err)}}
 	}
+	probs = append(probs, utf8Problems(cpath(mdPath), data)...)
 	l, ps := ParseLesson(cpath(mdPath), data)
 	probs = append(probs, ps...)
 	l.Dir = dir
 	qPath := path.Join(dir, "quiz.yaml")
-	qdata, err := fs.ReadFile(fsys, qPath)
+	qdata, err := readRegular(fsys, qPath)
 	if err != nil {
 		probs = append(probs, Problem{Path: cpath(qPath), Msg: "cannot read the lesson's quiz: " + readErr(err)})
 		return l, probs
 	}
+	probs = append(probs, utf8Problems(cpath(qPath), qdata)...)
 	qz, qps := quiz.Parse(cpath(qPath), qdata)
 	probs = append(probs, qps...)
 	l.Quiz = qz
@@ -147,6 +152,57 @@ func loadLesson(fsys fs.FS, dir string, cpath func(string) string) (*Lesson, []P
 				strconv.Quote(qz.ID) + " in quiz.yaml"})
 	}
 	return l, probs
+}
+
+// readRegular reads a course file, refusing anything but a regular file
+// (after symlinks): opening a named pipe would wait forever for a writer,
+// and a device could be endless.
+func readRegular(fsys fs.FS, name string) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path.Base(name), fileKind(st.Mode()))
+	}
+	return fs.ReadFile(fsys, name)
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// utf8Problems reports the lines of a course file that are not valid
+// UTF-8 (the first few, then how many more), so `check` names the place
+// rather than the reader showing replacement characters.
+func utf8Problems(p string, data []byte) []Problem {
+	if utf8.Valid(data) {
+		return nil
+	}
+	var probs []Problem
+	bad := 0
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if utf8.Valid(line) {
+			continue
+		}
+		if bad++; bad <= 3 {
+			probs = append(probs, Problem{Path: p, Line: i + 1, Msg: "invalid UTF-8: the file must be saved as UTF-8 text"})
+		}
+	}
+	if bad > 3 {
+		probs = append(probs, Problem{Path: p, Line: 1, Msg: fmt.Sprintf("%d more lines with invalid UTF-8", bad-3)})
+	}
+	return probs
 }
 
 func readErr(err error) string {
