@@ -20,7 +20,13 @@ func init() {
 		Name:    "check",
 		Usage:   "check [DIR]",
 		Summary: "validate the course (built-in, or the one in DIR); exit 2 on any problem",
-		Run:     runCheck,
+		Help: `Checks every lesson, quiz and lab manifest and prints each problem as
+FILE:LINE: message. DIR is a course folder (with lessons/ in it); without
+it the built-in course is checked.
+
+Exit codes: 0 no problems, 1 the course could not be opened, 2 problems
+found or bad usage, 130/143 stopped by Ctrl-C or SIGTERM.`,
+		Run: runCheck,
 	})
 }
 

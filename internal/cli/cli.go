@@ -12,6 +12,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Command is one subcommand of playground.
@@ -19,7 +20,10 @@ type Command struct {
 	Name    string // "" is the default command (no arguments: the TUI)
 	Usage   string // e.g. "check [DIR]"
 	Summary string // one line for --help
-	Run     func(ctx context.Context, env *Env, args []string) error
+	// Help is the rest of `playground NAME --help` after the usage and
+	// summary lines: arguments, flags, exit codes. May be empty.
+	Help string
+	Run  func(ctx context.Context, env *Env, args []string) error
 }
 
 // Env is what a command gets from the outside world.
@@ -76,11 +80,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 	if *endpoints != "" {
-		for _, e := range strings.Split(*endpoints, ",") {
-			if e = strings.TrimSpace(e); e != "" {
-				env.EtcdEndpoints = append(env.EtcdEndpoints, e)
-			}
+		eps, err := parseEndpoints(*endpoints)
+		if err != nil {
+			fmt.Fprintf(stderr, "playground: --etcd-endpoints: %v\n", err)
+			return 2
 		}
+		env.EtcdEndpoints = eps
 	}
 	rest := fs.Args()
 	if *help || (len(rest) > 0 && rest[0] == "help") {
@@ -100,9 +105,23 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "playground: unknown command %q (see playground --help)\n", name)
 		return 2
 	}
-	err := cmd.Run(ctx, env, rest)
+	if name != "" && wantsHelp(rest) {
+		printCommandHelp(stdout, cmd)
+		return 0
+	}
+	finished, err := runCommand(ctx, cmd, env, rest)
 	var ue *UsageError
 	var ee *ExitError
+	if code, ok := interruptedCode(ctx); ok {
+		// However the command ended, a signal asked it to: say so and
+		// exit as a shell expects of a program stopped by that signal.
+		if !finished {
+			fmt.Fprintf(stderr, "playground: interrupted (%s did not finish cleaning up within %v)\n", cmd.Name, stopGrace)
+		} else {
+			fmt.Fprintln(stderr, "playground: interrupted")
+		}
+		return code
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -117,6 +136,63 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "playground: %v\n", err)
 		return 1
 	}
+}
+
+// stopGrace is how long a command may take to wind down after Ctrl-C or
+// SIGTERM before Main returns without it.
+const stopGrace = time.Second
+
+// runCommand runs cmd, but returns at most stopGrace after ctx is
+// cancelled by a signal even if cmd has not returned (finished false): a
+// command stuck in a system call that ignores ctx must not keep the
+// program alive after the learner asked it to stop. What such a command
+// leaves (an etcd data dir) is cleaned up by the next run.
+func runCommand(ctx context.Context, cmd *Command, env *Env, args []string) (finished bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run(ctx, env, args) }()
+	select {
+	case err := <-done:
+		return true, err
+	case <-ctx.Done():
+	}
+	if _, ok := interruptedCode(ctx); !ok {
+		return true, <-done
+	}
+	select {
+	case err := <-done:
+		return true, err
+	case <-time.After(stopGrace):
+		return false, ctx.Err()
+	}
+}
+
+// wantsHelp reports whether a command's arguments ask for its help: -h,
+// -help or --help anywhere before a "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+func printCommandHelp(w io.Writer, c *Command) {
+	fmt.Fprintf(w, "Usage: playground [global flags] %s\n\n%s.\n", c.Usage, upperFirst(c.Summary))
+	if c.Help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Help, "\n"))
+	}
+	fmt.Fprintln(w, "\nGlobal flags (before the command): see playground --help.")
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func printHelp(w io.Writer, fs *flag.FlagSet) {
@@ -145,5 +221,8 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "  --content DIR                use the course in DIR instead of the built-in one")
 	fmt.Fprintln(w, "  -h, --help                   show this help")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit codes: 0 success, 1 failure, 2 bad usage or problems found by check.")
+	fmt.Fprintln(w, "playground COMMAND --help shows a command's own flags.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit codes: 0 success, 1 failure, 2 bad usage or problems found by check,")
+	fmt.Fprintln(w, "130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM.")
 }

@@ -16,7 +16,15 @@ func init() {
 		Name:    "etcd",
 		Usage:   "etcd [--port N] [--host H]",
 		Summary: "run an embedded etcd in the foreground for etcdctl or your own code",
-		Run:     runEtcd,
+		Help: `Flags:
+  --port N           client port (0 picks a free one)
+  --host H           address to listen on (default 127.0.0.1); anything but
+                     loopback exposes etcd, which has no authentication
+  --default-ticks    etcd's default ticks (2 s minimum lease TTL) instead of
+                     fast ones (1 s)
+
+Ctrl-C stops it and throws the data away.`,
+		Run: runEtcd,
 	})
 }
 

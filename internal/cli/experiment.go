@@ -26,7 +26,21 @@ func init() {
 		Name:    "experiment",
 		Usage:   "experiment list | run NAME",
 		Summary: "list the experiments, or run one headless on real etcd",
-		Run:     runExperiment,
+		Help: `Subcommands:
+  list               the experiments, one a line
+  run NAME [flags]   run one and print its events and verdict
+
+Flags of run:
+  --json             one JSON event a line, then the verdict as JSON
+  --seed N           seed for the run's random choices (default 1)
+  --replicas N       number of replicas (0: the experiment's default)
+  --ttl SECONDS      lease TTL (0: the experiment's default)
+  -v                 also print every lease renewal
+
+Exit codes: 0 the experiment showed what it exists to show, 1 it did not
+(or failed), 2 bad usage, 3 it needs the in-process etcd and
+--etcd-endpoints points elsewhere, 130/143 stopped by Ctrl-C or SIGTERM.`,
+		Run: runExperiment,
 	})
 }
 

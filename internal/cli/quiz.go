@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ownership-election/playground/lessons"
 	"github.com/ownership-election/playground/quiz"
@@ -20,12 +23,20 @@ func init() {
 		Name:    "quiz",
 		Usage:   "quiz --list | quiz ID --plain",
 		Summary: "list the quizzes, or take one in plain text (stdin/stdout)",
-		Run:     runQuiz,
+		Help: `Flags:
+  --list    list every quiz with its lesson and number of questions
+  --plain   ask on stdout and read one answer a line from stdin
+
+Exit codes: 0 the quiz was taken to the end (whatever the score), 1 input
+ended before the last question or the course could not be loaded, 2 bad
+usage, 130/143 stopped by Ctrl-C or SIGTERM.`,
+		Run: runQuiz,
 	})
 }
 
-// runQuiz lists quizzes or runs one in plain text. Exit codes: 0 (also
-// when input ends early), 1 if the course cannot be loaded, 2 bad usage.
+// runQuiz lists quizzes or runs one in plain text. Exit codes: 0, 1 if
+// input ends before the last question or the course cannot be loaded, 2 bad
+// usage.
 func runQuiz(ctx context.Context, env *Env, args []string) error {
 	fl := flag.NewFlagSet("quiz", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
@@ -98,13 +109,18 @@ func learnerName() string {
 	return "learner"
 }
 
+// maxAnswer is the longest answer line read; anything longer is refused
+// (the longest real answer, an order of a few dozen items, is far shorter).
+const maxAnswer = 4096
+
 // takePlain asks every question of qz in turn and prints feedback and a
 // final "score: N/M" line, N the fully right answers and M the questions.
-// End of input stops early, still with the score line.
-// With echo, each answer read is printed back, so a transcript of piped
-// input reads like a session.
+// End of input stops early, still with the score line, and fails the
+// command. With echo, each answer read is printed back (control characters
+// left out), so a transcript of piped input reads like a session. A
+// cancelled ctx (Ctrl-C) stops it at once, even while it waits for input.
 func takePlain(ctx context.Context, in io.Reader, out io.Writer, qz *quiz.Quiz, learner string, echo bool) error {
-	sc := bufio.NewScanner(in)
+	lines := readLines(ctx, in, maxAnswer)
 	title := qz.Title
 	if title == "" {
 		title = qz.ID
@@ -132,14 +148,29 @@ questions:
 		var res quiz.Result
 		for {
 			fmt.Fprintf(out, "answer (%s): ", quiz.InputHint(q))
-			if !sc.Scan() {
-				fmt.Fprintln(out)
-				break questions
+			var ln line
+			select {
+			case <-ctx.Done():
+				fmt.Fprintf(out, "\nstopped after %d of %d questions\n", asked, len(qz.Questions))
+				return ctx.Err()
+			case l, ok := <-lines:
+				if !ok {
+					fmt.Fprintln(out)
+					break questions
+				}
+				ln = l
+			}
+			if ln.err != nil {
+				return fmt.Errorf("quiz %s: read answer: %w", qz.ID, ln.err)
 			}
 			if echo {
-				fmt.Fprintln(out, sc.Text())
+				fmt.Fprintln(out, printable(ln.text, 120))
 			}
-			r, err := quiz.ParseInput(q, display, sc.Text())
+			if ln.tooLong {
+				fmt.Fprintf(out, "  answer too long (over %d bytes); %s\n", maxAnswer, quiz.InputHint(q))
+				continue
+			}
+			r, err := quiz.ParseInput(q, display, ln.text)
 			if err != nil {
 				fmt.Fprintf(out, "  %v\n", err)
 				continue
@@ -156,14 +187,96 @@ questions:
 		}
 		printFeedback(out, q, display, res)
 	}
-	if asked < len(qz.Questions) {
-		fmt.Fprintf(out, "input ended after %d of %d questions\n", asked, len(qz.Questions))
-	}
 	if asked > 0 && points != float64(right) {
 		fmt.Fprintf(out, "points with partial credit: %s of %d\n", strconv.FormatFloat(points, 'f', 2, 64), len(qz.Questions))
 	}
+	if asked < len(qz.Questions) {
+		fmt.Fprintf(out, "input ended after %d of %d questions\n", asked, len(qz.Questions))
+		fmt.Fprintf(out, "score: %d/%d\n", right, len(qz.Questions))
+		return &ExitError{Code: 1}
+	}
 	fmt.Fprintf(out, "score: %d/%d\n", right, len(qz.Questions))
 	return nil
+}
+
+// line is one line of input: its text without the line end, or tooLong
+// when it had more than the limit (text then holds the start), or the
+// read error that ended input.
+type line struct {
+	text    string
+	tooLong bool
+	err     error
+}
+
+// readLines reads in line by line in the background, so the reader can
+// wait for a line and for ctx at once; the channel closes at end of input.
+// Lines longer than limit are reported as tooLong and skipped to their
+// end, however long they are, without holding them in memory.
+func readLines(ctx context.Context, in io.Reader, limit int) <-chan line {
+	ch := make(chan line)
+	go func() {
+		defer close(ch)
+		br := bufio.NewReaderSize(in, limit+1)
+		for {
+			l, err := readLine(br, limit)
+			if err == io.EOF && l.text == "" && !l.tooLong {
+				return
+			}
+			if err != nil && err != io.EOF {
+				l.err = err
+			}
+			select {
+			case ch <- l:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// readLine reads one line of at most limit bytes (without "\n" or "\r\n").
+func readLine(br *bufio.Reader, limit int) (line, error) {
+	var l line
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !l.tooLong {
+			buf = append(buf, chunk...)
+			if len(bytes.TrimRight(buf, "\r\n")) > limit {
+				l.tooLong = true
+				buf = buf[:limit]
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		l.text = strings.TrimRight(string(buf), "\r\n")
+		return l, err
+	}
+}
+
+// printable is s for echoing to a terminal: control characters (escape
+// sequences among them) and invalid UTF-8 become "?", and anything past
+// max runes is cut with "...".
+func printable(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			b.WriteString("...")
+			break
+		}
+		n++
+		if r == utf8.RuneError || (unicode.IsControl(r) && r != '\t') {
+			r = '?'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // isTerminal reports whether r is an interactive terminal (whose own echo

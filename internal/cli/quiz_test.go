@@ -62,7 +62,7 @@ func TestQuizPlainAllRightAndEOF(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = run(t, string(eof), "--content", okCourse, "quiz", "second-go", "--plain")
-	if code != 0 || !strings.HasSuffix(out, "input ended after 1 of 4 questions\nscore: 1/4\n") {
+	if code != 1 || !strings.HasSuffix(out, "input ended after 1 of 4 questions\nscore: 1/4\n") {
 		t.Errorf("early EOF: exit %d:\n%s", code, out)
 	}
 }

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A line far over the limit gets "answer too long" and the question again,
+// instead of ending input; escape sequences and other control bytes typed
+// (or piped) in are not echoed back to the terminal.
+func TestQuizPlainLongLineAndControlBytes(t *testing.T) {
+	t.Setenv("PLAYGROUND_LEARNER", "tester")
+	in := strings.Repeat("1", 100_000) + "\n" + "\x1b]0;owned\x07\x1b[2J2\n" + "2\n1,2\n19\n3 1 2\n"
+	code, out, _ := run(t, in, "--content", okCourse, "quiz", "second-go", "--plain")
+	if code != 0 || !strings.HasSuffix(out, "\nscore: 4/4\n") {
+		t.Fatalf("exit %d, output ends %q", code, out[max(0, len(out)-300):])
+	}
+	if !strings.Contains(out, "answer too long (over 4096 bytes)") {
+		t.Errorf("no 'answer too long' message")
+	}
+	if strings.Count(out, "Question 1 of 4") != 1 || strings.Count(out, "answer (") != 6 {
+		t.Errorf("want the first question asked again twice, then one answer each: %d prompts", strings.Count(out, "answer ("))
+	}
+	for _, b := range []string{"\x1b", "\x07"} {
+		if strings.Contains(out, b) {
+			t.Errorf("control byte %q echoed", b)
+		}
+	}
+}
+
+func TestQuizPlainEOFSaysHowManyAndFails(t *testing.T) {
+	t.Setenv("PLAYGROUND_LEARNER", "tester")
+	code, out, _ := run(t, "2\n1,2\n", "--content", okCourse, "quiz", "second-go", "--plain")
+	if code != 1 || !strings.Contains(out, "input ended after 2 of 4 questions") {
+		t.Errorf("exit %d, output ends %q", code, out[max(0, len(out)-200):])
+	}
+}
+
+// Ctrl-C while the quiz waits for an answer stops it at once with 130.
+func TestQuizPlainStopsOnInterruptWhileWaiting(t *testing.T) {
+	pr, pw := io.Pipe() // input that never comes
+	defer pw.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var out, errb bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"--content", okCourse, "quiz", "second-go", "--plain"}, pr, &out, &errb)
+	}()
+	time.Sleep(200 * time.Millisecond) // let it reach the first prompt
+	cancel(&Interrupted{Signal: syscall.SIGINT})
+	select {
+	case code := <-done:
+		if code != 130 || !strings.Contains(errb.String(), "interrupted") {
+			t.Fatalf("exit %d, stderr %q", code, errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("quiz did not stop after the interrupt while waiting for input")
+	}
+}
+
+func TestInterruptExitCodes(t *testing.T) {
+	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(&Interrupted{Signal: sig})
+		if got, ok := interruptedCode(ctx); !ok || got != want {
+			t.Errorf("%v: code %d, want %d", sig, got, want)
+		}
+	}
+	if _, ok := interruptedCode(context.Background()); ok {
+		t.Error("a live context counts as interrupted")
+	}
+}
+
+func TestEndpointsValidated(t *testing.T) {
+	for _, bad := range []string{"foo", "http://", "ftp://127.0.0.1:2379", "http://127.0.0.1", "http://127.0.0.1:99999", "http://h:2379/path", ","} {
+		start := time.Now()
+		code, _, errOut := run(t, "", "--etcd-endpoints", bad, "experiment", "list")
+		if code != 2 || !strings.Contains(errOut, "--etcd-endpoints") {
+			t.Errorf("%q: exit %d, stderr %q", bad, code, errOut)
+		}
+		if time.Since(start) > time.Second {
+			t.Errorf("%q: took %v to refuse", bad, time.Since(start))
+		}
+	}
+	for list, want := range map[string]string{
+		"http://127.0.0.1:2379,https://[::1]:2379": "http://127.0.0.1:2379 https://[::1]:2379",
+		"localhost:2379": "http://localhost:2379",
+	} {
+		got, err := parseEndpoints(list)
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("%q: %v %v, want %s", list, got, err, want)
+		}
+	}
+}
+
+func TestSubcommandHelp(t *testing.T) {
+	for _, cmd := range []string{"quiz", "check", "experiment", "etcd"} {
+		for _, flag := range []string{"--help", "-h"} {
+			code, out, errOut := run(t, "", cmd, flag)
+			if code != 0 || !strings.HasPrefix(out, "Usage: playground [global flags] "+cmd) || errOut != "" {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q", cmd, flag, code, out, errOut)
+			}
+		}
+	}
+	code, out, _ := run(t, "", "experiment", "run", "--help")
+	if code != 0 || !strings.Contains(out, "--replicas") {
+		t.Errorf("experiment run --help: exit %d: %s", code, out)
+	}
+	code, out, _ = run(t, "", "quiz", "--help")
+	if code != 0 || !strings.Contains(out, "--plain") {
+		t.Errorf("quiz --help lacks its flags: %s", out)
+	}
+}
