@@ -59,10 +59,12 @@ type Lease struct {
 }
 
 // Acquire takes the lease on key for owner if nobody holds it, and returns
-// ErrHeld (wrapped or not) if somebody does.
+// ErrHeld (wrapped or not) if somebody does. An empty owner or a TTL that
+// is not positive is refused with an error before anything is written.
 func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, error) {
-	// TODO: create the key only if it is absent (as in lab 02's TryLock)
-	// and remember the version and the time of the write.
+	// TODO: refuse owner == "" and ttl <= 0 with an error. Then create the
+	// key only if it is absent (as in lab 02's TryLock) and remember the
+	// version and the time of the write.
 	return nil, labs.ErrNotImplemented
 }
 

@@ -4,7 +4,8 @@ package lease
 //
 // Wrong solutions these tests defend against (each fails at least one test;
 // [mutant] ones are kept in solutions/03_lease/testdata/mutants and checked
-// by `go run ./internal/tools/labcheck`):
+// by `go run ./internal/tools/labcheck`, with the learner bugs in
+// solutions/03_lease/testdata/bugs):
 //   - renewing by owner value only, without the version [mutant
 //     renew_without_version.patch]: Step 2 (a restarted replica with the same
 //     name would have its lease renewed by the old process).
@@ -18,13 +19,27 @@ package lease
 //   - MayAct with <= at 0.75 x TTL, or measured from the first acquire
 //     instead of the last renewal [mutants may_act_inclusive.patch,
 //     may_act_from_acquire.patch]: Step 5.
-//   - a lease that still says MayAct after it was lost: Step 5.
+//   - a lease that still says MayAct after it was lost, checked at the
+//     instant of the loss while the 0.75 x TTL window is still open:
+//     Steps 4 and 5.
+//   - MayAct or Renew reading the lease's fields without l.mu while Run
+//     renews: Step 3 under -race.
+//   - a renewal split into a read and a value-only write: Step 2 pauses
+//     the holder past its TTL between any two of Renew's requests while a
+//     restarted replica with the same name takes the lease.
+//   - a Renew that falls back to re-acquiring the key, or an Acquire that
+//     treats a key holding its own name as its own lease: Steps 1 and 2.
+//   - Acquire with an empty owner or a TTL that is not positive: Step 1.
+//   - Run that ignores its context: Step 3 says so (and stops it) instead
+//     of a synctest deadlock.
 //   - Validate with < instead of <= (rejects a policy that fits exactly)
 //     [mutant validate_strict.patch], or one that forgets the factor 2: Step 6.
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -34,6 +49,122 @@ import (
 )
 
 const key = "leases/scheduler"
+
+// probe watches a store for the grader: it calls a test's observer or
+// fault injection after each request, and once the test is over it ends
+// any of the learner's goroutines (a Run that did not stop) at their next
+// request, so the bubble can finish instead of deadlocking.
+type probe struct {
+	store   *kv.Store
+	mu      sync.Mutex
+	closing bool
+	busy    bool
+	observe func(kv.Op)
+}
+
+// newStore returns a store with a probe on it. Call it inside the bubble.
+func newStore(t *testing.T) (*kv.Store, *probe) {
+	p := &probe{store: kv.New()}
+	p.store.SetHook(p.hook)
+	t.Cleanup(p.close)
+	return p.store, p
+}
+
+// close makes the probe end the goroutine of every later request.
+func (p *probe) close() {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+}
+
+func (p *probe) hook(op kv.Op) {
+	p.mu.Lock()
+	closing, busy, f := p.closing, p.busy, p.observe
+	p.mu.Unlock()
+	switch {
+	case closing:
+		runtime.Goexit()
+	case busy || f == nil:
+	default:
+		f(op)
+	}
+}
+
+func (p *probe) watch(f func(kv.Op)) {
+	p.mu.Lock()
+	p.observe = f
+	p.mu.Unlock()
+}
+
+// quiet runs the test's own requests from inside an observer without
+// observing them.
+func (p *probe) quiet(f func()) {
+	p.mu.Lock()
+	p.busy = true
+	p.mu.Unlock()
+	f()
+	p.mu.Lock()
+	p.busy = false
+	p.mu.Unlock()
+}
+
+// runner is a Run call in its own goroutine.
+type runner struct {
+	exited chan struct{}
+	err    error
+	at     time.Time
+}
+
+// startRun runs l.Run(ctx, onLost) in a goroutine. If Run has not returned
+// when the test ends, the cleanup lets the fake clock run for one more
+// TTL: a Run that ignores its context then renews once more, and the
+// probe ends it at that request.
+func startRun(t *testing.T, p *probe, ctx context.Context, l *Lease, ttl time.Duration, onLost func()) *runner {
+	r := &runner{exited: make(chan struct{})}
+	go func() {
+		defer close(r.exited)
+		r.err = l.Run(ctx, onLost)
+		r.at = time.Now()
+	}()
+	t.Cleanup(func() {
+		p.close()
+		select {
+		case <-r.exited:
+		case <-time.After(2 * ttl):
+			t.Errorf("Run was still running %v after the test ended without sending a single request: it is blocked on something other than its context and its ticker, and it will never stop", 2*ttl)
+		}
+	})
+	return r
+}
+
+// within reports whether Run returned within d of fake time.
+func (r *runner) within(d time.Duration) bool {
+	select {
+	case <-r.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// describe says in words what a store request was, for messages.
+func describe(op kv.Op) string {
+	result := "succeeded"
+	if !op.OK {
+		result = "failed"
+	}
+	switch op.Kind {
+	case kv.OpGet:
+		if !op.OK {
+			return "a Get that found the key absent"
+		}
+		return fmt.Sprintf("a Get that found the key held by %q", op.Value)
+	case kv.OpCompareAndSwap:
+		return fmt.Sprintf("a compare-and-swap writing %q that %s", op.Value, result)
+	default:
+		return fmt.Sprintf("a %s that %s", op.Kind, result)
+	}
+}
 
 func acquire(t *testing.T, s *kv.Store, owner string, ttl time.Duration) *Lease {
 	t.Helper()
@@ -52,15 +183,32 @@ func holder(s *kv.Store) string {
 	return e.Value
 }
 
+// wantLost checks a renewal that must fail.
+func wantLost(t *testing.T, err error, situation, ifNil string) {
+	t.Helper()
+	switch {
+	case errors.Is(err, ErrLost):
+	case err == nil:
+		t.Fatalf("%s: Renew returned nil, want ErrLost: %s", situation, ifNil)
+	default:
+		t.Fatalf("%s: Renew returned %q, which does not wrap ErrLost. Callers test errors.Is(err, ErrLost); return it (wrapped with %%w is fine) whenever the lease is no longer yours, including kv.ErrConflict and kv.ErrKeyNotFound from the store", situation, err)
+	}
+}
+
 func TestStep1_AcquireAndRenew(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, _ := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		if got := holder(s); got != "replica-a" {
 			t.Fatalf("after Acquire the key holds %q, want %q", got, "replica-a")
 		}
 		if _, err := Acquire(s, key, "replica-b", 10*time.Second); !errors.Is(err, ErrHeld) {
-			t.Fatalf("Acquire of a held lease = %v, want ErrHeld", err)
+			t.Fatalf("Acquire by replica-b while replica-a holds the lease = %v, want ErrHeld", err)
+		}
+		// Another process with the same name (a restarted pod) is another
+		// holder: it must not get a *Lease on replica-a's key.
+		if _, err := Acquire(s, key, "replica-a", 10*time.Second); !errors.Is(err, ErrHeld) {
+			t.Fatalf("Acquire by a second process named %q while the first holds the lease = %v, want ErrHeld: a key holding your name is not proof that the lease is yours", "replica-a", err)
 		}
 		first, _ := s.Get(key)
 		time.Sleep(8 * time.Second)
@@ -69,7 +217,7 @@ func TestStep1_AcquireAndRenew(t *testing.T) {
 		}
 		renewed, _ := s.Get(key)
 		if renewed.Value != "replica-a" || renewed.Version <= first.Version {
-			t.Fatalf("after Renew the key is %+v; want the same owner with a newer version than %d", renewed, first.Version)
+			t.Fatalf("after Renew the key is %+v; want the same owner with a newer version than %d: a renewal is a write", renewed, first.Version)
 		}
 		time.Sleep(8 * time.Second) // 16 s after Acquire, 8 s after Renew
 		if got := holder(s); got != "replica-a" {
@@ -77,7 +225,24 @@ func TestStep1_AcquireAndRenew(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second)
 		if got := holder(s); got != "" {
-			t.Fatalf("10 s after the last renewal the key still holds %q", got)
+			t.Fatalf("10 s after the last renewal the key still holds %q; the renewal must write the lease's TTL, not a longer one", got)
+		}
+		// Edge values: a lease must be able to run out, and must say whose it is.
+		for _, c := range []struct {
+			owner string
+			ttl   time.Duration
+			why   string
+		}{
+			{"replica-c", 0, "the store keeps a key written with TTL 0 forever, so a crashed holder would keep the lease forever"},
+			{"replica-c", -time.Second, "a negative TTL is a mistake in the caller's configuration"},
+			{"", 10 * time.Second, "the store treats a key holding \"\" as absent, so anybody could take the lease over"},
+		} {
+			if _, err := Acquire(s, "leases/other", c.owner, c.ttl); err == nil {
+				t.Fatalf("Acquire(owner %q, ttl %v) returned a lease and no error, want an error: %s", c.owner, c.ttl, c.why)
+			}
+			if e, ok := s.Get("leases/other"); ok {
+				t.Fatalf("Acquire(owner %q, ttl %v) returned an error but wrote the key (%+v); check the arguments before writing", c.owner, c.ttl, e)
+			}
 		}
 	})
 }
@@ -85,29 +250,31 @@ func TestStep1_AcquireAndRenew(t *testing.T) {
 func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {
 	t.Run("another replica took over", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, _ := newStore(t)
 			a := acquire(t, s, "replica-a", 10*time.Second)
 			time.Sleep(15 * time.Second) // replica-a stalls past its TTL
 			acquire(t, s, "replica-b", 10*time.Second)
 			b, _ := s.Get(key)
-			if err := a.Renew(); !errors.Is(err, ErrLost) {
-				t.Fatalf("replica-a's late Renew = %v, want ErrLost", err)
-			}
+			wantLost(t, a.Renew(), "replica-a's Renew after its lease expired and replica-b took the key", "the key is replica-b's now")
 			if now, _ := s.Get(key); now != b {
-				t.Fatalf("replica-a's failed Renew changed the key from %+v to %+v", b, now)
+				t.Fatalf("replica-a's failed Renew changed the key from %+v to %+v; a renewal that is not yours must write nothing", b, now)
 			}
 		})
 	})
 	t.Run("the lease expired and nobody took it", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, _ := newStore(t)
 			a := acquire(t, s, "replica-a", 10*time.Second)
 			time.Sleep(15 * time.Second)
+			wantLost(t, a.Renew(), "Renew 15 s into a 10 s lease that nobody renewed", "for 5 s nobody owned it and someone may have acted; a renewal must not bring it back")
+			if got := holder(s); got != "" {
+				t.Fatalf("a failed Renew re-created the key for %q; an expired lease is over, re-acquiring it is a new lease with a new version", got)
+			}
 			if err := a.Renew(); !errors.Is(err, ErrLost) {
-				t.Fatalf("Renew of an expired lease = %v, want ErrLost: for 5 s nobody owned it and someone may have acted; a renewal must not bring it back", err)
+				t.Fatalf("a second Renew after the lease was lost = %v, want ErrLost: a lost lease stays lost", err)
 			}
 			if got := holder(s); got != "" {
-				t.Fatalf("a failed Renew re-created the key for %q", got)
+				t.Fatalf("a second Renew of a lost lease re-created the key for %q", got)
 			}
 		})
 	})
@@ -116,26 +283,64 @@ func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {
 		// process is paused: the new one's lease must not be renewed (or
 		// shortened) by the old one.
 		synctest.Test(t, func(t *testing.T) {
-			s := kv.New()
+			s, _ := newStore(t)
 			old := acquire(t, s, "scheduler-0", 10*time.Second)
 			time.Sleep(15 * time.Second)
 			acquire(t, s, "scheduler-0", 10*time.Second)
 			fresh, _ := s.Get(key)
-			if err := old.Renew(); !errors.Is(err, ErrLost) {
-				t.Fatalf("the old process's Renew = %v, want ErrLost: compare the version of your last write, not only the owner", err)
-			}
+			wantLost(t, old.Renew(), "the old process's Renew after a new process with the same name acquired the lease",
+				"the owner name matches but the version does not; compare the version of your last write, not only the owner")
 			if now, _ := s.Get(key); now != fresh {
 				t.Fatalf("the old process's Renew rewrote the new holder's key (%+v -> %+v)", fresh, now)
 			}
 		})
 	})
+	t.Run("the lease changes hands in the middle of your Renew", func(t *testing.T) {
+		// The old process pauses past its TTL right after each of Renew's
+		// requests in turn, and a new process with the same name acquires
+		// the lease in that gap. The new process's key must be left alone.
+		for k := 1; k <= 6; k++ {
+			done := false
+			synctest.Test(t, func(t *testing.T) {
+				s, p := newStore(t)
+				old := acquire(t, s, "scheduler-0", 10*time.Second)
+				time.Sleep(5 * time.Second)
+				n, fired := 0, ""
+				var fresh kv.Entry
+				p.watch(func(op kv.Op) {
+					if n++; n != k {
+						return
+					}
+					fired = describe(op)
+					p.quiet(func() {
+						time.Sleep(15 * time.Second) // a GC pause; the lease expires
+						if _, err := Acquire(s, key, "scheduler-0", 10*time.Second); err == nil {
+							fresh, _ = s.Get(key)
+						}
+					})
+				})
+				old.Renew()
+				p.watch(nil)
+				if fired == "" {
+					done = true // Renew sent fewer than k requests: every gap was tried
+					return
+				}
+				if now, _ := s.Get(key); fresh.Version != 0 && now != fresh {
+					t.Fatalf("right after Renew's request number %d (%s), the old process paused 15 s, its 10 s lease expired and a new process with the same name acquired it (%+v); when Renew went on it rewrote that key (%+v). Check and renew in one request: Update with your value and version", k, fired, fresh, now)
+				}
+			})
+			if done || t.Failed() {
+				break
+			}
+		}
+	})
 }
 
-// renewals records when owner's renewals succeeded.
-func renewals(s *kv.Store, owner string) func() []time.Time {
+// renewals records when owner's writes succeeded.
+func renewals(p *probe, owner string) func() []time.Time {
 	var mu sync.Mutex
 	var at []time.Time
-	s.SetHook(func(op kv.Op) {
+	p.watch(func(op kv.Op) {
 		if op.Kind != kv.OpGet && op.Value == owner && op.OK {
 			mu.Lock()
 			at = append(at, op.At)
@@ -151,53 +356,76 @@ func renewals(s *kv.Store, owner string) func() []time.Time {
 
 func TestStep3_RenewsEveryHalfTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, p := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
-		got := renewals(s, "replica-a")
+		got := renewals(p, "replica-a")
 		start := time.Now()
 		ctx, cancel := context.WithCancel(t.Context())
-		lost := 0
-		done := make(chan error, 1)
-		go func() { done <- a.Run(ctx, func() { lost++ }) }()
+		var (
+			callsMu sync.Mutex
+			calls   int
+		)
+		r := startRun(t, p, ctx, a, 10*time.Second, func() {
+			callsMu.Lock()
+			calls++
+			callsMu.Unlock()
+		})
+		// Workers ask MayAct every second while Run renews: both sides must
+		// hold l.mu (go test -race reports it otherwise).
+		stopAsking := make(chan struct{})
+		asked := make(chan struct{})
+		go func() {
+			defer close(asked)
+			for {
+				select {
+				case <-stopAsking:
+					return
+				case <-time.After(time.Second):
+					a.MayAct(time.Now())
+				}
+			}
+		}()
 		time.Sleep(61 * time.Second)
-		cancel()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(time.Second):
-			t.Fatal("Run did not return within 1 s of its context being cancelled")
-		}
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Run after cancel returned %v, want context.Canceled", err)
-		}
-		if lost != 0 {
-			t.Errorf("onLost was called %d times while the lease was healthy", lost)
+		close(stopAsking)
+		<-asked
+		if got := holder(s); got != "replica-a" {
+			t.Fatalf("after a minute of renewals of a 10 s lease the key holds %q, want replica-a", got)
 		}
 		times := got()
+		cancel()
+		if !r.within(time.Second) {
+			t.Fatal("Run did not return within 1 s of its context being cancelled; add case <-ctx.Done(): return ctx.Err() to its select, so the owner can shut it down")
+		}
+		if !errors.Is(r.err, context.Canceled) {
+			t.Errorf("Run after its context was cancelled returned %v, want context.Canceled (ctx.Err())", r.err)
+		}
+		callsMu.Lock()
+		n := calls
+		callsMu.Unlock()
+		if n != 0 {
+			t.Errorf("onLost was called %d times while the lease was healthy (or after its context was cancelled); it means \"you lost the lease\", nothing else", n)
+		}
 		if len(times) != 12 {
-			t.Fatalf("in 61 s of a 10 s lease Run renewed %d times, want 12 (every 5 s, TTL/2)", len(times))
+			t.Fatalf("in 61 s of a 10 s lease Run renewed %d times, want 12 (every 5 s, TTL/2, starting 5 s after Run starts)", len(times))
 		}
 		for i, at := range times {
 			if want := time.Duration(i+1) * 5 * time.Second; at.Sub(start) != want {
 				t.Fatalf("renewal %d happened %v after Run started, want %v (every TTL/2)", i+1, at.Sub(start), want)
 			}
 		}
-		if got := holder(s); got != "replica-a" {
-			t.Fatalf("after a minute of renewals the key holds %q", got)
-		}
 	})
 }
 
 func TestStep4_StopsOnLoss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, p := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		var (
 			mu       sync.Mutex
 			lostAt   []time.Time
 			attempts int
 		)
-		s.SetHook(func(op kv.Op) {
+		p.watch(func(op kv.Op) {
 			if op.Kind != kv.OpGet && op.Value == "replica-a" {
 				mu.Lock()
 				attempts++
@@ -205,23 +433,23 @@ func TestStep4_StopsOnLoss(t *testing.T) {
 			}
 		})
 		start := time.Now()
-		done := make(chan error, 1)
-		go func() {
-			done <- a.Run(t.Context(), func() {
-				mu.Lock()
-				lostAt = append(lostAt, time.Now())
-				mu.Unlock()
-			})
-		}()
+		r := startRun(t, p, t.Context(), a, 10*time.Second, func() {
+			mu.Lock()
+			lostAt = append(lostAt, time.Now())
+			mu.Unlock()
+		})
 		time.Sleep(7 * time.Second)
 		// An operator deletes the key and replica-b takes the lease.
 		s.Delete(key)
 		acquire(t, s, "replica-b", 10*time.Second)
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(time.Minute):
-			t.Fatal("Run kept going for a minute after its lease was taken: a failed renewal must end it")
+		if !r.within(time.Minute) {
+			t.Fatal("Run kept going for a minute after its lease was taken at 7 s: the renewal at 10 s fails, and a failed renewal must end Run")
+		}
+		// At the instant of the loss (10 s) the last good renewal was at
+		// 5 s, so the 0.75 x TTL window runs until 12.5 s: only the loss
+		// itself can make MayAct false now.
+		if a.MayAct(time.Now()) {
+			t.Errorf("MayAct(now) is true right after the renewal at %v failed; the time window is still open (last renewal at 5s), but a lost lease must never allow work again", r.at.Sub(start))
 		}
 		if got := holder(s); got != "replica-b" {
 			t.Errorf("the key holds %q, want replica-b: a failed renewal must not touch the new holder's key", got)
@@ -233,27 +461,27 @@ func TestStep4_StopsOnLoss(t *testing.T) {
 			t.Fatalf("onLost was called %d times, want exactly once", len(calls))
 		}
 		if d := calls[0].Sub(start); d != 10*time.Second {
-			t.Errorf("onLost was called %v after Run started, want 10s: at the first renewal after the loss", d)
+			t.Errorf("onLost was called %v after Run started, want 10s: at the first renewal after the loss, not later", d)
 		}
-		if !errors.Is(err, ErrLost) {
-			t.Errorf("Run returned %v after the loss, want ErrLost", err)
+		if !errors.Is(r.err, ErrLost) {
+			t.Errorf("Run returned %v after the loss, want an error wrapping ErrLost", r.err)
 		}
 		time.Sleep(time.Minute)
 		mu.Lock()
 		after := attempts
 		mu.Unlock()
 		if after != before {
-			t.Errorf("replica-a sent %d more writes after it lost the lease", after-before)
+			t.Errorf("replica-a sent %d more writes after it lost the lease; a lost lease is over for good", after-before)
 		}
 		if a.MayAct(time.Now()) {
-			t.Error("MayAct is true after the lease was lost")
+			t.Error("MayAct is true a minute after the lease was lost")
 		}
 	})
 }
 
 func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := kv.New()
+		s, _ := newStore(t)
 		t0 := time.Now()
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		checks := []struct {
@@ -262,12 +490,12 @@ func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
 		}{{0, true}, {7499 * time.Millisecond, true}, {7500 * time.Millisecond, false}, {9 * time.Second, false}, {time.Hour, false}}
 		for _, c := range checks {
 			if got := a.MayAct(t0.Add(c.at)); got != c.want {
-				t.Fatalf("lease acquired at t0 with a 10 s TTL: MayAct(t0+%v) = %v, want %v (true only before t0 + 0.75 x TTL = t0+7.5s)", c.at, got, c.want)
+				t.Fatalf("lease acquired at t0 with a 10 s TTL: MayAct(t0+%v) = %v, want %v (true only before t0 + 0.75 x TTL = t0+7.5s; answer for the time passed in, not time.Now())", c.at, got, c.want)
 			}
 		}
 		time.Sleep(5 * time.Second)
 		if err := a.Renew(); err != nil {
-			t.Fatal(err)
+			t.Fatalf("Renew 5 s into a 10 s lease = %v, want nil", err)
 		}
 		t1 := time.Now()
 		if !a.MayAct(t1.Add(7 * time.Second)) {
@@ -276,11 +504,17 @@ func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
 		if a.MayAct(t1.Add(7500 * time.Millisecond)) {
 			t.Fatal("renewed at t1: MayAct(t1+7.5s) = true, want false")
 		}
-		time.Sleep(15 * time.Second)
+		// One second later an operator hands the lease to replica-b, and
+		// the next Renew fails while the window (until t1+7.5s) is open.
+		time.Sleep(time.Second)
+		s.Delete(key)
 		acquire(t, s, "replica-b", 10*time.Second)
 		a.Renew()
 		if a.MayAct(time.Now()) {
-			t.Fatal("after a failed renewal MayAct(now) = true; a lost lease never allows work again")
+			t.Fatal("renewed at t1, Renew failed at t1+1s: MayAct(t1+1s) = true, want false: the window is still open, but after a failed renewal the lease is lost and never allows work again")
+		}
+		if a.MayAct(t1) {
+			t.Fatal("after a failed renewal MayAct(t1) = true for an instant inside the old window; a lost lease allows no work at any time")
 		}
 	})
 }
@@ -292,7 +526,7 @@ func TestStep6_PolicyValidate(t *testing.T) {
 		ok  bool
 		why string
 	}{
-		{LeasePolicy{30 * s, 10 * s, 10 * s}, true, "2x10 + 10 = 30 fits a 30 s TTL exactly"},
+		{LeasePolicy{30 * s, 10 * s, 10 * s}, true, "2x10 + 10 = 30 fits a 30 s TTL exactly, and the rule allows equality"},
 		{LeasePolicy{30 * s, 10 * s, 12 * s}, false, "2x10 + 12 = 32 is more than 30"},
 		{LeasePolicy{15 * s, 5 * s, 4 * s}, true, "2x5 + 4 = 14 fits 15"},
 		{LeasePolicy{10 * s, 5 * s, 1 * s}, false, "renewing at TTL/2 leaves no room for any pause: 2x5 + 1 = 11"},
@@ -300,6 +534,7 @@ func TestStep6_PolicyValidate(t *testing.T) {
 		{LeasePolicy{12 * s, 7 * s, 0}, false, "2x7 = 14 is more than 12 even without pauses"},
 		{LeasePolicy{0, 0, 0}, false, "a zero TTL"},
 		{LeasePolicy{10 * s, 0, 1 * s}, false, "a zero renewal interval"},
+		{LeasePolicy{10 * s, -2 * s, 1 * s}, false, "a negative renewal interval (2x-2 + 1 is less than 10, but it is still nonsense)"},
 		{LeasePolicy{10 * s, 2 * s, -1 * s}, false, "a negative pause budget"},
 	}
 	for _, c := range cases {

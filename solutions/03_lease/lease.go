@@ -68,8 +68,18 @@ type Lease struct {
 }
 
 // Acquire takes the lease on key for owner if nobody holds it, and returns
-// ErrHeld (wrapped or not) if somebody does.
+// ErrHeld (wrapped or not) if somebody does. An empty owner or a TTL that
+// is not positive is refused with an error before anything is written.
 func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, error) {
+	switch {
+	case owner == "":
+		// The store treats a key holding "" as absent: anybody could take it.
+		return nil, fmt.Errorf("acquire lease %s: empty owner", key)
+	case ttl <= 0:
+		// A key written without a TTL never expires: a crashed holder
+		// would keep the lease forever.
+		return nil, fmt.Errorf("acquire lease %s: TTL %v must be positive", key, ttl)
+	}
 	v, ok, err := store.CompareAndSwap(key, "", owner, ttl)
 	if err != nil {
 		return nil, fmt.Errorf("acquire lease %s: %w", key, err)
