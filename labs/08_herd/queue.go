@@ -51,8 +51,12 @@ func WaitTurn(ctx context.Context, cli *clientv3.Client, prefix string, t Ticket
 	//   2. if the first is not t.Key, return ErrTicketLost; if it is the
 	//      only one, it is your turn: return nil;
 	//   3. otherwise watch ONLY the second (your predecessor) from
-	//      resp.Header.Revision+1 until a DELETE event, then go to 1.
+	//      resp.Header.Revision+1 (so a delete between the read and the
+	//      watch is not missed) until a DELETE event, then go to 1.
 	// Never watch the whole prefix or the owner's key: every waiter would
-	// wake on every release.
+	// wake on every release. Watch on a context you cancel when you stop
+	// waiting, pass ctx to every call, and if the watch channel closes
+	// without a DELETE, return an error (ctx.Err() if ctx is done): a closed
+	// channel is not your turn.
 	return labs.ErrNotImplemented
 }
