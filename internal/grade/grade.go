@@ -6,7 +6,6 @@
 package grade
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -191,10 +191,17 @@ func (o Options) args(overlayFile string, extra ...string) []string {
 	return append(args, o.pkg())
 }
 
+// runSlack is how long after its own -timeout the grader lets a test
+// binary run before killing it: the testing package's alarm should have
+// ended it by then (with a report of what hung); when it has not, the
+// hang is where that alarm does not reach (init, the harness).
+const runSlack = 3 * time.Second
+
 // Run grades once: it runs go test -json and parses what it prints. A
 // failing test, a compile error or a timeout is a Result, not an error; the
 // error is for a run that could not happen at all (no go command, bad
-// options) or was cancelled through ctx.
+// options) or was cancelled through ctx. Cancelling ctx kills go test and
+// the test binary (their whole process group) before Run returns.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Dir == "" || (o.Lab == "" && o.Pkg == "") {
 		return nil, fmt.Errorf("grade: Dir and Lab are required")
@@ -216,15 +223,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		extra = append(extra, "-run", o.Run)
 	}
 	start := time.Now()
-	out, runErr := o.goCommand(ctx, o.args(overlay, extra...))
-	res := Parse(bytes.NewReader(out.stdout))
+	res := newResult()
+	out, runErr := o.goCommand(ctx, o.args(overlay, extra...), res)
 	res.Elapsed = time.Since(start)
 	res.CPU = out.cpu
-	res.Stderr = splitLines(string(out.stderr))
+	res.Stderr = splitLines(out.stderr)
 	if ctx.Err() != nil {
+		res.settle()
 		return res, fmt.Errorf("grade lab %s: %w", o.name(), ctx.Err())
 	}
-	if out.killed {
+	if out.backstop {
+		res.settle()
 		res.TimedOut = true
 		res.Passed = false
 		res.Message = fmt.Sprintf("timed out: go test did not finish within %v and was stopped", o.Timeout+o.grace())
@@ -232,12 +241,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var exitErr *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &exitErr) {
+		res.settle()
 		return res, fmt.Errorf("grade lab %s: run go test: %w", o.name(), runErr)
 	}
+	end := runEnd{timeout: o.Timeout, killed: out.killedRun}
 	if runErr != nil {
 		res.Passed = false
+		if exitErr.ProcessState != nil && !exitErr.Exited() {
+			end.exit = exitErr.ProcessState.String()
+		}
 	}
-	res.finish(o.Timeout)
+	res.finish(end)
 	return res, nil
 }
 
@@ -253,9 +267,11 @@ func Warm(ctx context.Context, o Options) error {
 		return fmt.Errorf("warm lab %s: %w", o.name(), err)
 	}
 	defer cleanup()
-	out, err := o.goCommand(ctx, o.args(overlay, "-count", "1", "-run", "^$"))
+	res := newResult()
+	out, err := o.goCommand(ctx, o.args(overlay, "-json", "-count", "1", "-run", "^$"), res)
 	if err != nil {
-		msg := bytes.TrimSpace(append(out.stdout, out.stderr...))
+		res.settle()
+		msg := strings.TrimSpace(strings.Join(append(append(res.BuildOutput, res.Output...), out.stderr), "\n"))
 		return fmt.Errorf("warm lab %s: %w: %s", o.name(), err, msg)
 	}
 	return nil
@@ -269,34 +285,66 @@ func (o Options) grace() time.Duration {
 }
 
 type output struct {
-	stdout, stderr []byte
-	killed         bool          // the backstop fired
-	cpu            time.Duration // user+system time of go and the processes it waited for
+	stderr    string
+	backstop  bool          // the build-and-run backstop fired
+	killedRun bool          // the test binary ran past its timeout and was killed
+	cpu       time.Duration // user+system time of go and the processes it waited for
 }
 
-// goCommand runs the go command in its own process group and kills the
-// whole group (go and the test binary it started) when the backstop
-// deadline passes or ctx is cancelled.
-func (o Options) goCommand(ctx context.Context, args []string) (output, error) {
+// goCommand runs the go command in its own process group, feeding what it
+// prints on standard output to res (when not nil) line by line as it
+// comes. It kills the whole group (go and the test binary it started) when
+// ctx is cancelled, when the backstop deadline passes, or, once go test
+// reports the test binary started, when the binary outlives its -timeout
+// by runSlack.
+func (o Options) goCommand(ctx context.Context, args []string, res *Result) (output, error) {
 	goCmd := o.GoCmd
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	runCtx, cancel := context.WithTimeout(ctx, o.Timeout+o.grace())
-	defer cancel()
+	backstopCtx, cancelBackstop := context.WithTimeout(ctx, o.Timeout+o.grace())
+	defer cancelBackstop()
+	runCtx, killRun := context.WithCancel(backstopCtx)
+	defer killRun()
 	cmd := exec.CommandContext(runCtx, goCmd, args...)
 	cmd.Dir = o.Dir
 	cmd.Env = append(os.Environ(), o.Env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr byteBuf
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return output{}, err
+	}
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+	if err := cmd.Start(); err != nil {
+		return output{}, err
+	}
+	var killedRun atomic.Bool
+	var alarm *time.Timer
+	readLines(stdout, func(line []byte) {
+		if res == nil {
+			return
+		}
+		started := res.Started
+		res.feed(line)
+		if !started && res.Started && alarm == nil {
+			alarm = time.AfterFunc(o.Timeout+runSlack, func() {
+				killedRun.Store(true)
+				killRun()
+			})
+		}
+	})
+	err = cmd.Wait()
+	if alarm != nil {
+		alarm.Stop()
+	}
+	out := output{stderr: stderr.String()}
 	if ps := cmd.ProcessState; ps != nil {
 		out.cpu = ps.UserTime() + ps.SystemTime()
 	}
-	out.killed = ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	out.backstop = ctx.Err() == nil && errors.Is(backstopCtx.Err(), context.DeadlineExceeded)
+	out.killedRun = !out.backstop && ctx.Err() == nil && killedRun.Load()
 	return out, err
 }
 

@@ -222,16 +222,20 @@ func TestParseCountAggregates(t *testing.T) {
 	in := strings.Join([]string{
 		`{"Action":"run","Test":"TestStep1_X"}`,
 		`{"Action":"output","Test":"TestStep1_X","Output":"=== RUN   TestStep1_X\n"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"--- PASS: TestStep1_X (0.01s)\n"}`,
 		`{"Action":"pass","Test":"TestStep1_X","Elapsed":0.01}`,
 		`{"Action":"run","Test":"TestStep1_X"}`,
 		`{"Action":"output","Test":"TestStep1_X","Output":"    x_test.go:9: flaky\n"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"--- FAIL: TestStep1_X (0.02s)\n"}`,
 		`{"Action":"fail","Test":"TestStep1_X","Elapsed":0.02}`,
 		`{"Action":"run","Test":"TestStep1_X"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"--- PASS: TestStep1_X (0.01s)\n"}`,
 		`{"Action":"pass","Test":"TestStep1_X","Elapsed":0.01}`,
+		`{"Action":"output","Output":"FAIL\n"}`,
 		`{"Action":"fail","Elapsed":0.1}`,
 	}, "\n")
 	res := Parse(strings.NewReader(in))
-	res.finish(time.Second)
+	res.finish(runEnd{timeout: time.Second})
 	tt := res.Test("TestStep1_X")
 	if tt.Status != Fail || tt.Runs != 3 || tt.Fails != 1 || !slices.Equal(tt.Failure, []string{"    x_test.go:9: flaky"}) {
 		t.Fatalf("aggregated test = %+v", tt)

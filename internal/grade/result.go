@@ -2,11 +2,11 @@ package grade
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +38,9 @@ type Test struct {
 	Output []string
 
 	finished bool
-	current  []string
+	started  bool // a repeat began (run event) and has not ended
+	verdict  bool // the testing package printed "--- PASS/FAIL/SKIP: Name" for this repeat
+	current  lineBuf
 	subStart map[string]int // subtest name -> index in current where its lines begin
 }
 
@@ -83,8 +85,18 @@ type Result struct {
 	// CPU is the processor time the run used (go, the linker and the test
 	// binary), which unlike Elapsed does not grow when the machine is busy.
 	CPU time.Duration
+	// Completed is set when the test binary reached its end and said so
+	// (the testing package's final PASS or FAIL line). A binary that
+	// exited early (os.Exit, syscall.Exit, a signal) never prints it, and
+	// then no step it was running counts as passed.
+	Completed bool
+	// Started is set once the test binary was started (the build is done).
+	Started bool
 
-	byName map[string]*Test
+	byName    map[string]*Test
+	output    lineBuf // package-level lines
+	build     lineBuf
+	pkgFailed bool
 }
 
 // Test returns the named top-level test, or nil.
@@ -104,44 +116,97 @@ type event struct {
 }
 
 // Parse reads go test -json output. Lines that are not JSON events (a go
-// command that failed before testing) are kept as package output.
+// command that failed before testing) are kept as package output. What
+// any one test printed is kept only in part (its first and last lines),
+// so a test printing without end costs bounded memory.
 func Parse(r io.Reader) *Result {
-	res := &Result{Passed: true, byName: map[string]*Test{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	pkgFailed := false
-	for sc.Scan() {
-		line := sc.Bytes()
-		var ev event
-		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil {
-			if s := strings.TrimRight(string(line), "\r\n"); s != "" {
-				res.Output = append(res.Output, s)
+	res := newResult()
+	readLines(r, res.feed)
+	res.settle()
+	return res
+}
+
+func newResult() *Result {
+	return &Result{Passed: true, byName: map[string]*Test{}}
+}
+
+// readLines calls f with every line of r, without its newline. A line
+// longer than the reader's buffer is cut (the rest is skipped), so one
+// endless line cannot exhaust memory either.
+func readLines(r io.Reader, f func([]byte)) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			if long == nil {
+				long = append([]byte{}, chunk...)
+			}
+			continue
+		case long != nil:
+			// The end of an over-long line: give what was kept.
+			f(long)
+			long = nil
+			if err != nil {
+				return
 			}
 			continue
 		}
-		switch {
-		case ev.Action == "build-output":
-			res.BuildOutput = append(res.BuildOutput, strings.TrimRight(ev.Output, "\n"))
-		case ev.Action == "build-fail":
-			res.BuildFailed = true
-		case ev.Test == "":
-			switch ev.Action {
-			case "output":
-				res.Output = append(res.Output, strings.TrimRight(ev.Output, "\n"))
-			case "fail":
-				pkgFailed = true
-				if ev.FailedBuild != "" {
-					res.BuildFailed = true
-				}
-			}
-		default:
-			res.testEvent(ev)
+		if len(chunk) > 0 {
+			f(bytes.TrimRight(chunk, "\r\n"))
+		}
+		if err != nil {
+			return
 		}
 	}
-	if pkgFailed {
+}
+
+// feed takes one line of go test -json output.
+func (res *Result) feed(line []byte) {
+	var ev event
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil {
+		if s := strings.TrimRight(string(line), "\r\n"); s != "" {
+			res.output.add(s)
+		}
+		return
+	}
+	switch {
+	case ev.Action == "build-output":
+		res.build.add(strings.TrimRight(ev.Output, "\n"))
+	case ev.Action == "build-fail":
+		res.BuildFailed = true
+	case ev.Test == "":
+		switch ev.Action {
+		case "start":
+			res.Started = true
+		case "output":
+			line := strings.TrimRight(ev.Output, "\n")
+			// The testing package's own last line; test2json gives it to
+			// the package only when the binary printed it framed, so
+			// a test printing "PASS" does not count.
+			if line == "PASS" || line == "FAIL" {
+				res.Completed = true
+			}
+			res.output.add(line)
+		case "fail":
+			res.pkgFailed = true
+			if ev.FailedBuild != "" {
+				res.BuildFailed = true
+			}
+		}
+	default:
+		res.testEvent(ev)
+	}
+}
+
+// settle fills the exported slices from what was kept while parsing.
+func (res *Result) settle() {
+	res.Output = res.output.lines()
+	res.BuildOutput = res.build.lines()
+	if res.pkgFailed {
 		res.Passed = false
 	}
-	return res
 }
 
 func (r *Result) testEvent(ev event) {
@@ -155,9 +220,11 @@ func (r *Result) testEvent(ev event) {
 	switch ev.Action {
 	case "run":
 		if !isSub {
-			t.current = nil
+			t.current = lineBuf{}
 			t.subStart = nil
 			t.finished = false
+			t.started = true
+			t.verdict = false
 		}
 	case "output":
 		line := strings.TrimRight(ev.Output, "\n")
@@ -166,31 +233,40 @@ func (r *Result) testEvent(ev event) {
 			if t.subStart == nil {
 				t.subStart = map[string]int{}
 			}
-			t.subStart[ev.Test] = len(t.current)
+			t.subStart[ev.Test] = t.current.len()
 		case isSub && strings.HasPrefix(strings.TrimSpace(line), "--- FAIL"):
 			// go test prints a subtest's verdict after its messages; put
 			// it first so the messages read as belonging to it.
 			at, ok := t.subStart[ev.Test]
-			if !ok || at > len(t.current) {
-				at = len(t.current)
+			if !ok {
+				at = t.current.len()
 			}
-			t.current = slices.Insert(t.current, at, strings.TrimSpace(line))
+			t.current.insert(at, strings.TrimSpace(line))
+		case !isSub && topVerdict(line, top):
+			t.verdict = true
 		case !framing(line):
-			t.current = append(t.current, line)
+			t.current.add(line)
 		}
 	case "pass", "fail", "skip":
 		if isSub {
 			return
 		}
+		if ev.Action == "pass" && !t.verdict {
+			// test2json ends a test that was running when the binary
+			// exited as passed; without the testing package's own
+			// "--- PASS" line it did not pass. finish decides what it was.
+			return
+		}
 		t.finished = true
+		t.started = false
 		t.Runs++
 		t.Elapsed = time.Duration(ev.Elapsed * float64(time.Second))
-		t.Output = t.current
+		t.Output = t.current.lines()
 		switch ev.Action {
 		case "fail":
 			t.Fails++
 			if t.Failure == nil {
-				t.Failure = t.current
+				t.Failure = t.Output
 				if t.Failure == nil {
 					t.Failure = []string{}
 				}
@@ -208,6 +284,17 @@ func (r *Result) testEvent(ev event) {
 	}
 }
 
+// topVerdict reports whether line is the testing package's verdict line
+// for the top-level test name.
+func topVerdict(line, name string) bool {
+	for _, p := range []string{"--- PASS: ", "--- FAIL: ", "--- SKIP: "} {
+		if rest, ok := strings.CutPrefix(line, p); ok {
+			return rest == name || strings.HasPrefix(rest, name+" ")
+		}
+	}
+	return false
+}
+
 // framing reports whether a line is go test's own bookkeeping for a
 // top-level test rather than something the test printed.
 func framing(line string) bool {
@@ -223,9 +310,22 @@ func framing(line string) bool {
 
 var compileLine = regexp.MustCompile(`^(\S+\.go):(\d+)(?::(\d+))?: (.*)$`)
 
+// runEnd says how the go command ended, for finish.
+type runEnd struct {
+	timeout time.Duration // the test binary's -timeout
+	// killed is set when the grader killed the test binary itself: it
+	// was still running well after its own timeout (a hang in init or
+	// in the harness, before the testing package's alarm was set).
+	killed bool
+	// exit describes an abnormal end of the go command ("signal:
+	// killed"), "" for a normal exit with any status.
+	exit string
+}
+
 // finish settles what the events alone leave open: unfinished tests,
-// timeouts, compile errors, and the summary message.
-func (r *Result) finish(timeout time.Duration) {
+// timeouts, compile errors, early exits and the summary message.
+func (r *Result) finish(end runEnd) {
+	r.settle()
 	for _, line := range r.BuildOutput {
 		if m := compileLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			ln, _ := strconv.Atoi(m[2])
@@ -235,7 +335,7 @@ func (r *Result) finish(timeout time.Duration) {
 	}
 	// A go command that failed before building (no such package, bad
 	// overlay) prints to the package output or stderr instead.
-	if r.BuildFailed || (len(r.Tests) == 0 && len(r.BuildErrors) == 0 && r.anyLine("setup failed", "no Go files", "cannot find", "build failed")) {
+	if r.BuildFailed || (!r.Started && len(r.Tests) == 0 && len(r.BuildErrors) == 0 && r.anyLine("setup failed", "no Go files", "cannot find", "build failed")) {
 		r.BuildFailed = true
 		r.Passed = false
 		switch {
@@ -246,41 +346,95 @@ func (r *Result) finish(timeout time.Duration) {
 		}
 		return
 	}
-	timedOut := r.anyLine("panic: test timed out after")
-	var unfinished []string
+	timedOut := end.killed || r.anyLine("panic: test timed out after")
+	crash := firstWith(r.allLines(), "panic:", "fatal error:")
+	var unfinished []*Test
 	for _, t := range r.Tests {
-		if t.finished {
+		if !t.started {
 			continue
 		}
-		unfinished = append(unfinished, t.Name)
-		t.Status = Fail
-		t.Fails++
-		t.Failure = append(t.current, "(this test did not finish)")
+		unfinished = append(unfinished, t)
+		lines := t.current.lines()
+		switch {
+		case timedOut || crash != "":
+			t.Status = Fail
+			t.Fails++
+			t.Failure = append(lines, "(this step did not finish)")
+		default:
+			// The binary went away without a word: an exit from the
+			// learner's code, or a signal. The step did not run to its
+			// end, so it neither passed nor failed.
+			t.Status = NotRun
+			t.Failure = append(lines, "(the test binary exited during this step, before it finished)")
+		}
 	}
 	for _, t := range r.Tests {
 		if t.Status == Fail {
 			r.Passed = false
 		}
+		t.Failure = tidyFailure(t.Name, t.Failure)
 	}
-	if len(r.Tests) == 0 && !r.Passed && !timedOut {
-		r.Message = "the test binary failed before running any test: " + firstNonEmpty(append(r.Output, r.Stderr...))
+	if !r.Completed {
+		r.Passed = false
 	}
-	if timedOut {
+	names := func(ts []*Test) string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, StepName(t.Name))
+		}
+		return strings.Join(out, ", ")
+	}
+	switch {
+	case timedOut:
 		r.TimedOut = true
 		r.Passed = false
-		who := "a test"
+		who := ""
 		if running := r.runningAtTimeout(); len(running) > 0 {
-			who = strings.Join(running, ", ")
+			var ts []*Test
+			for _, n := range running {
+				ts = append(ts, &Test{Name: n})
+			}
+			who = names(ts)
 		} else if len(unfinished) > 0 {
-			who = strings.Join(unfinished, ", ")
+			who = names(unfinished)
 		}
-		r.Message = fmt.Sprintf("timed out after %v: %s did not finish (an endless loop, or waiting for something that never happens?)", timeout, who)
-		return
+		switch {
+		case who != "":
+			r.Message = fmt.Sprintf("timed out after %v: %s did not finish (an endless loop, or waiting for something that never happens?)", end.timeout, who)
+		case len(r.Tests) == 0:
+			r.Message = fmt.Sprintf("timed out after %v before step 1 started: the package's initialization (an init function or a package-level variable) or the grader's setup never finished", end.timeout)
+		default:
+			r.Message = fmt.Sprintf("timed out after %v after the last step ended: something the tests started never stopped", end.timeout)
+		}
+	case len(unfinished) > 0 && crash != "":
+		r.Message = fmt.Sprintf("the test binary crashed during %s: %s", names(unfinished), crash)
+	case len(unfinished) > 0:
+		how := "exited"
+		if end.exit != "" {
+			how = "was stopped (" + end.exit + ")"
+		}
+		r.Message = fmt.Sprintf("the test binary %s during %s before it finished: did your code call os.Exit or syscall.Exit? The steps from there on did not run.", how, names(unfinished))
+	case len(r.Tests) == 0 && !r.Completed:
+		r.Message = "the test binary failed before running any test: " + firstNonEmpty(append(r.Output, r.Stderr...))
+	case !r.Completed:
+		how := "exited"
+		if end.exit != "" {
+			how = "was stopped (" + end.exit + ")"
+		}
+		r.Message = fmt.Sprintf("the test binary %s before it finished (it never reported the end of the run), so no step after %s counts", how, r.Tests[len(r.Tests)-1].Name)
 	}
-	if len(unfinished) > 0 && r.Message == "" {
-		line := firstWith(r.allLines(), "panic:", "fatal error:")
-		r.Message = fmt.Sprintf("the test binary crashed during %s: %s", strings.Join(unfinished, ", "), line)
+}
+
+// stepNumber matches a grader test name and captures the step's number.
+var stepNumber = regexp.MustCompile(`^TestStep(\d+)_`)
+
+// StepName is how messages name a step's test: "step 3 (TestStep3_X)",
+// or the test name itself for a test that is not a step.
+func StepName(test string) string {
+	if m := stepNumber.FindStringSubmatch(test); m != nil {
+		return fmt.Sprintf("step %s (%s)", m[1], test)
 	}
+	return test
 }
 
 // runningAtTimeout reads the "running tests:" list go test prints when it
@@ -308,7 +462,7 @@ func (r *Result) runningAtTimeout() []string {
 func (r *Result) allLines() []string {
 	all := append([]string{}, r.Output...)
 	for _, t := range r.Tests {
-		all = append(all, t.current...)
+		all = append(all, t.current.lines()...)
 		all = append(all, t.Failure...)
 	}
 	return all

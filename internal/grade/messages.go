@@ -1,0 +1,169 @@
+package grade
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+// tidyFailure rewrites the failure lines of a test whose end was one of
+// the testing machinery's own panics, which read as being about the
+// grader rather than about the learner's code:
+//
+//   - a synctest deadlock (every goroutine in the bubble blocked) becomes
+//     "your code blocked forever in step N" and the goroutine of the
+//     learner's code that is stuck, instead of a dump of every goroutine;
+//   - "test executed panic(nil) or runtime.Goexit" (a check in the grader
+//     stopped the test from a subtest) is dropped with its goroutine
+//     dump: the check's own message above it is what matters.
+//
+// What the test printed before the panic (its own messages) stays first.
+func tidyFailure(test string, lines []string) []string {
+	at := -1
+	kind := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "panic: deadlock: ") || strings.HasPrefix(t, "fatal error: deadlock: ") ||
+			strings.HasPrefix(t, "panic: synctest: deadlock") || strings.Contains(t, "main bubble goroutine has exited but blocked goroutines remain"):
+			kind = "deadlock"
+		case strings.Contains(t, "test executed panic(nil) or runtime.Goexit"):
+			kind = "goexit"
+		default:
+			continue
+		}
+		at = i
+		break
+	}
+	if at < 0 {
+		return lines
+	}
+	before := trimBlank(lines[:at])
+	out := append([]string{}, before...)
+	switch kind {
+	case "deadlock":
+		out = append(out, fmt.Sprintf("Your code blocked forever in %s: every goroutine of the test was waiting for another, so nothing could ever wake them (a channel nobody sends on or closes, a WaitGroup that never reaches zero, a wait for an event that never comes).", StepName(test)))
+		if g := stuckGoroutine(lines[at+1:]); len(g) > 0 {
+			out = append(out, "Where your code is stuck:")
+			out = append(out, g...)
+		}
+	case "goexit":
+		if len(before) == 0 {
+			out = append(out, fmt.Sprintf("%s stopped early without saying why (a check in the grader gave up on the whole step).", StepName(test)))
+		} else {
+			out = append(out, "(the check above stopped the whole step)")
+		}
+	}
+	return out
+}
+
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// goroutine is one block of a goroutine dump.
+type goroutine struct {
+	header string
+	frames [][2]string // function line, file:line line
+}
+
+func parseGoroutines(lines []string) []goroutine {
+	var gs []goroutine
+	var cur *goroutine
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		switch {
+		case strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, ":"):
+			gs = append(gs, goroutine{header: l})
+			cur = &gs[len(gs)-1]
+		case cur == nil || l == "":
+		case strings.HasPrefix(l, "created by "):
+			file := ""
+			if i+1 < len(lines) {
+				file = strings.TrimSpace(lines[i+1])
+				i++
+			}
+			cur.frames = append(cur.frames, [2]string{l, file})
+		default:
+			file := ""
+			if i+1 < len(lines) && strings.Contains(lines[i+1], ".go:") {
+				file = strings.TrimSpace(lines[i+1])
+				i++
+			}
+			cur.frames = append(cur.frames, [2]string{l, file})
+		}
+	}
+	return gs
+}
+
+// learnerFile reports whether a frame's file is the learner's lab code
+// (or a solution overlaid on it), not a test, the harness or the
+// standard library.
+func learnerFile(file string) bool {
+	file = strings.Fields(file + " ")[0]
+	if strings.HasSuffix(stripLine(file), "_test.go") || strings.Contains(file, "/labs/internal/") || strings.Contains(file, "/pkg/mod/") {
+		return false
+	}
+	if root := runtime.GOROOT(); root != "" && strings.HasPrefix(file, root+"/") {
+		return false
+	}
+	return strings.Contains(file, "/labs/") || strings.Contains(file, "/solutions/") || strings.Contains(file, "labcheck-")
+}
+
+func stripLine(file string) string {
+	if i := strings.LastIndex(file, ".go:"); i >= 0 {
+		return file[:i+3]
+	}
+	return file
+}
+
+// stuckGoroutine picks from a deadlock's goroutine dump the goroutine
+// blocked in the learner's code and returns it indented, with only its
+// top frame (where it waits) and the frames of the learner's code.
+func stuckGoroutine(dump []string) []string {
+	gs := parseGoroutines(dump)
+	pick := -1
+	for i, g := range gs {
+		if strings.Contains(g.header, "[running]") {
+			continue
+		}
+		for _, f := range g.frames {
+			if !strings.HasPrefix(f[0], "created by ") && learnerFile(f[1]) {
+				pick = i
+				break
+			}
+		}
+		if pick >= 0 {
+			break
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	g := gs[pick]
+	header := g.header
+	if i := strings.Index(header, ", synctest bubble"); i >= 0 {
+		header = header[:i] + "]:"
+	}
+	out := []string{"  " + header}
+	for i, f := range g.frames {
+		if strings.HasPrefix(f[0], "created by ") {
+			continue
+		}
+		if i == 0 || learnerFile(f[1]) {
+			out = append(out, "    "+f[0], "        "+shortFile(f[1]))
+		}
+	}
+	return out
+}
+
+// shortFile drops the "+0x1a" offset of a frame's file line.
+func shortFile(file string) string {
+	if i := strings.Index(file, " +0x"); i >= 0 {
+		return file[:i]
+	}
+	return file
+}

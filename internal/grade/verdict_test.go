@@ -1,0 +1,223 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A step that ends the test binary with exit status 0 did not pass, nor
+// did the steps after it: test2json alone would call it passed.
+func TestRunEarlyExitIsNotAPass(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "exit0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || res.Completed {
+		t.Fatalf("Passed=%v Completed=%v for a binary that exited mid-step", res.Passed, res.Completed)
+	}
+	steps := res.Steps([]string{"TestStep1_Fine", "TestStep2_Exits", "TestStep3_After"})
+	if steps[0].Status != Pass || steps[1].Status != NotRun || steps[2].Status != NotRun {
+		t.Errorf("steps = %s, %s, %s; want pass, not run, not run", steps[0].Status, steps[1].Status, steps[2].Status)
+	}
+	if !strings.Contains(res.Message, "exited during step 2 (TestStep2_Exits)") {
+		t.Errorf("Message = %q, want it to name step 2 and say the binary exited", res.Message)
+	}
+}
+
+func TestRunKilledBinary(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "killed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := res.Steps([]string{"TestStep1_Fine", "TestStep2_Killed"})
+	if res.Passed || steps[0].Status != Pass || steps[1].Status != NotRun {
+		t.Fatalf("Passed=%v steps=%s, %s; want not passed, pass, not run", res.Passed, steps[0].Status, steps[1].Status)
+	}
+	if !strings.Contains(res.Message, "step 2") {
+		t.Errorf("Message = %q, want it to name step 2", res.Message)
+	}
+}
+
+// A hang before any test starts (package init, or the harness's
+// TestMain) is out of the testing package's alarm: the grader stops it.
+func TestRunHangBeforeTheFirstStep(t *testing.T) {
+	for _, lab := range []string{"inithang", "mainhang"} {
+		t.Run(lab, func(t *testing.T) {
+			o := fixture(t, lab)
+			o.Timeout = 2 * time.Second
+			start := time.Now()
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > o.Timeout+runSlack+10*time.Second {
+				t.Errorf("the hang was stopped after %v", d)
+			}
+			if !res.TimedOut || res.Passed {
+				t.Fatalf("TimedOut=%v Passed=%v", res.TimedOut, res.Passed)
+			}
+			if !strings.Contains(res.Message, "before step 1 started") {
+				t.Errorf("Message = %q, want it to say nothing started", res.Message)
+			}
+			if s := res.Steps([]string{"TestStep1_Never"}); s[0].Status != NotRun {
+				t.Errorf("step 1 = %s, want not run", s[0].Status)
+			}
+		})
+	}
+}
+
+func TestRunSynctestDeadlockMessage(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "deadlock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Steps([]string{"TestStep1_Fine", "TestStep2_Takes"})
+	if s[1].Status != Fail {
+		t.Fatalf("step 2 = %s, want fail", s[1].Status)
+	}
+	f := strings.Join(s[1].Failure, "\n")
+	if !strings.Contains(f, "Your code blocked forever in step 2") {
+		t.Errorf("failure lacks the plain statement:\n%s", f)
+	}
+	if !strings.Contains(f, "deadlock.go:") || !strings.Contains(f, "(*Queue).Take") {
+		t.Errorf("failure does not show the stuck goroutine in the learner's code:\n%s", f)
+	}
+	if strings.Contains(f, "testing.tRunner") || strings.Contains(f, "[recovered") || strings.Count(f, "  goroutine ") != 1 {
+		t.Errorf("failure shows more than the one relevant goroutine:\n%s", f)
+	}
+}
+
+func TestRunGoexitFromSubtestMessage(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "goexit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Steps([]string{"TestStep1_Helper"})
+	f := strings.Join(s[0].Failure, "\n")
+	if s[0].Status != Fail || !strings.Contains(f, "the lock was never released") {
+		t.Fatalf("step 1 = %s with %q, want fail with the check's message", s[0].Status, f)
+	}
+	if strings.Contains(f, "panic(nil) or runtime.Goexit") || strings.Contains(f, "goroutine ") {
+		t.Errorf("failure still shows the testing package's panic:\n%s", f)
+	}
+}
+
+// Grading keeps a bounded head and tail of what a step prints, so memory
+// stays small however much the learner's code prints.
+func TestRunBoundedOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prints 400,000 lines")
+	}
+	o := fixture(t, "noisy")
+	o.Env = append(o.Env, "NOISY_LINES=200000")
+	if err := Warm(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	})
+	res, err := Run(context.Background(), o)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown := int64(peak) - int64(base.HeapAlloc)
+	t.Logf("heap grew by %d MB at most while grading 400,000 printed lines", grown>>20)
+	if grown > 60<<20 {
+		t.Errorf("grading a chatty step grew the heap by %d MB, want a bounded amount", grown>>20)
+	}
+	s := res.Steps([]string{"TestStep1_Chatty"})
+	if s[0].Status != Fail {
+		t.Fatalf("step = %s, want fail", s[0].Status)
+	}
+	f := s[0].Failure
+	if n := len(f); n > headLines+tailLines+2 {
+		t.Errorf("kept %d lines of output", n)
+	}
+	joined := strings.Join(f, "\n")
+	if !strings.Contains(joined, "lines of output not kept") || !strings.Contains(joined, "the chatty step fails at the end") {
+		t.Errorf("failure lacks the note or the final message (the tail):\n%s", strings.Join(f[len(f)-5:], "\n"))
+	}
+}
+
+// Cancelling a grading (quitting the TUI, Ctrl-C of playground grade)
+// ends the test binary too, not only the go command.
+func TestRunCancelLeavesNoProcess(t *testing.T) {
+	o := fixture(t, "pidhang")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	o.Env = append(o.Env, "PIDHANG_FILE="+pidFile)
+	o.Timeout = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, o)
+		done <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(2 * time.Minute); pid == 0; {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("the test binary never started")
+		}
+		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 {
+			pid, _ = strconv.Atoi(string(data))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a cancelled run returned no error")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	// The binary's parent (go test) is gone; once killed it is reaped by
+	// init. Give that a moment.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if !alive(pid) {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the test binary (pid %d) still runs after the grading was cancelled", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	f := strings.Fields(string(data))
+	return len(f) > 2 && f[2] != "Z"
+}
