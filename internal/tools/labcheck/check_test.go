@@ -70,7 +70,7 @@ func TestStubProblems(t *testing.T) {
 	tests := []string{"TestStep1_A", "TestStep2_B", "TestStep3_C"}
 	res := result(
 		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"fail","Test":"TestStep1_A"}`,
-		`{"Action":"run","Test":"TestStep2_B"}`, `{"Action":"pass","Test":"TestStep2_B"}`,
+		`{"Action":"run","Test":"TestStep2_B"}`, `{"Action":"output","Test":"TestStep2_B","Output":"--- PASS: TestStep2_B (0.00s)\n"}`, `{"Action":"pass","Test":"TestStep2_B"}`,
 		`{"Action":"fail"}`)
 	n, probs := stubProblems(res, tests)
 	if n != 1 {
@@ -89,8 +89,8 @@ func TestStubProblems(t *testing.T) {
 func TestSolutionAndMutantProblems(t *testing.T) {
 	tests := []string{"TestStep1_A"}
 	twice := result(
-		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"pass","Test":"TestStep1_A"}`,
-		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"pass","Test":"TestStep1_A"}`,
+		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"output","Test":"TestStep1_A","Output":"--- PASS: TestStep1_A (0.00s)\n"}`, `{"Action":"pass","Test":"TestStep1_A"}`,
+		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"output","Test":"TestStep1_A","Output":"--- PASS: TestStep1_A (0.00s)\n"}`, `{"Action":"pass","Test":"TestStep1_A"}`,
 		`{"Action":"pass"}`)
 	if n, probs := solutionProblems(twice, tests, 2); n != 1 || len(probs) != 0 {
 		t.Errorf("two clean runs: n=%d probs=%v", n, probs)
@@ -99,7 +99,7 @@ func TestSolutionAndMutantProblems(t *testing.T) {
 		t.Errorf("too few runs not reported: %v", probs)
 	}
 	flaky := result(
-		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"pass","Test":"TestStep1_A"}`,
+		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"output","Test":"TestStep1_A","Output":"--- PASS: TestStep1_A (0.00s)\n"}`, `{"Action":"pass","Test":"TestStep1_A"}`,
 		`{"Action":"run","Test":"TestStep1_A"}`, `{"Action":"output","Test":"TestStep1_A","Output":"    a_test.go:3: boom\n"}`, `{"Action":"fail","Test":"TestStep1_A"}`,
 		`{"Action":"fail"}`)
 	if _, probs := solutionProblems(flaky, tests, 2); len(probs) != 1 || !strings.Contains(probs[0], "1 of 2 runs") || !strings.Contains(probs[0], "boom") {
