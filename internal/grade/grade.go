@@ -23,7 +23,7 @@ import (
 )
 
 // DefaultTimeout bounds the test binary of one run (go test -timeout).
-const DefaultTimeout = 30 * time.Second
+const DefaultTimeout = 25 * time.Second
 
 // DefaultBuildGrace is how long compiling may take on top of the timeout
 // before the whole go command is killed. A cold first compile of a lab that

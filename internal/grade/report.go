@@ -1,0 +1,292 @@
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// VerifyCount is how many times verification runs a lab's tests under the
+// race detector before a pass counts.
+const VerifyCount = 5
+
+// StepSpec is one step of a lab as its manifest names it.
+type StepSpec struct {
+	Test  string
+	Title string
+}
+
+// LabStatus is where a lab stands after grading and verification.
+type LabStatus string
+
+// The statuses of a lab. Only LabPassed counts as passed: a first run
+// where every step passed is LabUnverified until the verification
+// (VerifyCount runs under the race detector) agrees.
+const (
+	LabFailed     LabStatus = "fail"       // a step failed or did not run, or the run broke off
+	LabUnverified LabStatus = "unverified" // every step passed once; verification pending
+	LabPassed     LabStatus = "pass"       // every step passed, and again under -race every time
+	LabRacy       LabStatus = "racy"       // passed once, but the race detector found a data race
+	LabFlaky      LabStatus = "flaky"      // passed once, but failed on a repeat
+	LabError      LabStatus = "error"      // the grading could not run (no go command, ...)
+	LabCanceled   LabStatus = "canceled"   // stopped before it ended
+)
+
+// Step is one manifest step with its outcome in the first run.
+type Step struct {
+	Test    string
+	Title   string
+	Status  Status
+	Failure []string // what the test printed when it failed
+	Elapsed time.Duration
+}
+
+// Message is the first line of the step's failure worth showing, "" for
+// a step that did not fail.
+func (s Step) Message() string {
+	if s.Status == Pass || s.Status == Skip {
+		return ""
+	}
+	return firstMessage(s.Failure)
+}
+
+// Verification is the outcome of re-running a passing lab.
+type Verification struct {
+	Runs    int // repeats
+	Failed  int // repeats in which some step failed
+	Race    bool
+	Message string // why it failed, "" when it did not
+	Elapsed time.Duration
+	Result  *Result
+}
+
+// Report is a lab's grade: the first, fast run mapped onto the manifest's
+// steps, and once it passed, its verification. It is what the TUI and
+// `playground grade` show.
+type Report struct {
+	Lab     string
+	Steps   []Step
+	Status  LabStatus
+	Message string // a one-line summary of what went wrong, "" on a pass
+	Elapsed time.Duration
+	// Result is the first run as internal/grade parsed it (compile
+	// errors, the package's output); nil when it could not run.
+	Result *Result
+	// Verify is set once verification ran.
+	Verify *Verification
+	// Err is why the grading could not run, when Status is LabError.
+	Err error
+}
+
+// Passed reports whether the lab passed and was verified.
+func (r *Report) Passed() bool { return r != nil && r.Status == LabPassed }
+
+// StepsPassed counts the steps that passed in the first run.
+func (r *Report) StepsPassed() int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Status == Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// Grade runs a lab's tests once, quickly (no race detector), and maps the
+// result onto steps. A lab whose every step passed is LabUnverified: call
+// Verify next. The error is the grading's own failure (also in Report.Err)
+// or ctx's.
+func Grade(ctx context.Context, o Options, steps []StepSpec) (*Report, error) {
+	o.Race, o.Count = false, 1
+	r := &Report{Lab: o.name()}
+	res, err := Run(ctx, o)
+	r.fill(steps, res, err)
+	return r, err
+}
+
+func (r *Report) fill(steps []StepSpec, res *Result, err error) {
+	r.Result = res
+	tests := make([]string, len(steps))
+	for i, s := range steps {
+		tests[i] = s.Test
+		r.Steps = append(r.Steps, Step{Test: s.Test, Title: s.Title, Status: NotRun})
+	}
+	switch {
+	case err != nil && isCanceled(err):
+		r.Status = LabCanceled
+		r.Message = "grading was stopped"
+		return
+	case err != nil:
+		r.Status, r.Err, r.Message = LabError, err, err.Error()
+		return
+	case res == nil:
+		r.Status, r.Message = LabError, "no result"
+		return
+	}
+	r.Elapsed = res.Elapsed
+	for i, s := range res.Steps(tests) {
+		r.Steps[i].Status = s.Status
+		r.Steps[i].Failure = s.Failure
+		r.Steps[i].Elapsed = s.Elapsed
+	}
+	all := len(steps) > 0
+	for _, s := range r.Steps {
+		if s.Status != Pass {
+			all = false
+		}
+	}
+	if res.Passed && all {
+		r.Status = LabUnverified
+		return
+	}
+	r.Status = LabFailed
+	r.Message = res.Message
+	if r.Message == "" {
+		for _, s := range r.Steps {
+			if s.Status != Pass {
+				r.Message = fmt.Sprintf("%s %s", StepName(s.Test), failedWord(s.Status))
+				if m := s.Message(); m != "" {
+					r.Message += ": " + m
+				}
+				break
+			}
+		}
+	}
+	if r.Message == "" {
+		r.Message = "the run failed outside the steps: " + firstNonEmpty(append(res.Output, res.Stderr...))
+	}
+}
+
+func failedWord(s Status) string {
+	switch s {
+	case Fail:
+		return "failed"
+	case Skip:
+		return "was skipped"
+	default:
+		return "did not run"
+	}
+}
+
+// Verify runs a LabUnverified lab's tests VerifyCount times under the race
+// detector and settles its status: LabPassed, LabRacy or LabFlaky, with
+// the failing run's message ("failed 2 of 5 runs under -race: ..."). A
+// report in any other status is left alone.
+func Verify(ctx context.Context, o Options, r *Report) error {
+	if r == nil || r.Status != LabUnverified {
+		return nil
+	}
+	o.Race, o.Count = true, VerifyCount
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	// Five repeats under the race detector take longer than one plain run.
+	o.Timeout *= 2
+	res, err := Run(ctx, o)
+	if err != nil {
+		if isCanceled(err) {
+			return err
+		}
+		r.Status, r.Err, r.Message = LabError, err, "verification could not run: "+err.Error()
+		return err
+	}
+	v := &Verification{Runs: VerifyCount, Result: res, Elapsed: res.Elapsed}
+	r.Verify = v
+	tests := make([]string, len(r.Steps))
+	for i, s := range r.Steps {
+		tests[i] = s.Test
+	}
+	var first *Test
+	for _, name := range tests {
+		t := res.Test(name)
+		if t == nil {
+			continue
+		}
+		v.Failed = max(v.Failed, t.Fails)
+		if t.Fails > 0 && first == nil {
+			first = t
+		}
+	}
+	v.Race = res.anyLine("WARNING: DATA RACE", "race detected during execution of test")
+	switch {
+	case res.Passed && v.Failed == 0:
+		r.Status = LabPassed
+		return nil
+	case v.Race:
+		r.Status = LabRacy
+	default:
+		r.Status = LabFlaky
+	}
+	if v.Failed == 0 {
+		// Not one step failed, yet the run did not pass (a timeout, a
+		// crash, a race outside a test): count it as one failed run.
+		v.Failed = 1
+	}
+	detail := res.Message
+	switch {
+	case v.Race:
+		detail = raceSummary(res)
+	case first != nil:
+		detail = StepName(first.Name) + ": " + firstMessage(first.Failure)
+	case detail == "":
+		detail = firstNonEmpty(append(res.Output, res.Stderr...))
+	}
+	v.Message = fmt.Sprintf("failed %d of %d runs under -race: %s", v.Failed, VerifyCount, detail)
+	r.Message = v.Message
+	return nil
+}
+
+// raceSummary names where the race detector saw the conflicting accesses,
+// from the first report in the output.
+func raceSummary(res *Result) string {
+	lines := res.allLines()
+	for i, l := range lines {
+		if !strings.Contains(l, "WARNING: DATA RACE") {
+			continue
+		}
+		var where []string
+		for _, next := range lines[i+1:] {
+			t := strings.TrimSpace(next)
+			if t == "==================" {
+				break
+			}
+			if learnerFile(t) {
+				where = append(where, shortFile(t))
+				if len(where) == 2 {
+					break
+				}
+			}
+		}
+		step := ""
+		for _, t := range res.Tests {
+			if t.Fails > 0 {
+				step = " in " + StepName(t.Name)
+				break
+			}
+		}
+		if len(where) > 0 {
+			return fmt.Sprintf("a data race%s: two goroutines touch the same memory without synchronization, at %s", step, strings.Join(where, " and "))
+		}
+		return fmt.Sprintf("a data race%s: two goroutines touch the same memory without synchronization", step)
+	}
+	return "the race detector reported a data race"
+}
+
+// firstMessage is the first line of a failure worth a summary: the test's
+// own message rather than a blank or a subtest's verdict line.
+func firstMessage(lines []string) string {
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "--- FAIL") || strings.HasPrefix(t, "=== ") {
+			continue
+		}
+		return t
+	}
+	return ""
+}
+
+func isCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
