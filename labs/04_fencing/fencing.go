@@ -40,10 +40,11 @@ func NewStorage() *Storage {
 // Write stores value for resource if token is not lower than the highest
 // token this resource has accepted (equal is fine: the same leader writes
 // many times with one token). Otherwise it changes nothing and returns
-// ErrStaleToken (wrapped or not).
+// ErrStaleToken (wrapped or not). Tokens start at 1: a token of 0 or less
+// never came from a lock and is refused the same way.
 func (s *Storage) Write(resource string, token int64, value string) error {
-	// TODO: compare, then store the value and raise the highest token, all
-	// under s.mu.
+	// TODO: refuse token <= 0; compare with the resource's highest token,
+	// then store the value and raise the highest token, all under s.mu.
 	return labs.ErrNotImplemented
 }
 

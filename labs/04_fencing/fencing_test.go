@@ -20,6 +20,16 @@ package fencing
 //   - a worker that remembers who the owner was instead of asking the lock
 //     store for every request, and so trusts an owner whose lock has
 //     expired: Step 5.
+//   - token 0 (what a leader that never got a token sends) accepted on a
+//     fresh resource: Step 1.
+//   - a worker that compares the fields of the entry it read without
+//     looking whether the key exists, so a request with no owner and
+//     version 0 passes for an absent lock: Step 5.
+//   - Read, or the worker's bookkeeping, without the mutex while other
+//     goroutines write: Steps 4 and 5 under -race.
+//
+// More learner mistakes are in solutions/04_fencing/testdata/bugs; labcheck
+// requires each to fail a step.
 
 import (
 	"errors"
@@ -49,17 +59,17 @@ func TestStep1_RejectsLowerToken(t *testing.T) {
 		err := s.Write("report.csv", st.token, st.value)
 		switch {
 		case st.stale && !errors.Is(err, ErrStaleToken):
-			t.Fatalf("Write(token %d) after token 8 was accepted = %v, want ErrStaleToken", st.token, err)
+			t.Fatalf("Write(token %d) after token 8 was accepted = %v, want ErrStaleToken: token 7 belongs to a leader that has been replaced", st.token, err)
 		case !st.stale && err != nil:
 			t.Fatalf("Write(token %d, %q) = %v, want nil", st.token, st.value, err)
 		}
 	}
 	if v, tok := s.Read("report.csv"); v != "leader-b-committed" || tok != 8 {
-		t.Fatalf("Read = (%q, %d), want (%q, 8): the stale write must change nothing", v, tok, "leader-b-committed")
+		t.Fatalf("after writes with tokens 7, 8 and a stale 7, Read = (%q, %d), want (%q, 8): the stale write must change nothing", v, tok, "leader-b-committed")
 	}
 	// The bar is the highest token accepted, not the last one seen.
 	if err := s.Write("report.csv", 5, "older still"); !errors.Is(err, ErrStaleToken) {
-		t.Fatalf("Write(token 5) after 8 = %v, want ErrStaleToken", err)
+		t.Fatalf("Write(token 5) after 8 = %v, want ErrStaleToken: 5 is lower than the highest token accepted", err)
 	}
 	if err := s.Write("report.csv", 6, "a rejected write lowered the bar"); !errors.Is(err, ErrStaleToken) {
 		t.Fatalf("Write(token 6) after 8 (and a rejected 5) = %v, want ErrStaleToken: compare with the highest token accepted", err)
@@ -68,7 +78,23 @@ func TestStep1_RejectsLowerToken(t *testing.T) {
 		t.Fatalf("Write(token 9) = %v, want nil: a newer leader must get through", err)
 	}
 	if v, tok := s.Read("report.csv"); v != "leader-c" || tok != 9 {
-		t.Fatalf("Read = (%q, %d), want (%q, 9)", v, tok, "leader-c")
+		t.Fatalf("after leader-c wrote with token 9, Read = (%q, %d), want (%q, 9): an accepted write stores its value and raises the highest token", v, tok, "leader-c")
+	}
+	// Token 0 is what a caller sends when it never took the lock (the
+	// zero value of an int64): no lock hands it out, so it is never valid,
+	// not even on a resource nobody has written yet.
+	fresh := NewStorage()
+	if err := fresh.Write("audit.log", 0, "from a leader without a lock"); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(token 0) on a resource never written = %v, want ErrStaleToken: lock versions start at 1, so token 0 means the writer never held the lock", err)
+	}
+	if err := fresh.Write("audit.log", -3, "negative"); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(token -3) = %v, want ErrStaleToken: a token is never negative", err)
+	}
+	if v, tok := fresh.Read("audit.log"); v != "" || tok != 0 {
+		t.Fatalf("after refused writes with tokens 0 and -3, Read = (%q, %d), want (\"\", 0): a refused write changes nothing", v, tok)
+	}
+	if err := fresh.Write("audit.log", 1, "first leader"); err != nil {
+		t.Fatalf("Write(token 1) on a fresh resource = %v, want nil: 1 is the first token a lock hands out", err)
 	}
 }
 
@@ -79,8 +105,8 @@ func TestStep2_AcceptsEqualToken(t *testing.T) {
 		if err := s.Write("invoices", 34, v); err != nil {
 			t.Fatalf("write %d of the leader holding token 34 = %v, want nil: a leader writes many times with the same token", i+1, err)
 		}
-		if got, _ := s.Read("invoices"); got != v {
-			t.Fatalf("after write %d Read = %q, want %q", i+1, got, v)
+		if got, tok := s.Read("invoices"); got != v || tok != 34 {
+			t.Fatalf("after write %d with token 34, Read = (%q, %d), want (%q, 34)", i+1, got, tok, v)
 		}
 	}
 }
@@ -95,10 +121,13 @@ func TestStep3_TokensPerResource(t *testing.T) {
 		t.Fatalf("Write(offsets/shard-7, token 3) after objects/x saw 42 = %v, want nil: each resource keeps its own highest token", err)
 	}
 	if err := s.Write("offsets/shard-7", 2, "offset 900"); !errors.Is(err, ErrStaleToken) {
-		t.Fatalf("Write(offsets/shard-7, token 2) after 3 = %v, want ErrStaleToken", err)
+		t.Fatalf("Write(offsets/shard-7, token 2) after 3 = %v, want ErrStaleToken: within one resource a lower token is still stale", err)
 	}
 	if v, tok := s.Read("objects/x"); v != "from the x leader" || tok != 42 {
-		t.Fatalf("Read(objects/x) = (%q, %d), want it untouched", v, tok)
+		t.Fatalf("Read(objects/x) = (%q, %d), want (%q, 42): writes to offsets/shard-7 must not touch objects/x", v, tok, "from the x leader")
+	}
+	if v, tok := s.Read("offsets/shard-7"); v != "offset 1200" || tok != 3 {
+		t.Fatalf("Read(offsets/shard-7) = (%q, %d), want (%q, 3)", v, tok, "offset 1200")
 	}
 	if v, tok := s.Read("never/written"); v != "" || tok != 0 {
 		t.Fatalf("Read of a resource never written = (%q, %d), want (\"\", 0)", v, tok)
@@ -147,9 +176,18 @@ func TestStep4_GCPauseScenario(t *testing.T) {
 			for _, tok := range tokens {
 				wg.Go(func() { s.Write("r", int64(tok+1), fmt.Sprint("w", tok+1)) })
 			}
+			// Readers at the same time: Read needs the mutex too (go test
+			// -race reports a Read that looks at the map without it).
+			for range 4 {
+				wg.Go(func() {
+					if v, tok := s.Read("r"); tok != 0 && v != fmt.Sprint("w", tok) {
+						t.Errorf("a concurrent Read returned (%q, %d): a value and a token from two different writes. Read must see one write whole", v, tok)
+					}
+				})
+			}
 			wg.Wait()
 			if v, tok := s.Read("r"); v != "w50" || tok != 50 {
-				t.Fatalf("after 50 concurrent writes with tokens 1..50, Read = (%q, %d), want (w50, 50)", v, tok)
+				t.Fatalf("after 50 concurrent writes with tokens 1..50, Read = (%q, %d), want (w50, 50): whatever order they arrive in, only the highest token may win. Hold s.mu from the comparison to the write", v, tok)
 			}
 		}
 	})
@@ -169,20 +207,38 @@ func TestStep5_WorkerChecksOwnerAndVersion(t *testing.T) {
 			{Request{"shards/1", "leader-b", v, "b1"}, ErrNotOwner, "leader-b does not own shards/1"},
 			{Request{"shards/1", "leader-a", v + 1, "a2"}, ErrNotOwner, "the version does not match the lock"},
 			{Request{"shards/2", "leader-a", v, "a3"}, ErrNotOwner, "nobody holds shards/2"},
+			{Request{"shards/3", "", 0, "z"}, ErrNotOwner, "nobody holds shards/3; an absent key reads as owner \"\" at version 0, so check that it exists before comparing"},
 			{Request{"shards/1", "leader-a", v, "a4"}, nil, "the owner again"},
 		}
 		for _, c := range cases {
 			err := w.Handle(c.req)
-			if (c.want == nil && err != nil) || (c.want != nil && !errors.Is(err, c.want)) {
-				t.Fatalf("Handle(%+v) = %v, want %v: %s", c.req, err, c.want, c.why)
+			switch {
+			case c.want == nil && err != nil:
+				t.Fatalf("Handle(%+v) = %v, want nil: %s", c.req, err, c.why)
+			case c.want != nil && err == nil:
+				t.Fatalf("Handle(%+v) = nil, want ErrNotOwner: %s", c.req, c.why)
+			case c.want != nil && !errors.Is(err, c.want):
+				t.Fatalf("Handle(%+v) = %q, which does not wrap ErrNotOwner: %s. Return ErrNotOwner (wrapped with %%w is fine) so callers can tell a refused request from a failure", c.req, err, c.why)
 			}
 		}
 		time.Sleep(10 * time.Second) // leader-a's lock expires
 		if err := w.Handle(Request{"shards/1", "leader-a", v, "a5"}); !errors.Is(err, ErrNotOwner) {
-			t.Fatalf("Handle from leader-a after its lock expired = %v, want ErrNotOwner", err)
+			t.Fatalf("Handle from leader-a after its lock expired = %v, want ErrNotOwner: ask the lock store on every request, do not remember an earlier answer", err)
 		}
 		if got, want := w.Applied(), []string{"a1", "a4"}; !slices.Equal(got, want) {
-			t.Fatalf("Applied = %q, want %q: only the owner's requests are applied", got, want)
+			t.Fatalf("Applied = %q, want %q: only the owner's requests are applied, once each, in order", got, want)
+		}
+		// Requests arrive concurrently in a real worker; go test -race
+		// reports shared state touched without w.mu.
+		v2, _, _ := locks.CompareAndSwap("shards/1", "", "leader-b", time.Minute)
+		var wg sync.WaitGroup
+		for i := range 10 {
+			wg.Go(func() { w.Handle(Request{"shards/1", "leader-b", v2, fmt.Sprint("b", i)}) })
+			wg.Go(func() { w.Handle(Request{"shards/1", "leader-a", v, fmt.Sprint("stale", i)}) })
+		}
+		wg.Wait()
+		if got := w.Applied(); len(got) != 12 {
+			t.Fatalf("after 10 concurrent requests from the owner and 10 from a former owner, %d payloads are applied in total, want 12 (the 2 from before and the owner's 10)", len(got))
 		}
 	})
 }

@@ -43,10 +43,14 @@ func NewStorage() *Storage {
 // Write stores value for resource if token is not lower than the highest
 // token this resource has accepted (equal is fine: the same leader writes
 // many times with one token). Otherwise it changes nothing and returns
-// ErrStaleToken (wrapped or not).
+// ErrStaleToken (wrapped or not). Tokens start at 1: a token of 0 or less
+// never came from a lock and is refused the same way.
 func (s *Storage) Write(resource string, token int64, value string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if token <= 0 {
+		return fmt.Errorf("write %s with token %d, which no lock hands out: %w", resource, token, ErrStaleToken)
+	}
 	r := s.resources[resource]
 	if token < r.highest {
 		return fmt.Errorf("write %s with token %d, already saw %d: %w", resource, token, r.highest, ErrStaleToken)
