@@ -49,6 +49,12 @@ func Acquire(ctx context.Context, cli *clientv3.Client, key, owner string, lease
 // revision token. Otherwise (expired, or expired and taken by someone
 // else) it leaves the key alone and returns ErrNotOwner.
 func Release(ctx context.Context, cli *clientv3.Client, key string, token int64) error {
+	if token <= 0 {
+		// No lock is created at revision 0, and an absent key compares as
+		// CreateRevision 0: without this, releasing a lock never taken
+		// would "succeed".
+		return ErrNotOwner
+	}
 	resp, err := cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", token)).
 		Then(clientv3.OpDelete(key)).
