@@ -3,24 +3,30 @@ package fencedwrite
 // Grader for lab 06. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness).
 //
-// Wrong solutions these tests defend against (the ones marked [mutant] are
-// kept in solutions/06_fenced_write/testdata/mutants and run by labcheck):
-//   - check the lock with a Get, then Put [mutant get_then_put.patch]: Step 3
-//     pauses the writer between the two, the lock changes hands, and the
-//     stale write lands after the new owner's.
-//   - check only that the lock key exists [mutant exists_only.patch]: Steps 2
-//     and 3 (the new owner's key exists too).
-//   - compare ModRevision instead of CreateRevision [mutant
-//     mod_revision.patch]: Step 1 (the owner rewrites its own lock key, as
-//     etcd's Proclaim does, and must still be able to write).
-//   - "<=" instead of "=" on the token [mutant at_most_token.patch]: Step 2
-//     (a vanished lock has CreateRevision 0, which is below every token).
-//   - reporting a failed request (cancelled context) as ErrNotOwner, or a
-//     refused write as success: Step 2.
+// Wrong solutions these tests defend against (mutants and learner bugs
+// are kept in solutions/06_fenced_write/testdata and run by labcheck):
+//   - check the lock with a Get, then Put: Step 3 pauses the writer
+//     between the two (and puts a competitor before every request the
+//     writer sends), the lock changes hands, and the stale write lands
+//     after the new owner's.
+//   - check only that the lock key exists, or that its CreateRevision is
+//     at least the token: Steps 2 and 3 (the new owner's key passes too).
+//   - compare ModRevision instead of CreateRevision: Step 1 (the owner
+//     rewrites its own lock key, as etcd's Proclaim does, and must still
+//     be able to write).
+//   - "<=" instead of "=" on the token, or trusting token 0: Step 2 (a
+//     vanished lock has CreateRevision 0, which equals token 0 and is
+//     below every other token).
+//   - reporting a failed request (cancelled context) as ErrNotOwner, a
+//     refused write as success, or writing in the Else branch anyway:
+//     Step 2.
+//   - reading the revision back after the write, or retrying a refused
+//     write with the lock's current CreateRevision: Step 3.
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -129,6 +135,26 @@ func TestStep2_RefusedAfterLoss(t *testing.T) {
 		}
 	})
 
+	t.Run("token 0", func(t *testing.T) {
+		env := env.Sub(t)
+		// A writer whose token was never set (0) holds no lock. An absent
+		// lock key compares as CreateRevision 0, so "= token" alone lets
+		// it through.
+		key := env.Key("data-5")
+		_, err := Write(env.Ctx, cli, env.Key("lock-5"), 0, key, "unfenced")
+		if !errors.Is(err, ErrNotOwner) {
+			t.Fatalf("Write with token 0 under a lock that does not exist = %v, want ErrNotOwner: no lock is created at revision 0", err)
+		}
+		if kv, ok := env.Get(key); ok {
+			t.Fatalf("the write with token 0 landed: %+v", kv)
+		}
+		lockKey := env.Key("lock-6")
+		takeLock(t, env, lockKey, "replica-a")
+		if _, err := Write(env.Ctx, cli, lockKey, 0, key, "unfenced"); !errors.Is(err, ErrNotOwner) {
+			t.Fatalf("Write with token 0 under a held lock = %v, want ErrNotOwner", err)
+		}
+	})
+
 	t.Run("request failed is not a refusal", func(t *testing.T) {
 		env := env.Sub(t)
 		lockKey := env.Key("lock-4")
@@ -189,4 +215,92 @@ func TestStep3_PausedWriterIsFenced(t *testing.T) {
 	if kv, _ := env.Get(key); kv.Value != "B: committed" {
 		t.Fatalf("the data key holds %q, want B's write to survive", kv.Value)
 	}
+
+	// The same handover, staged just before each request A's Write sends,
+	// one run per request: whatever A learnt before the gap is stale
+	// after it.
+	eachGap(t, env, func(g *gapEnv, gap int64) {
+		lockKey, key := g.Key(fmt.Sprintf("lock-gap-%d", gap)), g.Key(fmt.Sprintf("data-gap-%d", gap))
+		leaseA, tokA := takeLock(t, g.Env, lockKey, "replica-a")
+		hist := &etcdharness.History{}
+		var tokB int64
+		g.arm(func() {
+			// A's lease runs out; A's replacement, restarted under the
+			// same name, takes the lock: only the token tells them apart.
+			g.Revoke(leaseA)
+			_, tokB = takeLock(t, g.Env, lockKey, "replica-a")
+			_, err := g.Admin.Txn(g.Ctx).
+				If(clientv3.Compare(clientv3.CreateRevision(lockKey), "=", tokB)).
+				Then(clientv3.OpPut(key, "B")).Commit()
+			if err != nil {
+				t.Fatalf("test setup: B's write: %v", err)
+			}
+			hist.Record(etcdharness.Write{Resource: key, Writer: "B", Token: tokB, Accepted: true})
+		})
+		rev, err := Write(g.Ctx, g.cli, lockKey, tokA, key, "A")
+		if gap == 0 {
+			if err != nil {
+				t.Fatalf("A's Write as the owner: %v", err)
+			}
+			return
+		}
+		where := fmt.Sprintf("just before request %d of A's Write (B is a restarted replica-a, same name, newer token)", gap)
+		switch {
+		case err == nil:
+			// Only right if A's write landed before the handover, and rev
+			// must then be the revision of A's own write.
+			resp, gerr := g.Admin.Get(g.Ctx, key, clientv3.WithRev(rev))
+			if gerr != nil || len(resp.Kvs) == 0 || string(resp.Kvs[0].Value) != "A" || resp.Kvs[0].ModRevision != rev {
+				t.Fatalf("A's Write returned revision %d, but A's value was not written at %d (B took the lock and wrote %s): return the revision from your own transaction's answer", rev, rev, where)
+			}
+			hist.Record(etcdharness.Write{Resource: key, Writer: "A", Token: tokA, Accepted: true})
+		case errors.Is(err, ErrNotOwner):
+		default:
+			t.Fatalf("A's Write, with B taking over %s = %v, want ErrNotOwner (or success, if A's write came first)", where, err)
+		}
+		if kv, _ := g.Get(key); kv.Value != "B" {
+			t.Fatalf("B took the lock and wrote %s, but the data key now holds %q: A's stale write landed after B's. Check and write in one transaction", where, kv.Value)
+		}
+		if err := etcdharness.CheckTokenOrder(hist.Writes()); err != nil {
+			t.Error(err)
+		}
+	})
 }
+
+// eachGap runs scenario once without interference (gap 0), to count the
+// requests the solution sends, and then once for each of those requests
+// (gap k), with the competitor the scenario armed stepping in just before
+// request k is sent: between every two requests, and before the first.
+func eachGap(t *testing.T, env *etcdharness.Env, scenario func(g *gapEnv, gap int64)) {
+	t.Helper()
+	run := func(gap int64) int64 {
+		g := &gapEnv{Env: env, cli: env.Client()}
+		spy := etcdharness.Attach(g.cli)
+		spy.Intercept(func(r etcdharness.Request) error {
+			if r.N == gap && g.competitor != nil {
+				g.competitor()
+			}
+			return nil
+		})
+		scenario(g, gap)
+		return spy.Requests()
+	}
+	n := run(0)
+	if n == 0 {
+		t.Fatal("the solution sent no request to etcd")
+	}
+	for gap := int64(1); gap <= min(n, 8); gap++ {
+		run(gap)
+	}
+}
+
+// gapEnv is the Env of one eachGap run: cli is the client to hand to the
+// solution, watched by a spy.
+type gapEnv struct {
+	*etcdharness.Env
+	cli        *clientv3.Client
+	competitor func()
+}
+
+// arm sets what the competitor does.
+func (g *gapEnv) arm(f func()) { g.competitor = f }

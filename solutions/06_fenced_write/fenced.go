@@ -23,6 +23,12 @@ var ErrNotOwner = errors.New("fencedwrite: not the lock owner any more; write re
 // them. It returns the revision of the write, ErrNotOwner when the check
 // fails, or another error (wrapped) when etcd could not be asked.
 func Write(ctx context.Context, cli *clientv3.Client, lockKey string, token int64, key, value string) (rev int64, err error) {
+	if token <= 0 {
+		// No lock is created at revision 0, and an absent lock key
+		// compares as CreateRevision 0: "= 0" would let a writer without
+		// a lock through.
+		return 0, ErrNotOwner
+	}
 	// CreateRevision, not ModRevision: the owner may rewrite its lock key
 	// (etcd's Proclaim does), which moves ModRevision but not
 	// CreateRevision. And not "the key exists": a newer owner's key exists
