@@ -102,6 +102,10 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 		f.Close()
 	}
 
+	// Ctrl-C or SIGTERM: end the grading's go test and test binary at
+	// once, even if the command itself is not waited for.
+	defer context.AfterFunc(ctx, grade.StopAll)()
+
 	baseEnv := labEnv(env)
 	var etcdSrv embedetcd.Etcd
 	defer func() {

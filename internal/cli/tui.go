@@ -91,6 +91,9 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120))
 	_, err = p.Run()
 	cancel() // stops a start still in flight
+	// A grading still running (go test and its test binary) must not
+	// outlive the program.
+	grade.StopAll()
 	if cerr := etcd.close(5 * time.Second); cerr != nil {
 		fmt.Fprintf(env.Stderr, "playground: stop etcd: %v\n", cerr)
 	}

@@ -320,6 +320,8 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 	if err := cmd.Start(); err != nil {
 		return output{}, err
 	}
+	track(cmd)
+	defer untrack(cmd)
 	var killedRun atomic.Bool
 	var alarm *time.Timer
 	readLines(stdout, func(line []byte) {
@@ -393,4 +395,43 @@ func writeOverlay(o Options) (string, func(), error) {
 		return "", nil, fmt.Errorf("write overlay: %w", err)
 	}
 	return f.Name(), func() { os.Remove(f.Name()) }, nil
+}
+
+// running holds the go commands of gradings in progress, so that StopAll
+// can end them when the program ends.
+var running struct {
+	sync.Mutex
+	cmds map[*exec.Cmd]bool
+}
+
+func track(cmd *exec.Cmd) {
+	running.Lock()
+	defer running.Unlock()
+	if running.cmds == nil {
+		running.cmds = map[*exec.Cmd]bool{}
+	}
+	running.cmds[cmd] = true
+}
+
+func untrack(cmd *exec.Cmd) {
+	running.Lock()
+	defer running.Unlock()
+	delete(running.cmds, cmd)
+}
+
+// StopAll kills every grading still running (go test and the test binary
+// it started: their whole process group) and returns once they were
+// signalled. Call it as the program ends (the TUI quitting): cancelling a
+// grading's context alone leaves the kill to a goroutine that may never
+// run again once main returns, and the test binary would live on.
+func StopAll() {
+	running.Lock()
+	defer running.Unlock()
+	for cmd := range running.cmds {
+		if cmd.Cancel != nil {
+			cmd.Cancel()
+		} else if cmd.Process != nil {
+			cmd.Process.Kill()
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -220,4 +221,50 @@ func alive(pid int) bool {
 	}
 	f := strings.Fields(string(data))
 	return len(f) > 2 && f[2] != "Z"
+}
+
+// TestStopAllAtExit runs a program (this test binary again) that starts a
+// grading of a hanging lab, then ends the way the TUI does on quit:
+// StopAll, then exit. The test binary it graded must not outlive it.
+func TestStopAllAtExit(t *testing.T) {
+	if os.Getenv("GRADE_STOPALL_CHILD") != "" {
+		return
+	}
+	o := fixture(t, "pidhang")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStopAllChild$")
+	cmd.Env = append(os.Environ(), "GRADE_STOPALL_CHILD=1", "PIDHANG_FILE="+pidFile, "PIDHANG_DIR="+o.Dir, "PIDHANG_BIN="+o.BinDir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the graded binary never started: %v\n%s", err, out)
+	}
+	pid, _ := strconv.Atoi(string(data))
+	for deadline := time.Now().Add(5 * time.Second); alive(pid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the graded test binary (pid %d) outlived the program that graded it", pid)
+		}
+	}
+}
+
+func TestStopAllChild(t *testing.T) {
+	if os.Getenv("GRADE_STOPALL_CHILD") == "" {
+		t.Skip("run by TestStopAllAtExit")
+	}
+	o := Options{Dir: os.Getenv("PIDHANG_DIR"), Pkg: "./labs/pidhang", Env: []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, BinDir: os.Getenv("PIDHANG_BIN"), Timeout: time.Hour}
+	go Run(context.Background(), o)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(os.Getenv("PIDHANG_FILE")); err == nil && len(data) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the graded binary never started")
+		}
+	}
+	StopAll()
+	os.Exit(0)
 }
