@@ -145,7 +145,7 @@ func TestStep3_VersionIncreasesOnEveryWrite(t *testing.T) {
 		advance(5 * time.Second)
 		write("lease", "", "replica-1", 5*time.Second, "the key was written with a 5 s TTL 5 s ago, so it has expired and counts as absent (step 4)")
 		if last <= old {
-			t.Fatalf("re-created key got version %d, want more than %d", last, old)
+			t.Fatalf("the key re-created after it expired got version %d, want more than %d (its version before the expiry): otherwise the old holder's version would match the new key", last, old)
 		}
 		// Ten create-expire cycles on one key: ten distinct versions.
 		fresh := NewStore()

@@ -375,7 +375,7 @@ func TestStep4_LockWaitsForChange(t *testing.T) {
 			}
 			released := time.Now()
 			if err := holder.Unlock(); err != nil {
-				t.Fatalf("holder.Unlock = %v", err)
+				t.Fatalf("the holder's own Unlock = %v, want nil; see step 2", err)
 			}
 			synctest.Wait()
 			p.spinning()

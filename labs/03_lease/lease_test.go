@@ -200,10 +200,10 @@ func TestStep1_AcquireAndRenew(t *testing.T) {
 		s, _ := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		if got := holder(s); got != "replica-a" {
-			t.Fatalf("after Acquire the key holds %q, want %q", got, "replica-a")
+			t.Fatalf("after Acquire(%q) the key holds %q: Acquire must write the owner's name under the key", "replica-a", got)
 		}
 		if _, err := Acquire(s, key, "replica-b", 10*time.Second); !errors.Is(err, ErrHeld) {
-			t.Fatalf("Acquire by replica-b while replica-a holds the lease = %v, want ErrHeld", err)
+			t.Fatalf("Acquire by replica-b while replica-a holds the lease = %v, want ErrHeld: create the key only if it is absent, and say why you could not", err)
 		}
 		// Another process with the same name (a restarted pod) is another
 		// holder: it must not get a *Lease on replica-a's key.
@@ -389,7 +389,7 @@ func TestStep3_RenewsEveryHalfTTL(t *testing.T) {
 		close(stopAsking)
 		<-asked
 		if got := holder(s); got != "replica-a" {
-			t.Fatalf("after a minute of renewals of a 10 s lease the key holds %q, want replica-a", got)
+			t.Fatalf("after a minute of Run on a 10 s lease the key holds %q, want replica-a: the renewals did not keep the lease alive", got)
 		}
 		times := got()
 		cancel()
@@ -458,7 +458,7 @@ func TestStep4_StopsOnLoss(t *testing.T) {
 		calls, before := append([]time.Time(nil), lostAt...), attempts
 		mu.Unlock()
 		if len(calls) != 1 {
-			t.Fatalf("onLost was called %d times, want exactly once", len(calls))
+			t.Fatalf("onLost was called %d times, want exactly once: it is how the owner learns to stop working, and a second call would stop it twice", len(calls))
 		}
 		if d := calls[0].Sub(start); d != 10*time.Second {
 			t.Errorf("onLost was called %v after Run started, want 10s: at the first renewal after the loss, not later", d)
@@ -502,7 +502,7 @@ func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
 			t.Fatal("renewed at t1: MayAct(t1+7s) = false, want true: the window starts again at each successful renewal")
 		}
 		if a.MayAct(t1.Add(7500 * time.Millisecond)) {
-			t.Fatal("renewed at t1: MayAct(t1+7.5s) = true, want false")
+			t.Fatal("renewed at t1: MayAct(t1+7.5s) = true, want false: the window ends at 0.75 x TTL after the renewal, and that instant is already outside")
 		}
 		// One second later an operator hands the lease to replica-b, and
 		// the next Renew fails while the window (until t1+7.5s) is open.

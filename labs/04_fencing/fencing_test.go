@@ -114,7 +114,7 @@ func TestStep2_AcceptsEqualToken(t *testing.T) {
 func TestStep3_TokensPerResource(t *testing.T) {
 	s := NewStorage()
 	if err := s.Write("objects/x", 42, "from the x leader"); err != nil {
-		t.Fatal(err)
+		t.Fatalf("Write(objects/x, token 42) on a fresh storage = %v, want nil", err)
 	}
 	// Another resource has its own lock and its own, smaller, tokens.
 	if err := s.Write("offsets/shard-7", 3, "offset 1200"); err != nil {
@@ -158,13 +158,13 @@ func TestStep4_GCPauseScenario(t *testing.T) {
 				t.Fatal("setup: leader-b could not take the expired lock")
 			}
 			if err := storage.Write(object, tokenB, "B: everything"); err != nil {
-				t.Fatalf("leader-b's write with token %d = %v, want nil", tokenB, err)
+				t.Fatalf("leader-b's write with token %d (the newest lock) = %v, want nil: a higher token than any seen must get through", tokenB, err)
 			}
 			if err := <-resultA; !errors.Is(err, ErrStaleToken) {
-				t.Fatalf("leader-a's write after its pause (token %d, storage saw %d) = %v, want ErrStaleToken", tokenA, tokenB, err)
+				t.Fatalf("leader-a's write after its pause (token %d, storage saw %d) = %v, want ErrStaleToken: leader-a's lock expired during the pause, and this write would overwrite leader-b's", tokenA, tokenB, err)
 			}
 			if v, tok := storage.Read(object); v != "B: everything" || tok != tokenB {
-				t.Fatalf("final Read = (%q, %d), want (%q, %d)", v, tok, "B: everything", tokenB)
+				t.Fatalf("after the paused leader's write was refused, Read = (%q, %d), want (%q, %d): leader-b's write must stand", v, tok, "B: everything", tokenB)
 			}
 		})
 	})
@@ -254,7 +254,7 @@ func TestStep6_FlipFlopDelayedRequest(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		v2, _, _ := locks.CompareAndSwap(shard, "", "replica-b", 10*time.Second)
 		if err := w.Handle(Request{shard, "replica-b", v2, "set offset 250"}); err != nil {
-			t.Fatalf("replica-b's request as owner = %v, want nil", err)
+			t.Fatalf("replica-b's request as the current owner at the current version = %v, want nil", err)
 		}
 		time.Sleep(10 * time.Second)
 		v3, _, _ := locks.CompareAndSwap(shard, "", "replica-a", 10*time.Second)
@@ -262,10 +262,10 @@ func TestStep6_FlipFlopDelayedRequest(t *testing.T) {
 			t.Fatalf("the request replica-a sent in its first term (version %d), arriving in its second term (version %d) = %v, want ErrNotOwner: the owner matches but the version does not", v1, v3, err)
 		}
 		if err := w.Handle(Request{shard, "replica-a", v3, "set offset 300"}); err != nil {
-			t.Fatalf("replica-a's request in its second term = %v, want nil", err)
+			t.Fatalf("replica-a's request in its second term, with that term's version = %v, want nil: the current owner at the current version", err)
 		}
 		if got, want := w.Applied(), []string{"set offset 250", "set offset 300"}; !slices.Equal(got, want) {
-			t.Fatalf("Applied = %q, want %q", got, want)
+			t.Fatalf("Applied = %q, want %q: only the two requests from the owner of the moment", got, want)
 		}
 	})
 }
