@@ -34,11 +34,14 @@ func MemberKey(prefix, name string) string { return prefix + "/workers/" + name 
 
 // CommitOffset stores offset for shard, but only if the shard's owner key
 // still exists and was created at token, in one transaction. It returns
-// ErrNotOwner when that check fails.
+// ErrNotOwner when that check fails, and for a token <= 0 (a missing key's
+// CreateRevision is 0 too, and 0 is what Owned()[shard] gives for a shard
+// the worker does not own).
 func CommitOffset(ctx context.Context, cli *clientv3.Client, prefix string, shard int, token, offset int64) error {
-	// TODO: one transaction: if CreateRevision(ShardKey(prefix, shard)) ==
-	// token, put strconv.FormatInt(offset, 10) at OffsetKey(prefix, shard).
-	// Return ErrNotOwner when the comparison fails (this is lab 06 again).
+	// TODO: refuse token <= 0 with ErrNotOwner. Then one transaction: if
+	// CreateRevision(ShardKey(prefix, shard)) == token, put
+	// strconv.FormatInt(offset, 10) at OffsetKey(prefix, shard). Return
+	// ErrNotOwner when the comparison fails (this is lab 06 again).
 	return labs.ErrNotImplemented
 }
 
@@ -85,8 +88,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	//   3. watch w.Prefix+"/" from the read's revision + 1 and rebalance
 	//      after every change;
 	//   4. when the session ends (s.Done()), clear w.owned AT ONCE, then
-	//      start a new membership; when ctx ends, revoke the lease (that
-	//      releases every shard) and return nil.
+	//      start a new membership; when ctx ends, clear w.owned, revoke the
+	//      lease once (that releases every shard) with a context of its own
+	//      and a timeout of about a second, and return nil;
+	//   5. after an error, end the membership the same way and start a new
+	//      one after a pause (100 ms, or a growing backoff), never at once.
+	// Your shards are the keys on YOUR lease, not the keys with your name.
 	// Guard w.owned with w.mu: the tests call Owned from other goroutines.
 	return labs.ErrNotImplemented
 }

@@ -1,21 +1,33 @@
 package shards
 
 // Grader for lab 09. Each TestStepK checks one step of README.md against a
-// real etcd started by the test (labs/internal/etcdharness).
+// real etcd started by the test (labs/internal/etcdharness). Every worker's
+// client goes through a spy that sees each request before it is sent: the
+// test checks the worker's Owned() at the moment it claims or releases a
+// shard, steps in as a competitor between two requests, makes requests
+// fail, and ends keep-alives as the client does when etcd is unreachable.
 //
-// Wrong solutions these tests defend against (the ones marked [mutant] are
-// kept in solutions/09_shards/testdata/mutants and run by labcheck):
-//   - a commit that checks only that the shard has some owner [mutant
-//     exists_only.patch]: Steps 1 and 3 (the stale owner's offset lands).
-//   - claiming every free shard and never giving any back [mutant
-//     greedy.patch]: Step 2 (the first worker keeps all ten).
-//   - a target of ceil(M/N) for every worker instead of by rank [mutant
-//     ceil_target.patch]: Step 2 (ten shards end up 4, 4, 2).
-//   - keeping the owned shards after the lease is lost [mutant
-//     keeps_owned.patch]: Step 3 (a worker whose lease is gone still
-//     believes it owns shards).
-//   - reacting only to workers joining, not to shards being freed: Steps
-//     2 and 3.
+// Wrong solutions these tests defend against (planted mutants live in
+// solutions/09_shards/testdata/mutants, learner bugs in testdata/bugs;
+// labcheck runs both):
+//   - a commit that checks only that the shard has some owner, accepts
+//     token 0 for a shard nobody owns, or reads and then writes in two
+//     requests: Step 1.
+//   - claiming every free shard and never giving any back, ceil(M/N) for
+//     everyone, reacting only to joins (the test holds worker-a's releases
+//     until worker-b has read and is watching): Step 2.
+//   - claiming with a plain put (the test claims the shard between the
+//     worker's read and its claim), listing a shard before the claim
+//     succeeded or after its release was sent: Step 2.
+//   - a shutdown that does not revoke the lease (or revokes it with the
+//     cancelled context), or still lists shards when it revokes: Step 2.
+//   - keeping the owned shards after the session ends, clearing them only
+//     once etcd answers again, not rejoining: Step 3.
+//   - taking keys with the worker's name but another lease for its own:
+//     Step 3.
+//   - retrying a failed session at once (a spin), giving up on the first
+//     error, a shutdown that hangs while etcd is unreachable or retries a
+//     failing revoke forever: Step 4.
 
 import (
 	"context"
@@ -38,8 +50,35 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(etcdharness.Main(m)) }
 
+// errInjected is what a request the test makes fail returns.
+var errInjected = errors.New("injected by the test: etcd unavailable")
+
 func TestStep1_CommitWithToken(t *testing.T) {
 	t.Parallel()
+	t.Run("tokens", func(t *testing.T) { t.Parallel(); testCommitTokens(t) })
+	t.Run("owner changes between requests", func(t *testing.T) { t.Parallel(); testCommitCompetitor(t) })
+}
+
+func TestStep2_BalancedOwnership(t *testing.T) {
+	t.Parallel()
+	t.Run("join and leave", func(t *testing.T) { t.Parallel(); testJoinAndLeave(t) })
+	t.Run("claimed between read and claim", func(t *testing.T) { t.Parallel(); testClaimRace(t) })
+}
+
+func TestStep3_TakeoverAfterDeath(t *testing.T) {
+	t.Parallel()
+	t.Run("death and return", func(t *testing.T) { t.Parallel(); testDeathAndReturn(t) })
+	t.Run("same name, other lease", func(t *testing.T) { t.Parallel(); testSameNameOtherLease(t) })
+}
+
+func TestStep4_FailuresAndShutdown(t *testing.T) {
+	t.Parallel()
+	t.Run("session cannot be created", func(t *testing.T) { t.Parallel(); testSessionFailures(t) })
+	t.Run("stop while etcd is unreachable", func(t *testing.T) { t.Parallel(); testStopUnreachable(t) })
+	t.Run("revoke fails", func(t *testing.T) { t.Parallel(); testRevokeFails(t) })
+}
+
+func testCommitTokens(t *testing.T) {
 	env := etcdharness.New(t)
 	cli := env.Client()
 	prefix := env.Key("stream")
@@ -53,15 +92,15 @@ func TestStep1_CommitWithToken(t *testing.T) {
 	leaseA := env.Grant(30)
 	tokA := ownShard(t, env, prefix, 3, "worker-a", leaseA)
 	if err := commit("worker-a", tokA, 100); err != nil {
-		t.Fatalf("the owner's CommitOffset: %v", err)
+		t.Fatalf("the owner's CommitOffset with its token %d: %v, want nil", tokA, err)
 	}
-	if got := offset(t, env, prefix, 3); got != "100" {
-		t.Fatalf("offset key holds %q, want \"100\"", got)
+	if got := offset(env, prefix, 3); got != "100" {
+		t.Fatalf("after the owner committed 100, the offset key holds %q, want \"100\" (strconv.FormatInt(offset, 10))", got)
 	}
 
 	env.Revoke(leaseA) // worker-a dies; worker-b takes the shard
 	if err := commit("worker-a", tokA, 90); !errors.Is(err, ErrNotOwner) {
-		t.Fatalf("CommitOffset after the owner's lease ended = %v, want ErrNotOwner", err)
+		t.Fatalf("CommitOffset after the owner's lease ended (the shard key is gone) = %v, want ErrNotOwner", err)
 	}
 	tokB := ownShard(t, env, prefix, 3, "worker-b", env.Grant(30))
 	if err := commit("worker-b", tokB, 120); err != nil {
@@ -69,69 +108,214 @@ func TestStep1_CommitWithToken(t *testing.T) {
 	}
 	// worker-a's delayed commit arrives late.
 	if err := commit("worker-a", tokA, 95); !errors.Is(err, ErrNotOwner) {
-		t.Fatalf("the old owner's CommitOffset with token %d while the shard is owned under token %d = %v, want ErrNotOwner", tokA, tokB, err)
+		t.Fatalf("the old owner's CommitOffset with token %d while the shard is owned under token %d = %v, want ErrNotOwner: compare the shard key's CreateRevision with the token, not just that it exists", tokA, tokB, err)
 	}
-	if got := offset(t, env, prefix, 3); got != "120" {
+	if got := offset(env, prefix, 3); got != "120" {
 		t.Fatalf("offset key holds %q, want the new owner's \"120\"", got)
 	}
 	if err := CommitOffset(env.Ctx, cli, prefix, 7, tokB, 1); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("CommitOffset for a shard nobody owns = %v, want ErrNotOwner", err)
+	}
+	// Token 0 is what Owned()[shard] gives for a shard the worker does not
+	// own. An absent key's CreateRevision is 0 too, so 0 == 0 must not be
+	// taken for ownership.
+	if err := CommitOffset(env.Ctx, cli, prefix, 7, 0, 1); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("CommitOffset with token 0 for a shard nobody owns = %v, want ErrNotOwner: a missing key's CreateRevision is also 0, so refuse tokens <= 0 (0 is what Owned()[s] gives for a shard you do not own)", err)
+	}
+	if kv, ok := env.Get(OffsetKey(prefix, 7)); ok {
+		t.Fatalf("the offset of shard 7, which nobody owns, was written (%q)", kv.Value)
 	}
 	if err := etcdharness.CheckTokenOrder(hist.Writes()); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestStep2_BalancedOwnership(t *testing.T) {
-	t.Parallel()
+// testCommitCompetitor: between any two requests CommitOffset sends, the
+// shard changes owner. One transaction sends one request and is never
+// interrupted.
+func testCommitCompetitor(t *testing.T) {
+	env := etcdharness.New(t)
+	prefix := env.Key("stream")
+	cli := env.Client()
+	spy := etcdharness.Attach(cli)
+	leaseA := env.Grant(30)
+	tokA := ownShard(t, env, prefix, 2, "worker-a", leaseA)
+
+	var requests atomic.Int64
+	var tokB atomic.Int64
+	spy.Intercept(func(r etcdharness.Request) error {
+		if requests.Add(1) != 2 {
+			return nil
+		}
+		// worker-a is paused between its requests; its lease ends and
+		// worker-b claims the shard.
+		if _, err := env.Admin.Revoke(env.Ctx, leaseA); err != nil {
+			return fmt.Errorf("test: revoke: %w", err)
+		}
+		lease, err := env.Admin.Grant(env.Ctx, 30)
+		if err != nil {
+			return fmt.Errorf("test: grant: %w", err)
+		}
+		key := ShardKey(prefix, 2)
+		resp, err := env.Admin.Txn(env.Ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, "worker-b", clientv3.WithLease(lease.ID))).Commit()
+		if err != nil {
+			return fmt.Errorf("test: claim for worker-b: %w", err)
+		}
+		tokB.Store(resp.Header.Revision)
+		return nil
+	})
+	err := CommitOffset(env.Ctx, cli, prefix, 2, tokA, 200)
+	n := requests.Load()
+	if n < 2 {
+		if err != nil {
+			t.Fatalf("the owner's CommitOffset = %v, want nil", err)
+		}
+		return
+	}
+	if got := offset(env, prefix, 2); got == "200" {
+		t.Fatalf("CommitOffset sent %d requests; between the first and the second the shard changed owner (worker-b, token %d), and worker-a's offset 200 with its old token %d was still written (err = %v): check the token and write the offset in one transaction", n, tokB.Load(), tokA, err)
+	}
+	if !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("CommitOffset after the shard changed owner between its requests = %v, want ErrNotOwner", err)
+	}
+}
+
+// testJoinAndLeave: a worker alone takes everything; joins and a clean
+// leave rebalance; releases, claims and the shutdown are checked at the
+// moment their requests are sent.
+func testJoinAndLeave(t *testing.T) {
 	env := etcdharness.New(t)
 	f := newFleet(t, env, 10)
-	f.start("worker-a", env.Client(), 5)
-	f.waitBalanced(5*time.Second, "worker-a")
-	f.start("worker-b", env.Client(), 5)
-	f.waitBalanced(5*time.Second, "worker-a", "worker-b")
+	a := f.start("worker-a", env.Client(), 5)
+	f.waitBalanced(5*time.Second, "a worker alone takes every shard", "worker-a")
+
+	// worker-a may give shards back only once worker-b has read the shard
+	// keys and started watching: a worker that reacts only to joins then
+	// never sees them come free.
+	bReady := make(chan struct{})
+	var readyOnce sync.Once
+	var bRead atomic.Bool
+	a.hook(func(r etcdharness.Request) error {
+		if _, release := f.shardWrite(r); release {
+			select {
+			case <-bReady:
+			case <-time.After(3 * time.Second):
+			}
+		}
+		return nil
+	})
+	f.start("worker-b", env.Client(), 5, func(r etcdharness.Request) error {
+		switch r.Kind {
+		case etcdharness.KindGet:
+			bRead.Store(true)
+		case etcdharness.KindWatch:
+			if bRead.Load() {
+				readyOnce.Do(func() { close(bReady) })
+			}
+		}
+		return nil
+	})
+	f.waitBalanced(5*time.Second, "worker-b joined worker-a. The test let worker-a's releases through only once worker-b had read and started watching, so worker-b must claim them when it sees their keys deleted: rebalance after every watch response, not only when a worker joins", "worker-a", "worker-b")
+	a.hook(nil)
 	f.start("worker-c", env.Client(), 5)
-	f.waitBalanced(5*time.Second, "worker-a", "worker-b", "worker-c")
+	f.waitBalanced(5*time.Second, "ten shards over three workers sorted by name: 4, 3, 3", "worker-a", "worker-b", "worker-c")
 
 	// A worker that shuts down hands its shards over at once.
 	f.stop("worker-a")
-	if got := f.counts()["worker-a"]; got != 0 {
-		t.Fatalf("worker-a's Run returned but it still owns %d shards in etcd", got)
+	if got := len(a.w.Owned()); got != 0 {
+		t.Errorf("worker-a's Run returned but its Owned() still lists %d shards", got)
 	}
-	f.waitBalanced(5*time.Second, "worker-b", "worker-c")
-	f.checkOverlap()
+	if got := f.counts()["worker-a"]; got != 0 {
+		t.Fatalf("worker-a's Run returned but %d shard keys are still on its lease in etcd: the others wait a whole TTL for them. Revoke the lease on the way out, with a context of its own (Run's context is already cancelled by then)", got)
+	}
+	f.waitBalanced(5*time.Second, "worker-a left: its shards go to the other two", "worker-b", "worker-c")
+	f.check()
 }
 
-func TestStep3_TakeoverAfterDeath(t *testing.T) {
-	t.Parallel()
+// testClaimRace: between worker-a's read and its claim of a free shard,
+// another worker claims that shard.
+func testClaimRace(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 4)
+	leaseZ := env.Grant(30)
+	var raced atomic.Int64 // the shard worker-z took, +1 (0: none yet)
+	var tokZ atomic.Int64
+	var raceErr atomic.Value
+	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		shard, release := f.shardWrite(r)
+		if shard < 0 || release || raced.Load() != 0 {
+			return nil
+		}
+		key := ShardKey(f.prefix, shard)
+		resp, err := env.Admin.Txn(env.Ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
+		if err != nil || !resp.Succeeded {
+			raceErr.Store(fmt.Sprintf("test: claim %s for worker-z: succeeded=%v, %v", key, resp != nil && resp.Succeeded, err))
+		}
+		tokZ.Store(resp.Header.Revision)
+		raced.Store(int64(shard) + 1)
+		return nil
+	})
+	// worker-a claims the other three; worker-z's shard stays worker-z's.
+	var shard int
+	env.WaitFor(f.prefix, 5*time.Second, "worker-a to try a claim and own the three other shards", func() bool {
+		if raced.Load() == 0 {
+			return false
+		}
+		shard = int(raced.Load() - 1)
+		kv, ok := env.Get(ShardKey(f.prefix, shard))
+		if !ok || kv.Value != "worker-z" || kv.Lease != leaseZ || kv.CreateRevision != tokZ.Load() {
+			t.Fatalf("worker-z claimed shard %d between worker-a's read and its claim, and then worker-a's claim replaced worker-z's key (now %+v, exists=%v): claim with a transaction that succeeds only if the key does not exist (CreateRevision == 0); never overwrite another worker's key", shard, kv, ok)
+		}
+		if got := a.w.Owned(); slices.Contains(slices.Collect(maps.Keys(got)), shard) {
+			t.Fatalf("worker-a's Owned() = %v lists shard %d, which worker-z holds (worker-a's claim lost the race): add a shard only when your claim succeeded", got, shard)
+		}
+		return f.counts()["worker-a"] == 3 && len(a.w.Owned()) == 3
+	})
+	if e := raceErr.Load(); e != nil {
+		t.Fatal(e)
+	}
+	env.Revoke(leaseZ)
+	f.waitBalanced(5*time.Second, fmt.Sprintf("worker-z's lease ended, so shard %d is free: worker-a sees its key deleted on the watch and claims it", shard), "worker-a")
+	f.check()
+}
+
+// testDeathAndReturn: worker-b's network freezes, its lease is revoked
+// and its keep-alives end: the survivors take over, worker-b forgets its
+// shards at once, its late commit is refused; when its network comes
+// back it joins again.
+func testDeathAndReturn(t *testing.T) {
 	const ttl = 2
 	env := etcdharness.New(t)
 	f := newFleet(t, env, 10)
-	cliB := env.Client()
+	cliB, proxyB := env.ProxiedClient()
 	f.start("worker-a", env.Client(), ttl)
-	f.start("worker-b", cliB, ttl)
+	b := f.start("worker-b", cliB, ttl)
 	f.start("worker-c", env.Client(), ttl)
-	f.waitBalanced(5*time.Second, "worker-a", "worker-b", "worker-c")
+	f.waitBalanced(5*time.Second, "ten shards over three workers: 4, 3, 3", "worker-a", "worker-b", "worker-c")
 
-	// worker-b's machine dies: its connection is gone for good, and etcd
-	// ends its lease (forced with Revoke rather than waiting for the TTL).
-	stale := f.workers["worker-b"].w.Owned()
+	stale := b.w.Owned()
 	member, ok := env.Get(MemberKey(f.prefix, "worker-b"))
 	if !ok {
 		t.Fatalf("worker-b has no member key %s", MemberKey(f.prefix, "worker-b"))
 	}
-	f.exclude("worker-b")
-	cliB.Close()
+	f.exclude("worker-b", true)
+	proxyB.Freeze()
 	env.Revoke(member.Lease)
-	start := time.Now()
+	lost, _ := b.spy.LoseKeepAlives()
 
-	bound := (ttl + 2) * time.Second
-	f.waitBalanced(bound, "worker-a", "worker-c")
-	t.Logf("worker-b's %d shards taken over in %v", len(stale), time.Since(start).Round(time.Millisecond))
-	env.WaitFor(f.prefix, time.Duration(ttl+1)*time.Second, "worker-b, whose lease is gone, to own nothing", func() bool {
-		return len(f.workers["worker-b"].w.Owned()) == 0
-	})
-	t.Logf("worker-b owned nothing after %v", time.Since(start).Round(time.Millisecond))
+	f.waitBalanced((ttl+2)*time.Second, "worker-b's lease ended: its member key and shard keys are gone, and the survivors' targets rise to 5", "worker-a", "worker-c")
+	t.Logf("worker-b's %d shards taken over in %v", len(stale), time.Since(lost).Round(time.Millisecond))
+	deadline := time.Now().Add(time.Second)
+	for len(b.w.Owned()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("worker-b's session ended (its keep-alives stopped; its network is frozen) and 1 s later its Owned() still lists %v: clear what you own the moment the session's Done() closes, without waiting for an answer from etcd, which worker-b cannot reach", b.w.Owned())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 
 	// worker-b's last offset commit was delayed; it arrives now with b's
 	// old token and must be refused, while the new owner's is accepted.
@@ -155,10 +339,127 @@ func TestStep3_TakeoverAfterDeath(t *testing.T) {
 	if err := etcdharness.CheckTokenOrder(hist.Writes()); err != nil {
 		t.Error(err)
 	}
-	if got := offset(t, env, f.prefix, shard); got != "500" {
+	if got := offset(env, f.prefix, shard); got != "500" {
 		t.Errorf("shard %d's offset is %q, want the new owner's \"500\"", shard, got)
 	}
-	f.checkOverlap()
+
+	// worker-b's network comes back: it joins again, with a new lease.
+	proxyB.Thaw()
+	f.exclude("worker-b", false)
+	f.waitBalanced(5*time.Second, "worker-b's network came back: its Run must start a new session, join again and take its share (4, 3, 3)", "worker-a", "worker-b", "worker-c")
+	f.check()
+}
+
+// testSameNameOtherLease: shard keys with the worker's name but another
+// lease (an earlier process of the same name whose lease has not ended)
+// are not the worker's.
+func testSameNameOtherLease(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 6)
+	old := env.Grant(30)
+	oldTok := map[int]int64{}
+	for s := range 2 {
+		oldTok[s] = ownShard(t, env, f.prefix, s, "worker-a", old)
+	}
+	a := f.start("worker-a", env.Client(), 5)
+	env.WaitFor(f.prefix, 5*time.Second, "worker-a to own shards 2 to 5 on its own lease", func() bool {
+		for s, tok := range oldTok {
+			kv, ok := env.Get(ShardKey(f.prefix, s))
+			if !ok || kv.CreateRevision != tok {
+				t.Fatalf("shard %d's key, which an earlier worker-a holds on another lease, was deleted or replaced by the new worker-a: a shard is yours only if its key is on your lease; never release or overwrite anyone else's", s)
+			}
+		}
+		got := a.w.Owned()
+		for s := range oldTok {
+			if _, ok := got[s]; ok {
+				t.Fatalf("worker-a's Owned() = %v lists shard %d, whose key has worker-a's name but belongs to another lease (an earlier worker-a that has not expired yet): a shard is yours only if its key is attached to your lease", got, s)
+			}
+		}
+		return len(got) == 4
+	})
+	env.Revoke(old)
+	f.waitBalanced(5*time.Second, "the earlier worker-a's lease ended: shards 0 and 1 are free for the new one", "worker-a")
+	f.check()
+}
+
+// testSessionFailures: for 300 ms etcd refuses every lease grant, and
+// then one read fails: Run retries with a pause between attempts and ends
+// up owning every shard.
+func testSessionFailures(t *testing.T) {
+	const window = 300 * time.Millisecond
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 4)
+	var mu sync.Mutex
+	var first time.Time
+	var grants, failedGets int
+	f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.Kind {
+		case etcdharness.KindGrant:
+			if first.IsZero() {
+				first = time.Now()
+			}
+			if time.Since(first) < window {
+				grants++
+				return errInjected
+			}
+		case etcdharness.KindGet:
+			if !first.IsZero() && time.Since(first) >= window && failedGets == 0 {
+				failedGets++
+				return errInjected
+			}
+		}
+		return nil
+	})
+	f.waitBalanced(5*time.Second, "etcd refused lease grants for 300 ms and then one read: Run must retry (with a new session if needed) until it owns its share", "worker-a")
+	mu.Lock()
+	defer mu.Unlock()
+	if grants > 15 {
+		t.Errorf("while etcd refused lease grants for %v, worker-a asked %d times: wait between attempts (100 ms, or a backoff that grows) instead of retrying at once", window, grants)
+	}
+	f.check()
+}
+
+// testStopUnreachable: Run must return promptly when its context is
+// cancelled even though etcd does not answer.
+func testStopUnreachable(t *testing.T) {
+	const ttl = 2
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 4)
+	cli, proxy := env.ProxiedClient()
+	a := f.start("worker-a", cli, ttl)
+	f.waitBalanced(5*time.Second, "a worker alone takes every shard", "worker-a")
+	proxy.Freeze()
+	defer proxy.Thaw()
+	bound := time.Duration(ttl+1) * time.Second
+	if !f.stopWithin("worker-a", bound) {
+		t.Fatalf("Run did not return within %v of its context being cancelled while etcd was unreachable: bound every call on the way out (the revoke too) with a timeout of its own", bound)
+	}
+	if got := a.w.Owned(); len(got) != 0 {
+		t.Errorf("Run returned but Owned() still lists %v", got)
+	}
+}
+
+// testRevokeFails: the revoke on the way out fails; Run returns anyway.
+func testRevokeFails(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 4)
+	var revokes atomic.Int64
+	f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		if r.Kind == etcdharness.KindRevoke {
+			revokes.Add(1)
+			return errInjected
+		}
+		return nil
+	})
+	f.waitBalanced(5*time.Second, "a worker alone takes every shard", "worker-a")
+	if !f.stopWithin("worker-a", 2*time.Second) {
+		t.Fatalf("Run did not return within 2 s of its context being cancelled, while etcd refused its revoke (%d attempts): try once (the lease then runs out on its own), do not retry until it succeeds", revokes.Load())
+	}
+	if revokes.Load() == 0 {
+		t.Errorf("Run returned without revoking its lease: the other workers would wait a whole TTL for its shards")
+	}
 }
 
 // ownShard makes name the owner of shard on lease, the way a worker claims
@@ -176,8 +477,7 @@ func ownShard(t *testing.T, env *etcdharness.Env, prefix string, shard int, name
 	return resp.Header.Revision
 }
 
-func offset(t *testing.T, env *etcdharness.Env, prefix string, shard int) string {
-	t.Helper()
+func offset(env *etcdharness.Env, prefix string, shard int) string {
 	kv, _ := env.Get(OffsetKey(prefix, shard))
 	return kv.Value
 }
@@ -192,15 +492,28 @@ type fleet struct {
 
 	mu       sync.Mutex
 	excluded map[string]bool
-	overlap  string // first moment two workers' Owned() shared a shard
+	problem  string // the first wrong moment seen (overlap, early listing)
 }
 
 type running struct {
+	name     string
 	w        *Worker
+	spy      *etcdharness.Spy
+	extra    atomic.Pointer[func(etcdharness.Request) error]
 	cancel   context.CancelFunc
 	done     chan error
 	stopping atomic.Bool
 	early    atomic.Value // error: Run returned before it was stopped
+}
+
+// hook sets (or, with nil, clears) a test's own interceptor for the
+// worker's requests.
+func (r *running) hook(f func(etcdharness.Request) error) {
+	if f == nil {
+		r.extra.Store(nil)
+		return
+	}
+	r.extra.Store(&f)
 }
 
 func newFleet(t *testing.T, env *etcdharness.Env, m int) *fleet {
@@ -208,19 +521,49 @@ func newFleet(t *testing.T, env *etcdharness.Env, m int) *fleet {
 		workers: map[string]*running{}, excluded: map[string]bool{}}
 }
 
-func (f *fleet) start(name string, cli *clientv3.Client, ttl int) {
+// start runs a worker on cli (through a spy) with an optional interceptor
+// of its requests.
+func (f *fleet) start(name string, cli *clientv3.Client, ttl int, hook ...func(etcdharness.Request) error) *running {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{w: &Worker{Client: cli, Prefix: f.prefix, Name: name, Shards: f.m, TTL: ttl},
-		cancel: cancel, done: make(chan error, 1)}
+	r := &running{name: name, w: &Worker{Client: cli, Prefix: f.prefix, Name: name, Shards: f.m, TTL: ttl},
+		spy: etcdharness.Attach(cli), cancel: cancel, done: make(chan error, 1)}
+	if len(hook) > 0 {
+		r.hook(hook[0])
+	}
+	r.spy.Intercept(func(req etcdharness.Request) error {
+		if h := r.extra.Load(); h != nil {
+			if err := (*h)(req); err != nil {
+				return err
+			}
+		}
+		f.checkRequest(r, req)
+		return nil
+	})
 	f.workers[name] = r
 	go func() {
 		err := r.w.Run(ctx)
 		if !r.stopping.Load() {
-			r.early.Store(fmt.Errorf("Run of %s returned %v before its context was cancelled; it should keep its share until then", name, err))
+			r.early.Store(fmt.Errorf("Run of %s returned %v before its context was cancelled; it should keep its share (retrying after errors) until then", name, err))
 		}
 		r.done <- err
 	}()
 	f.t.Cleanup(func() { f.stop(name) })
+	return r
+}
+
+// stopWithin cancels a worker's context and reports whether Run returned
+// within d.
+func (f *fleet) stopWithin(name string, d time.Duration) bool {
+	r := f.workers[name]
+	r.stopping.Store(true)
+	r.cancel()
+	select {
+	case err := <-r.done:
+		r.done <- err // for a later stop
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 func (f *fleet) stop(name string) {
@@ -238,12 +581,86 @@ func (f *fleet) stop(name string) {
 	}
 }
 
-// exclude stops checking a worker's Owned() for overlaps (it is dead; its
-// view may lag until it notices).
-func (f *fleet) exclude(name string) {
+// exclude stops (or resumes) checking a worker's Owned() for overlaps (it
+// is dead; its view may lag until it notices).
+func (f *fleet) exclude(name string, out bool) {
 	f.mu.Lock()
-	f.excluded[name] = true
+	f.excluded[name] = out
 	f.mu.Unlock()
+}
+
+// shardWrite tells which shard a request claims or releases: shard is -1
+// if it writes no shard key; release is true for a delete.
+func (f *fleet) shardWrite(r etcdharness.Request) (shard int, release bool) {
+	parse := func(key string) int {
+		num, ok := strings.CutPrefix(key, f.prefix+"/shards/")
+		if !ok {
+			return -1
+		}
+		i, err := strconv.Atoi(num)
+		if err != nil {
+			return -1
+		}
+		return i
+	}
+	switch r.Kind {
+	case etcdharness.KindPut:
+		return parse(r.Key), false
+	case etcdharness.KindDelete:
+		if s := parse(r.Key); s >= 0 {
+			return s, true
+		}
+	case etcdharness.KindTxn:
+		for _, op := range r.Then {
+			if s := parse(string(op.KeyBytes())); s >= 0 && (op.IsPut() || op.IsDelete()) {
+				return s, op.IsDelete()
+			}
+		}
+	}
+	return -1, false
+}
+
+// checkRequest looks at a worker's Owned() at the moment it sends a claim,
+// a release or its revoke.
+func (f *fleet) checkRequest(r *running, req etcdharness.Request) {
+	shard, release := f.shardWrite(req)
+	if shard < 0 && req.Kind != etcdharness.KindRevoke {
+		return
+	}
+	owned, ok := ownedNow(r.w)
+	if !ok {
+		return // Owned() is blocked while the request is out: cannot tell
+	}
+	_, listed := owned[shard]
+	switch {
+	case req.Kind == etcdharness.KindRevoke && len(owned) > 0 && r.stopping.Load():
+		f.report(fmt.Sprintf("%s revoked its lease while its Owned() still listed %v: the next owners may start on those shards while %s still works on them. Clear what you own first, then revoke", r.name, owned, r.name))
+	case shard >= 0 && release && listed:
+		f.report(fmt.Sprintf("%s still listed shard %d in Owned() when it sent the request releasing it: another worker can claim it at once and both would report it. Forget a shard first, then delete its key", r.name, shard))
+	case shard >= 0 && !release && listed:
+		f.report(fmt.Sprintf("%s already listed shard %d in Owned() when it sent its claim: add a shard only after the claim succeeded", r.name, shard))
+	}
+}
+
+// ownedNow calls w.Owned(), giving up after 50 ms (a solution that holds
+// its mutex across requests blocks it while the request is held here).
+func ownedNow(w *Worker) (map[int]int64, bool) {
+	ch := make(chan map[int]int64, 1)
+	go func() { ch <- w.Owned() }()
+	select {
+	case m := <-ch:
+		return m, true
+	case <-time.After(50 * time.Millisecond):
+		return nil, false
+	}
+}
+
+func (f *fleet) report(problem string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.problem == "" {
+		f.problem = problem
+	}
 }
 
 // counts reads the shard keys from etcd: shards per owner name.
@@ -292,7 +709,10 @@ func (f *fleet) balanced(names []string) (bool, string) {
 	return true, ""
 }
 
-func (f *fleet) waitBalanced(d time.Duration, names ...string) {
+// waitBalanced waits up to d for names to share the shards; on failure the
+// message says what state was reached and what the test had just done
+// (situation).
+func (f *fleet) waitBalanced(d time.Duration, situation string, names ...string) {
 	f.t.Helper()
 	var why string
 	var ok bool
@@ -313,7 +733,7 @@ func (f *fleet) waitBalanced(d time.Duration, names ...string) {
 	}
 	if !ok {
 		counts := f.counts()
-		f.t.Fatalf("workers %v not balanced after %v: %s (shards per owner in etcd: %v)", names, d, why, counts)
+		f.t.Fatalf("workers %v not balanced after %v: %s (shards per owner in etcd: %v). Situation: %s", names, d, why, counts, situation)
 	}
 }
 
@@ -326,19 +746,25 @@ func (f *fleet) sampleOverlap() {
 			continue
 		}
 		for s := range r.w.Owned() {
-			if other, ok := seen[s]; ok && f.overlap == "" {
-				f.overlap = fmt.Sprintf("%s and %s both reported owning shard %d at the same moment", other, name, s)
+			if other, ok := seen[s]; ok && f.problem == "" {
+				f.problem = fmt.Sprintf("%s and %s both reported owning shard %d at the same moment", other, name, s)
+				if kv, ok := f.env.Get(ShardKey(f.prefix, s)); ok && kv.ModRevision != kv.CreateRevision {
+					f.problem += fmt.Sprintf(", and the shard's key has been written over since it was created (CreateRevision %d, ModRevision %d, now %s's): a claim replaced another worker's key. Claim with a transaction that succeeds only if the key does not exist (CreateRevision == 0)", kv.CreateRevision, kv.ModRevision, kv.Value)
+				} else {
+					f.problem += ": forget a shard before you release it, and add it only after your claim succeeded"
+				}
 			}
 			seen[s] = name
 		}
 	}
 }
 
-func (f *fleet) checkOverlap() {
+// check fails the test if anything went wrong along the way.
+func (f *fleet) check() {
 	f.t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.overlap != "" {
-		f.t.Error(f.overlap + ": forget a shard before you release it, and add it only after your claim succeeded")
+	if f.problem != "" {
+		f.t.Error(f.problem)
 	}
 }

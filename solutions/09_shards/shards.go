@@ -37,8 +37,13 @@ func MemberKey(prefix, name string) string { return prefix + "/workers/" + name 
 
 // CommitOffset stores offset for shard, but only if the shard's owner key
 // still exists and was created at token, in one transaction. It returns
-// ErrNotOwner when that check fails.
+// ErrNotOwner when that check fails, and for a token <= 0 (a missing key's
+// CreateRevision is 0 too, and 0 is what Owned()[shard] gives for a shard
+// the worker does not own).
 func CommitOffset(ctx context.Context, cli *clientv3.Client, prefix string, shard int, token, offset int64) error {
+	if token <= 0 {
+		return ErrNotOwner
+	}
 	resp, err := cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(ShardKey(prefix, shard)), "=", token)).
 		Then(clientv3.OpPut(OffsetKey(prefix, shard), strconv.FormatInt(offset, 10))).
