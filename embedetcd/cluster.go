@@ -58,6 +58,9 @@ func StartCluster(ctx context.Context, n int, opts ...Option) (*Cluster, error) 
 		c.ticks = &ClusterTicks
 	}
 	cl := &Cluster{cfg: c, lg: c.zapLogger()}
+	if err := prepareParent(dataParent(c), n); err != nil {
+		return nil, fmt.Errorf("start etcd cluster: %w", err)
+	}
 	var initial []string
 	for i := range n {
 		m, err := cl.newMember(i)

@@ -1,10 +1,13 @@
 package embedetcd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/statedir"
 )
 
 // dataDir is one member's data directory plus the lock that marks it as in
@@ -22,11 +25,45 @@ func dataParent(c *config) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("playground-etcd-%d", os.Getuid()))
 }
 
-func newDataDir(parent string) (*dataDir, error) {
+// memberSpace is the free space one member needs in its data dir's file
+// system: etcd preallocates its write-ahead log in 64 MB segments and
+// panics when the first cannot be created, and the database and snapshots
+// need a little more.
+const memberSpace = 80 << 20
+
+// freeSpace reports the bytes available to this user in dir's file
+// system; ok is false where it cannot be told. A variable for tests.
+var freeSpace = diskFree
+
+// prepareParent makes parent (private to this user: another user's
+// directory there is refused), removes what killed processes left in it,
+// and checks that members more members have room in it, so a full disk
+// fails with a clear message instead of a panic inside etcd.
+func prepareParent(parent string, members int) error {
 	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir parent: %w", err)
+		return fmt.Errorf("create data dir parent: %w", err)
+	}
+	if err := statedir.CheckPrivate(parent); err != nil {
+		return fmt.Errorf("etcd data dir: %w", err)
 	}
 	removeStale(parent)
+	if free, ok := freeSpace(parent); ok && free < uint64(members)*memberSpace {
+		return fmt.Errorf("%w: %s has %s free and etcd needs %s there (%s a member: its write-ahead log takes 64 MB at once); free some space, or set TMPDIR to a disk with room",
+			ErrNoSpace, parent, megabytes(free), megabytes(uint64(members)*memberSpace), megabytes(memberSpace))
+	}
+	return nil
+}
+
+// ErrNoSpace is wrapped by the error of a start refused for lack of disk
+// space.
+var ErrNoSpace = errors.New("not enough disk space for etcd")
+
+func megabytes(n uint64) string { return fmt.Sprintf("%d MB", n>>20) }
+
+func newDataDir(parent string) (*dataDir, error) {
+	if err := prepareParent(parent, 1); err != nil {
+		return nil, err
+	}
 	path, err := os.MkdirTemp(parent, "member-")
 	if err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)

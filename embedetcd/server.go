@@ -92,6 +92,14 @@ func launchEmbed(ctx context.Context, ec *embed.Config, deadline time.Time) (*em
 	}
 	started := make(chan startResult, 1)
 	go func() {
+		// etcd panics on some start failures (a write-ahead log it cannot
+		// create, for one); here that is an error like any other, not the
+		// end of the program with the terminal left in raw mode.
+		defer func() {
+			if r := recover(); r != nil {
+				started <- startResult{nil, fmt.Errorf("etcd failed while starting: %v", r)}
+			}
+		}()
 		e, err := embed.StartEtcd(ec)
 		started <- startResult{e, err}
 	}()

@@ -3,6 +3,7 @@
 package statedir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,38 @@ func Dir() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create state dir: %w", err)
 	}
+	if err := CheckPrivate(dir); err != nil {
+		return "", err
+	}
 	return dir, nil
+}
+
+// ErrNotPrivate is wrapped by CheckPrivate's errors.
+var ErrNotPrivate = errors.New("statedir: directory not private to this user")
+
+// CheckPrivate refuses a directory that another user could have prepared
+// or could change: one (or a symlink to one) owned by someone else, or
+// writable by group or others. The playground keeps progress, logs and
+// etcd's data in such directories, and a directory under a shared /tmp
+// may have been created by anyone before the learner's first run. The
+// error says what is wrong and how to fix it. Where the system has no
+// notion of file owners, it checks nothing.
+func CheckPrivate(dir string) error {
+	for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} {
+		fi, err := stat(dir)
+		if err != nil {
+			return fmt.Errorf("check %s: %w", dir, err)
+		}
+		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() {
+			return fmt.Errorf("%w: %s belongs to user %d, not to you (user %d), so whoever owns it could read or change what the playground keeps there; remove it, or point the playground elsewhere (%s or TMPDIR)",
+				ErrNotPrivate, dir, owner, os.Getuid(), EnvOverride)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 && fi.Mode().Perm()&0o022 != 0 && ownersApply() {
+			return fmt.Errorf("%w: other users can write to %s (mode %v); make it yours alone with chmod go-w %s, or remove it",
+				ErrNotPrivate, dir, fi.Mode().Perm(), dir)
+		}
+	}
+	return nil
 }
 
 func path() (string, error) {
