@@ -40,7 +40,7 @@ type Options struct {
 	Pkg string
 	// Overlay replaces files for this run only (go test -overlay): each key
 	// is a file to replace and each value the file to compile instead, both
-	// absolute or relative to Dir.
+	// absolute or relative to Dir; "" hides the file.
 	Overlay map[string]string
 	// Race turns on the race detector; Count repeats each test (default 1,
 	// which also bypasses go test's result cache); Run restricts the tests
@@ -367,6 +367,10 @@ func writeOverlay(o Options) (string, func(), error) {
 		f, err := abs(from)
 		if err != nil {
 			return "", nil, fmt.Errorf("overlay %s: %w", from, err)
+		}
+		if to == "" {
+			replace[f] = "" // go treats the file as deleted
+			continue
 		}
 		t, err := abs(to)
 		if err != nil {

@@ -161,7 +161,7 @@ func solutionProblems(res *grade.Result, tests []string, count int) (passing int
 // (data-race bugs are caught only there).
 func runMutant(ctx context.Context, cfg config, base grade.Options, stub string, w wrongSolution, tests []string) (string, error) {
 	o := base
-	o.Overlay = map[string]string{stub: w.Path}
+	o.Overlay = cfg.overlay(map[string]string{stub: w.Path})
 	res, err := grade.Run(ctx, o)
 	if err != nil {
 		return "", err
@@ -233,11 +233,27 @@ type config struct {
 	// BinDir is where test binaries are kept (see grade.Options).
 	Env    []string
 	BinDir string
+	// Pristine, when set, is labs/ as committed: labcheck reads the
+	// manifests and tests there and overlays it on every run.
+	Pristine *pristine
+}
+
+// labsDir is the folder labs/<id> is read from: the committed copy.
+func (cfg config) labsDir(id string) string {
+	if cfg.Pristine != nil {
+		return filepath.Join(cfg.Pristine.Dir, "labs", id)
+	}
+	return filepath.Join(cfg.Root, "labs", id)
+}
+
+// overlay is the pristine overlay plus extra.
+func (cfg config) overlay(extra map[string]string) map[string]string {
+	return cfg.Pristine.with(extra)
 }
 
 // options are the grade options of one lab under cfg.
 func (cfg config) options(id string) grade.Options {
-	return grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout, Env: cfg.Env, BinDir: cfg.BinDir}
+	return grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout, Env: cfg.Env, BinDir: cfg.BinDir, Overlay: cfg.overlay(nil)}
 }
 
 // checkLab runs (a) to (d) for one lab.
@@ -251,7 +267,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 		logf = func(string, ...any) {}
 	}
 
-	dir := filepath.Join(cfg.Root, "labs", id)
+	dir := cfg.labsDir(id)
 	manifestPath := filepath.Join(dir, "lab.yaml")
 	data, err := os.ReadFile(manifestPath)
 	if err != nil {
@@ -282,7 +298,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	}
 	stub := filepath.Join("labs", id, lab.File)
 	solution := filepath.Join("solutions", id, lab.File)
-	if _, err := os.Stat(filepath.Join(cfg.Root, stub)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, lab.File)); err != nil {
 		fail("stub file: %v", err)
 		return r
 	}
@@ -290,7 +306,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 		fail("solution file: %v", err)
 		return r
 	}
-	if src, err := os.ReadFile(filepath.Join(cfg.Root, stub)); err == nil {
+	if src, err := os.ReadFile(filepath.Join(dir, lab.File)); err == nil {
 		r.Problems = append(r.Problems, stubTextProblems(string(src))...)
 	}
 	base := cfg.options(id)
@@ -309,7 +325,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	// (b) the solution, under -race, repeatedly.
 	logf("%s: solution (race=%v, count=%d)", id, cfg.Race, cfg.Count)
 	o := base
-	o.Overlay = map[string]string{stub: solution}
+	o.Overlay = cfg.overlay(map[string]string{stub: solution})
 	o.Race, o.Count = cfg.Race, cfg.Count
 	res, err = grade.Run(ctx, o)
 	if err != nil {
@@ -366,7 +382,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 		name := filepath.Base(v)
 		logf("%s: variant %s (race=%v, count=%d)", id, name, cfg.Race, cfg.Count)
 		o := base
-		o.Overlay = map[string]string{stub: v}
+		o.Overlay = cfg.overlay(map[string]string{stub: v})
 		o.Race, o.Count = cfg.Race, cfg.Count
 		res, err := grade.Run(ctx, o)
 		if err != nil {

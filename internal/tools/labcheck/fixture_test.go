@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +73,62 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "02_leaky") || !strings.Contains(out.String(), "problems") {
 		t.Errorf("output lacks the table row or summary:\n%s", out.String())
+	}
+}
+
+// make test must pass in a learner's checkout: with every stub replaced by
+// its solution and a file of the learner's own added, labcheck still
+// checks the stubs as committed and finds the same (here: no) problems
+// with the stubs.
+func TestCheckLabChecksTheCommittedStubs(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(fixtureConfig(t).Root)); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	run("add", "-A")
+	run("commit", "-q", "-m", "course")
+	// The learner solves the lab and adds a helper file.
+	sol, err := os.ReadFile(filepath.Join(root, "solutions/01_demo/demo.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "labs/01_demo/demo.go"), string(sol))
+	write(t, filepath.Join(root, "labs/01_demo/helper.go"), "package demo\n\n// Add is declared twice: this file alone breaks the build.\nfunc Add(a, b int) int { return a + b }\n")
+
+	p, err := loadPristine(root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Overlay) != 2 || p.Overlay[filepath.Join("labs", "01_demo", "helper.go")] != "" {
+		t.Fatalf("pristine overlay = %v, want the stub restored and the helper hidden", p.Overlay)
+	}
+	cfg := config{Root: root, Count: 1, Pristine: p}
+	r := checkLab(context.Background(), cfg, "01_demo")
+	if r.StubFailing != 2 || r.SolutionPass != 2 {
+		t.Errorf("report = %+v, want the committed stub failing both steps and the solution passing", r)
+	}
+	for _, prob := range r.Problems {
+		if !strings.Contains(prob, "survivor.patch") && !strings.Contains(prob, "stale.patch") && !strings.Contains(prob, "wrong.go") {
+			t.Errorf("unexpected problem in a solved checkout: %s", prob)
+		}
+	}
+	// Without the pristine copy the solved stub would pass: the check
+	// above is what keeps make test green for a learner.
+	r = checkLab(context.Background(), config{Root: root, Count: 1}, "01_demo")
+	if !strings.Contains(strings.Join(r.Problems, "\n"), "does not compile") && !strings.Contains(strings.Join(r.Problems, "\n"), "passes on the untouched stub") {
+		t.Errorf("the solved checkout checked as it is: %q, want it to fail", r.Problems)
 	}
 }

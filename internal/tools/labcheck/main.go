@@ -33,6 +33,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,6 +109,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(binDir)
 	cfg.BinDir = binDir
+	// Check the labs as committed, whatever a learner wrote in labs/.
+	pristineDir, err := os.MkdirTemp("", "labcheck-labs-")
+	if err != nil {
+		fmt.Fprintln(stderr, "labcheck:", err)
+		return 1
+	}
+	defer os.RemoveAll(pristineDir)
+	if cfg.Pristine, err = loadPristine(absRoot, pristineDir); err != nil {
+		fmt.Fprintln(stderr, "labcheck: read the committed labs:", err)
+		return 1
+	}
+	if len(cfg.Pristine.Changed) > 0 {
+		fmt.Fprintf(stderr, "labcheck: checking the labs as committed; %d file(s) in labs/ differ from git's HEAD and are left out: %s\n", len(cfg.Pristine.Changed), strings.Join(cfg.Pristine.Changed, ", "))
+	}
 	if *verbose {
 		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	}
