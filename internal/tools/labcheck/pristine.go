@@ -53,7 +53,7 @@ func loadPristine(root, tmp string) (*pristine, error) {
 	if _, err := git("rev-parse", "--verify", "-q", "HEAD"); err != nil {
 		return p, nil
 	}
-	list, err := git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", "labs")
+	list, err := git("ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", "labs")
 	if err != nil {
 		return nil, err
 	}
