@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ownership-election/playground/internal/statedir"
 )
@@ -103,5 +104,18 @@ func TestStartRefusesSharedParent(t *testing.T) {
 	}
 	if left := memberDirs(t, parent); len(left) != 0 {
 		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// Listening on every address, the server still gives endpoints a client
+// can dial, not http://[::]:PORT.
+func TestEndpointsOfWildcardListen(t *testing.T) {
+	srv := start(t, WithListen("0.0.0.0", 0))
+	eps := srv.Endpoints()
+	if len(eps) != 1 || !strings.HasPrefix(eps[0], "http://127.0.0.1:") {
+		t.Fatalf("endpoints = %v, want http://127.0.0.1:PORT", eps)
+	}
+	if _, err := client(t, srv).Put(ctxT(t, 5*time.Second), "k", "v"); err != nil {
+		t.Fatalf("put through %s: %v", eps[0], err)
 	}
 }

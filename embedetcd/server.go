@@ -148,11 +148,18 @@ func closeWhenStarted(started <-chan startResult) {
 	}
 }
 
-// Endpoints returns the client URLs, e.g. ["http://127.0.0.1:40123"].
+// Endpoints returns the client URLs, e.g. ["http://127.0.0.1:40123"]. A
+// server listening on every address (WithListen("0.0.0.0", ...)) is given
+// as its loopback address: "[::]" is where it listens, not an address a
+// client can use.
 func (s *Server) Endpoints() []string {
 	out := make([]string, 0, len(s.e.Clients))
 	for _, l := range s.e.Clients {
-		out = append(out, "http://"+l.Addr().String())
+		addr := l.Addr().String()
+		if tcp, ok := l.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+			addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+		}
+		out = append(out, "http://"+addr)
 	}
 	return out
 }

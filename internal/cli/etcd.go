@@ -60,6 +60,10 @@ func runEtcd(ctx context.Context, env *Env, args []string) error {
 		minTTL = 2
 	}
 	fmt.Fprintf(env.Stdout, "etcd is ready: %s (minimum lease TTL %d s)\n", eps, minTTL)
+	if ip := net.ParseIP(*host); ip != nil && ip.IsUnspecified() {
+		_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.Endpoints()[0], "http://"))
+		fmt.Fprintf(env.Stdout, "listening on every address of this machine: other machines use http://<its address>:%s\n", port)
+	}
 	fmt.Fprintf(env.Stdout, "logs: %s\n\n", embedetcd.LogPath(opts...))
 	fmt.Fprintf(env.Stdout, "export ETCDCTL_ENDPOINTS=%s\n\n", eps)
 	fmt.Fprintln(env.Stdout, "Press Ctrl-C to stop; the data is thrown away.")

@@ -158,6 +158,20 @@ func (m Model) getLabsText(w int) string {
 	st := m.styles
 	var b strings.Builder
 	p := func(s string) { b.WriteString(wrap(s, w, "") + "\n") }
+	if m.labDir != "" {
+		// Inside a checkout whose labs/<id> was deleted or moved: say so,
+		// and how to get the folder back from git.
+		rel := "labs/" + m.lab.ID
+		b.WriteString(st.Heading.Render(rel+" is missing") + "\n\n")
+		p(st.Text.Render("This is a checkout of the course, but it has no " + rel + " folder (looked for " + m.labDir + "). Get it back from git, from the top of the checkout:"))
+		b.WriteString("\n")
+		for _, c := range []string{"git restore " + rel, "git checkout HEAD -- " + rel + "   (older git)"} {
+			b.WriteString("  " + st.Code.Render(c) + "\n")
+		}
+		b.WriteString("\n")
+		p(st.Text.Render("Then open this lab again from the course map. Meanwhile the README (tab) tells you what the lab asks."))
+		return b.String()
+	}
 	b.WriteString(st.Heading.Render("The labs are not on this machine") + "\n\n")
 	p(st.Text.Render("This playground was installed as a program, so there is no labs/" + m.lab.ID +
 		" folder to edit and grade. The labs are Go files you change in your own editor, so they live in a checkout of the course:"))

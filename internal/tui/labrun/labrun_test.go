@@ -397,7 +397,7 @@ func TestResetWithoutOriginalTouchesNothing(t *testing.T) {
 }
 
 func TestLabsAbsentExplainsHowToGetThem(t *testing.T) {
-	m := newTest(t, t.TempDir(), 80, 24)
+	m := newTest(t, "", 80, 24) // not run from a checkout
 	v := view(m)
 	for _, want := range []string{"labs not found on this machine", "The labs are not on this machine", "git clone " + RepoURL, "go run ./cmd/playground"} {
 		if !strings.Contains(v, want) {
@@ -408,6 +408,22 @@ func TestLabsAbsentExplainsHowToGetThem(t *testing.T) {
 		if _, cmd := press(t, m, k); cmd != nil {
 			t.Errorf("%s did something without labs", k)
 		}
+	}
+}
+
+// Inside a checkout that lacks the lab's folder, the screen says the folder
+// is missing and how to restore it, not that the program was installed.
+func TestLabMissingFromCheckout(t *testing.T) {
+	root := t.TempDir()
+	m := newTest(t, root, 100, 30)
+	v := view(m)
+	for _, want := range []string{"labs/00_demo missing from this checkout", "labs/00_demo is missing", "git restore labs/00_demo"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "installed as a program") || strings.Contains(v, "git clone") {
+		t.Errorf("a checkout is told to clone the course:\n%s", v)
 	}
 }
 

@@ -67,6 +67,8 @@ func (m Model) View() string {
 	sub := "lesson " + m.lab.Lesson
 	if m.labsPresent {
 		sub += " · you edit labs/" + m.lab.ID + "/" + m.lab.File
+	} else if m.labDir != "" {
+		sub += " · labs/" + m.lab.ID + " missing from this checkout"
 	} else {
 		sub += " · labs not found on this machine"
 	}
