@@ -176,15 +176,14 @@ func TestStep4_GCPauseScenario(t *testing.T) {
 			for _, tok := range tokens {
 				wg.Go(func() { s.Write("r", int64(tok+1), fmt.Sprint("w", tok+1)) })
 			}
-			// Readers at the same time: Read needs the mutex too (go test
-			// -race reports a Read that looks at the map without it).
-			for range 4 {
-				wg.Go(func() {
-					if v, tok := s.Read("r"); tok != 0 && v != fmt.Sprint("w", tok) {
-						t.Errorf("a concurrent Read returned (%q, %d): a value and a token from two different writes. Read must see one write whole", v, tok)
-					}
-				})
-			}
+			// A reader at the same time: Read needs the mutex too (go test
+			// -race reports a Read that looks at the map without it). One
+			// read is enough for the race detector.
+			wg.Go(func() {
+				if v, tok := s.Read("r"); tok != 0 && v != fmt.Sprint("w", tok) {
+					t.Errorf("a concurrent Read returned (%q, %d): a value and a token from two different writes. Read must see one write whole", v, tok)
+				}
+			})
 			wg.Wait()
 			if v, tok := s.Read("r"); v != "w50" || tok != 50 {
 				t.Fatalf("after 50 concurrent writes with tokens 1..50, Read = (%q, %d), want (w50, 50): whatever order they arrive in, only the highest token may win. Hold s.mu from the comparison to the write", v, tok)
