@@ -3,6 +3,8 @@ package labrun
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/grade"
 )
 
 // maxFailureLines keeps a long failure (a panic's stack trace) from pushing
@@ -64,6 +66,17 @@ func (m Model) resultsText(w int) string {
 	case r.Err != nil:
 		line(st.Error.Render("Could not grade"))
 		line(wrap(r.Err.Error(), w, "  "))
+		return b.String()
+	case r.unsound():
+		line(st.Error.Render("Every step passed once, but not every time under the race detector"))
+		line(wrap(r.Lab.Message, w, "  "))
+		if v := r.Lab.Verify; v != nil && v.Race {
+			line(wrap(st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w, "  "))
+		}
+		return b.String()
+	case r.verifying():
+		line(wrap(st.Success.Render("Every step passes.")+" "+
+			st.Text.Render(fmt.Sprintf("Verifying it holds: %d more runs under the race detector…", grade.VerifyCount)), w, ""))
 		return b.String()
 	case r.allPassed():
 		line(wrap(st.Success.Render("Every step passes. Well done!")+" "+

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/ownership-election/playground/internal/grade"
 )
 
 // The golden files are the stripped screen at the two reference sizes;
@@ -31,6 +33,7 @@ func TestGoldenScreens(t *testing.T) {
 			m := newTest(t, fixtureRoot, w, h)
 			m, _ = press(t, m, "enter")
 			m, _ = deliver(t, m, passingReport())
+			m, _ = verified(t, m, grade.LabPassed, "")
 			m, cmd := press(t, m, "s")
 			m = runCmd(t, m, cmd)
 			golden.RequireEqual(t, view(m))

@@ -29,17 +29,42 @@ func (m Model) gradeOptions() grade.Options {
 func (m Model) gradeCmd(ctx context.Context, seq int) tea.Cmd {
 	o, lab := m.gradeOptions(), m.lab
 	return func() tea.Msg {
-		res, err := grade.Run(ctx, o)
-		return gradeDoneMsg{seq: seq, report: toReport(lab, res, err)}
+		rep, err := grade.Grade(ctx, o, stepSpecs(lab))
+		return gradeDoneMsg{seq: seq, report: toReport(lab, rep, err)}
 	}
 }
 
-// toReport joins a grade result with the manifest's step titles and hints.
-func toReport(lab lessons.Lab, res *grade.Result, err error) report {
-	var r report
-	tests := make([]string, len(lab.Steps))
+// verifyDoneMsg carries the verification of the grade with sequence seq.
+type verifyDoneMsg struct {
+	seq int
+	lab *grade.Report
+}
+
+// verifyCmd re-runs a passing lab under the race detector, several times
+// (grade.Verify), off the UI goroutine; it works on a copy of the report.
+func (m Model) verifyCmd(ctx context.Context, seq int, rep *grade.Report) tea.Cmd {
+	o := m.gradeOptions()
+	cp := *rep
+	return func() tea.Msg {
+		if err := grade.Verify(ctx, o, &cp); err != nil && ctx.Err() != nil {
+			cp.Status = grade.LabCanceled
+		}
+		return verifyDoneMsg{seq: seq, lab: &cp}
+	}
+}
+
+func stepSpecs(lab lessons.Lab) []grade.StepSpec {
+	out := make([]grade.StepSpec, len(lab.Steps))
 	for i, s := range lab.Steps {
-		tests[i] = s.Test
+		out[i] = grade.StepSpec{Test: s.Test, Title: s.Title}
+	}
+	return out
+}
+
+// toReport joins a grade report with the manifest's step titles and hints.
+func toReport(lab lessons.Lab, rep *grade.Report, err error) report {
+	r := report{Lab: rep}
+	for _, s := range lab.Steps {
 		r.Steps = append(r.Steps, stepResult{Test: s.Test, Title: s.Title, Hints: s.Hints})
 	}
 	switch {
@@ -49,10 +74,11 @@ func toReport(lab lessons.Lab, res *grade.Result, err error) report {
 	case err != nil:
 		r.Err = err
 		return r
-	case res == nil:
+	case rep == nil || rep.Result == nil:
 		r.Err = fmt.Errorf("grade lab %s: no result", lab.ID)
 		return r
 	}
+	res := rep.Result
 	r.Elapsed = res.Elapsed
 	r.RunPassed = res.Passed
 	r.TimedOut = res.TimedOut
@@ -65,19 +91,13 @@ func toReport(lab lessons.Lab, res *grade.Result, err error) report {
 		// go.mod): the summary is all there is.
 		r.BuildErrors = append(r.BuildErrors, res.Message)
 	}
-	for i, s := range res.Steps(tests) {
+	for i, s := range rep.Steps {
+		if i >= len(r.Steps) {
+			break
+		}
 		r.Steps[i].Elapsed = s.Elapsed
 		r.Steps[i].Message = s.Failure
-		switch s.Status {
-		case grade.Pass:
-			r.Steps[i].Status = statusPass
-		case grade.Fail:
-			r.Steps[i].Status = statusFail
-		case grade.Skip:
-			r.Steps[i].Status = statusSkip
-		default:
-			r.Steps[i].Status = statusNotRun
-		}
+		r.Steps[i].Status = s.Status
 	}
 	return r
 }

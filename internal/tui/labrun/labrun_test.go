@@ -16,6 +16,8 @@ import (
 
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
+
+	"github.com/ownership-election/playground/internal/grade"
 )
 
 // fixtureRoot is the tiny module under testdata with one lab, 00_demo,
@@ -116,7 +118,14 @@ func passingReport() report {
 	r := failingReport()
 	r.Steps[1].Status, r.Steps[1].Message = statusPass, nil
 	r.RunPassed = true
+	r.Lab = &grade.Report{Status: grade.LabUnverified}
 	return r
+}
+
+// verified pretends the verification of the last grade ended in status.
+func verified(t *testing.T, m Model, status grade.LabStatus, message string) (Model, tea.Cmd) {
+	t.Helper()
+	return m.Update(verifyDoneMsg{seq: m.gradeSeq, lab: &grade.Report{Status: status, Message: message}})
 }
 
 // deliver pretends the grade in flight finished with r.
@@ -264,10 +273,20 @@ func TestPassingGradeReportsPassedAndOpensSolution(t *testing.T) {
 	m, _ = press(t, m, "enter")
 	m, cmd := deliver(t, m, passingReport())
 	if cmd == nil {
-		t.Fatal("no command after a passing grade")
+		t.Fatal("no verification after a passing grade")
+	}
+	if m.passed || !strings.Contains(view(m), "verifying") {
+		t.Fatalf("a first pass counted before its verification:\n%s", view(m))
+	}
+	m, cmd = verified(t, m, grade.LabPassed, "")
+	if cmd == nil {
+		t.Fatal("no command after a verified pass")
 	}
 	if got, ok := cmd().(PassedMsg); !ok || got.Lab != "00_demo" {
-		t.Fatalf("passing grade sent %#v, want PassedMsg{00_demo}", got)
+		t.Fatalf("verified pass sent %#v, want PassedMsg{00_demo}", got)
+	}
+	if v := view(m); !strings.Contains(v, "Passed and verified") {
+		t.Fatalf("verification not shown:\n%s", v)
 	}
 	if v := view(m); !strings.Contains(v, "all 2 passed") || !strings.Contains(v, "✓ passed") {
 		t.Fatalf("pass not shown:\n%s", v)
@@ -578,5 +597,23 @@ func TestLongFailureIsCut(t *testing.T) {
 	}
 	if !strings.Contains(v, "Press h for a hint") {
 		t.Fatalf("hint line pushed off the screen:\n%s", v)
+	}
+}
+
+// A pass that the race detector refutes is shown as racy and never
+// reported to the root as passed.
+func TestRacyPassIsNotPassed(t *testing.T) {
+	m := newTest(t, fixtureRoot, 100, 30)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, passingReport())
+	m, cmd := verified(t, m, grade.LabRacy, "failed 2 of 5 runs under -race: a data race in step 2 (TestStep2_Doubles)")
+	if cmd != nil {
+		if _, ok := cmd().(PassedMsg); ok {
+			t.Fatal("a racy solution was reported as passed")
+		}
+	}
+	v := view(m)
+	if m.passed || !strings.Contains(v, "Racy: not passed") || !strings.Contains(v, "failed 2 of 5 runs under -race") {
+		t.Fatalf("racy verification not shown:\n%s", v)
 	}
 }

@@ -1,15 +1,19 @@
 package labrun
 
-import "time"
+import (
+	"time"
 
-// status is what one step did in the last grade.
-type status int
+	"github.com/ownership-election/playground/internal/grade"
+)
+
+// status is what one step did in the last grade: internal/grade's.
+type status = grade.Status
 
 const (
-	statusNotRun status = iota
-	statusPass
-	statusFail
-	statusSkip
+	statusNotRun = grade.NotRun
+	statusPass   = grade.Pass
+	statusFail   = grade.Fail
+	statusSkip   = grade.Skip
 )
 
 // stepResult is a manifest step joined with its outcome in the last grade.
@@ -22,9 +26,13 @@ type stepResult struct {
 	Elapsed time.Duration
 }
 
-// report is what the screen draws after a grade: internal/grade's result
-// mapped onto the lab's steps.
+// report is what the screen draws after a grade: internal/grade's Report
+// with the manifest's hints joined to its steps.
 type report struct {
+	// Lab is internal/grade's report: its Status says whether the pass
+	// is verified (grade.LabPassed), still being verified
+	// (grade.LabUnverified), or was found racy or flaky, with Message.
+	Lab         *grade.Report
 	Steps       []stepResult
 	BuildErrors []string // compiler messages, each starting with file:line
 	RunPassed   bool     // go test itself said ok
@@ -45,7 +53,21 @@ func (r *report) passedCount() int {
 	return n
 }
 
-// allPassed is true only for a complete, clean run where every step passed.
+// verified reports whether the verification confirmed the pass.
+func (r *report) verified() bool { return r != nil && r.Lab != nil && r.Lab.Status == grade.LabPassed }
+
+// verifying reports whether the pass still waits for its verification.
+func (r *report) verifying() bool {
+	return r != nil && r.Lab != nil && r.Lab.Status == grade.LabUnverified && r.allPassed()
+}
+
+// unsound reports whether the verification found the pass racy or flaky.
+func (r *report) unsound() bool {
+	return r != nil && r.Lab != nil && (r.Lab.Status == grade.LabRacy || r.Lab.Status == grade.LabFlaky)
+}
+
+// allPassed is true only for a complete, clean run where every step passed
+// (the fast run: see verified for whether the pass holds up).
 func (r *report) allPassed() bool {
 	if r == nil || !r.RunPassed || r.Err != nil || r.TimedOut || r.Canceled || len(r.BuildErrors) > 0 || len(r.Steps) == 0 {
 		return false

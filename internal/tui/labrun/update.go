@@ -8,6 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/grade"
 )
 
 // Update handles keys and the results of the screen's commands. The root
@@ -46,6 +48,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.seq == m.gradeSeq && m.grading && !msg.report.Canceled {
 			cmds = append(cmds, m.finishGrade(msg.report))
 		}
+	case verifyDoneMsg:
+		cmds = append(cmds, m.finishVerify(msg))
 	case watchStartedMsg:
 		cmds = append(cmds, m.watchStarted(msg))
 	case watchEventMsg:
@@ -237,18 +241,38 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 	m.report = &r
 	m.gradedAt = m.now()
 	m.pane = paneResults
-	if r.allPassed() {
-		m.passed = true
-		m.layout()
-		m.resultsVP.GotoTop()
-		lab := m.lab.ID
-		return func() tea.Msg { return PassedMsg{Lab: lab} }
+	m.layout()
+	m.resultsVP.GotoTop()
+	if r.verifying() {
+		// Every step passed once; it counts once it passes again, under
+		// the race detector, every time (grade.Verify).
+		ctx, cancel := context.WithCancel(context.Background())
+		m.cancel = cancel
+		return m.verifyCmd(ctx, m.gradeSeq, r.Lab)
 	}
 	// The first failing step's first hint opens by itself only once the
 	// learner asks (h); here we only make sure the failure is on screen.
-	m.layout()
-	m.resultsVP.GotoTop()
 	return nil
+}
+
+// finishVerify settles a pass with its verification: only a verified pass
+// is reported to the root (and so recorded in progress).
+func (m *Model) finishVerify(msg verifyDoneMsg) tea.Cmd {
+	if msg.seq != m.gradeSeq || m.report == nil || !m.report.verifying() || msg.lab.Status == grade.LabCanceled {
+		return nil
+	}
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.report.Lab = msg.lab
+	m.layout()
+	if !m.report.verified() {
+		return nil
+	}
+	m.passed = true
+	lab := m.lab.ID
+	return func() tea.Msg { return PassedMsg{Lab: lab} }
 }
 
 func (m Model) hintAvailable() bool {

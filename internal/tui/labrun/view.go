@@ -8,6 +8,8 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/grade"
 )
 
 // wideWidth is the width from which README and results sit side by side.
@@ -163,6 +165,16 @@ func (m Model) statusLine() string {
 		// even when the outcome did not change.
 		at := m.gradedAt.Format("15:04:05")
 		switch {
+		case m.report.verified():
+			s = st.Success.Render("Passed and verified") + st.Muted.Render(fmt.Sprintf(" (%d runs under -race) · graded at %s", grade.VerifyCount, at))
+		case m.report.unsound():
+			label := "Racy"
+			if m.report.Lab.Status == grade.LabFlaky {
+				label = "Flaky"
+			}
+			s = st.Error.Render(label+": not passed") + st.Muted.Render(" · "+m.report.Lab.Message)
+		case m.report.verifying():
+			s = st.Success.Render("Passed once") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… (graded at %s in %s)", grade.VerifyCount, at, elapsed(m.report.Elapsed)))
 		case m.report.allPassed():
 			s = st.Success.Render("Passed") + st.Muted.Render(" · graded at "+at+" in "+elapsed(m.report.Elapsed))
 		case m.report.Err != nil:
