@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ownership-election/playground/internal/statedir"
 )
@@ -81,10 +82,19 @@ func newDataDir(parent string) (*dataDir, error) {
 	return &dataDir{path: path, lock: lock}, nil
 }
 
+// staleAfter is how old a lock file must be before removeStale looks at
+// it. A start running at the same moment (another test, another process)
+// creates its lock file a moment before it locks it; trying that fresh
+// file would both delete a live directory and make the owner's lock fail.
+const staleAfter = 10 * time.Second
+
 // removeStale deletes member directories whose lock nobody holds.
 func removeStale(parent string) {
 	locks, _ := filepath.Glob(filepath.Join(parent, "member-*.lock"))
 	for _, l := range locks {
+		if fi, err := os.Stat(l); err != nil || time.Since(fi.ModTime()) < staleAfter {
+			continue
+		}
 		f, err := os.OpenFile(l, os.O_RDWR, 0)
 		if err != nil {
 			continue

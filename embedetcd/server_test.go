@@ -214,6 +214,12 @@ func TestStaleDataDirRemovedOnStart(t *testing.T) {
 	if err := os.WriteFile(stale+".lock", nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Left behind by a process that died a while ago: a fresh lock file
+	// may belong to a start that has not locked it yet.
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(stale+".lock", old, old); err != nil {
+		t.Fatal(err)
+	}
 	live := start(t, WithDataDir(parent))
 	second := start(t, WithDataDir(parent))
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
@@ -223,6 +229,28 @@ func TestStaleDataDirRemovedOnStart(t *testing.T) {
 		t.Fatalf("a running server's dir was removed by another start: %v", err)
 	}
 	_ = second
+}
+
+// Starts at the same moment share the data dir parent; none may take
+// another's fresh, not yet locked lock file for stale.
+func TestParallelStartsShareTheDataDirParent(t *testing.T) {
+	parent := t.TempDir()
+	const n = 10
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			srv, err := Start(context.Background(), WithDataDir(parent))
+			if err == nil {
+				err = srv.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("parallel start: %v", err)
+		}
+	}
 }
 
 func TestStartFailsCleanly(t *testing.T) {
