@@ -57,7 +57,7 @@ func TestLeaderMoveRestartsLeaseTTL(t *testing.T) {
 		t.Fatalf("time to live after the move: %v", err)
 	}
 	gone := waitDelete(t, ctx, cli, "facts/leader-move", put.Header.Revision+1).Sub(moved)
-	const where = "update lesson 06 \"When etcd's own leader changes\""
+	const where = "update content/lessons/06-tuning-the-ttl/lesson.md, \"When etcd's own leader changes\" and its predict page"
 	if before.TTL != 1 {
 		t.Errorf("2.5 s after Grant(%d) the lease read %d, want 1 (the test's setup; %s)", ttl, before.TTL, where)
 	}
@@ -73,4 +73,81 @@ func TestLeaderMoveRestartsLeaseTTL(t *testing.T) {
 			gone.Round(10*time.Millisecond), lo, hi, where)
 	}
 	t.Logf("TTL before %d, after %d; key gone %v after the move", before.TTL, after.TTL, gone.Round(10*time.Millisecond))
+}
+
+// content/lessons/06-tuning-the-ttl/lesson.md, page "What losing quorum
+// does to leases" (and its predict question l06-quorum-predict), says that
+// without a majority a lease freezes: grants stall, renewals are refused
+// once the cut-off raft leader has stepped down (within about an election
+// timeout, 500 ms here), and nothing is revoked, so a key stays past its
+// TTL.
+func TestQuorumLossFreezesLeases(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cl, err := embedetcd.StartCluster(ctx, 3, embedetcd.WithLogger(zap.NewNop()),
+		embedetcd.WithCloseWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatalf("start cluster: %v", err)
+	}
+	defer cl.Close()
+	cli, err := cl.Client()
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	const where = "update content/lessons/06-tuning-the-ttl/lesson.md, \"What losing quorum does to leases\", " +
+		"and quiz l06-quorum-predict"
+	// TTL 4: long enough to stop two members before it runs out, so the
+	// lease is still live when quorum goes.
+	g, err := cli.Grant(ctx, 4)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	granted := time.Now()
+	if _, err := cli.Put(ctx, "facts/quorum", "x", clientv3.WithLease(g.ID)); err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	// Stop the two followers: stopping the raft leader would make a new
+	// leader extend the lease, and the test could no longer tell.
+	lead, err := cl.Leader()
+	if err != nil {
+		t.Fatalf("leader: %v", err)
+	}
+	all := cl.Members()
+	ms := []*embedetcd.Member{all[(lead+1)%3], all[(lead+2)%3], all[lead]}
+	for _, m := range ms[:2] {
+		if err := m.Stop(); err != nil {
+			t.Fatalf("stop %s: %v", m.Name, err)
+		}
+	}
+	if took := time.Since(granted); took > 3*time.Second {
+		t.Fatalf("stopping two members took %v, too close to the 4 s TTL for this test to mean anything", took)
+	}
+	last, err := cl.ClientFor(ms[2].Endpoint())
+	if err != nil {
+		t.Fatalf("client for %s: %v", ms[2].Name, err)
+	}
+	time.Sleep(time.Second) // two election timeouts: the leader has stepped down
+	try := func(f func(context.Context) error) error {
+		c, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+		defer cancel()
+		return f(c)
+	}
+	if err := try(func(c context.Context) error { _, err := last.KeepAliveOnce(c, g.ID); return err }); err == nil {
+		t.Errorf("a renewal succeeded with 1 of 3 members up, a second after quorum was lost: %s", where)
+	}
+	if err := try(func(c context.Context) error { _, err := last.Grant(c, 5); return err }); err == nil {
+		t.Errorf("a lease grant succeeded with 1 of 3 members up: %s", where)
+	}
+	if d := time.Until(granted.Add(5500 * time.Millisecond)); d > 0 {
+		time.Sleep(d) // past the 4 s TTL and two passes of the revoke loop
+	}
+	r, err := last.Get(ctx, "facts/quorum", clientv3.WithSerializable())
+	if err != nil {
+		t.Fatalf("serializable get from %s: %v", ms[2].Name, err)
+	}
+	if len(r.Kvs) != 1 {
+		t.Errorf("the TTL-4 key was gone 5.5 s after the grant, with quorum lost; the lesson says nothing "+
+			"is revoked without a majority: %s", where)
+	}
 }

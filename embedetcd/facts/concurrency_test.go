@@ -8,14 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/ownership-election/playground/embedetcd"
 )
 
-// Lesson 07-etcd-election-recipe, page "The etcd recipe in one
-// transaction" (and lesson 05 on fencing tokens), says the CreateRevision
+// content/lessons/07-etcd-election-recipe/lesson.md, page "The etcd recipe
+// in one transaction" (and lesson 05 on fencing tokens), says the CreateRevision
 // of the lock key is a fencing token: every later owner gets a larger one.
 func TestCreateRevisionRisesAcrossOwners(t *testing.T) {
 	t.Parallel()
@@ -43,8 +44,9 @@ func TestCreateRevisionRisesAcrossOwners(t *testing.T) {
 	}
 	for i := 1; i < len(revs); i++ {
 		if revs[i] <= revs[i-1] {
-			t.Errorf("owners' CreateRevisions %v do not rise: update lesson 07 "+
-				"\"The etcd recipe in one transaction\" and lesson 05's token", revs)
+			t.Errorf("owners' CreateRevisions %v do not rise: update "+
+				"content/lessons/07-etcd-election-recipe/lesson.md, \"The etcd recipe in one transaction\", "+
+				"and lesson 05's token", revs)
 		}
 	}
 }
@@ -115,7 +117,7 @@ func TestMutexWaiterWatchesOnlyItsPredecessor(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	const where = "update lesson 07 \"What the losers do while they wait\" and \"etcd's concurrency package\""
+	const where = "update content/lessons/07-etcd-election-recipe/lesson.md, \"What the losers do while they wait\" and \"etcd's concurrency package\""
 	settle := func() { time.Sleep(300 * time.Millisecond) }
 	settle()
 	for i, w := range watchers {
@@ -157,7 +159,7 @@ func TestCampaignReturnsWithItsKeyGone(t *testing.T) {
 	srv := startServer(t, embedetcd.FastTicks)
 	cli := newClient(t, srv.Endpoints()...)
 	ctx := testCtx(t, 15*time.Second)
-	const where = "update lesson 07 \"etcd's concurrency package\" (the 19597 sharp edge)"
+	const where = "update content/lessons/07-etcd-election-recipe/lesson.md, \"etcd's concurrency package\" (the 19597 sharp edge)"
 
 	t.Run("Campaign", func(t *testing.T) {
 		leader, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
@@ -238,5 +240,77 @@ func waitKeys(t *testing.T, ctx context.Context, cli *clientv3.Client, pfx strin
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// content/lessons/07-etcd-election-recipe/lesson.md, page "etcd's
+// concurrency package", says TryLock fails at once with ErrLocked while
+// another session holds the lock, and a second Unlock returns
+// ErrLockReleased.
+func TestTryLockAndDoubleUnlock(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 10*time.Second)
+	const where = "update content/lessons/07-etcd-election-recipe/lesson.md, \"etcd's concurrency package\""
+	a, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	defer a.Close()
+	b, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	defer b.Close()
+	am := concurrency.NewMutex(a, "facts/trylock/")
+	if err := am.Lock(ctx); err != nil {
+		t.Fatalf("lock: %v", err)
+	}
+	if err := concurrency.NewMutex(b, "facts/trylock/").TryLock(ctx); !errors.Is(err, concurrency.ErrLocked) {
+		t.Errorf("TryLock on a held lock returned %v, want ErrLocked: %s", err, where)
+	}
+	if err := am.Unlock(ctx); err != nil {
+		t.Fatalf("unlock: %v", err)
+	}
+	if err := am.Unlock(ctx); !errors.Is(err, concurrency.ErrLockReleased) {
+		t.Errorf("a second Unlock returned %v, want ErrLockReleased: %s", err, where)
+	}
+}
+
+// Lesson 10-failure-modes-and-security, page "No leader after an outage",
+// and its quiz (l10-compacted-watch) say a watch started from a revision
+// that has been compacted ends with a compaction error and closes, so a
+// client must re-read and watch from a fresh revision.
+func TestWatchFromCompactedRevisionEnds(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 10*time.Second)
+	const where = "update content/lessons/10-failure-modes-and-security/lesson.md, " +
+		"\"No leader after an outage\", and quiz l10-compacted-watch"
+	first, err := cli.Put(ctx, "facts/compact", "1")
+	if err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	last, err := cli.Put(ctx, "facts/compact", "2")
+	if err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	if _, err := cli.Compact(ctx, last.Header.Revision); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	n, closed := 0, false
+	var werr error
+	for wr := range cli.Watch(ctx, "facts/compact", clientv3.WithRev(first.Header.Revision)) {
+		n++
+		if err := wr.Err(); err != nil {
+			werr = err
+		}
+	}
+	closed = ctx.Err() == nil
+	if !closed || !errors.Is(werr, rpctypes.ErrCompacted) {
+		t.Errorf("a watch from compacted revision %d ended=%v after %d responses with error %v, "+
+			"want it to end with ErrCompacted: %s", first.Header.Revision, closed, n, werr, where)
 	}
 }

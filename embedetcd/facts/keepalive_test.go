@@ -13,11 +13,13 @@ import (
 // mistaken for each other even with the client's 500 ms send tick.
 const keepAliveTTL = 6
 
-// Lesson 06-tuning-the-ttl, page "Sizing the TTL from R, J and S"
-// (heartbeat at TTL/3), and lesson 07-etcd-election-recipe, page "The etcd
-// recipe in one transaction", say etcd's client renews every TTL/3. The
-// client's send loop wakes every 500 ms, so a renewal goes out between
-// TTL/3 and TTL/3 + 500 ms after the previous answer.
+// content/lessons/06-tuning-the-ttl/lesson.md, page "Sizing the TTL from
+// R, J and S" (section "Heartbeat at TTL/3"), lesson 04's page "The
+// renewal loop" (section "How often: TTL/2, or TTL/3 like etcd") and
+// lesson 07-etcd-election-recipe, page "The etcd recipe in one
+// transaction", say etcd's client renews every TTL/3. Its send loop wakes
+// every 500 ms, so a renewal goes out between TTL/3 and TTL/3 + 500 ms
+// after the previous answer.
 func TestKeepAliveEveryThirdOfTTL(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, embedetcd.FastTicks)
@@ -52,16 +54,19 @@ func TestKeepAliveEveryThirdOfTTL(t *testing.T) {
 	}
 	if bad {
 		t.Errorf("keep-alives on a TTL-%d lease came %s apart, want each between %v and %v "+
-			"(TTL/3 plus the client's 500 ms tick): update lesson 06 \"Sizing the TTL from R, J and S\" "+
-			"and lesson 07 \"The etcd recipe in one transaction\"",
+			"(TTL/3 plus the client's 500 ms tick): update content/lessons/06-tuning-the-ttl/lesson.md "+
+			"\"Sizing the TTL from R, J and S\", lesson 04's TTL/3 section "+
+			"and content/lessons/07-etcd-election-recipe/lesson.md \"The etcd recipe in one transaction\"",
 			keepAliveTTL, strings.Join(got, ", "), lo, hi)
 	}
 	t.Logf("keep-alive intervals: %s", strings.Join(got, ", "))
 }
 
-// Lesson 06-tuning-the-ttl, page "Putting it together" (the pause budget
-// of about 2T/3 - 0.5 s), says that once a keep-alive is overdue, etcd's
-// client resends it every 500 ms instead of waiting another TTL/3. The
+// Lesson 04-renewable-leases, page "Which sizing rule, and where etcd's
+// client differs", and content/lessons/06-tuning-the-ttl/lesson.md, page
+// "Putting it together", rest the pause budget of about 2T/3 - 0.5 s on
+// this: once a keep-alive is overdue, etcd's client resends it every
+// 500 ms instead of waiting another TTL/3. The
 // proxy freezes the connection right after an answer; while frozen, the
 // overdue requests pile up in it, and on thaw each gets its own answer.
 func TestKeepAliveResentEvery500msWhenOverdue(t *testing.T) {
@@ -109,7 +114,53 @@ collect:
 	// (plus one more after the thaw). Waiting TTL/3 again would give 2.
 	if n < 4 {
 		t.Errorf("after a 2.5 s stretch of overdue keep-alives the client had sent %d, want at least 4 "+
-			"(one every 500 ms): update lesson 06 \"Putting it together\" (pause budget 2T/3 - 0.5 s)", n)
+			"(one every 500 ms): update the pause budget 2T/3 - 0.5 s in lesson 04 "+
+			"(\"Which sizing rule, and where etcd's client differs\") and "+
+			"content/lessons/06-tuning-the-ttl/lesson.md (\"Putting it together\")", n)
 	}
 	t.Logf("%d keep-alive answers arrived after the thaw", n)
+}
+
+// content/lessons/07-etcd-election-recipe/lesson.md, page "The etcd recipe
+// in one transaction", says cli.KeepAlive returns a channel of 16 slots
+// that the caller must drain; its quiz (l07-undrained-keepalive) says that
+// if nobody drains it, renewals go on anyway and the client only logs.
+func TestUndrainedKeepAliveChannelStillRenews(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 30*time.Second)
+	const where = "update content/lessons/07-etcd-election-recipe/lesson.md, " +
+		"\"The etcd recipe in one transaction\", and quiz l07-undrained-keepalive"
+	g, err := cli.Grant(ctx, 1) // keep-alives every 500 ms: the channel fills in 8 s
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	ch, err := cli.KeepAlive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("keep alive: %v", err)
+	}
+	if cap(ch) != 16 {
+		t.Errorf("the keep-alive channel has %d slots, want 16: %s", cap(ch), where)
+	}
+	// Never read ch. Once it is full, answers are dropped; the lease must
+	// still be renewed for a few more seconds (several TTLs).
+	deadline := time.Now().Add(15 * time.Second)
+	for len(ch) < cap(ch) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(ch) < cap(ch) {
+		t.Fatalf("the keep-alive channel never filled (%d of %d)", len(ch), cap(ch))
+	}
+	time.Sleep(2500 * time.Millisecond)
+	ttl, err := cli.TimeToLive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("time to live: %v", err)
+	}
+	// A live TTL-1 lease reads 0 (under a second left, rounded down); a
+	// lease that expired reads -1.
+	if ttl.TTL < 0 {
+		t.Errorf("a TTL-1 lease whose keep-alive channel is full and unread expired (TTL %d): "+
+			"the client stopped renewing: %s", ttl.TTL, where)
+	}
 }

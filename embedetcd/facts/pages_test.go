@@ -1,0 +1,59 @@
+package facts
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/ownership-election/playground/content"
+)
+
+// statedIn lists the pages (and sections) of lessons 6 to 10 that the
+// tests of this package name as stating each fact (lessons 2, 4 and 5 are
+// named too, by lesson only). If a page is renamed or a lesson
+// moves, this test says so, so the pointers in the failure messages never
+// lead nowhere.
+var statedIn = map[string][]string{
+	"06-tuning-the-ttl": {
+		"# Sizing the TTL from R, J and S",
+		"## Heartbeat at TTL/3",
+		"# How long does failover take?",
+		"# etcd's floor: minimum TTL and whole seconds",
+		"# What losing quorum does to leases",
+		"# Predict: etcd changes its own leader",
+		"# When etcd's own leader changes",
+		"# Putting it together",
+	},
+	"07-etcd-election-recipe": {
+		"# The etcd recipe in one transaction",
+		"# What the losers do while they wait",
+		"# etcd's concurrency package",
+	},
+	"10-failure-modes-and-security": {
+		"# No leader after an outage",
+	},
+}
+
+func TestNamedPagesExist(t *testing.T) {
+	for lesson, headings := range statedIn {
+		b, err := fs.ReadFile(content.FS(), "lessons/"+lesson+"/lesson.md")
+		if err != nil {
+			t.Errorf("lesson %s, named by the facts tests, is gone: %v", lesson, err)
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		for _, h := range headings {
+			found := false
+			for _, l := range lines {
+				if strings.TrimSpace(l) == h {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("lesson %s has no heading %q, which a facts test names as stating its fact: "+
+					"point the test at the page that now states it", lesson, h)
+			}
+		}
+	}
+}
