@@ -279,6 +279,10 @@ func (cl *Cluster) MoveLeader(ctx context.Context, to int) error {
 }
 
 // Close stops every member and removes their data.
+// clusterCloseWait bounds the listeners' shutdown in Cluster.Close, after
+// every member's raft and storage have stopped.
+const clusterCloseWait = 100 * time.Millisecond
+
 func (cl *Cluster) Close() error {
 	cl.mu.Lock()
 	if cl.closed {
@@ -299,7 +303,13 @@ func (cl *Cluster) Close() error {
 			defer wg.Done()
 			m.proxy.Close()
 			if e := m.server(); e != nil {
-				stopEmbed(e, cl.cfg.closeWait)
+				// The whole cluster goes: stop raft and storage at once,
+				// without handing leadership to a peer that is stopping
+				// too. What is left is closing listeners, whose graceful
+				// stop waits for the peers' streams; with the data about
+				// to be removed there is nothing to wait for.
+				e.Server.HardStop()
+				stopEmbed(e, min(cl.cfg.closeWait, clusterCloseWait))
 			}
 			if err := m.dir.remove(); err != nil {
 				emu.Lock()

@@ -13,11 +13,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui"
 	"github.com/ownership-election/playground/internal/tui/expview"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -105,8 +105,14 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 	if sc == nil {
 		return Usagef("no experiment named %q (see: playground experiment list)", name)
 	}
-	if *ttl < 0 || *replicas < 0 {
-		return Usagef("--ttl and --replicas must not be negative")
+	if lo, hi := sc.ReplicaRange(); *replicas != 0 && (*replicas < lo || *replicas > hi) {
+		if lo == hi {
+			return Usagef("--replicas %d: %s runs exactly %d replica(s)", *replicas, name, lo)
+		}
+		return Usagef("--replicas %d: %s runs %d to %d replicas", *replicas, name, lo, hi)
+	}
+	if lo, hi := sc.TTLRange(); *ttl != 0 && (*ttl < lo || *ttl > hi) {
+		return Usagef("--ttl %d: %s takes a lease TTL of %d to %d seconds", *ttl, name, lo, hi)
 	}
 	xenv := experiment.Env{}
 	if len(env.EtcdEndpoints) > 0 {
@@ -140,6 +146,21 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 	if errors.Is(err, experiment.ErrNeedsCluster) || errors.Is(err, experiment.ErrNeedsInProcess) {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
 		return &ExitError{Code: exitNeedsInProcess}
+	}
+	if ctx.Err() != nil {
+		// Stopped by Ctrl-C or SIGTERM: whatever the script concluded
+		// from a run cut short is not a verdict.
+		if *asJSON {
+			b, _ := json.Marshal(struct {
+				Kind     string  `json:"kind"`
+				Scenario string  `json:"scenario"`
+				Seconds  float64 `json:"seconds"`
+			}{"interrupted", name, time.Since(start).Seconds()})
+			fmt.Fprintln(out, string(b))
+		} else {
+			fmt.Fprintf(out, "interrupted after %.1f s: no verdict\n", time.Since(start).Seconds())
+		}
+		return ctx.Err()
 	}
 	if *asJSON {
 		b, _ := json.Marshal(struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -116,3 +117,84 @@ func TestSubcommandHelp(t *testing.T) {
 		t.Errorf("quiz --help lacks its flags: %s", out)
 	}
 }
+
+func TestExperimentFlagRanges(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"cas-race", "--replicas", "1000"}, "--replicas 1000: cas-race runs 5 to 50 replicas"},
+		{[]string{"cas-race", "--replicas", "-3"}, "runs 5 to 50 replicas"},
+		{[]string{"renewal", "--ttl", "100000"}, "--ttl 100000: renewal takes a lease TTL of 1 to 60 seconds"},
+		{[]string{"renewal", "--ttl", "-1"}, "1 to 60 seconds"},
+		{[]string{"leader-change-extends-leases", "--ttl", "2"}, "3 to 60 seconds"},
+		{[]string{"ttl-unlock-bug", "--replicas", "4"}, "runs exactly 3 replica(s)"},
+	}
+	for _, tc := range cases {
+		code, _, errOut := runCLI(t, append([]string{"experiment", "run"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.msg)
+		}
+	}
+}
+
+// firstWrite signals once something was written: the run has begun.
+type firstWrite struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	started chan struct{}
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.b.Len() == 0 {
+		close(f.started)
+	}
+	return f.b.Write(p)
+}
+
+func (f *firstWrite) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.b.String()
+}
+
+// Ctrl-C in the middle of any experiment ends it with 130 and says it was
+// interrupted, never with a verdict drawn from a run cut short.
+func TestExperimentInterruptedInEveryScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts every experiment")
+	}
+	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
+	for _, name := range knownExperiments() {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			out := &firstWrite{started: make(chan struct{})}
+			var errb bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				done <- Main(ctx, []string{"experiment", "run", name}, strings.NewReader(""), out, &errb)
+			}()
+			select {
+			case <-out.started:
+			case code := <-done:
+				t.Fatalf("ended (exit %d) before printing anything: %s", code, errb.String())
+			case <-time.After(60 * time.Second):
+				t.Fatal("no event within a minute")
+			}
+			cancel(&Interrupted{Signal: syscall.SIGINT})
+			select {
+			case code := <-done:
+				if code != 130 || !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "interrupted after") || strings.Contains(out.String(), "verdict:") {
+					t.Errorf("exit %d, stderr %q, output ends %q", code, errb.String(), tail(out.String()))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("still running 10 s after Ctrl-C")
+			}
+		})
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-300):] }

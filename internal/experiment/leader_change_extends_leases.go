@@ -18,6 +18,7 @@ var leaderChangeExtendsLeasesScenario = &Scenario{
 	NeedsCluster:    true,
 	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
 	DefaultTTL: 4,
+	MinTTL:     3, // the leader moves with about 1 s of the lease left
 	Run:        runLeaderChange,
 }
 

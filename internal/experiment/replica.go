@@ -312,7 +312,6 @@ func (r *Replica) Crash() {
 	r.crashed = true
 	r.cancel()
 	cli := r.cli
-	r.cli = nil
 	r.role, r.token, r.lease = RoleCrashed, 0, nil
 	if r.paused {
 		r.paused = false
@@ -327,10 +326,22 @@ func (r *Replica) Crash() {
 	// close (closing it under a running Watch is a data race).
 	<-done
 	r.keepers.Wait()
+	r.dropClient(cli)
+	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
+}
+
+// dropClient closes cli once the body that used it has returned. Until
+// then Client kept returning it (its calls fail with the cancelled
+// context), so a body never sees a nil client mid-step.
+func (r *Replica) dropClient(cli *clientv3.Client) {
+	r.mu.Lock()
+	if r.cli == cli {
+		r.cli = nil
+	}
+	r.mu.Unlock()
 	if cli != nil {
 		cli.Close()
 	}
-	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
 }
 
 // Retire stops a replica quietly at the end of a part of a script; an
@@ -391,16 +402,13 @@ func (r *Replica) stop() {
 		close(r.gate)
 	}
 	cli := r.cli
-	r.cli = nil
 	done := r.done
 	r.mu.Unlock()
 	if done != nil {
 		<-done
 	}
 	r.keepers.Wait()
-	if cli != nil {
-		cli.Close()
-	}
+	r.dropClient(cli)
 	for _, p := range r.proxies {
 		p.Close()
 	}

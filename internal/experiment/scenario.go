@@ -22,6 +22,9 @@ type Scenario struct {
 
 	DefaultReplicas, MinReplicas, MaxReplicas int
 	DefaultTTL                                int64
+	// MinTTL is the shortest lease TTL the script works with (0 means
+	// 1 s, etcd's minimum with the playground's fast ticks).
+	MinTTL int64
 
 	Run func(ctx context.Context, run *Run) (Verdict, error)
 }
@@ -40,6 +43,27 @@ var scenarios = []*Scenario{
 	thunderingHerdScenario,            // thundering_herd.go
 	shardOwnershipScenario,            // shard_ownership.go
 	leastPrivilegeScenario,            // least_privilege.go
+}
+
+// MaxTTL is the longest lease TTL an experiment accepts: scripts wait for
+// leases to expire, several times over, so a longer one would keep the
+// learner waiting for many minutes.
+const MaxTTL = 60
+
+// MaxReplicas is the most replicas any experiment runs, for scenarios that
+// name no maximum of their own.
+const MaxReplicas = 50
+
+// TTLRange is the lease TTLs, in seconds, that s supports.
+func (s *Scenario) TTLRange() (lo, hi int64) { return max(s.MinTTL, 1), MaxTTL }
+
+// ReplicaRange is the number of replicas s supports.
+func (s *Scenario) ReplicaRange() (lo, hi int) {
+	lo, hi = max(s.MinReplicas, 1), s.MaxReplicas
+	if hi == 0 {
+		hi = MaxReplicas
+	}
+	return lo, hi
 }
 
 // Scenarios returns every scenario in course order.
