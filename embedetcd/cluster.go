@@ -133,7 +133,7 @@ func (cl *Cluster) newMember(i int) (*Member, error) {
 		Name:    fmt.Sprintf("m%d", i+1),
 		cluster: cl,
 		peer:    url.URL{Scheme: "http", Host: peer},
-		client:  url.URL{Scheme: "http", Host: client},
+		client:  url.URL{Scheme: cl.cfg.clientScheme(), Host: client},
 		proxy:   px,
 		dir:     dir,
 	}, nil
@@ -155,7 +155,7 @@ func (m *Member) launch(ctx context.Context, deadline time.Time) error {
 }
 
 // Endpoint is the member's client URL (stable across restarts).
-func (m *Member) Endpoint() string { return "http://" + m.proxy.Addr() }
+func (m *Member) Endpoint() string { return m.cluster.cfg.clientScheme() + "://" + m.proxy.Addr() }
 
 // Running reports whether the member is started.
 func (m *Member) Running() bool {
@@ -226,7 +226,7 @@ func (cl *Cluster) ClientFor(endpoints ...string) (*clientv3.Client, error) {
 	if cl.closed {
 		return nil, errors.New("etcd client: cluster closed")
 	}
-	cli, err := newClient(endpoints, cl.lg)
+	cli, err := newClient(endpoints, cl.cfg, cl.lg)
 	if err != nil {
 		return nil, err
 	}

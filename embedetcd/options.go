@@ -44,6 +44,7 @@ type config struct {
 	port         int
 	startTimeout time.Duration
 	closeWait    time.Duration
+	tls          *ServerTLS
 }
 
 func newConfig(opts []Option) *config {
@@ -82,6 +83,28 @@ func WithListen(host string, port int) Option {
 		}
 		c.port = port
 	}
+}
+
+// ServerTLS names the PEM files members serve clients with over TLS.
+type ServerTLS struct {
+	CertFile string // the member's certificate (must name 127.0.0.1)
+	KeyFile  string
+	// CAFile is the CA that signed CertFile. Clients from Client trust it;
+	// with ClientCertAuth the member also requires client certificates
+	// signed by it.
+	CAFile         string
+	ClientCertAuth bool
+}
+
+// WithClientTLS makes members serve clients over TLS (https:// endpoints),
+// as a class cluster does; peers still talk plain HTTP on loopback.
+func WithClientTLS(t ServerTLS) Option { return func(c *config) { c.tls = &t } }
+
+func (c *config) clientScheme() string {
+	if c.tls != nil {
+		return "https"
+	}
+	return "http"
 }
 
 // WithStartTimeout bounds how long Start waits for the member to be ready.

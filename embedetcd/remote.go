@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
 
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/embedetcd/prefix"
 )
 
@@ -29,20 +29,32 @@ var (
 	_ Etcd = (*Remote)(nil)
 )
 
-// Open returns the external cluster at endpoints (under DefaultPrefix) when
-// endpoints is not empty, and otherwise starts an embedded server.
-func Open(ctx context.Context, endpoints []string, opts ...Option) (Etcd, error) {
-	if len(endpoints) > 0 {
-		return Connect(ctx, endpoints, DefaultPrefix(), opts...)
+// Open returns the external cluster that s names (under the learner's
+// prefix, see LearnerPrefix) when s names one, and otherwise starts an
+// embedded server.
+func Open(ctx context.Context, s access.Settings, opts ...Option) (Etcd, error) {
+	if s.Remote() {
+		return Connect(ctx, s, LearnerPrefix(s), opts...)
 	}
 	return Start(ctx, opts...)
+}
+
+// LearnerPrefix is the prefix a learner works under on the cluster s
+// names: /playground/<etcd user>/ when s has a user (a class cluster gives
+// each learner a user whose role covers exactly that prefix), else
+// DefaultPrefix.
+func LearnerPrefix(s access.Settings) string {
+	if s.User != "" {
+		return prefix.For(s.User)
+	}
+	return DefaultPrefix()
 }
 
 // Remote is an existing etcd cluster (a class's shared one, say) used under
 // a per-learner key prefix: every client it hands out sees only keys below
 // the prefix, so learners sharing a cluster cannot trip over each other.
 type Remote struct {
-	endpoints []string
+	access    access.Settings
 	prefix    string
 	lg        *zap.Logger
 
@@ -54,35 +66,45 @@ type Remote struct {
 // login name (see package prefix).
 func DefaultPrefix() string { return prefix.Default() }
 
-// Connect checks that the cluster at endpoints answers and returns it.
-func Connect(ctx context.Context, endpoints []string, prefix string, opts ...Option) (*Remote, error) {
+// Connect checks that the cluster s names answers, with s's TLS files and
+// user, and that the user may use keys under prefix; then returns it. Its
+// errors say which of those failed (see access.Settings.Diagnose) and come
+// within about 8 s at worst.
+func Connect(ctx context.Context, s access.Settings, prefix string, opts ...Option) (*Remote, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("connect to etcd: %w", err)
+	}
 	c := newConfig(opts)
-	r := &Remote{endpoints: endpoints, prefix: prefix, lg: c.zapLogger()}
+	r := &Remote{access: s, prefix: prefix, lg: c.zapLogger()}
+	where := strings.Join(s.Endpoints, ",")
 	cli, err := r.Client()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("connect to etcd at %s: %w", where, s.Diagnose(ctx, err))
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, access.DialTimeout)
 	defer cancel()
-	if _, err := cli.Get(ctx, "reachability-check"); err != nil {
+	if _, err := cli.Get(cctx, "reachability-check"); err != nil {
 		r.Close()
-		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(endpoints, ","), err)
+		return nil, fmt.Errorf("connect to etcd at %s: %w", where, s.Diagnose(ctx, err))
 	}
 	return r, nil
 }
+
+// Access is how r reaches the cluster (endpoints, TLS files, user).
+func (r *Remote) Access() access.Settings { return r.access }
 
 // Prefix is the key prefix every client of r works under.
 func (r *Remote) Prefix() string { return r.prefix }
 
 // Endpoints returns the cluster's client URLs as given.
-func (r *Remote) Endpoints() []string { return r.endpoints }
+func (r *Remote) Endpoints() []string { return r.access.Endpoints }
 
 // Client returns a client whose keys, watches and leases live under the
 // prefix. Close closes it.
 func (r *Remote) Client() (*clientv3.Client, error) {
-	cli, err := newClient(r.endpoints, r.lg)
+	cli, err := r.access.New(r.lg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	cli.KV = namespace.NewKV(cli.KV, r.prefix)
 	cli.Watcher = namespace.NewWatcher(cli.Watcher, r.prefix)

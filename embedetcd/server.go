@@ -10,9 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 // Server is one embedded etcd member serving clients on loopback.
@@ -42,7 +46,7 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("start etcd: %w", err)
 	}
 	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	client := url.URL{Scheme: "http", Host: net.JoinHostPort(c.host, strconv.Itoa(c.port))}
+	client := url.URL{Scheme: c.clientScheme(), Host: net.JoinHostPort(c.host, strconv.Itoa(c.port))}
 	s := &Server{cfg: c, lg: c.zapLogger(), dir: dir, name: "playground"}
 	ec := s.embedConfig(dir.path, peer, client)
 	ec.InitialCluster = s.name + "=" + peer.String()
@@ -70,6 +74,20 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
 	ec.EnableGRPCGateway = false
 	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(s.lg)
 	ec.LogLevel = "warn"
+	// Passwords on these throwaway loopback servers (the least-privilege
+	// experiment, class tests) need no brute-force resistance; the
+	// default cost makes every user add and login take ~60 ms, more
+	// under -race.
+	ec.BcryptCost = uint(bcrypt.MinCost)
+	if t := s.cfg.tls; t != nil {
+		ec.ClientTLSInfo = transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile}
+		if t.ClientCertAuth {
+			// etcd asks every client for a certificate as soon as it
+			// has a CA to check them against.
+			ec.ClientTLSInfo.TrustedCAFile = t.CAFile
+			ec.ClientTLSInfo.ClientCertAuth = true
+		}
+	}
 	return ec
 }
 
@@ -159,7 +177,7 @@ func (s *Server) Endpoints() []string {
 		if tcp, ok := l.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
 			addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 		}
-		out = append(out, "http://"+addr)
+		out = append(out, s.cfg.clientScheme()+"://"+addr)
 	}
 	return out
 }
@@ -172,7 +190,7 @@ func (s *Server) Client() (*clientv3.Client, error) {
 	if s.closed {
 		return nil, errors.New("etcd client: server closed")
 	}
-	cli, err := newClient(s.Endpoints(), s.lg)
+	cli, err := newClient(s.Endpoints(), s.cfg, s.lg)
 	if err != nil {
 		return nil, err
 	}
@@ -218,12 +236,23 @@ func stopEmbed(e *embed.Etcd, wait time.Duration) {
 	}
 }
 
-func newClient(endpoints []string, lg *zap.Logger) (*clientv3.Client, error) {
-	cli, err := clientv3.New(clientv3.Config{
+// newClient connects to endpoints of a server or cluster started with c:
+// over TLS when c says so, trusting c's CA and presenting the member's
+// certificate (which is good for client use too).
+func newClient(endpoints []string, c *config, lg *zap.Logger) (*clientv3.Client, error) {
+	cfg := clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		Logger:      lg,
-	})
+	}
+	if t := c.tls; t != nil {
+		tc, err := access.Settings{CACert: t.CAFile, Cert: t.CertFile, Key: t.KeyFile}.TLSConfig()
+		if err != nil {
+			return nil, fmt.Errorf("etcd client: %w", err)
+		}
+		cfg.TLS = tc
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}

@@ -21,6 +21,12 @@ func Default() string {
 	if name == "" {
 		name = "learner"
 	}
+	return For(name)
+}
+
+// For is the prefix of the learner called name: /playground/<name>/, with
+// slashes and spaces in the name replaced so it stays one path element.
+func For(name string) string {
 	name = strings.NewReplacer("/", "_", " ", "_").Replace(name)
 	return "/playground/" + name + "/"
 }

@@ -1,0 +1,170 @@
+package access
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+)
+
+// TLSConfig builds the client side of TLS from CACert, Cert and Key. With
+// no CACert the system's roots are trusted.
+func (s Settings) TLSConfig() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if s.CACert != "" {
+		pem, err := os.ReadFile(s.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("--cacert: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--cacert %s: no PEM certificate in the file", s.CACert)
+		}
+		tc.RootCAs = pool
+	}
+	if s.Cert != "" || s.Key != "" {
+		pair, err := tls.LoadX509KeyPair(s.Cert, s.Key)
+		if err != nil {
+			return nil, fmt.Errorf("--cert %s / --key %s: %w", s.Cert, s.Key, err)
+		}
+		tc.Certificates = []tls.Certificate{pair}
+	}
+	return tc, nil
+}
+
+// The problems Explain and Diagnose tell apart. Each has its own sentinel
+// so callers (and tests) can tell them apart with errors.Is.
+var (
+	ErrUnknownAuthority = errors.New("the server's certificate is not signed by the CA you trust")
+	ErrCertHost         = errors.New("the server's certificate does not name the host you dialled")
+	ErrClientCert       = errors.New("the server refused your client certificate")
+	ErrNotTLS           = errors.New("the server does not speak TLS")
+	ErrNeedsTLS         = errors.New("the server speaks TLS but the endpoint is http://")
+	ErrWrongPassword    = errors.New("wrong user name or password")
+	ErrNeedsUser        = errors.New("the cluster has authentication on and no user was given")
+	ErrPermission       = errors.New("permission denied")
+	ErrUnreachable      = errors.New("nothing answers at the endpoint")
+)
+
+// Explain turns an error from the etcd client into one line that says
+// which problem it is and what to check. Errors it does not recognise come
+// back unchanged.
+func (s Settings) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, rpctypes.ErrAuthFailed) || strings.Contains(msg, rpctypes.ErrAuthFailed.Error()):
+		return fmt.Errorf("%w for user %q at %s: check --user and the password (--user NAME:PASSWORD, the prompt, or %s)",
+			ErrWrongPassword, s.User, s.where(), EnvPassword)
+	case errors.Is(err, rpctypes.ErrUserEmpty) || errors.Is(err, rpctypes.ErrInvalidAuthToken) ||
+		strings.Contains(msg, rpctypes.ErrUserEmpty.Error()):
+		return fmt.Errorf("%w at %s: pass --user NAME (and a password) from the settings your instructor gave you", ErrNeedsUser, s.where())
+	case errors.Is(err, rpctypes.ErrPermissionDenied) || strings.Contains(msg, rpctypes.ErrPermissionDenied.Error()):
+		return fmt.Errorf("%w for user %q: it may only use keys under its own prefix; ask your instructor to check its role (playground class setup)", ErrPermission, s.User)
+	case strings.Contains(msg, "certificate signed by unknown authority"):
+		return fmt.Errorf("%w (at %s): check --cacert names the CA that signed the cluster's certificates", ErrUnknownAuthority, s.where())
+	case strings.Contains(msg, "certificate is valid for") || strings.Contains(msg, "certificate is not valid for"):
+		return fmt.Errorf("%w (at %s): dial the host name in the certificate, or ask for a certificate that names this one", ErrCertHost, s.where())
+	case strings.Contains(msg, "bad certificate") || strings.Contains(msg, "certificate required") || strings.Contains(msg, "unknown certificate authority"):
+		return fmt.Errorf("%w (at %s): check --cert and --key are the pair your instructor handed out", ErrClientCert, s.where())
+	case strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return fmt.Errorf("%w at %s: use http:// for this cluster, or ask whether its TLS port is another one", ErrNotTLS, s.where())
+	}
+	return err
+}
+
+func (s Settings) where() string { return strings.Join(s.Endpoints, ",") }
+
+// Diagnose explains err, and when the client only said that time ran out
+// or the cluster is unavailable (gRPC keeps TLS failures to itself and
+// retries until the deadline), it dials each endpoint itself to find the
+// cause. It takes at most a few seconds.
+func (s Settings) Diagnose(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if e := s.Explain(err); e != err {
+		return e
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "Unavailable") &&
+		!strings.Contains(err.Error(), "deadline exceeded") {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var first error
+	for _, ep := range s.Endpoints {
+		perr := s.probe(ctx, ep)
+		if perr == nil {
+			return err // this one answers: the problem is elsewhere
+		}
+		if first == nil {
+			first = perr
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// probe dials one endpoint the way the client would and reports what
+// stands in the way, or nil when a TLS (or plain TCP) session comes up.
+func (s Settings) probe(ctx context.Context, ep string) error {
+	u, err := url.Parse(ep)
+	if err != nil {
+		return err
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return fmt.Errorf("%w: %s (%v): check the address and that the cluster is running", ErrUnreachable, ep, trimOp(err))
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if u.Scheme == "http" {
+		// A plain endpoint that answers a TLS hello is a TLS port.
+		tc := tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only asks whether TLS is spoken
+		if tc.HandshakeContext(ctx) == nil {
+			return fmt.Errorf("%w: %s: use https:// (and --cacert)", ErrNeedsTLS, ep)
+		}
+		return nil
+	}
+	cfg, err := s.TLSConfig()
+	if err != nil {
+		return err
+	}
+	cfg.ServerName = u.Hostname()
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return s.Explain(fmt.Errorf("%s: %w", ep, err))
+	}
+	// With TLS 1.3 the server judges the client certificate after the
+	// handshake; its verdict arrives as an alert on the first read.
+	tc.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	var b [1]byte
+	if _, err := tc.Read(b[:]); err != nil && strings.Contains(err.Error(), "tls:") {
+		return s.Explain(fmt.Errorf("%s: %w", ep, err))
+	}
+	return nil
+}
+
+func trimOp(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}

@@ -1,0 +1,151 @@
+package class
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Course is what the board measures learners against: the lessons (with
+// their page counts) and the labs, in course order.
+type Course struct {
+	Lessons []CourseLesson
+	Labs    []string
+}
+
+// CourseLesson is one lesson's id and size.
+type CourseLesson struct {
+	ID    string
+	Pages int
+}
+
+// Row is one learner's totals on the board.
+type Row struct {
+	Learner      string    `json:"learner"`
+	Published    bool      `json:"published"` // has published at least once
+	LessonsRead  int       `json:"lessons_read"`
+	QuizzesTaken int       `json:"quizzes_taken"`
+	QuizAverage  float64   `json:"quiz_average"` // mean best score over quizzes taken, 0..1
+	LabsPassed   int       `json:"labs_passed"`
+	Labs         []bool    `json:"labs"` // in Course.Labs order
+	Updated      time.Time `json:"updated,omitzero"`
+	Summary      Summary   `json:"summary"`
+}
+
+// Rows computes every learner's totals against c.
+func Rows(c Course, summaries []Summary) []Row {
+	rows := make([]Row, len(summaries))
+	for i, s := range summaries {
+		r := Row{Learner: s.Learner, Published: !s.Updated.IsZero() || len(s.Lessons) > 0 || len(s.Labs) > 0, Updated: s.Updated, Summary: s}
+		var quizSum float64
+		for _, l := range c.Lessons {
+			ls := s.Lessons[l.ID]
+			if l.Pages > 0 && ls.Pages() >= l.Pages {
+				r.LessonsRead++
+			}
+			if ls.QuizTaken {
+				r.QuizzesTaken++
+				quizSum += ls.QuizBest
+			}
+		}
+		if r.QuizzesTaken > 0 {
+			r.QuizAverage = quizSum / float64(r.QuizzesTaken)
+		}
+		r.Labs = make([]bool, len(c.Labs))
+		for j, lab := range c.Labs {
+			_, r.Labs[j] = s.Labs[lab]
+			if r.Labs[j] {
+				r.LabsPassed++
+			}
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// WritePlain prints the board as a text table that fits 80 columns.
+func WritePlain(w io.Writer, c Course, rows []Row) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-16s %-8s %-12s %-6s %-*s %s\n", "LEARNER", "LESSONS", "QUIZZES", "LABS", max(len(c.Labs), 4), "PASSED", "UPDATED")
+	for _, r := range rows {
+		quiz := "-"
+		if r.QuizzesTaken > 0 {
+			quiz = fmt.Sprintf("%d, %3.0f%%", r.QuizzesTaken, 100*r.QuizAverage)
+		}
+		marks := make([]byte, len(r.Labs))
+		for i, ok := range r.Labs {
+			marks[i] = '.'
+			if ok {
+				marks[i] = '+'
+			}
+		}
+		updated := "never published"
+		if !r.Updated.IsZero() {
+			updated = r.Updated.Local().Format("01-02 15:04")
+		}
+		fmt.Fprintf(&b, "%-16s %-8s %-12s %-6s %-*s %s\n", trunc(r.Learner, 16),
+			fmt.Sprintf("%d/%d", r.LessonsRead, len(c.Lessons)), quiz,
+			fmt.Sprintf("%d/%d", r.LabsPassed, len(c.Labs)), max(len(c.Labs), 4), string(marks), updated)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// WriteJSON writes the rows as one JSON document.
+func WriteJSON(w io.Writer, c Course, rows []Row) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Lessons  []CourseLesson `json:"lessons"`
+		Labs     []string       `json:"labs"`
+		Learners []Row          `json:"learners"`
+	}{c.Lessons, c.Labs, rows})
+}
+
+// WriteCSV writes one line per learner for a grade book: pages read and
+// best quiz score per lesson, then the date each lab first passed.
+func WriteCSV(w io.Writer, c Course, rows []Row) error {
+	cw := csv.NewWriter(w)
+	head := []string{"learner", "lessons_read", "quizzes_taken", "quiz_average", "labs_passed"}
+	for _, l := range c.Lessons {
+		head = append(head, l.ID+" pages", l.ID+" quiz")
+	}
+	head = append(head, c.Labs...)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.Learner, fmt.Sprint(r.LessonsRead), fmt.Sprint(r.QuizzesTaken),
+			fmt.Sprintf("%.2f", r.QuizAverage), fmt.Sprint(r.LabsPassed)}
+		for _, l := range c.Lessons {
+			ls := r.Summary.Lessons[l.ID]
+			quiz := ""
+			if ls.QuizTaken {
+				quiz = fmt.Sprintf("%.2f", ls.QuizBest)
+			}
+			rec = append(rec, fmt.Sprint(ls.Pages()), quiz)
+		}
+		for _, lab := range c.Labs {
+			passed := ""
+			if l, ok := r.Summary.Labs[lab]; ok {
+				passed = l.Passed.UTC().Format(time.RFC3339)
+			}
+			rec = append(rec, passed)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
