@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
@@ -54,9 +56,9 @@ func LearnerPrefix(s access.Settings) string {
 // a per-learner key prefix: every client it hands out sees only keys below
 // the prefix, so learners sharing a cluster cannot trip over each other.
 type Remote struct {
-	access    access.Settings
-	prefix    string
-	lg        *zap.Logger
+	access access.Settings
+	prefix string
+	lg     *zap.Logger
 
 	mu      sync.Mutex
 	clients []*clientv3.Client
@@ -77,17 +79,40 @@ func Connect(ctx context.Context, s access.Settings, prefix string, opts ...Opti
 	c := newConfig(opts)
 	r := &Remote{access: s, prefix: prefix, lg: c.zapLogger()}
 	where := strings.Join(s.Endpoints, ",")
-	cli, err := r.Client()
-	if err != nil {
-		return nil, fmt.Errorf("connect to etcd at %s: %w", where, s.Diagnose(ctx, err))
+	var err error
+	// A busy cluster can lose its leader while many learners log in at
+	// once (a login is a raft proposal); that is worth another try, a
+	// wrong password or certificate is not.
+	for attempt := range 3 {
+		if err = r.check(ctx); err == nil || !transient(err) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
 	}
-	cctx, cancel := context.WithTimeout(ctx, access.DialTimeout)
-	defer cancel()
-	if _, err := cli.Get(cctx, "reachability-check"); err != nil {
+	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("connect to etcd at %s: %w", where, s.Diagnose(ctx, err))
 	}
 	return r, nil
+}
+
+// check logs in and reads one key under the prefix.
+func (r *Remote) check(ctx context.Context) error {
+	cli, err := r.Client()
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, access.DialTimeout)
+	defer cancel()
+	_, err = cli.Get(cctx, "reachability-check")
+	return err
+}
+
+// transient reports errors that another attempt may not meet.
+func transient(err error) bool {
+	return errors.Is(err, rpctypes.ErrLeaderChanged) || errors.Is(err, rpctypes.ErrNoLeader) ||
+		errors.Is(err, rpctypes.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), rpctypes.ErrLeaderChanged.Error())
 }
 
 // Access is how r reaches the cluster (endpoints, TLS files, user).

@@ -3,6 +3,7 @@ package embedetcd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 func TestMain(m *testing.M) {
@@ -288,7 +291,7 @@ func TestStartFailsCleanly(t *testing.T) {
 func TestRemoteKeepsKeysUnderPrefix(t *testing.T) {
 	srv := start(t)
 	ctx := ctxT(t, 5*time.Second)
-	r, err := Connect(ctx, srv.Endpoints(), "/playground/ada/")
+	r, err := Connect(ctx, access.Settings{Endpoints: srv.Endpoints()}, "/playground/ada/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +308,7 @@ func TestRemoteKeepsKeysUnderPrefix(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	if _, err := Connect(short, []string{"http://127.0.0.1:1"}, "/x/"); err == nil {
-		t.Fatal("connect to a dead endpoint should fail")
+	if _, err := Connect(short, access.Settings{Endpoints: []string{"http://127.0.0.1:1"}}, "/x/"); !errors.Is(err, access.ErrUnreachable) {
+		t.Fatalf("connect to a dead endpoint: %v, want ErrUnreachable", err)
 	}
 }

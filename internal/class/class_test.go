@@ -23,7 +23,9 @@ func startClass(t *testing.T, members int) *classtest.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := classtest.Start(ctx, t.TempDir(), members, true)
+	// etcd's default ticks: a class cluster is not tuned for fast failover,
+	// and a loaded test machine must not see spurious elections.
+	c, err := classtest.Start(ctx, t.TempDir(), members, true, embedetcd.WithTicks(embedetcd.DefaultTicks))
 	if err != nil {
 		t.Fatalf("start TLS cluster with auth: %v", err)
 	}
@@ -173,12 +175,19 @@ func TestClassOfThirty(t *testing.T) {
 	}
 }
 
+// logins bounds how many simulated learners log in at the same moment.
+var logins = make(chan struct{}, 4)
+
 // simulateLearner reads pages, finishes quizzes and passes labs over
 // rounds, publishing after each; learners with an even index restart
 // their playground halfway from a progress snapshot taken earlier.
 func simulateLearner(ctx context.Context, s access.Settings, idx, rounds int, labs []string, halfway chan<- struct{}, stopped <-chan struct{}) error {
 	open := func() (*embedetcd.Remote, *class.Publisher, error) {
+		// Learners arrive a few at a time, as in a room; a login is a
+		// raft proposal plus a TLS handshake with each member.
+		logins <- struct{}{}
 		r, err := embedetcd.Connect(ctx, s, class.Prefix(s.User), embedetcd.WithLogger(zap.NewNop()))
+		<-logins
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: connect: %w", s.User, err)
 		}
@@ -189,6 +198,14 @@ func simulateLearner(ctx context.Context, s access.Settings, idx, rounds int, la
 		}
 		return r, class.NewPublisher(cli.KV).Start(), nil
 	}
+	// A learner that fails early still counts as halfway, so the others
+	// are not left waiting for it.
+	reached := false
+	defer func() {
+		if !reached {
+			halfway <- struct{}{}
+		}
+	}()
 	r, pub, err := open()
 	if err != nil {
 		return err
@@ -205,13 +222,14 @@ func simulateLearner(ctx context.Context, s access.Settings, idx, rounds int, la
 		}
 		if round == rounds/2 {
 			pub.Offer(class.FromProgress(s.User, p))
+			reached = true
 			halfway <- struct{}{}
 			<-stopped
 			if idx%2 == 0 {
 				pub.Close(5 * time.Second)
 				r.Close()
 				if r, pub, err = open(); err != nil {
-					return err
+					return fmt.Errorf("%s: reopen: %w", s.User, err)
 				}
 				p = stale // the restarted playground read an older file
 			}
