@@ -29,6 +29,9 @@ const (
 	EnvKey       = "PLAYGROUND_ETCD_KEY"
 	EnvUser      = "PLAYGROUND_ETCD_USER" // NAME or NAME:PASSWORD
 	EnvPassword  = "PLAYGROUND_ETCD_PASSWORD"
+	// EnvClass names a settings file (see LoadFile), as handed out by
+	// `playground class setup`; the variables above override its fields.
+	EnvClass = "PLAYGROUND_CLASS"
 )
 
 // DialTimeout bounds connecting and authenticating: a wrong address or a
@@ -39,29 +42,44 @@ const DialTimeout = 5 * time.Second
 type Settings struct {
 	Endpoints []string // client URLs, http:// or https://
 	CACert    string   // file: CA bundle that signed the servers' certificates
+	CACertPEM []byte   // the same inline (from a settings file); wins over CACert
 	Cert      string   // file: client certificate (with Key), when the cluster checks them
 	Key       string   // file: the client certificate's private key
 	User      string   // etcd user name, when the cluster has auth enabled
 	Password  string
+	File      string // the settings file these came from, if any
 }
 
 // ErrNoEndpoints is returned by Validate for settings that name no cluster.
 var ErrNoEndpoints = errors.New("access: no etcd endpoints")
 
-// FromEnv reads Settings from the PLAYGROUND_ETCD_* variables through
-// getenv (os.Getenv in a program, a map in tests).
-func FromEnv(getenv func(string) string) Settings {
-	s := Settings{
-		Endpoints: SplitEndpoints(getenv(EnvEndpoints)),
-		CACert:    getenv(EnvCACert),
-		Cert:      getenv(EnvCert),
-		Key:       getenv(EnvKey),
+// FromEnv reads Settings through getenv (os.Getenv in a program, a map in
+// tests): the settings file named by PLAYGROUND_CLASS, if any, then the
+// PLAYGROUND_ETCD_* variables over it.
+func FromEnv(getenv func(string) string) (Settings, error) {
+	var s Settings
+	if f := getenv(EnvClass); f != "" {
+		var err error
+		if s, err = LoadFile(f); err != nil {
+			return s, fmt.Errorf("$%s: %w", EnvClass, err)
+		}
+	}
+	if eps := SplitEndpoints(getenv(EnvEndpoints)); len(eps) > 0 {
+		s.Endpoints = eps
+	}
+	for _, f := range []struct {
+		dst  *string
+		name string
+	}{{&s.CACert, EnvCACert}, {&s.Cert, EnvCert}, {&s.Key, EnvKey}} {
+		if v := getenv(f.name); v != "" {
+			*f.dst = v
+		}
 	}
 	s.SetUser(getenv(EnvUser))
 	if p := getenv(EnvPassword); p != "" {
 		s.Password = p
 	}
-	return s
+	return s, nil
 }
 
 // SplitEndpoints splits a comma-separated list of URLs, dropping blanks.
@@ -94,7 +112,7 @@ func (s Settings) Remote() bool { return len(s.Endpoints) > 0 }
 // TLS reports whether connections use TLS: an https:// endpoint or any
 // TLS file.
 func (s Settings) TLS() bool {
-	if s.CACert != "" || s.Cert != "" || s.Key != "" {
+	if s.CACert != "" || len(s.CACertPEM) > 0 || s.Cert != "" || s.Key != "" {
 		return true
 	}
 	for _, ep := range s.Endpoints {
@@ -119,6 +137,10 @@ func (s Settings) Env() []string {
 		}
 	}
 	add(EnvCACert, absPath(s.CACert))
+	if len(s.CACertPEM) > 0 && s.CACert == "" {
+		// A child cannot take the PEM inline: hand it the settings file.
+		add(EnvClass, absPath(s.File))
+	}
 	add(EnvCert, absPath(s.Cert))
 	add(EnvKey, absPath(s.Key))
 	add(EnvUser, s.User)
@@ -172,7 +194,7 @@ func (s Settings) Validate() error {
 	if s.Password != "" && s.User == "" {
 		return errors.New("a password was given without a user: pass --user NAME")
 	}
-	if s.CACert != "" || s.Cert != "" {
+	if s.CACert != "" || len(s.CACertPEM) > 0 || s.Cert != "" {
 		for _, ep := range s.Endpoints {
 			if strings.HasPrefix(ep, "http://") {
 				return fmt.Errorf("endpoint %s is plain http:// but TLS files were given: use https://", ep)

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 // Command is one subcommand of playground.
@@ -31,10 +33,11 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// EtcdEndpoints, when set, points the playground at an existing etcd
-	// cluster instead of the embedded one (--etcd-endpoints or
-	// PLAYGROUND_ETCD_ENDPOINTS).
-	EtcdEndpoints []string
+	// Etcd, when it names endpoints, points the playground at an existing
+	// etcd cluster instead of the embedded one, with its TLS files and
+	// user (--etcd-endpoints, --cacert, --cert, --key, --user, --class,
+	// or the PLAYGROUND_ETCD_* variables).
+	Etcd access.Settings
 	// ContentDir, when set, replaces the embedded course (--content).
 	ContentDir string
 }
@@ -71,7 +74,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("playground", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	endpoints := fs.String("etcd-endpoints", os.Getenv("PLAYGROUND_ETCD_ENDPOINTS"), "comma-separated client URLs of an existing etcd cluster")
+	endpoints := fs.String("etcd-endpoints", "", "comma-separated client URLs of an existing etcd cluster")
+	conn := connFlags(fs)
 	fs.StringVar(&env.ContentDir, "content", "", "run on the course in `DIR` instead of the embedded one")
 	help := fs.Bool("help", false, "show help")
 	fs.BoolVar(help, "h", false, "show help")
@@ -79,14 +83,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "playground: %v (see playground --help)\n", err)
 		return 2
 	}
-	if *endpoints != "" {
-		eps, err := parseEndpoints(*endpoints)
-		if err != nil {
-			fmt.Fprintf(stderr, "playground: --etcd-endpoints: %v\n", err)
-			return 2
-		}
-		env.EtcdEndpoints = eps
+	settings, err := conn.settings(*endpoints, os.Getenv, stdin, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "playground: %v\n", err)
+		return 2
 	}
+	env.Etcd = settings
 	rest := fs.Args()
 	if *help || (len(rest) > 0 && rest[0] == "help") {
 		printHelp(stdout, fs)
@@ -218,6 +220,12 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Flags:")
 	fmt.Fprintln(w, "  --etcd-endpoints URLS        use an existing etcd cluster (also PLAYGROUND_ETCD_ENDPOINTS);")
 	fmt.Fprintln(w, "                               keys then live under /playground/<user>/")
+	fmt.Fprintln(w, "  --cacert FILE                CA that signed the cluster's certificates (https:// endpoints)")
+	fmt.Fprintln(w, "  --cert FILE, --key FILE      client certificate and key, when the cluster asks for one")
+	fmt.Fprintln(w, "  --user NAME[:PASSWORD]       etcd user (password: after the colon, PLAYGROUND_ETCD_PASSWORD,")
+	fmt.Fprintln(w, "                               or asked for); each has a PLAYGROUND_ETCD_* variable")
+	fmt.Fprintln(w, "  --class FILE                 connect with the settings file your instructor handed out")
+	fmt.Fprintln(w, "                               (also PLAYGROUND_CLASS); see docs/class.md")
 	fmt.Fprintln(w, "  --content DIR                use the course in DIR instead of the built-in one")
 	fmt.Fprintln(w, "  -h, --help                   show this help")
 	fmt.Fprintln(w)

@@ -40,7 +40,7 @@ func runEtcd(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return Usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if len(env.EtcdEndpoints) > 0 {
+	if env.Etcd.Remote() {
 		return Usagef("--etcd-endpoints points at an existing cluster; there is nothing to start")
 	}
 	opts := []embedetcd.Option{embedetcd.WithListen(*host, *port)}

@@ -115,12 +115,12 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 		return Usagef("--ttl %d: %s takes a lease TTL of %d to %d seconds", *ttl, name, lo, hi)
 	}
 	xenv := experiment.Env{}
-	if len(env.EtcdEndpoints) > 0 {
+	if env.Etcd.Remote() {
 		if sc.NeedsCluster || sc.NeedsOwnServer {
 			fmt.Fprintf(env.Stderr, "%s: %s\nRun it without --etcd-endpoints: it starts its own in-process etcd.\n", name, needsWhy(sc))
 			return &ExitError{Code: exitNeedsInProcess}
 		}
-		r, err := embedetcd.Connect(ctx, env.EtcdEndpoints, embedetcd.DefaultPrefix())
+		r, err := embedetcd.Connect(ctx, env.Etcd, embedetcd.LearnerPrefix(env.Etcd))
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui"
@@ -78,8 +79,8 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		ProgressNotice: notice,
 		ProgressPath:   path,
 		Learner:        learnerName(),
-		Etcd:           etcd.starter(env.EtcdEndpoints),
-		EtcdExternal:   len(env.EtcdEndpoints) > 0,
+		Etcd:           etcd.starter(env.Etcd),
+		EtcdExternal:   env.Etcd.Remote(),
 		EtcdLogPath:    embedetcd.LogPath(),
 		Lab:            labRunner(root, labCatalog(), labEnv(env), etcd.graderEnv),
 		Experiment:     experimentScreens(course, learnerName()),
@@ -117,14 +118,14 @@ type etcdHolder struct {
 	done chan struct{}
 }
 
-func (h *etcdHolder) starter(endpoints []string) tui.EtcdStarter {
+func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
 	return func(ctx context.Context) (tui.Etcd, error) {
 		h.mu.Lock()
 		h.done = make(chan struct{})
 		done := h.done
 		h.mu.Unlock()
 		defer close(done)
-		srv, err := embedetcd.Open(ctx, endpoints)
+		srv, err := embedetcd.Open(ctx, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -170,14 +171,9 @@ func (h *etcdHolder) close(wait time.Duration) error {
 	return err
 }
 
-// labEnv passes an external cluster given with --etcd-endpoints on to the
-// etcd labs' graders, which read PLAYGROUND_ETCD_ENDPOINTS.
-func labEnv(env *Env) []string {
-	if len(env.EtcdEndpoints) == 0 {
-		return nil
-	}
-	return []string{"PLAYGROUND_ETCD_ENDPOINTS=" + strings.Join(env.EtcdEndpoints, ",")}
-}
+// labEnv passes an external cluster (with its TLS files and user) on to
+// the etcd labs' graders, which read the PLAYGROUND_ETCD_* variables.
+func labEnv(env *Env) []string { return env.Etcd.Env() }
 
 // labIDs lists the course's labs in lesson order, each once.
 func labIDs(c *lessons.Course) []string {

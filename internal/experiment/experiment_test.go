@@ -15,6 +15,7 @@ import (
 
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -177,7 +178,7 @@ func checkStream(t *testing.T, events []Event) {
 // the ones that stop members or enable auth refuse plainly.
 func TestExternalCluster(t *testing.T) {
 	srv, _ := etcds(t)
-	remote, err := embedetcd.Connect(context.Background(), srv.Endpoints(), "/playground/tester/")
+	remote, err := embedetcd.Connect(context.Background(), access.Settings{Endpoints: srv.Endpoints()}, "/playground/tester/")
 	if err != nil {
 		t.Fatal(err)
 	}

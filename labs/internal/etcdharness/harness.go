@@ -35,6 +35,7 @@ import (
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
 
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/embedetcd/prefix"
 	"github.com/ownership-election/playground/internal/faultproxy"
 )
@@ -42,8 +43,10 @@ import (
 // EndpointsEnv names the variable that points the graders at an existing
 // etcd cluster (comma-separated client URLs) instead of an embedded one.
 // Keys then live under the learner's prefix (see package
-// embedetcd/prefix).
-const EndpointsEnv = "PLAYGROUND_ETCD_ENDPOINTS"
+// embedetcd/prefix). The cluster's TLS files and user come from the other
+// PLAYGROUND_ETCD_* variables or PLAYGROUND_CLASS (see package
+// embedetcd/access).
+const EndpointsEnv = access.EnvEndpoints
 
 // GraderEtcdEnv names the variable through which a grader that runs an
 // etcd of its own (the TUI, labcheck) hands it to the tests: comma-separated
@@ -75,21 +78,11 @@ func Main(m *testing.M) int {
 	return code
 }
 
-func listFromEnv(name string) []string {
-	var eps []string
-	for _, ep := range strings.Split(os.Getenv(name), ",") {
-		if ep = strings.TrimSpace(ep); ep != "" {
-			eps = append(eps, ep)
-		}
-	}
-	return eps
-}
-
 // backend is the etcd a package's tests share.
 type backend struct {
-	endpoints []string
-	namespace string       // the learner prefix on a shared cluster, else ""
-	stop      func() error // set when this process started the server
+	access    access.Settings // endpoints, and TLS and user on a shared cluster
+	namespace string          // the learner prefix on a shared cluster, else ""
+	stop      func() error    // set when this process started the server
 }
 
 func etcd(t testing.TB) *backend {
@@ -104,26 +97,35 @@ func etcd(t testing.TB) *backend {
 // openBackend picks the etcd to test against: the grader's, else a shared
 // cluster named by the learner, else a private server started here.
 func openBackend() (*backend, error) {
-	if eps := listFromEnv(GraderEtcdEnv); len(eps) > 0 {
-		return reachable(&backend{endpoints: eps}, GraderEtcdEnv)
+	if eps := access.SplitEndpoints(os.Getenv(GraderEtcdEnv)); len(eps) > 0 {
+		return reachable(&backend{access: access.Settings{Endpoints: eps}}, GraderEtcdEnv)
 	}
-	if eps := listFromEnv(EndpointsEnv); len(eps) > 0 {
-		return reachable(&backend{endpoints: eps, namespace: prefix.Default()}, EndpointsEnv)
+	shared, err := access.FromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if shared.Remote() {
+		ns := prefix.Default()
+		if shared.User != "" {
+			ns = prefix.For(shared.User)
+		}
+		return reachable(&backend{access: shared, namespace: ns}, EndpointsEnv)
 	}
 	return startServer()
 }
 
 // reachable checks that b answers within 5 s.
 func reachable(b *backend, from string) (*backend, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: b.endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	where := strings.Join(b.access.Endpoints, ",")
+	cli, err := b.access.New(zap.NewNop())
 	if err != nil {
-		return nil, fmt.Errorf("etcd at %s (from $%s): %w", strings.Join(b.endpoints, ","), from, err)
+		return nil, fmt.Errorf("etcd at %s (from $%s): %w", where, from, err)
 	}
 	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := cli.Get(ctx, "reachability-check"); err != nil {
-		return nil, fmt.Errorf("etcd at %s (from $%s) does not answer: %w", strings.Join(b.endpoints, ","), from, err)
+	if _, err := cli.Get(ctx, b.namespace+"reachability-check"); err != nil {
+		return nil, fmt.Errorf("etcd at %s (from $%s) does not answer: %w", where, from, b.access.Diagnose(ctx, err))
 	}
 	return b, nil
 }
@@ -170,7 +172,7 @@ func startServer() (*backend, error) {
 	}
 	select {
 	case url := <-first.ch:
-		return &backend{endpoints: []string{url}, stop: stop}, nil
+		return &backend{access: access.Settings{Endpoints: []string{url}}, stop: stop}, nil
 	case err := <-exited:
 		return nil, fmt.Errorf("go run %s: %v: %s", serverPkg, err, strings.TrimSpace(stderr.String()))
 	case <-time.After(serverStartTimeout):
@@ -291,7 +293,11 @@ func (e *Env) Key(parts ...string) string {
 // watches, like a separate replica); it is closed when the test ends.
 func (e *Env) Client() *clientv3.Client {
 	e.t.Helper()
-	return e.clientFor(e.etcd.endpoints)
+	cfg, err := e.etcd.access.ClientConfig(zap.NewNop())
+	if err != nil {
+		e.t.Fatalf("etcd client: %v", err)
+	}
+	return e.clientFor(cfg)
 }
 
 // ProxiedClient returns a new client whose only connection runs through a
@@ -302,22 +308,22 @@ func (e *Env) Client() *clientv3.Client {
 // replica hears nothing back. Thaw lets the held bytes through.
 func (e *Env) ProxiedClient() (*clientv3.Client, *faultproxy.Proxy) {
 	e.t.Helper()
-	eps := e.etcd.endpoints
+	eps := e.etcd.access.Endpoints
 	p, err := faultproxy.New(strings.TrimPrefix(strings.TrimPrefix(eps[0], "http://"), "https://"))
 	if err != nil {
 		e.t.Fatalf("start fault proxy: %v", err)
 	}
 	e.t.Cleanup(func() { p.Close() })
-	return e.clientFor([]string{"http://" + p.Addr()}), p
+	cfg, err := e.etcd.access.ClientConfigVia([]string{p.Addr()}, zap.NewNop())
+	if err != nil {
+		e.t.Fatalf("etcd client: %v", err)
+	}
+	return e.clientFor(cfg), p
 }
 
-func (e *Env) clientFor(endpoints []string) *clientv3.Client {
+func (e *Env) clientFor(cfg clientv3.Config) *clientv3.Client {
 	e.t.Helper()
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   endpoints,
-		DialTimeout: 5 * time.Second,
-		Logger:      zap.NewNop(),
-	})
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		e.t.Fatalf("etcd client: %v", err)
 	}
