@@ -31,7 +31,7 @@ func TestInvalidUTF8IsReportedWithLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(data), "\n")
-	const bad = 11 // "Text with an @-sign ..."
+	const bad = 11             // "Text with an @-sign ..."
 	lines[bad-1] += " caf\xe9" // Latin-1, not UTF-8
 	if err := os.WriteFile(md, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func runExperiment(ctx context.Context, env *Env, args []string) error {
 		}
 		for _, s := range experiment.Scenarios() {
 			where := ""
-			if s.NeedsCluster || s.NeedsOwnServer {
+			if s.SharedCluster(env.Etcd) != nil {
 				where = " [in-process etcd only]"
 			}
 			fmt.Fprintf(env.Stdout, "%-30s %s%s\n", s.Name, s.Title, where)
@@ -116,7 +116,7 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 	}
 	xenv := experiment.Env{}
 	if env.Etcd.Remote() {
-		if sc.NeedsCluster || sc.NeedsOwnServer {
+		if sc.SharedCluster(env.Etcd) != nil {
 			fmt.Fprintf(env.Stderr, "%s: %s\nRun it without --etcd-endpoints: it starts its own in-process etcd.\n", name, needsWhy(sc))
 			return &ExitError{Code: exitNeedsInProcess}
 		}

@@ -8,6 +8,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/ownership-election/playground/embedetcd"
 )
 
 // leastPrivilegeScenario is the scenario least-privilege.
@@ -18,8 +20,9 @@ var leastPrivilegeScenario = &Scenario{
 	Faults:          "a buggy worker reaches outside its prefix",
 	NeedsOwnServer:  true,
 	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
-	DefaultTTL: 1,
-	Run:        runLeastPrivilege,
+	DefaultTTL:   1,
+	Run:          runLeastPrivilege,
+	RunAsLearner: runLeastPrivilegeAsLearner,
 }
 
 func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
@@ -114,4 +117,38 @@ func (run *Run) dialAs(user, password string) (*clientv3.Client, error) {
 	}
 	namespaced(cli, run.keyPrefix)
 	return cli, nil
+}
+
+// runLeastPrivilegeAsLearner is the same lesson on a class cluster, where
+// the instructor already gave each learner a role that covers only their
+// own prefix: the learner's worker writes inside it and is refused
+// outside it.
+func runLeastPrivilegeAsLearner(ctx context.Context, run *Run) (Verdict, error) {
+	v := Verdict{Figures: map[string]float64{}}
+	s := run.access()
+	own := embedetcd.LearnerPrefix(s)
+	if err := run.Phase(ctx, fmt.Sprintf("as %s: your role covers %s only; write a shard inside it, then (a bug) reach outside it", s.User, own)); err != nil {
+		return v, err
+	}
+	raw, err := s.New(zap.NewNop())
+	if err != nil {
+		return v, fmt.Errorf("connect as %s: %w", s.User, err)
+	}
+	defer raw.Close()
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, putErr := run.Admin().Put(tctx, "stream/shards/07", s.User)
+	run.Emit(Event{Kind: Note, Replica: s.User, Text: "put stream/shards/07 (under " + own + "): " + outcome(putErr)})
+	_, delErr := raw.Delete(tctx, "/migrations/leader")
+	run.Emit(Event{Kind: Note, Replica: s.User, Text: "delete /migrations/leader (outside it): " + outcome(delErr)})
+	_, readErr := raw.Get(tctx, "/playground/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	run.Emit(Event{Kind: Note, Replica: s.User, Text: "list every learner's keys under /playground/: " + outcome(readErr)})
+	denied := func(err error) bool { return err != nil && strings.Contains(err.Error(), "permission denied") }
+	v.Showed = putErr == nil && denied(delErr) && denied(readErr)
+	v.Figures["own_prefix_write_ok"], v.Figures["outside_delete_denied"] = boolValue(putErr == nil), boolValue(denied(delErr))
+	v.Summary = fmt.Sprintf("%s wrote inside %s (%s); deleting a key outside it got %q and listing other learners' keys got %q.", s.User, own, outcome(putErr), outcome(delErr), outcome(readErr))
+	if !v.Showed {
+		v.Summary = "Unexpected: " + v.Summary
+	}
+	return v, nil
 }

@@ -74,19 +74,22 @@ type ReplicaState struct {
 }
 
 func (r *Replica) dial() (*clientv3.Client, error) {
-	eps := make([]string, len(r.proxies))
+	addrs := make([]string, len(r.proxies))
 	for i, p := range r.proxies {
-		eps[i] = "http://" + p.Addr()
+		addrs[i] = p.Addr()
 	}
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   eps,
-		DialTimeout: 3 * time.Second,
-		Logger:      zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
-			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 300 * time.Millisecond},
-			MinConnectTimeout: time.Second,
-		})},
-	})
+	// Through the replica's own fault proxies, with the learner's TLS
+	// files and user when the cluster is a shared one.
+	cfg, err := r.run.access().ClientConfigVia(addrs, zap.NewNop())
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: %w", r.Name, err)
+	}
+	cfg.DialTimeout = 3 * time.Second
+	cfg.DialOptions = []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 300 * time.Millisecond},
+		MinConnectTimeout: time.Second,
+	})}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: connect: %w", r.Name, err)
 	}

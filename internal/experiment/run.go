@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/faultproxy"
 )
 
@@ -63,6 +64,7 @@ type Run struct {
 	etcd      embedetcd.Etcd
 	cluster   *embedetcd.Cluster
 	keyPrefix string // what replica clients put in front of every key
+	asLearner bool   // RunAsLearner runs: a shared cluster, logged in as the learner
 	admin     *clientv3.Client
 	rng       *rand.Rand
 	cleanup   []func()
@@ -116,12 +118,16 @@ func Execute(ctx context.Context, name string, p Params, env Env, sink func(Even
 }
 
 func (run *Run) connect(ctx context.Context, env Env) error {
-	_, remote := env.Etcd.(*embedetcd.Remote)
-	switch {
-	case run.Scenario.NeedsCluster:
-		if remote {
-			return ErrNeedsCluster
+	rem, remote := env.Etcd.(*embedetcd.Remote)
+	if remote {
+		if err := run.Scenario.SharedCluster(rem.Access()); err != nil {
+			return err
 		}
+	}
+	switch {
+	case remote && run.Scenario.NeedsOwnServer:
+		run.etcd, run.asLearner = env.Etcd, true
+	case run.Scenario.NeedsCluster:
 		cl := env.Cluster
 		if c, ok := env.Etcd.(*embedetcd.Cluster); ok && cl == nil {
 			cl = c
@@ -136,9 +142,6 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 		}
 		run.cluster, run.etcd = cl, cl
 	case run.Scenario.NeedsOwnServer || env.Etcd == nil:
-		if remote && run.Scenario.NeedsOwnServer {
-			return ErrNeedsInProcess
-		}
 		s, err := embedetcd.Start(ctx)
 		if err != nil {
 			return err
@@ -171,7 +174,11 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 }
 
 func (run *Run) execute() {
-	v, err := run.Scenario.Run(run.ctx, run)
+	script := run.Scenario.Run
+	if run.asLearner {
+		script = run.Scenario.RunAsLearner
+	}
+	v, err := script(run.ctx, run)
 	v.Scenario = run.Scenario.Name
 	for _, r := range run.Replicas() {
 		r.stop()
@@ -385,6 +392,15 @@ func (run *Run) NewResource(fencing bool) *Resource {
 
 // Admin is an observer's client (not behind any fault proxy).
 func (run *Run) Admin() *clientv3.Client { return run.admin }
+
+// access is how the run's etcd is reached: with the learner's TLS files
+// and user on a shared cluster, by plain endpoints otherwise.
+func (run *Run) access() access.Settings {
+	if r, ok := run.etcd.(*embedetcd.Remote); ok {
+		return r.Access()
+	}
+	return access.Settings{Endpoints: run.etcd.Endpoints()}
+}
 
 // Cluster is the in-process cluster of a NeedsCluster scenario.
 func (run *Run) Cluster() *embedetcd.Cluster { return run.cluster }

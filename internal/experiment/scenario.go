@@ -3,6 +3,8 @@ package experiment
 import (
 	"context"
 	"slices"
+
+	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 // Scenario is one experiment, known by its name; lessons and predict
@@ -17,8 +19,12 @@ type Scenario struct {
 	// runs only on the in-process 3-member cluster.
 	NeedsCluster bool
 	// NeedsOwnServer: it reconfigures etcd (auth), so it always starts a
-	// private in-process server.
+	// private in-process server...
 	NeedsOwnServer bool
+	// ...unless it has RunAsLearner and runs on a shared cluster where the
+	// learner logs in as a user of their own (a class cluster, with auth
+	// already on): then it runs that instead, as that user.
+	RunAsLearner func(ctx context.Context, run *Run) (Verdict, error)
 
 	DefaultReplicas, MinReplicas, MaxReplicas int
 	DefaultTTL                                int64
@@ -117,4 +123,19 @@ func variants(choice *bool) []bool {
 		return []bool{*choice}
 	}
 	return []bool{false, true}
+}
+
+// SharedCluster says whether the scenario can run on a shared cluster
+// reached with settings a (nil), or why not (ErrNeedsCluster,
+// ErrNeedsInProcess): stopping members needs the in-process cluster, and
+// turning auth on needs a private server, unless the learner is logged in
+// as themself and the scenario has a RunAsLearner version.
+func (s *Scenario) SharedCluster(a access.Settings) error {
+	switch {
+	case s.NeedsCluster:
+		return ErrNeedsCluster
+	case s.NeedsOwnServer && (s.RunAsLearner == nil || a.User == ""):
+		return ErrNeedsInProcess
+	}
+	return nil
 }

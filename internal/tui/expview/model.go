@@ -16,8 +16,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/embedetcd"
-	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/quiz"
 )
 

@@ -1,0 +1,322 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/tui/classboard"
+)
+
+func init() {
+	Register(&Command{
+		Name:    "class",
+		Usage:   "class setup|remove|status ...",
+		Summary: "run a class on a shared etcd cluster (instructors; needs --user root)",
+		Help: `Subcommands (connect with the global flags, as etcd's root user):
+  class setup --learners FILE [--out DIR] [--format json|env]
+                     [--learner-endpoints URLS]
+      For each learner in FILE (one a line: NAME or NAME PASSWORD), an etcd
+      user and a role that may read and write /playground/NAME/ only. A
+      password is generated unless given. Settings to hand out are written
+      to DIR (default class-settings): NAME.json (use with --class), or
+      NAME.env plus ca.crt. Running it again changes nothing.
+  class remove (--learners FILE | NAME...) [--purge]
+      Takes users, roles and roster entries away; --purge also deletes
+      every key under their prefixes.
+  class status [--plain | --json | --csv]
+      Every learner's lessons, quizzes and labs, updated live as they
+      work. --plain, --json and --csv print it once (for grade books).
+
+Authentication must be on (class setup says how to turn it on).
+Exit codes: 0 done, 1 failed, 2 bad usage.`,
+		Run: runClass,
+	})
+}
+
+func runClass(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		return Usagef("class needs a subcommand: setup, remove or status")
+	}
+	sub, rest := args[0], args[1:]
+	if !env.Etcd.Remote() {
+		return Usagef("class %s works on a shared cluster: pass --etcd-endpoints (and --cacert, --user root)", sub)
+	}
+	switch sub {
+	case "setup":
+		return classSetup(ctx, env, rest)
+	case "remove":
+		return classRemove(ctx, env, rest)
+	case "status":
+		return classStatus(ctx, env, rest)
+	}
+	return Usagef("unknown class subcommand %q: want setup, remove or status", sub)
+}
+
+// rootClient connects with the instructor's settings, explaining failures.
+func rootClient(ctx context.Context, s access.Settings) (*clientv3.Client, error) {
+	cli, err := s.New(nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", strings.Join(s.Endpoints, ","), s.Diagnose(ctx, err))
+	}
+	return cli, nil
+}
+
+func classSetup(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("class setup", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	file := fs.String("learners", "", "learners file")
+	out := fs.String("out", "class-settings", "folder for the settings to hand out")
+	format := fs.String("format", "json", "json or env")
+	learnerEps := fs.String("learner-endpoints", "", "endpoints the learners use, if not the ones you connect to")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	if *file == "" || fs.NArg() > 0 {
+		return Usagef("class setup --learners FILE [--out DIR] [--format json|env]")
+	}
+	if *format != "json" && *format != "env" {
+		return Usagef("--format is json or env, not %q", *format)
+	}
+	learners, err := readLearners(*file)
+	if err != nil {
+		return err
+	}
+	handout := access.Settings{Endpoints: env.Etcd.Endpoints, CACert: env.Etcd.CACert, CACertPEM: env.Etcd.CACertPEM}
+	if *learnerEps != "" {
+		if handout.Endpoints, err = parseEndpoints(*learnerEps); err != nil {
+			return Usagef("--learner-endpoints: %v", err)
+		}
+	}
+	if err := os.MkdirAll(*out, 0o700); err != nil {
+		return fmt.Errorf("class setup: %w", err)
+	}
+	root, err := rootClient(ctx, env.Etcd)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	actions, err := class.Setup(ctx, root, learners, knownPasswords(*out, learners))
+	for _, a := range actions {
+		line, werr := writeHandout(*out, *format, handout, a)
+		if werr != nil {
+			return fmt.Errorf("class setup: %w", werr)
+		}
+		fmt.Fprintln(env.Stdout, line)
+	}
+	if errors.Is(err, class.ErrAuthDisabled) {
+		fmt.Fprintf(env.Stderr, "%v.\n%s\n", err, class.EnableAuthHelp)
+		return &ExitError{Code: 1}
+	}
+	if err != nil {
+		return fmt.Errorf("%w", env.Etcd.Explain(err))
+	}
+	changed := 0
+	for _, a := range actions {
+		if len(a.Changes) > 0 {
+			changed++
+		}
+	}
+	fmt.Fprintf(env.Stdout, "%d learners, %d changed; settings in %s\n", len(actions), changed, *out)
+	return nil
+}
+
+func readLearners(file string) ([]class.Learner, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("learners file: %w", err)
+	}
+	defer f.Close()
+	return class.ParseLearners(f, file)
+}
+
+// knownPasswords reads passwords from settings written by an earlier
+// setup, so running setup again rewrites the same files.
+func knownPasswords(dir string, learners []class.Learner) map[string]string {
+	known := map[string]string{}
+	for _, l := range learners {
+		if s, err := access.LoadFile(filepath.Join(dir, l.Name+".json")); err == nil && s.User == l.Name {
+			known[l.Name] = s.Password
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, l.Name+".env")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "export "+access.EnvPassword+"="); ok {
+					known[l.Name] = strings.Trim(v, "'")
+				}
+			}
+		}
+	}
+	return known
+}
+
+// writeHandout writes one learner's settings and says what was done.
+func writeHandout(dir, format string, base access.Settings, a class.Action) (string, error) {
+	what := "no change"
+	if len(a.Changes) > 0 {
+		what = strings.Join(a.Changes, ", ")
+	}
+	if a.PasswordUnknown {
+		return fmt.Sprintf("%-16s %s; its password is not known here, so no settings were written (give one in the learners file)", a.Learner, what), nil
+	}
+	s := base
+	s.User, s.Password = a.Learner, a.Password
+	var path string
+	switch format {
+	case "json":
+		path = filepath.Join(dir, a.Learner+".json")
+		if err := s.WriteFile(path); err != nil {
+			return "", err
+		}
+	case "env":
+		ca := ""
+		if len(s.CACertPEM) > 0 || s.CACert != "" {
+			pem := s.CACertPEM
+			if len(pem) == 0 {
+				var err error
+				if pem, err = os.ReadFile(s.CACert); err != nil {
+					return "", err
+				}
+			}
+			ca = "ca.crt"
+			if err := os.WriteFile(filepath.Join(dir, ca), pem, 0o644); err != nil {
+				return "", err
+			}
+		}
+		path = filepath.Join(dir, a.Learner+".env")
+		if err := os.WriteFile(path, []byte(s.EnvFile(ca)), 0o600); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%-16s %s -> %s", a.Learner, what, path), nil
+}
+
+func classRemove(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("class remove", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	file := fs.String("learners", "", "learners file")
+	purge := fs.Bool("purge", false, "also delete their keys")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	names := fs.Args()
+	if *file != "" {
+		learners, err := readLearners(*file)
+		if err != nil {
+			return err
+		}
+		for _, l := range learners {
+			names = append(names, l.Name)
+		}
+	}
+	if len(names) == 0 {
+		return Usagef("class remove (--learners FILE | NAME...) [--purge]")
+	}
+	root, err := rootClient(ctx, env.Etcd)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	actions, err := class.Remove(ctx, root, names, *purge)
+	for _, a := range actions {
+		what := "nothing to remove"
+		if len(a.Changes) > 0 {
+			what = strings.Join(a.Changes, ", ")
+		}
+		fmt.Fprintf(env.Stdout, "%-16s %s\n", a.Learner, what)
+	}
+	if err != nil {
+		return env.Etcd.Explain(err)
+	}
+	return nil
+}
+
+func classStatus(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("class status", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	plain := fs.Bool("plain", false, "print a table once")
+	asJSON := fs.Bool("json", false, "print JSON once")
+	asCSV := fs.Bool("csv", false, "print CSV once")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	course, err := classCourse(env)
+	if err != nil {
+		return err
+	}
+	root, err := rootClient(ctx, env.Etcd)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	board, err := class.LoadBoard(ctx, root)
+	if err != nil {
+		return env.Etcd.Explain(err)
+	}
+	rows := class.Rows(course, board.Snapshot())
+	switch {
+	case *asJSON:
+		return class.WriteJSON(env.Stdout, course, rows)
+	case *asCSV:
+		return class.WriteCSV(env.Stdout, course, rows)
+	case *plain:
+		return class.WritePlain(env.Stdout, course, rows)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changes := make(chan string, 256)
+	watchErr := make(chan error, 1)
+	go func() {
+		err := board.Watch(wctx, root, func(name string) {
+			select {
+			case changes <- name:
+			case <-wctx.Done():
+			}
+		})
+		close(changes)
+		watchErr <- err
+	}()
+	m := classboard.New(classboard.Options{Course: course, Snapshot: board.Snapshot, Changes: changes, Where: strings.Join(env.Etcd.Endpoints, ",")})
+	_, err = tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(env.Stdin), tea.WithOutput(env.Stdout)).Run()
+	cancel()
+	if werr := <-watchErr; werr != nil && !errors.Is(werr, context.Canceled) {
+		fmt.Fprintf(env.Stderr, "class status: %v\n", env.Etcd.Explain(werr))
+	}
+	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// classCourse is the course as the board measures it.
+func classCourse(env *Env) (class.Course, error) {
+	c, _, err := loadCourse(env, "")
+	if err != nil {
+		return class.Course{}, err
+	}
+	var out class.Course
+	seen := map[string]bool{}
+	for _, l := range c.Lessons {
+		out.Lessons = append(out.Lessons, class.CourseLesson{ID: l.ID, Pages: len(l.Pages)})
+		for _, lab := range l.Labs {
+			if !seen[lab] {
+				seen[lab] = true
+				out.Labs = append(out.Labs, lab)
+			}
+		}
+	}
+	return out, nil
+}
