@@ -79,6 +79,9 @@ func Connect(ctx context.Context, s access.Settings, prefix string, opts ...Opti
 	c := newConfig(opts)
 	r := &Remote{access: s, prefix: prefix, lg: c.zapLogger()}
 	where := strings.Join(s.Endpoints, ",")
+	if err := s.Preflight(ctx); err != nil {
+		return nil, fmt.Errorf("connect to etcd at %s: %w", where, err)
+	}
 	var err error
 	// A busy cluster can lose its leader while many learners log in at
 	// once (a login is a raft proposal); that is worth another try, a

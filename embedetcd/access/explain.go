@@ -124,6 +124,27 @@ func (s Settings) Diagnose(ctx context.Context, err error) error {
 	return err
 }
 
+// Preflight dials every endpoint the way the client will (TCP, then TLS
+// with the settings' files) and returns the first problem when none of
+// them works: a wrong CA or a closed port is then named in milliseconds,
+// where the client would retry until its deadline and only say that time
+// ran out. One working endpoint is enough (a member may be down).
+func (s Settings) Preflight(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var first error
+	for _, ep := range s.Endpoints {
+		err := s.probe(ctx, ep)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // probe dials one endpoint the way the client would and reports what
 // stands in the way, or nil when a TLS (or plain TCP) session comes up.
 func (s Settings) probe(ctx context.Context, ep string) error {

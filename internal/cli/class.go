@@ -65,6 +65,9 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 
 // rootClient connects with the instructor's settings, explaining failures.
 func rootClient(ctx context.Context, s access.Settings) (*clientv3.Client, error) {
+	if err := s.Preflight(ctx); err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", strings.Join(s.Endpoints, ","), err)
+	}
 	cli, err := s.New(nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", strings.Join(s.Endpoints, ","), s.Diagnose(ctx, err))

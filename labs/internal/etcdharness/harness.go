@@ -117,6 +117,9 @@ func openBackend() (*backend, error) {
 // reachable checks that b answers within 5 s.
 func reachable(b *backend, from string) (*backend, error) {
 	where := strings.Join(b.access.Endpoints, ",")
+	if err := b.access.Preflight(context.Background()); err != nil {
+		return nil, fmt.Errorf("etcd at %s (from $%s): %w", where, from, err)
+	}
 	cli, err := b.access.New(zap.NewNop())
 	if err != nil {
 		return nil, fmt.Errorf("etcd at %s (from $%s): %w", where, from, err)

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/class/classtest"
+	"github.com/ownership-election/playground/internal/progress"
+)
+
+// classCluster is a one-member TLS cluster with auth on, and the global
+// flags that connect to it as root.
+func classCluster(t *testing.T) (*classtest.Cluster, []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := classtest.Start(ctx, t.TempDir(), 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, []string{"--etcd-endpoints", strings.Join(c.Endpoints(), ","), "--cacert", c.CACert, "--user", "root:" + classtest.RootPassword}
+}
+
+// TestClassCommands: an instructor sets up a class, hands out settings,
+// a learner connects with them and publishes, the instructor sees it in
+// class status, and removes the class again.
+func TestClassCommands(t *testing.T) {
+	c, asRoot := classCluster(t)
+	dir := t.TempDir()
+	roster := filepath.Join(dir, "learners.txt")
+	os.WriteFile(roster, []byte("# a small class\nada\nbob secret-bob\n"), 0o644)
+	out := filepath.Join(dir, "handout")
+
+	code, stdout, stderr := runCLI(t, append(asRoot, "class", "setup", "--learners", roster, "--out", out)...)
+	if code != 0 {
+		t.Fatalf("class setup: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "2 learners, 2 changed") {
+		t.Errorf("class setup output:\n%s", stdout)
+	}
+	code, stdout, _ = runCLI(t, append(asRoot, "class", "setup", "--learners", roster, "--out", out)...)
+	if code != 0 || !strings.Contains(stdout, "2 learners, 0 changed") {
+		t.Errorf("second class setup: exit %d\n%s", code, stdout)
+	}
+	ada, err := access.LoadFile(filepath.Join(out, "ada.json"))
+	if err != nil || ada.User != "ada" || ada.Password == "" || len(ada.CACertPEM) == 0 {
+		t.Fatalf("ada's settings: %+v %v", ada, err)
+	}
+	if st, _ := os.Stat(filepath.Join(out, "ada.json")); st.Mode().Perm() != 0o600 {
+		t.Errorf("settings file mode %v, want 0600 (it holds a password)", st.Mode().Perm())
+	}
+
+	// Ada, with only her settings file, runs an experiment on the class
+	// cluster and publishes progress.
+	code, stdout, stderr = runCLI(t, "--class", filepath.Join(out, "ada.json"), "experiment", "run", "cas-race", "--json")
+	if code != 0 {
+		t.Fatalf("ada's experiment on the class cluster: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "--class", filepath.Join(out, "ada.json"), "experiment", "run", "least-privilege")
+	if code != 0 || !strings.Contains(stdout, "permission denied") {
+		t.Errorf("least-privilege as ada: exit %d\n%s", code, stdout)
+	}
+	ctx := context.Background()
+	r, err := embedetcd.Connect(ctx, ada, class.Prefix("ada"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, _ := r.Client()
+	p := progress.New()
+	p.RecordLabPassed("consensus-and-cas", "01_cas", time.Now())
+	if err := class.NewPublisher(cli.KV).Publish(ctx, class.FromProgress("ada", p)); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+
+	code, stdout, stderr = runCLI(t, append(asRoot, "class", "status", "--json")...)
+	if code != 0 {
+		t.Fatalf("class status: exit %d\n%s", code, stderr)
+	}
+	var doc struct {
+		Learners []struct {
+			Learner    string `json:"learner"`
+			LabsPassed int    `json:"labs_passed"`
+		} `json:"learners"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("class status --json: %v\n%s", err, stdout)
+	}
+	if len(doc.Learners) != 2 || doc.Learners[0].Learner != "ada" || doc.Learners[0].LabsPassed != 1 || doc.Learners[1].LabsPassed != 0 {
+		t.Errorf("class status: %+v", doc.Learners)
+	}
+	code, stdout, _ = runCLI(t, append(asRoot, "class", "status", "--csv")...)
+	if code != 0 || !strings.HasPrefix(stdout, "learner,lessons_read") || strings.Count(stdout, "\n") != 3 {
+		t.Errorf("class status --csv: exit %d\n%s", code, stdout)
+	}
+
+	// A learner cannot read the board.
+	code, _, stderr = runCLI(t, "--class", filepath.Join(out, "bob.json"), "class", "status", "--plain")
+	if code != 1 || !strings.Contains(stderr, "permission denied") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("bob reading the board: exit %d, %q (want one line saying permission denied)", code, stderr)
+	}
+
+	code, stdout, _ = runCLI(t, append(asRoot, "class", "remove", "--learners", roster, "--purge")...)
+	if code != 0 || !strings.Contains(stdout, "user deleted") {
+		t.Errorf("class remove: exit %d\n%s", code, stdout)
+	}
+	_ = c
+}
+
+// TestConnectionProblemsAreNamed: each way of getting the connection wrong
+// gives one line that says which, within seconds.
+func TestConnectionProblemsAreNamed(t *testing.T) {
+	c, _ := classCluster(t)
+	eps := strings.Join(c.Endpoints(), ",")
+	otherCA := filepath.Join(t.TempDir(), "other")
+	os.MkdirAll(otherCA, 0o700)
+	if _, err := classtest.Start(context.Background(), otherCA, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	plain := strings.Replace(eps, "https://", "http://", 1)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong CA", []string{"--etcd-endpoints", eps, "--cacert", filepath.Join(otherCA, "ca.crt"), "--user", "root:" + classtest.RootPassword}, "not signed by the CA"},
+		{"wrong password", []string{"--etcd-endpoints", eps, "--cacert", c.CACert, "--user", "root:nope"}, "wrong user name or password"},
+		{"no user", []string{"--etcd-endpoints", eps, "--cacert", c.CACert}, "no user was given"},
+		{"http to a TLS port", []string{"--etcd-endpoints", plain}, "speaks TLS but the endpoint is http://"},
+		{"nobody there", []string{"--etcd-endpoints", "https://127.0.0.1:1", "--cacert", c.CACert}, "nothing answers"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := runCLI(t, append(tc.args, "experiment", "run", "cas-race")...)
+			if code == 0 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("exit %d, stderr %q: want one line with %q", code, stderr, tc.want)
+			}
+			if d := time.Since(start); d > 15*time.Second {
+				t.Errorf("took %v to say so", d)
+			}
+		})
+	}
+	code, _, stderr := runCLI(t, "--etcd-endpoints", eps, "--cert", c.CACert, "experiment", "run", "cas-race")
+	if code != 2 || !strings.Contains(stderr, "--cert and --key go together") {
+		t.Errorf("--cert without --key: exit %d %q", code, stderr)
+	}
+}
