@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/classboard"
 )
 
@@ -322,4 +325,118 @@ func classCourse(env *Env) (class.Course, error) {
 		}
 	}
 	return out, nil
+}
+
+// publishToClass sends the learner's summary to the class board when the
+// playground is connected to a class cluster as a learner (a user other
+// than root); otherwise it does nothing.
+func publishToClass(ctx context.Context, s access.Settings, p *progress.Progress) error {
+	if !s.Remote() || s.User == "" || s.User == "root" || p == nil {
+		return nil
+	}
+	r, err := embedetcd.Connect(ctx, s, embedetcd.LearnerPrefix(s))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cli, err := r.Client()
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return class.NewPublisher(cli.KV).Publish(pctx, class.FromProgress(s.User, p))
+}
+
+// classPublisher publishes a learner's progress to the class board from
+// the terminal interface: connecting in the background, retrying while the
+// cluster is away, never blocking the screen.
+type classPublisher struct {
+	settings access.Settings
+	offers   chan *progress.Progress
+	done     chan struct{}
+}
+
+// startClassPublisher returns nil when s is not a learner on a class
+// cluster; otherwise a publisher that has already been offered first.
+func startClassPublisher(s access.Settings, first *progress.Progress) *classPublisher {
+	if !s.Remote() || s.User == "" || s.User == "root" {
+		return nil
+	}
+	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{})}
+	go cp.run()
+	cp.Offer(first)
+	return cp
+}
+
+// Offer hands over a snapshot of the progress; a newer one replaces an
+// older one not yet taken.
+func (cp *classPublisher) Offer(p *progress.Progress) {
+	if cp == nil || p == nil {
+		return
+	}
+	for {
+		select {
+		case cp.offers <- p:
+			return
+		default:
+		}
+		select {
+		case <-cp.offers: // drop the older snapshot
+		default:
+		}
+	}
+}
+
+// Close flushes what is pending for up to wait.
+func (cp *classPublisher) Close(wait time.Duration) {
+	if cp == nil {
+		return
+	}
+	close(cp.offers)
+	select {
+	case <-cp.done:
+	case <-time.After(wait):
+	}
+}
+
+func (cp *classPublisher) run() {
+	defer close(cp.done)
+	var pub *class.Publisher
+	var remote *embedetcd.Remote
+	defer func() {
+		if pub != nil {
+			pub.Close(2 * time.Second)
+		}
+		if remote != nil {
+			remote.Close()
+		}
+	}()
+	backoff := time.Second
+	for p := range cp.offers {
+		for pub == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			r, err := embedetcd.Connect(ctx, cp.settings, embedetcd.LearnerPrefix(cp.settings))
+			cancel()
+			if err == nil {
+				cli, cerr := r.Client()
+				if cerr == nil {
+					remote, pub = r, class.NewPublisher(cli.KV).Start()
+					break
+				}
+				r.Close()
+			}
+			time.Sleep(backoff)
+			backoff = min(2*backoff, 30*time.Second)
+			select {
+			case newer, ok := <-cp.offers:
+				if !ok {
+					return
+				}
+				p = newer
+			default:
+			}
+		}
+		pub.Offer(class.FromProgress(cp.settings.User, p))
+	}
 }

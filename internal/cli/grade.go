@@ -121,11 +121,11 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 			return ctx.Err()
 		}
 		o := grade.Options{Dir: root, Lab: lab.ID, Env: baseEnv, Overlay: cfg.Overlay}
-		if len(env.EtcdEndpoints) == 0 && grade.UsesEtcd(filepath.Join(root, "labs", lab.ID)) {
+		if !env.Etcd.Remote() && grade.UsesEtcd(filepath.Join(root, "labs", lab.ID)) {
 			// One embedded etcd for every etcd lab, as the TUI does, so
 			// that each test binary need not start its own.
 			if etcdSrv == nil {
-				srv, err := embedetcd.Open(ctx, nil)
+				srv, err := embedetcd.Start(ctx)
 				if err != nil {
 					return fmt.Errorf("grade: start etcd for the etcd labs: %w", err)
 				}
@@ -160,10 +160,12 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 		if r.Passed() {
 			if progErr != nil {
 				fmt.Fprintf(env.Stderr, "playground grade: %s passed but progress is not saved: %v\n", lab.ID, progErr)
-			} else if _, err := progress.Update(progPath, func(p *progress.Progress) {
+			} else if p, err := progress.Update(progPath, func(p *progress.Progress) {
 				p.RecordLabPassed(lab.Lesson, lab.ID, cfg.Now())
 			}); err != nil {
 				fmt.Fprintf(env.Stderr, "playground grade: %s passed but progress is not saved: %v\n", lab.ID, err)
+			} else if err := publishToClass(ctx, env.Etcd, p); err != nil {
+				fmt.Fprintf(env.Stderr, "playground grade: %s passed and is saved, but the class board did not get it: %v\n", lab.ID, err)
 			}
 		}
 		if *asJSON {

@@ -73,11 +73,17 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// On a class cluster, every saved snapshot also goes to the class
+	// board (and the loaded one at once, so a restarted playground loses
+	// nothing there either).
+	board := startClassPublisher(env.Etcd, prog)
+	defer board.Close(3 * time.Second)
 	m := tui.New(tui.Options{
 		Course:         course,
 		Progress:       prog,
 		ProgressNotice: notice,
 		ProgressPath:   path,
+		ProgressSaved:  board.Offer,
 		Learner:        learnerName(),
 		Etcd:           etcd.starter(env.Etcd),
 		EtcdExternal:   env.Etcd.Remote(),

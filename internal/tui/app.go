@@ -39,6 +39,9 @@ type Options struct {
 	ProgressNotice string
 	// ProgressPath is where progress is saved; empty disables saving.
 	ProgressPath string
+	// ProgressSaved, if set, is called (off the UI goroutine) with each
+	// snapshot once it is on disk: the class board's publisher.
+	ProgressSaved func(*progress.Progress)
 	// Learner seeds the per-learner option shuffle of quizzes.
 	Learner string
 	// Etcd starts or connects to etcd in the background after the first
@@ -410,9 +413,13 @@ func (m *Model) save() tea.Cmd {
 	}
 	snap, path := m.prog.Clone(), m.opts.ProgressPath
 	m.saver.taken++
-	seq, sv := m.saver.taken, m.saver
+	seq, sv, saved := m.saver.taken, m.saver, m.opts.ProgressSaved
 	return func() tea.Msg {
-		return progressSavedMsg{err: sv.write(seq, path, snap)}
+		err := sv.write(seq, path, snap)
+		if err == nil && saved != nil {
+			saved(snap)
+		}
+		return progressSavedMsg{err: err}
 	}
 }
 
