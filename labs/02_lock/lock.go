@@ -49,7 +49,8 @@ func (l *Lock) TryLock() (bool, error) {
 }
 
 // Lock blocks until it holds the lock, or until ctx is done (then it
-// returns ctx.Err() and does not hold the lock).
+// returns ctx.Err() and does not hold the lock). If a try fails with an
+// error, Lock returns that error at once: waiting would not change it.
 func (l *Lock) Lock(ctx context.Context) error {
 	// TODO: try; if the lock is taken, wait for the key to change
 	// (l.store.Watch) or ctx to end, then try again. Do not sleep and poll:

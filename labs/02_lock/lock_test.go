@@ -504,6 +504,20 @@ func TestStep5_LockHonoursContext(t *testing.T) {
 		if e, ok := s.Get(key); ok {
 			t.Fatalf("the lock is held by %q after the impatient Lock gave up; it must not take it later", e.Value)
 		}
+		// A try that fails with an error (here: the empty owner that
+		// TryLock refuses) will fail the same way every time: waiting for
+		// a change cannot help, so Lock returns the error at once.
+		start = time.Now()
+		w = startLock(t.Context(), New(s, "locks/other", "", 10*time.Second))
+		select {
+		case <-w.done:
+		case <-time.After(time.Hour):
+			t.Fatal("Lock with an empty owner, on a free lock, was still waiting an hour later; when TryLock returns an error, Lock must return it instead of waiting for a change")
+		}
+		p.spinning()
+		if w.err == nil || errors.Is(w.err, context.Canceled) || w.at != start {
+			t.Fatalf("Lock with an empty owner returned %v after %v, want TryLock's error at once: an error from a try is not \"the lock is taken\"", w.err, w.at.Sub(start))
+		}
 	})
 }
 

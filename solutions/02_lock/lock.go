@@ -60,7 +60,8 @@ func (l *Lock) TryLock() (bool, error) {
 }
 
 // Lock blocks until it holds the lock, or until ctx is done (then it
-// returns ctx.Err() and does not hold the lock).
+// returns ctx.Err() and does not hold the lock). If a try fails with an
+// error, Lock returns that error at once: waiting would not change it.
 func (l *Lock) Lock(ctx context.Context) error {
 	// Watch before the first try: a release that lands between a failed
 	// try and the wait still leaves a signal in the channel.
