@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,6 +60,7 @@ func TestStep1_EnqueueTakesAPlace(t *testing.T) {
 	t.Parallel()
 	t.Run("join and wait", func(t *testing.T) { t.Parallel(); testJoinAndWait(t) })
 	t.Run("cancel while etcd is unreachable", func(t *testing.T) { t.Parallel(); testCancelWhileUnreachable(t) })
+	t.Run("same lease joins between requests", func(t *testing.T) { t.Parallel(); testEnqueueCompetitor(t) })
 }
 
 func TestStep2_OneWakeUpPerRelease(t *testing.T) {
@@ -71,6 +73,7 @@ func TestStep3_KilledWaiterRetargets(t *testing.T) {
 	t.Parallel()
 	t.Run("killed waiter", func(t *testing.T) { t.Parallel(); testKilledWaiterRetargets(t) })
 	t.Run("client closed", func(t *testing.T) { t.Parallel(); testClientClosed(t) })
+	t.Run("etcd refuses requests", func(t *testing.T) { t.Parallel(); testRefused(t) })
 }
 
 // testJoinAndWait: the key, its lease and place, joining twice, the first
@@ -148,6 +151,41 @@ func testJoinAndWait(t *testing.T) {
 	}
 }
 
+// testEnqueueCompetitor: between any two requests Enqueue sends, the same
+// lease joins the queue (a retry of the same join, say). Enqueue must
+// still return the key's real place. One transaction is never interrupted.
+func testEnqueueCompetitor(t *testing.T) {
+	env := etcdharness.New(t)
+	prefix := env.Key("queue")
+	cli := env.Client()
+	spy := etcdharness.Attach(cli)
+	lease := env.Grant(30)
+	key := fmt.Sprintf("%s/%x", prefix, int64(lease))
+	var requests atomic.Int64
+	spy.Intercept(func(r etcdharness.Request) error {
+		if requests.Add(1) != 2 {
+			return nil
+		}
+		_, err := env.Admin.Txn(env.Ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, "", clientv3.WithLease(lease))).Commit()
+		return err
+	})
+	tk, err := Enqueue(env.Ctx, cli, prefix, lease)
+	if err != nil {
+		t.Fatalf("Enqueue: %v", err)
+	}
+	kv, ok := env.Get(key)
+	switch {
+	case !ok || tk.Key != key:
+		t.Fatalf("Enqueue returned key %q (the key %s exists: %v)", tk.Key, key, ok)
+	case tk.Rev != kv.CreateRevision:
+		t.Fatalf("Enqueue sent %d requests; between the first two the same lease joined (its key was created at revision %d), and Enqueue returned Rev %d: create the key and learn its place in one transaction (If CreateRevision == 0, Then put, Else get)", requests.Load(), kv.CreateRevision, tk.Rev)
+	case kv.ModRevision != kv.CreateRevision:
+		t.Fatalf("Enqueue sent %d requests; between the first two the same lease joined, and Enqueue then wrote over its key (ModRevision %d, CreateRevision %d): create the key only if it does not exist, in one transaction", requests.Load(), kv.ModRevision, kv.CreateRevision)
+	}
+}
+
 // testCancelWhileUnreachable: a waiter whose network is frozen must still
 // give up when its context is cancelled, whether it is reading or watching.
 func testCancelWhileUnreachable(t *testing.T) {
@@ -178,7 +216,7 @@ func testCancelWhileUnreachable(t *testing.T) {
 				t.Fatalf("WaitTurn cancelled while %s with etcd unreachable = %v, want context.Canceled", when, err)
 			}
 		case <-time.After(returnBound):
-			t.Fatalf("WaitTurn did not return within %v after its context was cancelled, while it was %s and etcd was unreachable: pass ctx to every etcd call (a call on context.Background() waits for the network forever)", returnBound, when)
+			t.Fatalf("WaitTurn did not return within %v after its context was cancelled, while it was %s and etcd was unreachable: pass ctx to every etcd call and return its error when one fails (a call on context.Background() waits for the network forever; a loop that retries a failed call never ends)", returnBound, when)
 		}
 		proxy.Thaw()
 	}
@@ -320,6 +358,57 @@ func lostHint(err error) string {
 		return ""
 	}
 	return ". Its key still exists: read newest first (SortDescend) the keys created at or before your Rev, so your own key comes first and your predecessor second"
+}
+
+// errInjected is what a request the test makes fail returns.
+var errInjected = errors.New("injected by the test: etcd unavailable")
+
+// testRefused: every request fails. Enqueue must report it; WaitTurn must
+// never take a failed read for a turn or for a lost ticket, and may retry
+// (with a pause) until its context ends.
+func testRefused(t *testing.T) {
+	env := etcdharness.New(t)
+	prefix := env.Key("queue")
+	enqueueWith(t, env, prefix, env.Grant(30)) // holds the lock
+	waiter := enqueueWith(t, env, prefix, env.Grant(30))
+	lease := env.Grant(30)
+	cli := env.Client()
+	spy := etcdharness.Attach(cli)
+	var refused atomic.Int64
+	spy.Intercept(func(etcdharness.Request) error {
+		refused.Add(1)
+		return errInjected
+	})
+
+	ctx, cancel := context.WithTimeout(env.Ctx, time.Second)
+	defer cancel()
+	var tk Ticket
+	err, done := within(time.Second+returnBound, func() (err error) {
+		tk, err = Enqueue(ctx, cli, prefix, lease)
+		return err
+	})
+	switch {
+	case !done:
+		t.Fatalf("Enqueue did not return within %v although etcd refused every request and its context had ended", time.Second+returnBound)
+	case err == nil:
+		t.Fatalf("Enqueue returned ticket %+v and no error although etcd refused its request: return the error", tk)
+	}
+
+	refused.Store(0)
+	ctx2, cancel2 := context.WithTimeout(env.Ctx, time.Second)
+	defer cancel2()
+	err, done = within(time.Second+returnBound, func() error { return WaitTurn(ctx2, cli, prefix, waiter) })
+	n := refused.Load()
+	switch {
+	case !done:
+		t.Fatalf("WaitTurn did not return within %v although etcd refused every request and its context had ended after 1 s (%d requests refused): return a failed call's error, or retry after a pause and stop when ctx is done", time.Second+returnBound, n)
+	case err == nil:
+		t.Fatalf("WaitTurn returned nil although etcd refused its read: a failed read is not a turn; return the error")
+	case errors.Is(err, ErrTicketLost):
+		t.Fatalf("WaitTurn returned ErrTicketLost although its read failed (%v) and its key still exists: return the read's error instead", errInjected)
+	case n > 50:
+		t.Fatalf("WaitTurn sent %d requests in the second etcd refused them all: return the error, or retry after a pause, not at once", n)
+	}
 }
 
 // within runs f and waits at most d for it; done is false if f was still

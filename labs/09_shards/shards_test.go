@@ -63,6 +63,7 @@ func TestStep2_BalancedOwnership(t *testing.T) {
 	t.Parallel()
 	t.Run("join and leave", func(t *testing.T) { t.Parallel(); testJoinAndLeave(t) })
 	t.Run("claimed between read and claim", func(t *testing.T) { t.Parallel(); testClaimRace(t) })
+	t.Run("lease lost before a release", func(t *testing.T) { t.Parallel(); testStaleRelease(t) })
 }
 
 func TestStep3_TakeoverAfterDeath(t *testing.T) {
@@ -280,6 +281,82 @@ func testClaimRace(t *testing.T) {
 	}
 	env.Revoke(leaseZ)
 	f.waitBalanced(5*time.Second, fmt.Sprintf("worker-z's lease ended, so shard %d is free: worker-a sees its key deleted on the watch and claims it", shard), "worker-a")
+	f.check()
+}
+
+// testStaleRelease: worker-a is about to give a shard back when its lease
+// ends and worker-z claims that shard; worker-a's late release must not
+// delete worker-z's key.
+func testStaleRelease(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 2)
+	leaseZ := env.Grant(30)
+	var stage atomic.Int32 // 0: waiting for the release, 1: held release sent, 2: checked
+	var shardZ, tokZ atomic.Int64
+	checked := make(chan string, 1)
+	check := func() {
+		if !stage.CompareAndSwap(1, 2) {
+			return
+		}
+		s := int(shardZ.Load())
+		resp, err := env.Admin.Get(env.Ctx, ShardKey(f.prefix, s))
+		switch {
+		case err != nil:
+			checked <- fmt.Sprintf("test: read %s: %v", ShardKey(f.prefix, s), err)
+		case len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != tokZ.Load():
+			checked <- fmt.Sprintf("worker-a was about to give shard %d back when its lease ended and worker-z claimed the shard; worker-a's release then deleted worker-z's key: guard the delete with your token (If CreateRevision(key) == token) in the same transaction", s)
+		default:
+			checked <- ""
+		}
+	}
+	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		if stage.Load() == 1 {
+			check() // the release has been answered: this is a later request
+			return nil
+		}
+		shard, release := f.shardWrite(r)
+		if shard < 0 || !release || stage.Load() != 0 {
+			return nil
+		}
+		// worker-a paused here; meanwhile its lease ended and worker-z
+		// claimed the shard.
+		member, err := env.Admin.Get(env.Ctx, MemberKey(f.prefix, "worker-a"))
+		if err == nil && len(member.Kvs) > 0 {
+			_, err = env.Admin.Revoke(env.Ctx, clientv3.LeaseID(member.Kvs[0].Lease))
+		}
+		key := ShardKey(f.prefix, shard)
+		resp, err2 := env.Admin.Txn(env.Ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
+		if err != nil || err2 != nil || !resp.Succeeded {
+			checked <- fmt.Sprintf("test: end worker-a's lease and claim %s for worker-z: %v, %v", key, err, err2)
+			stage.Store(2)
+			return nil
+		}
+		shardZ.Store(int64(shard))
+		tokZ.Store(resp.Header.Revision)
+		stage.Store(1)
+		return nil
+	})
+	f.waitBalanced(5*time.Second, "a worker alone takes every shard", "worker-a")
+	f.start("worker-b", env.Client(), 5)
+	select {
+	case msg := <-checked:
+		if msg != "" {
+			t.Fatal(msg)
+		}
+	case <-time.After(5 * time.Second):
+		if stage.Load() == 0 {
+			t.Fatalf("worker-b joined, but worker-a never gave a shard back within 5 s (2 shards, 2 workers: 1 each)")
+		}
+		check()
+		if msg := <-checked; msg != "" {
+			t.Fatal(msg)
+		}
+	}
+	_ = a
+	env.Revoke(leaseZ)
+	f.waitBalanced(5*time.Second, "worker-a lost its lease while giving a shard back and must join again with a new one; after worker-z's lease ended, 1 shard each", "worker-a", "worker-b")
 	f.check()
 }
 
