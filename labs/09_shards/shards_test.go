@@ -255,6 +255,8 @@ func testClaimRace(t *testing.T) {
 			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
 		if err != nil || !resp.Succeeded {
 			raceErr.Store(fmt.Sprintf("test: claim %s for worker-z: succeeded=%v, %v", key, resp != nil && resp.Succeeded, err))
+			raced.Store(int64(shard) + 1)
+			return nil
 		}
 		tokZ.Store(resp.Header.Revision)
 		raced.Store(int64(shard) + 1)
@@ -265,6 +267,9 @@ func testClaimRace(t *testing.T) {
 	env.WaitFor(f.prefix, 5*time.Second, "worker-a to try a claim and own the three other shards", func() bool {
 		if raced.Load() == 0 {
 			return false
+		}
+		if e := raceErr.Load(); e != nil {
+			t.Fatal(e)
 		}
 		shard = int(raced.Load() - 1)
 		kv, ok := env.Get(ShardKey(f.prefix, shard))
