@@ -354,7 +354,6 @@ func TestStep5_KeepsTryingWhenEtcdFails(t *testing.T) {
 // and one fenced register.
 type cluster struct {
 	t             *testing.T
-	env           *etcdharness.Env
 	prefix        string
 	reg           *etcdharness.Register
 	hist          *etcdharness.History
@@ -392,7 +391,6 @@ func newCluster(t *testing.T, env *etcdharness.Env) *cluster {
 	hist := &etcdharness.History{}
 	return &cluster{
 		t:      t,
-		env:    env,
 		prefix: env.Key("election"),
 		reg:    &etcdharness.Register{Name: "register", History: hist},
 		hist:   hist,
