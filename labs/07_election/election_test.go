@@ -120,6 +120,30 @@ func TestStep1_SafeCampaign(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("SafeCampaign for B did not return within 5 s of A resigning")
 	}
+
+	// When etcd fails, SafeCampaign says so: first the campaign itself,
+	// then the check of the candidate's own key after a campaign that
+	// went through. Neither is a lost key, and neither is a win.
+	injected := errors.New("injected by the test: etcd unavailable")
+	for _, stage := range []string{"the campaign", "the check of its own key"} {
+		cli := env.Client()
+		spy := etcdharness.Attach(cli)
+		s := session(cli)
+		e := concurrency.NewElection(s, env.Key("failing", stage))
+		own := fmt.Sprintf("%s/%x", env.Key("failing", stage), s.Lease())
+		spy.Intercept(func(r etcdharness.Request) error {
+			campaign := r.Kind == etcdharness.KindTxn && len(r.Then) > 0 && !r.Deletes()
+			check := r.Kind == etcdharness.KindGet && r.Key == own || r.Kind == etcdharness.KindTxn && len(r.Then) == 0
+			if stage == "the campaign" && campaign || stage != "the campaign" && check {
+				return injected
+			}
+			return nil
+		})
+		tm, err := SafeCampaign(env.Ctx, s, e, "replica-c")
+		if err == nil || errors.Is(err, ErrKeyLost) || !errors.Is(err, injected) {
+			t.Fatalf("SafeCampaign when etcd fails %s = (%+v, %v), want that failure, wrapped with %%w (not nil, not ErrKeyLost)", stage, tm, err)
+		}
+	}
 }
 
 func TestStep2_OneLeaderAtATime(t *testing.T) {
