@@ -305,14 +305,19 @@ func TestStep5_KeepsTryingWhenEtcdFails(t *testing.T) {
 	injected := errors.New("injected by the test: etcd unavailable")
 
 	// First every lease grant fails for a while (no session can be made),
-	// then the first two campaigns fail, then, on the way out, the resign.
+	// then a session's keepalive cannot be started (NewSession fails after
+	// the grant), then the first two campaigns fail, then, on the way out,
+	// the resign.
 	var mu sync.Mutex
-	failGrants, failCampaigns, failResign := true, 2, false
+	failGrants, failKeepAlives, failCampaigns, failResign := true, 1, 2, false
 	spy.Intercept(func(r etcdharness.Request) error {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
 		case r.Kind == etcdharness.KindGrant && failGrants:
+			return injected
+		case r.Kind == etcdharness.KindKeepAlive && !failGrants && failKeepAlives > 0:
+			failKeepAlives--
 			return injected
 		case r.Kind == etcdharness.KindTxn && !r.Deletes() && failCampaigns > 0:
 			failCampaigns--
@@ -347,7 +352,7 @@ func TestStep5_KeepsTryingWhenEtcdFails(t *testing.T) {
 	if !ok {
 		t.Fatalf("replica-a works with term %+v but that key does not exist", term)
 	}
-	env.WaitFor(cl.prefix, 2*time.Second, "the leases of replica-a's failed rounds to be revoked", func() bool {
+	env.WaitFor(cl.prefix, 2*time.Second, "the leases of replica-a's failed rounds to be revoked (including the one granted for a session that NewSession could not start)", func() bool {
 		for _, id := range spy.Granted() {
 			if id == kv.Lease {
 				continue

@@ -69,8 +69,12 @@ const stepDownTimeout = time.Second
 // campaigns again, until ctx is done. It returns nil once ctx is done and
 // the candidate has resigned.
 func (c *Candidate) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		if err := c.term(ctx); err != nil && ctx.Err() == nil {
+	for {
+		err := c.term(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
 			// etcd unreachable or the session could not be made: try again
 			// shortly rather than spin.
 			select {
@@ -79,7 +83,6 @@ func (c *Candidate) Run(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
 }
 
 // term is one round: a fresh session, a campaign, the work, stepping down.
@@ -122,12 +125,11 @@ func (c *Candidate) term(ctx context.Context) error {
 		return nil
 	default:
 	}
-	// Step down explicitly so the next leader does not wait for a TTL.
+	// Step down explicitly so the next leader does not wait for a TTL. If
+	// the resign fails, the revoke in closeSession removes the key anyway.
 	rctx, rcancel := context.WithTimeout(context.Background(), stepDownTimeout)
 	defer rcancel()
-	if err := e.Resign(rctx); err != nil {
-		return fmt.Errorf("resign: %w", err)
-	}
+	e.Resign(rctx)
 	return nil
 }
 
@@ -145,18 +147,14 @@ func withSession(parent context.Context, s *concurrency.Session) (context.Contex
 	return ctx, cancel
 }
 
-// closeSession revokes the session's lease, giving up after a bound when
-// etcd is unreachable (the lease then expires by itself).
+// closeSession ends the session: it revokes the lease (Close bounds that
+// by the TTL, after which the lease has run out anyway), unless the lease
+// is over already.
 func closeSession(s *concurrency.Session) {
-	// Look before Orphan: Orphan stops the keepalive, which closes Done.
 	select {
 	case <-s.Done():
-		s.Orphan()
-		return // the lease has ended already
+		s.Orphan() // nothing to revoke; just stop the keepalive's context
 	default:
+		s.Close()
 	}
-	s.Orphan()
-	ctx, cancel := context.WithTimeout(context.Background(), stepDownTimeout)
-	defer cancel()
-	s.Client().Revoke(ctx, s.Lease())
 }
