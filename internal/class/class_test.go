@@ -65,7 +65,7 @@ func TestClassOfThirty(t *testing.T) {
 	for i := range 30 {
 		learners = append(learners, class.Learner{Name: fmt.Sprintf("learner%02d", i)})
 	}
-	actions, err := class.Setup(ctx, root, learners, nil)
+	actions, err := class.Setup(ctx, c.Root, root, learners, nil)
 	if err != nil {
 		t.Fatalf("class setup: %v", err)
 	}
@@ -76,7 +76,7 @@ func TestClassOfThirty(t *testing.T) {
 		}
 		known[a.Learner] = a.Password
 	}
-	again, err := class.Setup(ctx, root, learners, known)
+	again, err := class.Setup(ctx, c.Root, root, learners, known)
 	if err != nil {
 		t.Fatalf("class setup, second run: %v", err)
 	}
@@ -293,7 +293,7 @@ func TestLearnersStayInTheirLane(t *testing.T) {
 	root := rootClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	actions, err := class.Setup(ctx, root, []class.Learner{{Name: "ada"}, {Name: "bob", Password: "bobs-password"}}, nil)
+	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}, {Name: "bob", Password: "bobs-password"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestSetupRefusesWithoutAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	if _, err := class.Setup(ctx, cli, []class.Learner{{Name: "ada"}}, nil); !errors.Is(err, class.ErrAuthDisabled) {
+	if _, err := class.Setup(ctx, c.Plain, cli, []class.Learner{{Name: "ada"}}, nil); !errors.Is(err, class.ErrAuthDisabled) {
 		t.Fatalf("setup without auth: %v, want ErrAuthDisabled", err)
 	}
 	if r, _ := cli.Get(ctx, "/", clientv3.WithPrefix(), clientv3.WithCountOnly()); r != nil && r.Count != 0 {
@@ -389,7 +389,7 @@ func TestRemoveTakesEverythingAway(t *testing.T) {
 	root := rootClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	actions, err := class.Setup(ctx, root, []class.Learner{{Name: "ada"}}, nil)
+	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,10 @@ import (
 	"go.etcd.io/etcd/api/v3/authpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/embedetcd/prefix"
 )
 
@@ -52,12 +55,16 @@ type Action struct {
 // authenticated as root. Running it again changes nothing: existing users
 // keep their passwords (known[name] tells Setup a password handed out
 // before, so settings can be written again).
-func Setup(ctx context.Context, root *clientv3.Client, learners []Learner, known map[string]string) ([]Action, error) {
-	st, err := root.AuthStatus(ctx)
+//
+// rootSettings is how root reaches the cluster; Setup uses it to find out
+// whether authentication is on on etcd releases older than 3.5, which
+// cannot say so directly.
+func Setup(ctx context.Context, rootSettings access.Settings, root *clientv3.Client, learners []Learner, known map[string]string) ([]Action, error) {
+	on, err := authEnabled(ctx, rootSettings, root)
 	if err != nil {
-		return nil, fmt.Errorf("class setup: read auth status: %w", err)
+		return nil, fmt.Errorf("class setup: %w", err)
 	}
-	if !st.Enabled {
+	if !on {
 		return nil, ErrAuthDisabled
 	}
 	out := make([]Action, 0, len(learners))
@@ -129,6 +136,34 @@ func setupOne(ctx context.Context, root *clientv3.Client, l Learner, known strin
 		a.Changes = append(a.Changes, "added to roster")
 	}
 	return a, nil
+}
+
+// authEnabled asks the cluster whether authentication is on. etcd 3.4
+// has no AuthStatus call; there, a client without a user tries to list
+// users, which only works while authentication is off.
+func authEnabled(ctx context.Context, s access.Settings, root *clientv3.Client) (bool, error) {
+	st, err := root.AuthStatus(ctx)
+	if err == nil {
+		return st.Enabled, nil
+	}
+	if status.Code(err) != codes.Unimplemented {
+		return false, fmt.Errorf("read auth status: %w", err)
+	}
+	anon := s
+	anon.User, anon.Password = "", ""
+	cli, err := anon.New(nil)
+	if err != nil {
+		return false, fmt.Errorf("read auth status: %w", err)
+	}
+	defer cli.Close()
+	_, err = cli.UserList(ctx)
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, rpctypes.ErrUserEmpty) || errors.Is(err, rpctypes.ErrPermissionDenied) || errors.Is(err, rpctypes.ErrInvalidAuthToken):
+		return true, nil
+	}
+	return false, fmt.Errorf("read auth status: %w", err)
 }
 
 func hasPermission(perms []*authpb.Permission, key, end string) bool {

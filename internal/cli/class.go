@@ -112,7 +112,7 @@ func classSetup(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer root.Close()
-	actions, err := class.Setup(ctx, root, learners, knownPasswords(*out, learners))
+	actions, err := class.Setup(ctx, env.Etcd, root, learners, knownPasswords(*out, learners))
 	for _, a := range actions {
 		line, werr := writeHandout(*out, *format, handout, a)
 		if werr != nil {
