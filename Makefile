@@ -32,3 +32,4 @@ bench:
 	-$(GO) run ./internal/tools/labcheck -bench
 	-$(GO) run ./internal/tools/tuibench
 	-$(GO) run ./internal/tools/expbench
+	-$(GO) run ./internal/tools/classbench

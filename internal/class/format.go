@@ -25,8 +25,9 @@ type CourseLesson struct {
 // Row is one learner's totals on the board.
 type Row struct {
 	Learner      string    `json:"learner"`
-	Published    bool      `json:"published"` // has published at least once
-	LessonsRead  int       `json:"lessons_read"`
+	Published    bool      `json:"published"`    // has published at least once
+	LessonsRead  int       `json:"lessons_read"` // lessons with every page read
+	PagesRead    int       `json:"pages_read"`   // over the whole course
 	QuizzesTaken int       `json:"quizzes_taken"`
 	QuizAverage  float64   `json:"quiz_average"` // mean best score over quizzes taken, 0..1
 	LabsPassed   int       `json:"labs_passed"`
@@ -43,6 +44,7 @@ func Rows(c Course, summaries []Summary) []Row {
 		var quizSum float64
 		for _, l := range c.Lessons {
 			ls := s.Lessons[l.ID]
+			r.PagesRead += min(ls.Pages(), l.Pages)
 			if l.Pages > 0 && ls.Pages() >= l.Pages {
 				r.LessonsRead++
 			}
@@ -66,10 +68,27 @@ func Rows(c Course, summaries []Summary) []Row {
 	return rows
 }
 
+// TotalPages is the number of pages in the course.
+func (c Course) TotalPages() int {
+	n := 0
+	for _, l := range c.Lessons {
+		n += l.Pages
+	}
+	return n
+}
+
+// Percent is the share of the course's pages read, 0..100.
+func (r Row) Percent(c Course) int {
+	if t := c.TotalPages(); t > 0 {
+		return 100 * r.PagesRead / t
+	}
+	return 0
+}
+
 // WritePlain prints the board as a text table that fits 80 columns.
 func WritePlain(w io.Writer, c Course, rows []Row) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s %-8s %-12s %-6s %-*s %s\n", "LEARNER", "LESSONS", "QUIZZES", "LABS", max(len(c.Labs), 4), "PASSED", "UPDATED")
+	fmt.Fprintf(&b, "%-16s %-5s %-8s %-10s %-6s %-*s %s\n", "LEARNER", "READ", "LESSONS", "QUIZZES", "LABS", max(len(c.Labs), 4), "PASSED", "UPDATED")
 	for _, r := range rows {
 		quiz := "-"
 		if r.QuizzesTaken > 0 {
@@ -86,7 +105,7 @@ func WritePlain(w io.Writer, c Course, rows []Row) error {
 		if !r.Updated.IsZero() {
 			updated = r.Updated.Local().Format("01-02 15:04")
 		}
-		fmt.Fprintf(&b, "%-16s %-8s %-12s %-6s %-*s %s\n", trunc(r.Learner, 16),
+		fmt.Fprintf(&b, "%-16s %-5s %-8s %-10s %-6s %-*s %s\n", trunc(r.Learner, 16), fmt.Sprintf("%d%%", r.Percent(c)),
 			fmt.Sprintf("%d/%d", r.LessonsRead, len(c.Lessons)), quiz,
 			fmt.Sprintf("%d/%d", r.LabsPassed, len(c.Labs)), max(len(c.Labs), 4), string(marks), updated)
 	}
@@ -116,7 +135,7 @@ func WriteJSON(w io.Writer, c Course, rows []Row) error {
 // best quiz score per lesson, then the date each lab first passed.
 func WriteCSV(w io.Writer, c Course, rows []Row) error {
 	cw := csv.NewWriter(w)
-	head := []string{"learner", "lessons_read", "quizzes_taken", "quiz_average", "labs_passed"}
+	head := []string{"learner", "pages_read", "lessons_read", "quizzes_taken", "quiz_average", "labs_passed"}
 	for _, l := range c.Lessons {
 		head = append(head, l.ID+" pages", l.ID+" quiz")
 	}
@@ -125,7 +144,7 @@ func WriteCSV(w io.Writer, c Course, rows []Row) error {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{r.Learner, fmt.Sprint(r.LessonsRead), fmt.Sprint(r.QuizzesTaken),
+		rec := []string{r.Learner, fmt.Sprint(r.PagesRead), fmt.Sprint(r.LessonsRead), fmt.Sprint(r.QuizzesTaken),
 			fmt.Sprintf("%.2f", r.QuizAverage), fmt.Sprint(r.LabsPassed)}
 		for _, l := range c.Lessons {
 			ls := r.Summary.Lessons[l.ID]

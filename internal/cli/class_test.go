@@ -99,7 +99,7 @@ func TestClassCommands(t *testing.T) {
 		t.Errorf("class status: %+v", doc.Learners)
 	}
 	code, stdout, _ = runCLI(t, append(asRoot, "class", "status", "--csv")...)
-	if code != 0 || !strings.HasPrefix(stdout, "learner,lessons_read") || strings.Count(stdout, "\n") != 3 {
+	if code != 0 || !strings.HasPrefix(stdout, "learner,pages_read,lessons_read") || strings.Count(stdout, "\n") != 3 {
 		t.Errorf("class status --csv: exit %d\n%s", code, stdout)
 	}
 

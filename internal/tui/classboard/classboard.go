@@ -113,7 +113,7 @@ func (m *Model) refresh() {
 	m.rows = class.Rows(m.opts.Course, m.opts.Snapshot())
 	if m.byProg {
 		slices.SortStableFunc(m.rows, func(a, b class.Row) int {
-			if d := (b.LabsPassed*100 + b.LessonsRead) - (a.LabsPassed*100 + a.LessonsRead); d != 0 {
+			if d := (b.LabsPassed*10000 + b.PagesRead) - (a.LabsPassed*10000 + a.PagesRead); d != 0 {
 				return d
 			}
 			return strings.Compare(a.Learner, b.Learner)
@@ -207,8 +207,8 @@ func (m Model) Render() string {
 	b.WriteString(s.Title.Render("Class") + s.Muted.Render(fmt.Sprintf("  %d learners · %d labs passed · %s · %s", len(m.rows), passedAll, m.opts.Where, state)))
 	b.WriteString("\n\n")
 	labW := max(len(m.opts.Course.Labs), 4)
-	nameW := max(min(m.width-42-labW, 24), 8)
-	b.WriteString(s.Heading.Render(fmt.Sprintf("  %-*s %-8s %-11s %-6s %-*s %s", nameW, "learner", "lessons", "quizzes", "labs", labW, "passed", "updated")))
+	nameW := max(min(m.width-48-labW, 24), 8)
+	b.WriteString(s.Heading.Render(fmt.Sprintf("  %-*s %-5s %-8s %-11s %-6s %-*s %s", nameW, "learner", "read", "lessons", "quizzes", "labs", labW, "passed", "updated")))
 	b.WriteString("\n")
 	now := m.opts.Now()
 	end := min(m.top+m.visible(), len(m.rows))
@@ -232,7 +232,7 @@ func (m Model) Render() string {
 			updated = ago(now.Sub(r.Updated))
 		}
 		name := ansi.Truncate(r.Learner, nameW, "…")
-		line := fmt.Sprintf("%-*s %-8s %-11s %-6s ", nameW, name, fmt.Sprintf("%d/%d", r.LessonsRead, len(m.opts.Course.Lessons)), quiz, fmt.Sprintf("%d/%d", r.LabsPassed, len(m.opts.Course.Labs)))
+		line := fmt.Sprintf("%-*s %-5s %-8s %-11s %-6s ", nameW, name, fmt.Sprintf("%d%%", r.Percent(m.opts.Course)), fmt.Sprintf("%d/%d", r.LessonsRead, len(m.opts.Course.Lessons)), quiz, fmt.Sprintf("%d/%d", r.LabsPassed, len(m.opts.Course.Labs)))
 		mark := "  "
 		if at, ok := m.changed[r.Learner]; ok && now.Sub(at) < 10*time.Second {
 			mark = s.Warning.Render("• ")

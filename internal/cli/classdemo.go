@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/pki"
+)
+
+// classDemoTLS makes a CA and a server certificate in dir for
+// `playground etcd --class-demo` and returns the CA file and the options
+// that serve TLS with them.
+func classDemoTLS(dir, host string, opts []embedetcd.Option) (string, []embedetcd.Option, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil, fmt.Errorf("class demo: %w", err)
+	}
+	ca, err := pki.NewCA("playground class demo CA")
+	if err != nil {
+		return "", nil, err
+	}
+	caFile, err := ca.WriteCert(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("class demo: %w", err)
+	}
+	hosts := []string{"127.0.0.1", "localhost"}
+	if host != "" && host != "127.0.0.1" && host != "localhost" {
+		hosts = append(hosts, host)
+	}
+	pair, err := ca.Server("etcd", hosts)
+	if err != nil {
+		return "", nil, err
+	}
+	cert, key, err := pair.Write(dir, "server")
+	if err != nil {
+		return "", nil, fmt.Errorf("class demo: %w", err)
+	}
+	return caFile, append(opts, embedetcd.WithClientTLS(embedetcd.ServerTLS{CertFile: cert, KeyFile: key, CAFile: caFile})), nil
+}
+
+// runClassDemo turns authentication on with a fresh root password, prints
+// how to connect as the instructor, and waits for Ctrl-C.
+func runClassDemo(ctx context.Context, env *Env, srv *embedetcd.Server, caFile string) error {
+	plain := access.Settings{Endpoints: srv.Endpoints(), CACert: caFile}
+	cli, err := plain.New(nil)
+	if err != nil {
+		return err
+	}
+	password := class.GeneratePassword()
+	for _, step := range []func() error{
+		func() error { _, err := cli.UserAdd(ctx, "root", password); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := cli.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			cli.Close()
+			return fmt.Errorf("class demo: enable auth: %w", err)
+		}
+	}
+	cli.Close()
+	eps := plain.Endpoints[0]
+	abs, _ := filepath.Abs(caFile)
+	fmt.Fprintf(env.Stdout, "Class demo: TLS with the CA in %s, authentication on, user root.\n\n", abs)
+	fmt.Fprintf(env.Stdout, "As the instructor, in another terminal:\n")
+	fmt.Fprintf(env.Stdout, "  export %s=%s %s=%s %s=root:%s\n", access.EnvEndpoints, eps, access.EnvCACert, abs, access.EnvUser, password)
+	fmt.Fprintf(env.Stdout, "  playground class setup --learners learners.txt   # one name a line\n")
+	fmt.Fprintf(env.Stdout, "  playground class status\n")
+	fmt.Fprintf(env.Stdout, "Then, as a learner (a new terminal, without those variables):\n")
+	fmt.Fprintf(env.Stdout, "  playground --class class-settings/NAME.json\n\n")
+	fmt.Fprintf(env.Stdout, "etcdctl: export ETCDCTL_ENDPOINTS=%s ETCDCTL_CACERT=%s ETCDCTL_USER=root:%s\n\n", eps, abs, password)
+	fmt.Fprintln(env.Stdout, "Press Ctrl-C to stop; the data is thrown away (the certificates stay).")
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("stop etcd: %w", err)
+	}
+	fmt.Fprintln(env.Stdout, "etcd stopped; data removed.")
+	return nil
+}
