@@ -268,6 +268,18 @@ func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
 			}
 		})
 	})
+	t.Run("the lock expired and nobody took it", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s, _ := newStore(t)
+			p1 := New(s, key, "process-1", 10*time.Second)
+			if ok, _ := p1.TryLock(); !ok {
+				t.Fatal("process-1 could not take a free lock")
+			}
+			time.Sleep(15 * time.Second)
+			wantNotHeld(t, p1.Unlock(), "process-1's Unlock 15 s into a 10 s lock that nobody took over",
+				"the key expired, so for 5 s the critical section was not protected; the caller has to hear that, not \"released\"")
+		})
+	})
 	t.Run("same value, later version", func(t *testing.T) {
 		// Both replicas write the same value ("locked"), as in a lock that
 		// stores a flag instead of a name; only the version tells the two
