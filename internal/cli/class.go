@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/pki"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/classboard"
 )
@@ -37,6 +39,10 @@ func init() {
   class remove (--learners FILE | NAME...) [--purge]
       Takes users, roles and roster entries away; --purge also deletes
       every key under their prefixes.
+  class certs --hosts HOST,... [--out DIR]
+      A CA and one certificate for the cluster's members (every host name
+      or IP address they are reached by), for etcd's --cert-file and
+      --peer-cert-file; learners get only ca.crt. Needs no cluster.
   class status [--plain | --json | --csv]
       Every learner's lessons, quizzes and labs, updated live as they
       work. --plain, --json and --csv print it once (for grade books).
@@ -52,6 +58,9 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 		return Usagef("class needs a subcommand: setup, remove or status")
 	}
 	sub, rest := args[0], args[1:]
+	if sub == "certs" {
+		return classCerts(env, rest)
+	}
 	if !env.Etcd.Remote() {
 		return Usagef("class %s works on a shared cluster: pass --etcd-endpoints (and --cacert, --user root)", sub)
 	}
@@ -63,7 +72,48 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 	case "status":
 		return classStatus(ctx, env, rest)
 	}
-	return Usagef("unknown class subcommand %q: want setup, remove or status", sub)
+	return Usagef("unknown class subcommand %q: want setup, remove, status or certs", sub)
+}
+
+func classCerts(env *Env, args []string) error {
+	fs := flag.NewFlagSet("class certs", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	hosts := fs.String("hosts", "", "host names and IP addresses of the members")
+	out := fs.String("out", "class-certs", "folder for the files")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	if *hosts == "" || fs.NArg() > 0 {
+		return Usagef("class certs --hosts HOST,... [--out DIR]")
+	}
+	names := []string{"127.0.0.1", "localhost"}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" && !slices.Contains(names, h) {
+			names = append(names, h)
+		}
+	}
+	if err := os.MkdirAll(*out, 0o700); err != nil {
+		return fmt.Errorf("class certs: %w", err)
+	}
+	ca, err := pki.NewCA("playground class CA")
+	if err != nil {
+		return err
+	}
+	caFile, err := ca.WriteCert(*out)
+	if err != nil {
+		return fmt.Errorf("class certs: %w", err)
+	}
+	pair, err := ca.Server("etcd", names)
+	if err != nil {
+		return err
+	}
+	cert, key, err := pair.Write(*out, "server")
+	if err != nil {
+		return fmt.Errorf("class certs: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "%s   the CA: give it to everyone (--cacert); valid %d days\n", caFile, int(pki.Validity.Hours()/24))
+	fmt.Fprintf(env.Stdout, "%s   the members' certificate, for %s\n%s   its key: keep it on the members only\n", cert, strings.Join(names, ", "), key)
+	return nil
 }
 
 // rootClient connects with the instructor's settings, explaining failures.

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,4 +157,50 @@ func TestConnectionProblemsAreNamed(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--cert and --key go together") {
 		t.Errorf("--cert without --key: exit %d %q", code, stderr)
 	}
+}
+
+func TestClassCerts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	code, stdout, stderr := runCLI(t, "class", "certs", "--hosts", "etcd1.example.edu, 10.0.0.5", "--out", dir)
+	if code != 0 {
+		t.Fatalf("class certs: exit %d %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "etcd1.example.edu, 10.0.0.5") {
+		t.Errorf("output does not list the hosts:\n%s", stdout)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "server.key")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("server.key: %v %v, want mode 0600", st, err)
+	}
+	// The certificate must be accepted for every host by a client that
+	// trusts only the CA.
+	for _, host := range []string{"etcd1.example.edu", "10.0.0.5", "127.0.0.1"} {
+		s := access.Settings{CACert: filepath.Join(dir, "ca.crt")}
+		tc, err := s.TLSConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair, err := os.ReadFile(filepath.Join(dir, "server.crt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verifyPEM(pair, tc.RootCAs, host); err != nil {
+			t.Errorf("server.crt for %s: %v", host, err)
+		}
+	}
+	if code, _, _ := runCLI(t, "class", "certs"); code != 2 {
+		t.Errorf("class certs without --hosts: exit %d, want 2", code)
+	}
+}
+
+func verifyPEM(certPEM []byte, roots *x509.CertPool, host string) error {
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return errors.New("no PEM block")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return err
+	}
+	_, err = cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: host})
+	return err
 }
