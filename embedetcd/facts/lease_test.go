@@ -5,6 +5,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.uber.org/zap"
 
 	"github.com/ownership-election/playground/embedetcd"
 )
@@ -116,4 +118,47 @@ func TestExpiryWithinTTLPlusRevokeLoop(t *testing.T) {
 			t.Logf("TTL-%d key vanished %v after the grant", tc.ttl, gone.Round(10*time.Millisecond))
 		})
 	}
+}
+
+// content/lessons/06-tuning-the-ttl/lesson.md, page "Putting it together"
+// (the table of defaults), and lesson 04 say concurrency.NewSession
+// without WithTTL takes a 60 s lease.
+func TestSessionDefaultTTL(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, embedetcd.FastTicks)
+	cli := newClient(t, srv.Endpoints()...)
+	ctx := testCtx(t, 10*time.Second)
+	s, err := concurrency.NewSession(cli)
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	defer s.Close()
+	ttl, err := cli.TimeToLive(ctx, s.Lease())
+	if err != nil {
+		t.Fatalf("time to live: %v", err)
+	}
+	if ttl.GrantedTTL != 60 {
+		t.Errorf("a session without WithTTL has a %d s lease, want 60: update "+
+			"content/lessons/06-tuning-the-ttl/lesson.md, \"Putting it together\", and lesson 04", ttl.GrantedTTL)
+	}
+}
+
+// content/lessons/06-tuning-the-ttl/lesson.md, page "etcd's floor: minimum
+// TTL and whole seconds", says ElectionMs must be at least 5 x TickMs.
+func TestElectionTimeoutAtLeastFiveTicks(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 20*time.Second)
+	srv, err := embedetcd.Start(ctx, embedetcd.WithTicks(embedetcd.Ticks{TickMs: 100, ElectionMs: 400}),
+		embedetcd.WithLogger(zap.NewNop()))
+	if err == nil {
+		srv.Close()
+		t.Error("etcd started with ElectionMs 400 and TickMs 100 (4 ticks): update " +
+			"content/lessons/06-tuning-the-ttl/lesson.md, \"etcd's floor: minimum TTL and whole seconds\"")
+	}
+	srv, err = embedetcd.Start(ctx, embedetcd.WithTicks(embedetcd.Ticks{TickMs: 100, ElectionMs: 500}),
+		embedetcd.WithLogger(zap.NewNop()))
+	if err != nil {
+		t.Fatalf("etcd refused ElectionMs 500 with TickMs 100 (exactly 5 ticks): %v", err)
+	}
+	srv.Close()
 }
