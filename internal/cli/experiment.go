@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
@@ -203,20 +205,47 @@ func errString(err error) string {
 // experimentScreens builds the TUI's experiment screens: the root calls it
 // with the experiment's name and the etcd it started (nil until ready, in
 // which case a run starts its own). The predict question about the
-// experiment, if the course has one, is asked before the run. Wire it in
-// with tui.Options{Experiment: experimentScreens(course, learnerName())}.
-func experimentScreens(course *lessons.Course, learner string) tui.ExperimentFactory {
+// experiment, if the course has one, is asked before the run. holder says
+// whether the etcd start failed, and shared names the external cluster
+// given with the connection flags (empty: none): an experiment never moves
+// from a shared cluster that failed to an in-process etcd without asking,
+// and the screen always says which etcd the run uses.
+func experimentScreens(course *lessons.Course, learner string, holder *etcdHolder, shared string) tui.ExperimentFactory {
 	return func(name string, etcd tui.Etcd, st theme.Styles) (tui.Screen, tea.Cmd) {
-		opts := expview.Options{Learner: learner, Predict: predictQuestion(course, name)}
-		if e, ok := etcd.(embedetcd.Etcd); ok && e != nil {
-			opts.Etcd = e
+		s := &experimentScreen{name: name, st: st, shared: shared,
+			opts: expview.Options{Learner: learner, Predict: predictQuestion(course, name)}}
+		e, _ := etcd.(embedetcd.Etcd)
+		var failed error
+		if holder != nil {
+			_, failed = holder.state()
 		}
-		m, err := expview.New(name, opts, st)
-		if err != nil {
-			return &experimentScreen{err: err, st: st}, nil
+		switch {
+		case e != nil:
+			return s, s.build(e)
+		case shared != "" && failed != nil:
+			s.ask = failed
+			return s, nil
+		case shared != "":
+			s.waiting = true // for EtcdReadyMsg
+			return s, nil
 		}
-		return &experimentScreen{m: m, st: st}, m.Init()
+		return s, s.build(nil)
 	}
+}
+
+// runsOn says in words which etcd a run of sc on etcd uses (see
+// experiment.Run.connect).
+func runsOn(sc *experiment.Scenario, etcd embedetcd.Etcd) string {
+	_, remote := etcd.(*embedetcd.Remote)
+	switch {
+	case remote:
+		return "the shared etcd at " + strings.Join(etcd.Endpoints(), ",")
+	case sc.NeedsCluster:
+		return "an in-process 3-member etcd cluster started for this run"
+	case sc.NeedsOwnServer || etcd == nil:
+		return "an in-process etcd started for this run"
+	}
+	return "the playground's in-process etcd (" + strings.Join(etcd.Endpoints(), ",") + ")"
 }
 
 // predictQuestion finds the course's predict question about experiment.
@@ -237,15 +266,65 @@ func predictQuestion(course *lessons.Course, experimentName string) *quiz.Questi
 	return nil
 }
 
-// experimentScreen adapts expview.Model to the root's Screen interface.
+// experimentScreen adapts expview.Model to the root's Screen interface,
+// with a line on top that says which etcd the run uses. While the shared
+// cluster is still connecting it waits; when that failed it asks before
+// running on an in-process etcd instead.
 type experimentScreen struct {
-	m   expview.Model
-	err error // the experiment does not exist
-	st  theme.Styles
+	name    string
+	shared  string // the external cluster's endpoints, "" when none
+	opts    expview.Options
+	m       expview.Model
+	built   bool
+	on      string // which etcd, for the top line
+	waiting bool   // for the shared cluster to answer
+	ask     error  // the shared cluster failed: asking before falling back
+	err     error  // the experiment does not exist
+	st      theme.Styles
+	w, h    int
+}
+
+var fallbackKey = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "run on an in-process etcd instead"))
+
+func (s *experimentScreen) build(etcd embedetcd.Etcd) tea.Cmd {
+	s.waiting, s.ask = false, nil
+	s.opts.Etcd = etcd
+	m, err := expview.New(s.name, s.opts, s.st)
+	if err != nil {
+		s.err = err
+		return nil
+	}
+	s.m, s.built = m, true
+	if sc := experiment.Lookup(s.name); sc != nil {
+		s.on = runsOn(sc, etcd)
+	}
+	s.m.SetSize(s.w, max(s.h-1, 1))
+	return s.m.Init()
 }
 
 func (s *experimentScreen) Update(msg tea.Msg) (tui.Screen, tea.Cmd) {
-	if s.err != nil {
+	switch msg := msg.(type) {
+	case tui.EtcdReadyMsg:
+		if !s.waiting {
+			break
+		}
+		if e, ok := msg.Etcd.(embedetcd.Etcd); ok && e != nil && msg.Err == nil {
+			return s, s.build(e)
+		}
+		s.waiting, s.ask = false, msg.Err
+		if s.ask == nil {
+			s.ask = errors.New("no etcd")
+		}
+		return s, nil
+	case tea.KeyPressMsg:
+		if s.ask != nil {
+			if key.Matches(msg, fallbackKey) {
+				return s, s.build(nil)
+			}
+			return s, nil
+		}
+	}
+	if !s.built {
 		return s, nil
 	}
 	var cmd tea.Cmd
@@ -254,15 +333,62 @@ func (s *experimentScreen) Update(msg tea.Msg) (tui.Screen, tea.Cmd) {
 }
 
 func (s *experimentScreen) View() string {
-	if s.err != nil {
+	switch {
+	case s.err != nil:
 		return s.st.Error.Render(s.err.Error())
+	case s.ask != nil:
+		return wrapText(s.st.Error.Render("The shared etcd at "+s.shared+" is not reachable: "+s.ask.Error())+"\n\n"+
+			s.st.Text.Render("This experiment can run on an in-process etcd instead: the same etcd code, on this machine only, so nothing of it shows on the shared cluster.")+"\n\n"+
+			s.st.Accent.Render("y")+s.st.Text.Render(" run it on an in-process etcd · ")+s.st.Accent.Render("esc")+s.st.Text.Render(" back"), s.w)
+	case s.waiting:
+		return s.st.Muted.Render("Connecting to the shared etcd at " + s.shared + "; the experiment opens when it answers (esc: back).")
 	}
-	return s.m.View()
+	return s.st.Muted.Render(ansi.Truncate("Runs on "+s.on, s.w, "…")) + "\n" + s.m.View()
 }
 
-func (s *experimentScreen) SetSize(w, h int)          { s.m.SetSize(w, h) }
-func (s *experimentScreen) SetStyles(st theme.Styles) { s.st = st; s.m.SetStyles(st) }
-func (s *experimentScreen) ShortHelp() []key.Binding  { return s.m.Keys().ShortHelp() }
-func (s *experimentScreen) FullHelp() [][]key.Binding { return s.m.Keys().FullHelp() }
-func (s *experimentScreen) Capturing() bool           { return s.m.Capturing() }
-func (s *experimentScreen) Close()                    { s.m.Close() }
+// wrapText wraps styled text to width w (no wrapping below 10 columns).
+func wrapText(s string, w int) string {
+	if w < 10 {
+		return s
+	}
+	return ansi.Wrap(s, w, "")
+}
+
+func (s *experimentScreen) SetSize(w, h int) {
+	s.w, s.h = w, h
+	if s.built {
+		s.m.SetSize(w, max(h-1, 1))
+	}
+}
+
+func (s *experimentScreen) SetStyles(st theme.Styles) {
+	s.st = st
+	if s.built {
+		s.m.SetStyles(st)
+	}
+}
+
+func (s *experimentScreen) ShortHelp() []key.Binding {
+	if !s.built {
+		if s.ask != nil {
+			return []key.Binding{fallbackKey}
+		}
+		return nil
+	}
+	return s.m.Keys().ShortHelp()
+}
+
+func (s *experimentScreen) FullHelp() [][]key.Binding {
+	if !s.built {
+		return [][]key.Binding{s.ShortHelp()}
+	}
+	return s.m.Keys().FullHelp()
+}
+
+func (s *experimentScreen) Capturing() bool { return s.built && s.m.Capturing() }
+
+func (s *experimentScreen) Close() {
+	if s.built {
+		s.m.Close()
+	}
+}

@@ -89,7 +89,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		EtcdExternal:   env.Etcd.Remote(),
 		EtcdLogPath:    embedetcd.LogPath(),
 		Lab:            labRunner(root, labCatalog(), labEnv(env), etcd.graderEnv),
-		Experiment:     experimentScreens(course, learnerName()),
+		Experiment:     experimentScreens(course, learnerName(), etcd, sharedEtcd(env)),
 		// Compile the labs' tests ahead, so the first grade rarely waits.
 		Background: labrun.Prewarm(ctx, root, labIDs(course)),
 	})
@@ -121,7 +121,25 @@ func tuiCourse(env *Env) (*lessons.Course, []lessons.Problem, error) {
 type etcdHolder struct {
 	mu   sync.Mutex
 	srv  embedetcd.Etcd
+	err  error // why the start failed
 	done chan struct{}
+}
+
+// state is the etcd started, or why the start failed; both nil while it
+// is still starting (or was never asked to).
+func (h *etcdHolder) state() (embedetcd.Etcd, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.srv, h.err
+}
+
+// sharedEtcd names the external cluster the connection flags point at,
+// or "" for the embedded etcd.
+func sharedEtcd(env *Env) string {
+	if !env.Etcd.Remote() {
+		return ""
+	}
+	return strings.Join(env.Etcd.Endpoints, ",")
 }
 
 func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
@@ -133,6 +151,9 @@ func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
 		defer close(done)
 		srv, err := embedetcd.Open(ctx, settings)
 		if err != nil {
+			h.mu.Lock()
+			h.err = err
+			h.mu.Unlock()
 			return nil, err
 		}
 		h.mu.Lock()
