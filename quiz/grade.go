@@ -102,8 +102,9 @@ func distinct(idx []int) error {
 //   - single, predict and numeric score 1 or 0;
 //   - multi scores the share of options classified right (ticked when
 //     correct, left when wrong);
-//   - order scores the share of neighbouring events (in the correct order)
-//     that the learner put in the right relative order.
+//   - order counts the neighbouring events (in the correct order) that the
+//     learner put in the right relative order, and scores the share of
+//     those above the half that a random order gets.
 //
 // Correct is true only with full marks. An invalid response (see
 // Validate) is an error.
@@ -136,13 +137,13 @@ func Grade(q *Question, r Response) (Result, error) {
 		for p, i := range r.Order {
 			pos[i] = p
 		}
-		pairs := 0
-		for k := 0; k+1 < len(q.Items); k++ {
-			if pos[k] < pos[k+1] {
-				pairs++
-			}
-		}
-		res.Score = float64(pairs) / float64(len(q.Items)-1)
+		// Credit above chance: a random order puts half of the n-1
+		// neighbouring pairs the right way round, so only pairs beyond
+		// that half earn marks, and no arrangement a learner could get
+		// without knowing the answer (such as the shown one) scores.
+		pairs := float64(orderedPairs(r.Order))
+		chance := float64(len(q.Items)-1) / 2
+		res.Score = max(0, (pairs-chance)/(float64(len(q.Items)-1)-chance))
 		for i, it := range q.Items {
 			res.Options = append(res.Options, Feedback{Text: it.Text, Explain: it.Explain,
 				Correct: pos[i] == i, Position: pos[i], Want: i})

@@ -56,9 +56,9 @@ func TestGrade(t *testing.T) {
 		{"exact off", exact, Response{Number: 0.31}, 0, false},
 		{"order right", order, Response{Order: []int{0, 1, 2, 3}}, 1, true},
 		{"order reversed", order, Response{Order: []int{3, 2, 1, 0}}, 0, false},
-		{"order one swap", order, Response{Order: []int{1, 0, 2, 3}}, 2.0 / 3, false},
-		{"order last moved first", order, Response{Order: []int{3, 0, 1, 2}}, 2.0 / 3, false},
-		{"order middle swap", order, Response{Order: []int{0, 2, 1, 3}}, 2.0 / 3, false},
+		{"order one swap", order, Response{Order: []int{1, 0, 2, 3}}, 1.0 / 3, false},
+		{"order last moved first", order, Response{Order: []int{3, 0, 1, 2}}, 1.0 / 3, false},
+		{"order middle swap", order, Response{Order: []int{0, 2, 1, 3}}, 1.0 / 3, false},
 		{"order two items wrong", pair, Response{Order: []int{1, 0}}, 0, false},
 	}
 	for _, tc := range cases {

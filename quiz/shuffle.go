@@ -8,7 +8,9 @@ import "hash/fnv"
 // learner's name and the question id, so it is the same at every visit and
 // differs between learners; the position of the right answer carries no
 // signal. Pinned options keep their own position. An order question with
-// two or more items is never shown already in the correct order.
+// two or more items is never shown near its answer: at most half of its
+// neighbouring events stand the right way round, so submitting the shown
+// order untouched scores nothing.
 func Shuffle(q *Question, learner string) []int {
 	opts := q.Options
 	if q.Kind == Order {
@@ -25,28 +27,45 @@ func Shuffle(q *Question, learner string) []int {
 	}
 	rng := newRand(learner + "\x00" + q.ID)
 	// Fisher-Yates over the free slots only; pinned ones stay put.
-	for k := len(free) - 1; k > 0; k-- {
-		j := int(rng.next() % uint64(k+1))
-		out[free[k]], out[free[j]] = out[free[j]], out[free[k]]
-	}
-	if q.Kind == Order && len(free) >= 2 && isIdentity(out) {
-		// Rotate the free items by one: the learner must do some work.
-		first := out[free[0]]
-		for k := 0; k+1 < len(free); k++ {
-			out[free[k]] = out[free[k+1]]
+	shuffle := func() {
+		for k := len(free) - 1; k > 0; k-- {
+			j := int(rng.next() % uint64(k+1))
+			out[free[k]], out[free[j]] = out[free[j]], out[free[k]]
 		}
-		out[free[len(free)-1]] = first
+	}
+	shuffle()
+	if q.Kind == Order && n >= 2 {
+		// Never start near the answer: at most half the neighbouring
+		// events may already stand the right way round, so the shown
+		// order scores nothing (Grade gives credit above chance only).
+		// About half of all orders qualify; the reverse always does.
+		for tries := 0; orderedPairs(out) > (n-1)/2; tries++ {
+			if tries == 64 {
+				for i := range out {
+					out[i] = n - 1 - i
+				}
+				break
+			}
+			shuffle()
+		}
 	}
 	return out
 }
 
-func isIdentity(p []int) bool {
-	for i, x := range p {
-		if i != x {
-			return false
+// orderedPairs counts the neighbours k, k+1 of the correct order that the
+// display order p (element i: the item shown at position i) puts k first.
+func orderedPairs(p []int) int {
+	pos := make([]int, len(p))
+	for at, item := range p {
+		pos[item] = at
+	}
+	pairs := 0
+	for k := 0; k+1 < len(p); k++ {
+		if pos[k] < pos[k+1] {
+			pairs++
 		}
 	}
-	return true
+	return pairs
 }
 
 // splitmix64 is written out here, rather than taken from math/rand, so

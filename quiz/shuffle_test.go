@@ -70,17 +70,29 @@ func TestShufflePinned(t *testing.T) {
 	}
 }
 
-func TestShuffleOrderNeverSolved(t *testing.T) {
-	for n := 2; n <= 5; n++ {
+func TestShuffleOrderNeverNearTheAnswer(t *testing.T) {
+	starts := map[string]bool{}
+	for n := 2; n <= 7; n++ {
 		q := &Question{ID: "ord", Kind: Order, Items: items(n)}
 		for i := 0; i < 200; i++ {
 			p := Shuffle(q, fmt.Sprint(i))
 			if !isPermutation(p) || len(p) != n {
 				t.Fatalf("n=%d learner %d: %v", n, i, p)
 			}
-			if slices.Equal(p, []int{0, 1, 2, 3, 4}[:n]) {
+			if slices.Equal(p, []int{0, 1, 2, 3, 4, 5, 6}[:n]) {
 				t.Fatalf("n=%d learner %d: shown already in order", n, i)
 			}
+			// Submitted untouched, the shown order scores nothing.
+			if res, err := Grade(q, Response{QuestionID: q.ID, Order: p}); err != nil || res.Score != 0 {
+				t.Fatalf("n=%d learner %d: shown order %v scores %v (%v), want 0", n, i, p, res.Score, err)
+			}
+			if n == 5 {
+				starts[fmt.Sprint(p)] = true
+			}
 		}
+	}
+	// Not one fixed start (such as the reverse) a learner could learn.
+	if len(starts) < 20 {
+		t.Errorf("200 learners saw only %d different starts of a 5-event question", len(starts))
 	}
 }

@@ -23,8 +23,9 @@ func TestQuizList(t *testing.T) {
 }
 
 // TestQuizPlainTranscript answers from a file (a right answer, a blank
-// line, a partly right multi, a wrong number, a bad order then a partly
-// right one) and compares the whole session with the recorded transcript.
+// line, a partly right multi, a wrong number, a bad order then the order as
+// shown, which scores nothing) and compares the whole session with the
+// recorded transcript.
 func TestQuizPlainTranscript(t *testing.T) {
 	t.Setenv("PLAYGROUND_LEARNER", "tester")
 	in, err := os.ReadFile("../../content/testdata/plain-answers.txt")
@@ -52,8 +53,8 @@ func TestQuizPlainTranscript(t *testing.T) {
 
 func TestQuizPlainAllRightAndEOF(t *testing.T) {
 	t.Setenv("PLAYGROUND_LEARNER", "tester")
-	// From the transcript's display order: predict 2; multi 1,2; 19; 3 1 2.
-	code, out, _ := run(t, "2\n1,2\n19\n3 1 2\n", "--content", okCourse, "quiz", "--plain", "second-go")
+	// From the transcript's display order: predict 2; multi 1,2; 19; 2 3 1.
+	code, out, _ := run(t, "2\n1,2\n19\n2 3 1\n", "--content", okCourse, "quiz", "--plain", "second-go")
 	if code != 0 || !strings.HasSuffix(out, "\nscore: 4/4\n") || strings.Contains(out, "Not quite") {
 		t.Errorf("all right: exit %d:\n%s", code, out)
 	}

@@ -16,7 +16,7 @@ import (
 // (or piped) in are not echoed back to the terminal.
 func TestQuizPlainLongLineAndControlBytes(t *testing.T) {
 	t.Setenv("PLAYGROUND_LEARNER", "tester")
-	in := strings.Repeat("1", 100_000) + "\n" + "\x1b]0;owned\x07\x1b[2J2\n" + "2\n1,2\n19\n3 1 2\n"
+	in := strings.Repeat("1", 100_000) + "\n" + "\x1b]0;owned\x07\x1b[2J2\n" + "2\n1,2\n19\n2 3 1\n"
 	code, out, _ := run(t, in, "--content", okCourse, "quiz", "second-go", "--plain")
 	if code != 0 || !strings.HasSuffix(out, "\nscore: 4/4\n") {
 		t.Fatalf("exit %d, output ends %q", code, out[max(0, len(out)-300):])
