@@ -380,8 +380,9 @@ func classCourse(env *Env) (class.Course, error) {
 // publishToClass sends the learner's summary to the class board when the
 // playground is connected to a class cluster as a learner (a user other
 // than root); otherwise it does nothing.
-func publishToClass(ctx context.Context, s access.Settings, p *progress.Progress) error {
-	if !s.Remote() || s.User == "" || s.User == "root" || p == nil {
+func publishToClass(ctx context.Context, env *Env, p *progress.Progress) error {
+	s := env.Etcd
+	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" || p == nil {
 		return nil
 	}
 	r, err := embedetcd.Connect(ctx, s, embedetcd.LearnerPrefix(s))
@@ -409,8 +410,9 @@ type classPublisher struct {
 
 // startClassPublisher returns nil when s is not a learner on a class
 // cluster; otherwise a publisher that has already been offered first.
-func startClassPublisher(s access.Settings, first *progress.Progress) *classPublisher {
-	if !s.Remote() || s.User == "" || s.User == "root" {
+func startClassPublisher(env *Env, first *progress.Progress) *classPublisher {
+	s := env.Etcd
+	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" {
 		return nil
 	}
 	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{})}

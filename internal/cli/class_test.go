@@ -12,10 +12,13 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/class/classtest"
+	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 )
 
@@ -203,4 +206,58 @@ func verifyPEM(certPEM []byte, roots *x509.CertPool, host string) error {
 	}
 	_, err = cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: host})
 	return err
+}
+
+// TestGradeOnClassCluster: a learner grades an etcd lab with only the
+// settings file they were handed: the graders' tests run on the class
+// cluster (TLS, auth, the learner's own prefix and user), the pass is
+// verified, saved, and reaches the instructor's board.
+func TestGradeOnClassCluster(t *testing.T) {
+	env, out, errb := gradeEnv(t)
+	c, _ := classCluster(t)
+	ctx := context.Background()
+	root, err := c.Root.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ada.json")
+	ada := c.Plain
+	ada.User, ada.Password = "ada", actions[0].Password
+	if err := ada.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	env.Etcd, err = access.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := gradeConfig{Root: repoRoot(t), Overlay: grade.SolutionOverlay("05_etcd_lock", "lock.go")}
+	if err := gradeLabs(ctx, env, []string{"05"}, cfg); err != nil {
+		t.Fatalf("grading lab 05 on the class cluster: %v\n%s%s", err, out, errb)
+	}
+	if !strings.Contains(out.String(), "verified") {
+		t.Errorf("no verified pass:\n%s", out)
+	}
+	board, err := class.LoadBoard(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := board.Summary("ada"); !ok || s.Labs["05_etcd_lock"].Passed.IsZero() {
+		t.Errorf("the board does not show ada's pass: %+v (stderr %s)", s, errb)
+	}
+	// The tests left nothing behind, and wrote nowhere but ada's prefix.
+	r, err := root.Get(ctx, "/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range r.Kvs {
+		k := string(kv.Key)
+		if !strings.HasPrefix(k, class.Prefix("ada")) && !strings.HasPrefix(k, class.RosterPrefix) {
+			t.Errorf("key outside ada's prefix after grading: %s", k)
+		}
+	}
 }

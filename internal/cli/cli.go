@@ -38,6 +38,9 @@ type Env struct {
 	// user (--etcd-endpoints, --cacert, --cert, --key, --user, --class,
 	// or the PLAYGROUND_ETCD_* variables).
 	Etcd access.Settings
+	// NoPublish keeps this learner's progress off the class board
+	// (--no-publish); publishing is on by default on a class cluster.
+	NoPublish bool
 	// ContentDir, when set, replaces the embedded course (--content).
 	ContentDir string
 }
@@ -76,6 +79,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	fs.SetOutput(io.Discard)
 	endpoints := fs.String("etcd-endpoints", "", "comma-separated client URLs of an existing etcd cluster")
 	conn := connFlags(fs)
+	fs.BoolVar(&env.NoPublish, "no-publish", os.Getenv("PLAYGROUND_NO_PUBLISH") != "", "do not publish progress to the class board")
 	fs.StringVar(&env.ContentDir, "content", "", "run on the course in `DIR` instead of the embedded one")
 	help := fs.Bool("help", false, "show help")
 	fs.BoolVar(help, "h", false, "show help")
@@ -226,6 +230,8 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "                               or asked for); each has a PLAYGROUND_ETCD_* variable")
 	fmt.Fprintln(w, "  --class FILE                 connect with the settings file your instructor handed out")
 	fmt.Fprintln(w, "                               (also PLAYGROUND_CLASS); see docs/class.md")
+	fmt.Fprintln(w, "  --no-publish                 keep your progress off the class board (also")
+	fmt.Fprintln(w, "                               PLAYGROUND_NO_PUBLISH=1)")
 	fmt.Fprintln(w, "  --content DIR                use the course in DIR instead of the built-in one")
 	fmt.Fprintln(w, "  -h, --help                   show this help")
 	fmt.Fprintln(w)

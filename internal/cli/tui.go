@@ -76,7 +76,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	// On a class cluster, every saved snapshot also goes to the class
 	// board (and the loaded one at once, so a restarted playground loses
 	// nothing there either).
-	board := startClassPublisher(env.Etcd, prog)
+	board := startClassPublisher(env, prog)
 	defer board.Close(3 * time.Second)
 	m := tui.New(tui.Options{
 		Course:         course,
