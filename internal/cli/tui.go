@@ -66,6 +66,11 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		notice = fmt.Sprintf("the course has %d problem(s); run playground check for the list", len(probs))
 	}
 
+	// Bubble Tea restores the terminal when its own code or a command
+	// panics; this covers a panic on this goroutine around it, so no exit
+	// path leaves the learner's terminal raw.
+	defer restoreTerminalOnPanic(env)()
+
 	etcd := &etcdHolder{}
 	root := ""
 	if wd, err := os.Getwd(); err == nil {
@@ -95,7 +100,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	})
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120), tea.WithFilter(newKeyFlood().filter))
 	_, err = p.Run()
 	cancel() // stops a start still in flight
 	// A grading still running (go test and its test binary) must not
@@ -108,6 +113,29 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("run the terminal interface: %w", err)
 	}
 	return nil
+}
+
+// restoreTerminalOnPanic records the terminal's state and returns a
+// function for defer that, when the goroutine is panicking, puts the state
+// back (cooked mode, main screen, visible cursor) before the panic goes on.
+func restoreTerminalOnPanic(env *Env) func() {
+	in, ok := env.Stdin.(*os.File)
+	var state *term.State
+	if ok && term.IsTerminal(in.Fd()) {
+		state, _ = term.GetState(in.Fd())
+	}
+	return func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if state != nil {
+			term.Restore(in.Fd(), state)
+		}
+		// Leave the alternate screen, show the cursor, end mouse reports.
+		fmt.Fprint(env.Stdout, "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1006l\r\n")
+		panic(r)
+	}
 }
 
 // tuiCourse is the course to open: the built-in one unless --content
