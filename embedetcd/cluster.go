@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -57,6 +58,18 @@ func StartCluster(ctx context.Context, n int, opts ...Option) (*Cluster, error) 
 	if c.ticks == nil {
 		c.ticks = &ClusterTicks
 	}
+	// Members' ports are picked free before etcd binds them (the peer URLs
+	// must be known to every member up front), so another process can take
+	// one in between; then the whole cluster starts again on new ports.
+	for attempt := 1; ; attempt++ {
+		cl, err := startCluster(ctx, c, n)
+		if err == nil || attempt == 3 || !portTaken(err) || ctx.Err() != nil {
+			return cl, err
+		}
+	}
+}
+
+func startCluster(ctx context.Context, c *config, n int) (*Cluster, error) {
 	cl := &Cluster{cfg: c, lg: c.zapLogger()}
 	if err := prepareParent(dataParent(c), n); err != nil {
 		return nil, fmt.Errorf("start etcd cluster: %w", err)
@@ -320,4 +333,9 @@ func (cl *Cluster) Close() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// portTaken reports a bind that failed because the port was in use.
+func portTaken(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
 }
