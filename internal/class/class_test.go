@@ -175,6 +175,23 @@ func TestClassOfThirty(t *testing.T) {
 	}
 }
 
+// openOnce logs a learner in and starts their publisher.
+func openOnce(ctx context.Context, s access.Settings) (*embedetcd.Remote, *class.Publisher, error) {
+	// Learners arrive a few at a time, as in a room.
+	logins <- struct{}{}
+	defer func() { <-logins }()
+	r, err := embedetcd.Connect(ctx, s, class.Prefix(s.User), embedetcd.WithLogger(zap.NewNop()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: connect: %w", s.User, err)
+	}
+	cli, err := r.Client()
+	if err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("%s: client: %w", s.User, err)
+	}
+	return r, class.NewPublisher(cli.KV).Start(), nil
+}
+
 // logins bounds how many simulated learners log in at the same moment.
 var logins = make(chan struct{}, 4)
 
@@ -182,21 +199,17 @@ var logins = make(chan struct{}, 4)
 // rounds, publishing after each; learners with an even index restart
 // their playground halfway from a progress snapshot taken earlier.
 func simulateLearner(ctx context.Context, s access.Settings, idx, rounds int, labs []string, halfway chan<- struct{}, stopped <-chan struct{}) error {
-	open := func() (*embedetcd.Remote, *class.Publisher, error) {
-		// Learners arrive a few at a time, as in a room; a login is a
-		// raft proposal plus a TLS handshake with each member.
-		logins <- struct{}{}
-		r, err := embedetcd.Connect(ctx, s, class.Prefix(s.User), embedetcd.WithLogger(zap.NewNop()))
-		<-logins
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: connect: %w", s.User, err)
+	// A playground that cannot log in tries again, as the terminal
+	// interface's publisher does: a login is a raft proposal plus a TLS
+	// handshake with each member, slow on a loaded machine under -race.
+	open := func() (r *embedetcd.Remote, pub *class.Publisher, err error) {
+		for attempt := range 5 {
+			if r, pub, err = openOnce(ctx, s); err == nil {
+				return r, pub, nil
+			}
+			time.Sleep(time.Duration(attempt+1) * 500 * time.Millisecond)
 		}
-		cli, err := r.Client()
-		if err != nil {
-			r.Close()
-			return nil, nil, err
-		}
-		return r, class.NewPublisher(cli.KV).Start(), nil
+		return nil, nil, err
 	}
 	// A learner that fails early still counts as halfway, so the others
 	// are not left waiting for it.
