@@ -38,6 +38,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/embedetcd/prefix"
 	"github.com/ownership-election/playground/internal/faultproxy"
+	"github.com/ownership-election/playground/labs/internal/labtest"
 )
 
 // EndpointsEnv names the variable that points the graders at an existing
@@ -67,9 +68,11 @@ var (
 
 // Main runs a package's tests and then stops the etcd server the package
 // started, if it started one. Call it from TestMain:
-// os.Exit(etcdharness.Main(m)).
+// os.Exit(etcdharness.Main(m)). Like the pure labs' labtest.Main, it bounds
+// a plain go test run to 30 s per -count (go test's own default is ten
+// minutes) and stops an init that never returns.
 func Main(m *testing.M) int {
-	code := m.Run()
+	code := labtest.Run(m, 30*time.Second)
 	if shared != nil && shared.stop != nil {
 		if err := shared.stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "etcdharness: stop the tests' etcd: %v\n", err)

@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -31,5 +32,27 @@ func TestMainKeepsAnExplicitTimeout(t *testing.T) {
 	out, _ := exec.Command("go", "test", "-count=1", "-timeout=3s", "./testdata/hang").CombinedOutput()
 	if !strings.Contains(string(out), "test timed out after 3s") {
 		t.Fatalf("an explicit -timeout 3s was not kept:\n%s", out)
+	}
+}
+
+// An init that never returns is out of reach of the testing package's
+// timeout; the guard reports it (with where it is stuck) instead of
+// letting go test wait ten minutes.
+func TestInitGuardStopsAHangingInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	start := time.Now()
+	cmd := exec.Command("go", "test", "-count=1", "./testdata/inithang")
+	cmd.Env = append(os.Environ(), initBudgetEnv+"=2s")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a package whose init never returns passed:\n%s", out)
+	}
+	if !strings.Contains(string(out), "did not finish initializing within 2s") || !strings.Contains(string(out), "inithang.init") {
+		t.Fatalf("want the guard's report with the stuck init, got:\n%s", out)
+	}
+	if d := time.Since(start); d > 2*time.Minute {
+		t.Errorf("took %v", d)
 	}
 }
