@@ -48,6 +48,9 @@ type Options struct {
 	Race  bool
 	Count int
 	Run   string
+	// FailFast stops the run at the first failing test (go test
+	// -failfast): for callers that only need to know whether any fails.
+	FailFast bool
 	// Timeout bounds the test binary (default DefaultTimeout). BuildGrace
 	// is added to it for the process-kill backstop (default
 	// DefaultBuildGrace).
@@ -221,6 +224,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	extra := []string{"-json", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String()}
 	if o.Run != "" {
 		extra = append(extra, "-run", o.Run)
+	}
+	if o.FailFast {
+		extra = append(extra, "-failfast")
 	}
 	start := time.Now()
 	res := newResult()

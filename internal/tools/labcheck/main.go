@@ -19,9 +19,16 @@
 //
 //	go run ./internal/tools/labcheck [-count N] [-race=false] [-p N] [-v] [LAB...]
 //	go run ./internal/tools/labcheck -bench [LAB...]
+//	go run ./internal/tools/labcheck -mutate [-p N] [-v] [LAB...]
 //
 // -bench measures instead: the wall time of grading each lab once its test
-// binary is in the build cache (what a learner waits for after a save).
+// binary is in the build cache (what a learner waits for after a save),
+// and of verifying a pass (-race, several runs).
+//
+// -mutate measures how strong the graders are: it grades every automatic
+// mutant of each solution (operator swapped, condition negated, statement
+// deleted; see mutate.go), N at a time, and prints the share caught per
+// lab and for labs 05-09 together (the bar is 90%).
 package main
 
 import (
@@ -56,6 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := fs.String("root", ".", "module root `DIR`")
 	timeout := fs.Duration("timeout", grade.DefaultTimeout, "go test -timeout for each run")
 	bench := fs.Bool("bench", false, "measure grading time per lab instead of checking")
+	mutate := fs.Bool("mutate", false, "grade automatic mutants of each solution and print the score per lab instead of checking (not part of make test)")
 	runs := fs.Int("bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
 	verbose := fs.Bool("v", false, "print progress")
 	parallel := fs.Int("p", 1, "check `N` labs at a time (etcd labs are timing-sensitive; raise only on a machine with cores to spare)")
@@ -128,6 +136,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *bench {
 		return runBench(ctx, cfg, ids, *runs, stdout, stderr)
+	}
+	if *mutate {
+		return runMutate(ctx, cfg, ids, *parallel, stdout, stderr)
 	}
 	start := time.Now()
 	reports := make([]report, len(ids))
