@@ -7,18 +7,21 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/lessons"
 )
 
-// Budgets from the labs issue: grading one pure lab after the first
-// compile takes under 1 s of wall time, one etcd lab under 3 s.
+// Budgets from the labs issues: grading one pure lab after the first
+// compile takes under 1 s of wall time, one etcd lab under 3 s; verifying
+// a pass (grade.Verify: grade.VerifyCount runs under -race) under 5 s and
+// 10 s.
 const (
-	pureBudget = time.Second
-	etcdBudget = 3 * time.Second
+	pureBudget       = time.Second
+	etcdBudget       = 3 * time.Second
+	pureVerifyBudget = 5 * time.Second
+	etcdVerifyBudget = 10 * time.Second
 )
 
 // runBench times grading each lab's solution the way the TUI grades (go
@@ -35,7 +38,7 @@ const (
 // The verdict compares the regrade median with the budget; the after-edit
 // figure is printed next to it. It exits 1 when a lab is over budget.
 func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, stderr io.Writer) int {
-	fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %s\n", "lab", "kind", "regrade", "max", "cpu", "after edit", "budget", "")
+	fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %s\n", "lab", "kind", "regrade", "max", "cpu", "after edit", "budget", "", "verify", "budget", "")
 	over := 0
 	var total, totalEdit time.Duration
 	editDir, err := os.MkdirTemp("", "labcheck-edit-")
@@ -57,7 +60,7 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 			fmt.Fprintf(stderr, "labcheck: %v\n", err)
 			return 1
 		}
-		timeRuns := func(o grade.Options, before func(i int) error) (times, cpus []time.Duration, err error) {
+		timeRuns := func(o grade.Options, runs int, before func(i int) error) (times, cpus []time.Duration, err error) {
 			for i := range runs {
 				if before != nil {
 					if err := before(i); err != nil {
@@ -80,7 +83,7 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 			slices.Sort(cpus)
 			return times, cpus, nil
 		}
-		times, cpus, err := timeRuns(o, nil)
+		times, cpus, err := timeRuns(o, runs, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "labcheck: %v\n", err)
 			return 1
@@ -94,7 +97,7 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 		edited := filepath.Join(editDir, id+"-"+lab.File)
 		oe := o
 		oe.Overlay = map[string]string{filepath.Join("labs", id, lab.File): edited}
-		edits, _, err := timeRuns(oe, func(i int) error {
+		edits, _, err := timeRuns(oe, runs, func(i int) error {
 			src := fmt.Sprintf("%s\nvar labcheckEdit%d = %d\n", solution, i, time.Now().UnixNano())
 			return os.WriteFile(edited, []byte(src), 0o644)
 		})
@@ -102,21 +105,38 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 			fmt.Fprintf(stderr, "labcheck: %v\n", err)
 			return 1
 		}
-		median, medianEdit := times[len(times)/2], edits[len(edits)/2]
+		// Verification, as grade.Verify runs it after a pass: the race
+		// build is compiled first (as the TUI's first verification does).
+		ov := o
+		ov.Race, ov.Count, ov.Timeout = true, grade.VerifyCount, 2*cfg.Timeout
+		if err := grade.Warm(ctx, ov); err != nil {
+			fmt.Fprintf(stderr, "labcheck: %v\n", err)
+			return 1
+		}
+		verifies, _, err := timeRuns(ov, min(runs, 3), nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "labcheck: verification: %v\n", err)
+			return 1
+		}
+		median, medianEdit, medianVerify := times[len(times)/2], edits[len(edits)/2], verifies[len(verifies)/2]
 		total += median
 		totalEdit += medianEdit
-		kind, budget := "pure", pureBudget
-		if usesEtcd(filepath.Join(cfg.Root, "labs", id)) {
-			kind, budget = "etcd", etcdBudget
+		kind, budget, vbudget := "pure", pureBudget, pureVerifyBudget
+		if grade.UsesEtcd(filepath.Join(cfg.Root, "labs", id)) {
+			kind, budget, vbudget = "etcd", etcdBudget, etcdVerifyBudget
 		}
-		verdict := "ok"
+		verdict, vverdict := "ok", "ok"
 		if median > budget {
-			verdict = "OVER BUDGET"
+			verdict = "OVER"
 			over++
 		}
-		fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %s\n", id, kind, secs(median), secs(times[len(times)-1]), secs(cpus[len(cpus)/2]), secs(medianEdit), secs(budget), verdict)
+		if medianVerify > vbudget {
+			vverdict = "OVER"
+			over++
+		}
+		fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %s\n", id, kind, secs(median), secs(times[len(times)-1]), secs(cpus[len(cpus)/2]), secs(medianEdit), secs(budget), verdict, secs(medianVerify), secs(vbudget), vverdict)
 	}
-	fmt.Fprintf(stdout, "all %d labs' solutions, one after another: %s regrading, %s after an edit (wall times depend on how busy the machine is; cpu is the median processor time of one regrade)\n", len(ids), secs(total), secs(totalEdit))
+	fmt.Fprintf(stdout, "all %d labs' solutions, one after another: %s regrading, %s after an edit (wall times depend on how busy the machine is; cpu is the median processor time of one regrade; verify is %d runs under -race once the race build is compiled)\n", len(ids), secs(total), secs(totalEdit), grade.VerifyCount)
 	if over > 0 {
 		return 1
 	}
@@ -124,16 +144,3 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
-
-// usesEtcd reports whether a lab imports etcd, embedetcd or the etcd harness (its graders start
-// an embedded etcd), which gives it the larger budget.
-func usesEtcd(dir string) bool {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err == nil && (strings.Contains(string(data), "go.etcd.io/") || strings.Contains(string(data), "embedetcd") || strings.Contains(string(data), "etcdharness")) {
-			return true
-		}
-	}
-	return false
-}
