@@ -162,6 +162,7 @@ func solutionProblems(res *grade.Result, tests []string, count int) (passing int
 func runMutant(ctx context.Context, cfg config, base grade.Options, stub string, w wrongSolution, tests []string) (string, error) {
 	o := base
 	o.Overlay = cfg.overlay(map[string]string{stub: w.Path})
+	o.FailFast = true // one failing step is enough
 	res, err := grade.Run(ctx, o)
 	if err != nil {
 		return "", err
@@ -327,6 +328,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 	o := base
 	o.Overlay = cfg.overlay(map[string]string{stub: solution})
 	o.Race, o.Count = cfg.Race, cfg.Count
+	o.Timeout = cfg.Timeout * time.Duration(cfg.Count) // the timeout covers every repeat
 	res, err = grade.Run(ctx, o)
 	if err != nil {
 		fail("run the solution: %v", err)
@@ -384,6 +386,7 @@ func checkLab(ctx context.Context, cfg config, id string) (r report) {
 		o := base
 		o.Overlay = cfg.overlay(map[string]string{stub: v})
 		o.Race, o.Count = cfg.Race, cfg.Count
+		o.Timeout = cfg.Timeout * time.Duration(cfg.Count) // the timeout covers every repeat
 		res, err := grade.Run(ctx, o)
 		if err != nil {
 			fail("run variant %s: %v", name, err)
