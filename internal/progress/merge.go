@@ -44,6 +44,12 @@ func (p *Progress) Merge(o *Progress) {
 			l.Quiz = &q
 		}
 		l.BestQuiz = max(l.BestQuiz, ol.BestQuiz)
+		if ol.FirstQuiz != nil && (l.FirstQuiz == nil || ol.FirstQuiz.Finished.Before(l.FirstQuiz.Finished)) {
+			q := *ol.FirstQuiz
+			q.Answers = cloneAnswers(ol.FirstQuiz.Answers)
+			l.FirstQuiz = &q
+		}
+		l.Attempts = max(l.Attempts, ol.Attempts)
 		for lab, at := range ol.LabsPassed {
 			if l.LabsPassed == nil {
 				l.LabsPassed = map[string]time.Time{}
@@ -52,6 +58,26 @@ func (p *Progress) Merge(o *Progress) {
 				l.LabsPassed[lab] = at
 			}
 		}
+	}
+	for lab, g := range o.Labs {
+		if p.Labs == nil {
+			p.Labs = map[string]LabGrade{}
+		}
+		if cur, ok := p.Labs[lab]; !ok || g.At.After(cur.At) {
+			p.Labs[lab] = g
+		}
+	}
+	for name, oe := range o.Experiments {
+		e := p.experiment(name)
+		e.Runs = max(e.Runs, oe.Runs)
+		e.Shown = e.Shown || oe.Shown
+		if oe.LastRun.After(e.LastRun) {
+			e.LastRun = oe.LastRun
+		}
+		if oe.Predicted != "" && (e.Predicted == "" || oe.PredictedAt.Before(e.PredictedAt)) {
+			e.Predicted, e.PredictedAt = oe.Predicted, oe.PredictedAt
+		}
+		p.Experiments[name] = e
 	}
 	if newer && o.Last.Lesson != "" {
 		p.Last, p.LastAt = o.Last, o.LastAt
@@ -73,13 +99,23 @@ func (p *Progress) sanitize() {
 		l.LastPage = max(l.LastPage, 0)
 		l.BestQuiz = clamp(l.BestQuiz, 1)
 		sanitizeAnswers(l.Checks)
-		if q := l.Quiz; q != nil {
-			q.Total = max(q.Total, 0)
-			q.Score = clamp(q.Score, float64(q.Total))
-			sanitizeAnswers(q.Answers)
+		for _, q := range []*QuizResult{l.Quiz, l.FirstQuiz} {
+			if q != nil {
+				q.Total = max(q.Total, 0)
+				q.Score = clamp(q.Score, float64(q.Total))
+				sanitizeAnswers(q.Answers)
+			}
 		}
+		l.Attempts = max(l.Attempts, 0)
 	}
 	p.Last.Page = max(p.Last.Page, 0)
+	for name, e := range p.Experiments {
+		e.Runs = max(e.Runs, 0)
+		if e.Predicted != "right" && e.Predicted != "wrong" {
+			e.Predicted = ""
+		}
+		p.Experiments[name] = e
+	}
 }
 
 func sanitizeAnswers(m map[string]Answer) {

@@ -5,6 +5,7 @@
 package progress
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -22,6 +23,30 @@ type Progress struct {
 	Last    Position           `json:"last"`              // where the learner stopped
 	LastAt  time.Time          `json:"last_at,omitzero"`  // when Last was set, so merges keep the newest
 	Updated time.Time          `json:"updated"`
+	// Labs is the latest grade of each lab, passed or not (LabsPassed in
+	// the lesson keeps the first pass).
+	Labs map[string]LabGrade `json:"labs,omitempty"`
+	// Experiments is what the learner did with each experiment, by name.
+	Experiments map[string]ExperimentRecord `json:"experiments,omitempty"`
+}
+
+// LabGrade is how a lab's latest grading ended.
+type LabGrade struct {
+	Status string    `json:"status"`         // "passed" (verified), "failing", "racy", "flaky", "error"
+	Step   string    `json:"step,omitempty"` // the first step that did not pass
+	At     time.Time `json:"at"`
+}
+
+// ExperimentRecord is one experiment's history: how often it ran, whether
+// it showed what it was built to show, and the learner's first prediction.
+type ExperimentRecord struct {
+	Runs    int       `json:"runs"`
+	Shown   bool      `json:"shown"` // some run showed the effect
+	LastRun time.Time `json:"last_run,omitzero"`
+	// Predicted is the first prediction's outcome: "right", "wrong", or
+	// empty when none was made.
+	Predicted   string    `json:"predicted,omitempty"`
+	PredictedAt time.Time `json:"predicted_at,omitzero"`
 }
 
 // Position is a place in the course: a lesson and a page in it.
@@ -36,6 +61,8 @@ type Lesson struct {
 	LastPage   int                  `json:"last_page"`
 	Checks     map[string]Answer    `json:"checks,omitempty"`      // inline checkpoint answers by question id
 	Quiz       *QuizResult          `json:"quiz,omitempty"`        // the latest finished quiz attempt
+	FirstQuiz  *QuizResult          `json:"first_quiz,omitempty"`  // the first finished attempt, kept
+	Attempts   int                  `json:"attempts,omitempty"`    // quiz attempts finished
 	BestQuiz   float64              `json:"best_quiz"`             // best score seen, as a share 0..1
 	LabsPassed map[string]time.Time `json:"labs_passed,omitempty"` // lab id -> when it first passed
 }
@@ -129,11 +156,18 @@ func (p *Progress) RecordCheck(lessonID, questionID string, a Answer) {
 	p.Updated = a.At
 }
 
-// RecordQuiz stores a finished quiz attempt and keeps the best score.
+// RecordQuiz stores a finished quiz attempt, keeps the first one and the
+// best score.
 func (p *Progress) RecordQuiz(lessonID string, r QuizResult) {
 	l := p.Lesson(lessonID)
 	r.Answers = cloneAnswers(r.Answers)
 	l.Quiz = &r
+	l.Attempts++
+	if l.FirstQuiz == nil {
+		first := r
+		first.Answers = cloneAnswers(r.Answers)
+		l.FirstQuiz = &first
+	}
 	if s := r.Share(); s > l.BestQuiz {
 		l.BestQuiz = s
 	}
@@ -149,6 +183,80 @@ func (p *Progress) RecordLabPassed(lessonID, labID string, now time.Time) {
 	if _, ok := l.LabsPassed[labID]; !ok {
 		l.LabsPassed[labID] = now
 	}
+	p.Updated = now
+}
+
+// RecordLabGrade stores how a lab's grading ended; a verified pass also
+// counts as passed for its lesson.
+func (p *Progress) RecordLabGrade(lessonID, labID string, g LabGrade) {
+	if p.Labs == nil {
+		p.Labs = map[string]LabGrade{}
+	}
+	p.Labs[labID] = g
+	if g.Status == LabStatusPassed {
+		p.RecordLabPassed(lessonID, labID, g.At)
+	}
+	p.Updated = g.At
+}
+
+// LabStatusPassed is LabGrade.Status for a verified pass.
+const LabStatusPassed = "passed"
+
+// RecordExperimentRun counts a finished run of experiment name.
+func (p *Progress) RecordExperimentRun(name string, shown bool, at time.Time) {
+	e := p.experiment(name)
+	e.Runs++
+	e.Shown = e.Shown || shown
+	e.LastRun = at
+	p.Experiments[name] = e
+	p.Updated = at
+}
+
+// RecordPrediction keeps the learner's first prediction for experiment
+// name; later ones (after seeing the answer) do not replace it.
+func (p *Progress) RecordPrediction(name string, right bool, at time.Time) {
+	e := p.experiment(name)
+	if e.Predicted == "" {
+		e.Predicted, e.PredictedAt = "wrong", at
+		if right {
+			e.Predicted = "right"
+		}
+	}
+	p.Experiments[name] = e
+	p.Updated = at
+}
+
+func (p *Progress) experiment(name string) ExperimentRecord {
+	if p.Experiments == nil {
+		p.Experiments = map[string]ExperimentRecord{}
+	}
+	return p.Experiments[name]
+}
+
+// ResetLesson forgets everything recorded for a lesson (pages, checks,
+// quiz attempts, labs passed), and the place to continue if it was there.
+func (p *Progress) ResetLesson(lessonID string, now time.Time) {
+	delete(p.Lessons, lessonID)
+	if p.Last.Lesson == lessonID {
+		p.Last, p.LastAt = Position{}, now
+	}
+	p.Updated = now
+}
+
+// ResetLab forgets a lab's grades and its pass.
+func (p *Progress) ResetLab(labID string, now time.Time) {
+	delete(p.Labs, labID)
+	for _, l := range p.Lessons {
+		if l != nil {
+			delete(l.LabsPassed, labID)
+		}
+	}
+	p.Updated = now
+}
+
+// ResetExperiment forgets an experiment's runs and prediction.
+func (p *Progress) ResetExperiment(name string, now time.Time) {
+	delete(p.Experiments, name)
 	p.Updated = now
 }
 
@@ -182,6 +290,11 @@ func (p *Progress) Clone() *Progress {
 			q.Answers = cloneAnswers(l.Quiz.Answers)
 			lc.Quiz = &q
 		}
+		if l.FirstQuiz != nil {
+			q := *l.FirstQuiz
+			q.Answers = cloneAnswers(l.FirstQuiz.Answers)
+			lc.FirstQuiz = &q
+		}
 		if l.LabsPassed != nil {
 			lc.LabsPassed = make(map[string]time.Time, len(l.LabsPassed))
 			for k, v := range l.LabsPassed {
@@ -190,6 +303,8 @@ func (p *Progress) Clone() *Progress {
 		}
 		c.Lessons[id] = &lc
 	}
+	c.Labs = maps.Clone(p.Labs)
+	c.Experiments = maps.Clone(p.Experiments)
 	return &c
 }
 
