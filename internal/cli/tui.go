@@ -57,6 +57,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		prog, notice = progress.New(), "progress will not be saved: "+perr.Error()
 	} else {
 		var n *progress.Notice
+		progress.Tidy(path) // temp files of a run killed mid-save; best effort
 		prog, n = progress.Load(path, time.Now())
 		if n != nil {
 			notice = n.String()

@@ -46,6 +46,22 @@ func Save(path string, p *Progress) error {
 	return err
 }
 
+// Tidy removes the temporary files that writers killed mid-save left
+// beside path, under the writers' lock so that none still being written is
+// touched. Programs call it at start; Update does the same before writing.
+func Tidy(path string) error {
+	if _, err := os.Stat(filepath.Dir(path)); err != nil {
+		return nil // nothing saved yet, nothing to tidy
+	}
+	unlock, err := lockFile(path + lockSuffix)
+	if err != nil {
+		return fmt.Errorf("tidy progress: lock %s: %w", path+lockSuffix, err)
+	}
+	defer unlock()
+	removeStaleTemps(path)
+	return nil
+}
+
 // lockSuffix names the lock file beside the progress file. The lock file
 // itself stays; only the lock on it matters.
 const lockSuffix = ".lock"

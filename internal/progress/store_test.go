@@ -151,6 +151,25 @@ func TestStaleTempFilesAreRemoved(t *testing.T) {
 	}
 }
 
+// At start, before anything is saved, Tidy clears the same files.
+func TestTidyRemovesStaleTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	stale := path + ".tmp-42"
+	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Tidy(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale temp file still there: %v", err)
+	}
+	if err := Tidy(filepath.Join(dir, "missing", FileName)); err != nil {
+		t.Fatalf("tidy of a state dir not made yet: %v", err)
+	}
+}
+
 func TestHandEditedValuesAreClamped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	content := `{"version":1,"lessons":{"l":{"pages_read":[3,-1,3,0],"last_page":-4,"best_quiz":7,
