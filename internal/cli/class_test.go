@@ -129,9 +129,13 @@ func TestConnectionProblemsAreNamed(t *testing.T) {
 	eps := strings.Join(c.Endpoints(), ",")
 	otherCA := filepath.Join(t.TempDir(), "other")
 	os.MkdirAll(otherCA, 0o700)
-	if _, err := classtest.Start(context.Background(), otherCA, 1, false); err != nil {
+	// Another cluster's CA, to connect with the wrong one. (Stopped before
+	// its data dir goes: etcd exits the process when its WAL vanishes.)
+	other, err := classtest.Start(context.Background(), otherCA, 1, false)
+	if err != nil {
 		t.Fatal(err)
 	}
+	other.Close()
 	plain := strings.Replace(eps, "https://", "http://", 1)
 	cases := []struct {
 		name string
