@@ -232,3 +232,19 @@ func Roster(ctx context.Context, root *clientv3.Client) ([]string, error) {
 	}
 	return names, nil
 }
+
+// EnableAuth does what an administrator does once on a fresh cluster:
+// creates root with the given password, gives it the root role and turns
+// authentication on. cli needs no user yet.
+func EnableAuth(ctx context.Context, cli *clientv3.Client, rootPassword string) error {
+	if _, err := cli.UserAdd(ctx, "root", rootPassword); err != nil {
+		return fmt.Errorf("enable auth: add root: %w", err)
+	}
+	if _, err := cli.UserGrantRole(ctx, "root", "root"); err != nil {
+		return fmt.Errorf("enable auth: grant root: %w", err)
+	}
+	if _, err := cli.AuthEnable(ctx); err != nil {
+		return fmt.Errorf("enable auth: %w", err)
+	}
+	return nil
+}

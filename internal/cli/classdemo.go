@@ -51,17 +51,11 @@ func runClassDemo(ctx context.Context, env *Env, srv *embedetcd.Server, caFile s
 		return err
 	}
 	password := class.GeneratePassword()
-	for _, step := range []func() error{
-		func() error { _, err := cli.UserAdd(ctx, "root", password); return err },
-		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
-		func() error { _, err := cli.AuthEnable(ctx); return err },
-	} {
-		if err := step(); err != nil {
-			cli.Close()
-			return fmt.Errorf("class demo: enable auth: %w", err)
-		}
-	}
+	err = class.EnableAuth(ctx, cli, password)
 	cli.Close()
+	if err != nil {
+		return fmt.Errorf("class demo: %w", err)
+	}
 	eps := plain.Endpoints[0]
 	abs, _ := filepath.Abs(caFile)
 	fmt.Fprintf(env.Stdout, "Class demo: TLS with the CA in %s, authentication on, user root.\n\n", abs)

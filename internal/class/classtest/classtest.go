@@ -11,6 +11,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/pki"
 )
 
@@ -80,14 +81,5 @@ func EnableAuth(ctx context.Context, plain access.Settings) error {
 		return fmt.Errorf("enable auth: %w", err)
 	}
 	defer cli.Close()
-	if _, err := cli.UserAdd(ctx, "root", RootPassword); err != nil {
-		return fmt.Errorf("enable auth: add root: %w", err)
-	}
-	if _, err := cli.UserGrantRole(ctx, "root", "root"); err != nil {
-		return fmt.Errorf("enable auth: grant root: %w", err)
-	}
-	if _, err := cli.AuthEnable(ctx); err != nil {
-		return fmt.Errorf("enable auth: %w", err)
-	}
-	return nil
+	return class.EnableAuth(ctx, cli, RootPassword)
 }
