@@ -28,5 +28,10 @@ func Sources() lessons.Sources {
 		Labs:       labs.Catalog(),
 		LabsRoot:   "labs",
 		OwnLabs:    true,
+		QuizFloor:  QuizFloor,
 	}
 }
+
+// QuizFloor is the built-in course's bar for its end-of-lesson quizzes:
+// each lesson asks at least this many questions beyond its checkpoints.
+const QuizFloor = 5

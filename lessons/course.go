@@ -127,7 +127,8 @@ type Sources struct {
 	// references are not checked.
 	Experiments []string
 	// QuizFloor is the fewest questions each lesson's end-of-lesson quiz
-	// (Lesson.QuizQuestions) must have; 0 sets no floor.
+	// (Lesson.QuizQuestions) must have; 0 sets no floor. The built-in
+	// course sets content.QuizFloor.
 	QuizFloor int
 }
 

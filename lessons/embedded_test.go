@@ -13,7 +13,7 @@ import (
 // experiment references are checked by `playground check`, which knows the
 // lab catalogue and the experiment registry.)
 func TestEmbeddedCourse(t *testing.T) {
-	c, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
+	c, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content", QuizFloor: content.QuizFloor})
 	for _, p := range probs {
 		t.Error(p)
 	}

@@ -47,8 +47,9 @@ func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error
 		if !st.IsDir() {
 			return nil, nil, fmt.Errorf("open course: %s is not a folder", dir)
 		}
-		// The built-in labs may serve another course, but belong to this one.
-		src.Course, src.CourseRoot, src.OwnLabs = os.DirFS(dir), dir, false
+		// The built-in labs may serve another course, but belong to this
+		// one; so does the built-in course's quiz floor.
+		src.Course, src.CourseRoot, src.OwnLabs, src.QuizFloor = os.DirFS(dir), dir, false, 0
 	}
 	c, probs := lessons.Load(src)
 	return c, probs, nil
