@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/ownership-election/playground/quiz"
 )
 
 var testExperiments = []string{"fencing", "renewal"}
@@ -80,7 +82,7 @@ func TestLabsAndLookups(t *testing.T) {
 		t.Error("lookups of unknown ids are not nil")
 	}
 	q, l := c.Question("predict-fence")
-	if q == nil || q.Kind != "predict" || l != c.Lessons[1] {
+	if q == nil || q.Kind != quiz.Predict || l != c.Lessons[1] {
 		t.Errorf("Question(predict-fence) = %+v, %+v", q, l)
 	}
 	if q, l := c.Question("nope"); q != nil || l != nil {

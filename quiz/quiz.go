@@ -27,6 +27,22 @@ var Kinds = []Kind{Single, Multi, Numeric, Order, Predict}
 // choosing among Options (single, multi, predict).
 func (k Kind) HasOptions() bool { return k == Single || k == Multi || k == Predict }
 
+// Instruction is what a learner is asked to do with a question of this
+// kind, as a short phrase ("choose one", "put in order").
+func (k Kind) Instruction() string {
+	switch k {
+	case Multi:
+		return "select all that apply"
+	case Numeric:
+		return "type a number"
+	case Order:
+		return "put in order"
+	case Predict:
+		return "predict the outcome"
+	}
+	return "choose one"
+}
+
 // Quiz is one quiz.yaml file: the questions of one lesson.
 type Quiz struct {
 	ID        string

@@ -4,15 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
-
-	"github.com/ownership-election/playground/internal/tui"
-	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -87,64 +80,5 @@ func TestExperimentNeedsInProcess(t *testing.T) {
 	code, _, errOut := runCLI(t, "--etcd-endpoints", "http://127.0.0.1:1", "experiment", "run", "quorum")
 	if code != exitNeedsInProcess || !strings.Contains(errOut, "in-process") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-}
-
-func TestExperimentScreenFactory(t *testing.T) {
-	course, _, err := loadCourse(&Env{}, "")
-	if err != nil || course == nil {
-		t.Fatalf("load the embedded course: %v", err)
-	}
-	factory := experimentScreens(course, "tester", nil, "")
-	scr, _ := factory("fencing", nil, theme.NewStyles(true, true))
-	scr.SetSize(80, 24)
-	v := ansi.Strip(scr.View())
-	if !strings.Contains(v, "Predict first") || !strings.Contains(v, "Runs on an in-process etcd started for this run") {
-		t.Fatalf("the fencing screen should open on its predict question:\n%s", v)
-	}
-	if len(scr.ShortHelp()) == 0 || scr.Capturing() {
-		t.Error("help or capturing wrong")
-	}
-	scr.Close()
-	bad, _ := factory("no-such-experiment", nil, theme.NewStyles(true, true))
-	if !strings.Contains(bad.View(), "no experiment") {
-		t.Errorf("unknown experiment view: %q", bad.View())
-	}
-}
-
-// When the shared cluster given on the command line failed, an experiment
-// does not quietly run on an in-process etcd: it says the shared one is
-// unreachable and runs elsewhere only when the learner says so; the top
-// line then says where it runs.
-func TestExperimentAsksBeforeLeavingAFailedSharedEtcd(t *testing.T) {
-	course, _, _ := loadCourse(&Env{}, "")
-	st := theme.NewStyles(true, true)
-	holder := &etcdHolder{err: errors.New("context deadline exceeded")}
-	factory := experimentScreens(course, "tester", holder, "https://class.example:2379")
-	scr, _ := factory("renewal", nil, st)
-	scr.SetSize(100, 30)
-	v := ansi.Strip(scr.View())
-	if !strings.Contains(v, "The shared etcd at https://class.example:2379 is not reachable: context deadline exceeded") || !strings.Contains(v, "y run it on an in-process etcd") {
-		t.Fatalf("no question before falling back:\n%s", v)
-	}
-	scr, _ = scr.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
-	if v := ansi.Strip(scr.View()); !strings.Contains(v, "not reachable") {
-		t.Fatalf("another key fell back:\n%s", v)
-	}
-	scr, _ = scr.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
-	if v := ansi.Strip(scr.View()); !strings.Contains(v, "Runs on an in-process etcd started for this run") {
-		t.Fatalf("after y:\n%s", v)
-	}
-	scr.Close()
-
-	// Still connecting: it waits, and a failure then asks too.
-	scr, _ = experimentScreens(course, "tester", &etcdHolder{}, "https://class.example:2379")("renewal", nil, st)
-	scr.SetSize(100, 30)
-	if v := ansi.Strip(scr.View()); !strings.Contains(v, "Connecting to the shared etcd at https://class.example:2379") {
-		t.Fatalf("while connecting:\n%s", v)
-	}
-	scr, _ = scr.Update(tui.EtcdReadyMsg{Err: errors.New("connection refused")})
-	if v := ansi.Strip(scr.View()); !strings.Contains(v, "not reachable: connection refused") {
-		t.Fatalf("after the failure:\n%s", v)
 	}
 }

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
@@ -20,8 +18,7 @@ import (
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui"
-	"github.com/ownership-election/playground/internal/tui/labrun"
-	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/internal/tui/screen/lab"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -75,7 +72,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	etcd := &etcdHolder{}
 	root := ""
 	if wd, err := os.Getwd(); err == nil {
-		root = labrun.FindRoot(wd)
+		root = lab.FindRoot(wd)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -91,13 +88,14 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		ProgressPath:   path,
 		ProgressSaved:  board.Offer,
 		Learner:        learnerName(),
+		Context:        ctx,
 		Etcd:           etcd.starter(env.Etcd),
 		EtcdExternal:   env.Etcd.Remote(),
 		EtcdLogPath:    embedetcd.LogPath(),
-		Lab:            labRunner(root, labCatalog(), labEnv(env), etcd.graderEnv),
-		Experiment:     experimentScreens(course, learnerName(), etcd, sharedEtcd(env)),
+		Lab:            lab.Options{Root: root, Catalog: labCatalog(), Env: labEnv(env)},
+		EtcdShared:     sharedEtcd(env),
 		// Compile the labs' tests ahead, so the first grade rarely waits.
-		Background: labrun.Prewarm(ctx, root, labIDs(course)),
+		Background: lab.Prewarm(ctx, root, labIDs(course)),
 	})
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
@@ -150,16 +148,7 @@ func tuiCourse(env *Env) (*lessons.Course, []lessons.Problem, error) {
 type etcdHolder struct {
 	mu   sync.Mutex
 	srv  embedetcd.Etcd
-	err  error // why the start failed
 	done chan struct{}
-}
-
-// state is the etcd started, or why the start failed; both nil while it
-// is still starting (or was never asked to).
-func (h *etcdHolder) state() (embedetcd.Etcd, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.srv, h.err
 }
 
 // sharedEtcd names the external cluster the connection flags point at,
@@ -172,7 +161,7 @@ func sharedEtcd(env *Env) string {
 }
 
 func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
-	return func(ctx context.Context) (tui.Etcd, error) {
+	return func(ctx context.Context) (embedetcd.Etcd, error) {
 		h.mu.Lock()
 		h.done = make(chan struct{})
 		done := h.done
@@ -180,9 +169,6 @@ func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
 		defer close(done)
 		srv, err := embedetcd.Open(ctx, settings)
 		if err != nil {
-			h.mu.Lock()
-			h.err = err
-			h.mu.Unlock()
 			return nil, err
 		}
 		h.mu.Lock()
@@ -190,19 +176,6 @@ func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
 		h.mu.Unlock()
 		return srv, nil
 	}
-}
-
-// graderEnv hands the embedded etcd, once it runs, to the etcd labs'
-// graders (labs/internal/etcdharness), which then need not start one of
-// their own for every grading. An external cluster is passed on by
-// labEnv instead.
-func (h *etcdHolder) graderEnv() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, embedded := h.srv.(*embedetcd.Server); !embedded {
-		return nil
-	}
-	return []string{grade.EtcdEnv(h.srv.Endpoints())}
 }
 
 // close waits up to wait for a start in flight, then closes what started.
@@ -284,52 +257,3 @@ func printOutline(w io.Writer, c *lessons.Course, probs []lessons.Problem) {
 	fmt.Fprintln(w, "  playground quiz ID --plain       take a quiz on stdin/stdout")
 	fmt.Fprintln(w, "  playground experiment list       the experiments")
 }
-
-// labRunner builds the lab runner screen: root is the learner's checkout
-// ("" outside one: the screen then explains how to get the labs) and
-// catalog the embedded labs.
-func labRunner(root string, catalog fs.FS, env []string, envFunc func() []string) tui.LabFactory {
-	return func(lab *lessons.Lab, passed bool, st theme.Styles) (tui.Screen, tea.Cmd) {
-		m := labrun.New(*lab, labrun.Options{Root: root, Catalog: catalog, Passed: passed, Styles: &st, Env: env, EnvFunc: envFunc})
-		return &labScreen{m: m}, m.Init()
-	}
-}
-
-// labScreen adapts the lab runner to tui.Screen.
-type labScreen struct{ m labrun.Model }
-
-func (s *labScreen) Update(msg tea.Msg) (tui.Screen, tea.Cmd) {
-	var cmd tea.Cmd
-	s.m, cmd = s.m.Update(msg)
-	return s, translatePassed(cmd)
-}
-
-// translatePassed turns the lab runner's PassedMsg into the root's
-// LabPassedMsg, looking inside batches.
-func translatePassed(cmd tea.Cmd) tea.Cmd {
-	if cmd == nil {
-		return nil
-	}
-	return func() tea.Msg {
-		switch msg := cmd().(type) {
-		case labrun.PassedMsg:
-			return tui.LabPassedMsg{Lab: msg.Lab}
-		case tea.BatchMsg:
-			out := make(tea.BatchMsg, len(msg))
-			for i, c := range msg {
-				out[i] = translatePassed(c)
-			}
-			return out
-		default:
-			return msg
-		}
-	}
-}
-
-func (s *labScreen) View() string              { return s.m.View() }
-func (s *labScreen) SetSize(w, h int)          { s.m.SetSize(w, h) }
-func (s *labScreen) SetStyles(st theme.Styles) { s.m.SetStyles(st) }
-func (s *labScreen) Capturing() bool           { return s.m.Capturing() }
-func (s *labScreen) Close()                    { s.m.Close() }
-func (s *labScreen) ShortHelp() []key.Binding  { return s.m.ShortHelp() }
-func (s *labScreen) FullHelp() [][]key.Binding { return s.m.FullHelp() }

@@ -6,11 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	tea "charm.land/bubbletea/v2"
-
-	"github.com/ownership-election/playground/internal/tui"
-	"github.com/ownership-election/playground/internal/tui/labrun"
 )
 
 func TestDefaultCommandPrintsOutlineWithoutTerminal(t *testing.T) {
@@ -47,20 +42,5 @@ func TestDefaultCommandRejectsArguments(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := Main(context.Background(), []string{"nonsense"}, strings.NewReader(""), &out, &errb); code != 2 {
 		t.Fatalf("exit %d for an unknown command, want 2", code)
-	}
-}
-
-func TestTranslatePassed(t *testing.T) {
-	// The lab runner's news of a pass reaches the root as LabPassedMsg,
-	// also from inside a batch.
-	cmd := translatePassed(func() tea.Msg {
-		return tea.BatchMsg{func() tea.Msg { return labrun.PassedMsg{Lab: "01_cas"} }}
-	})
-	batch, ok := cmd().(tea.BatchMsg)
-	if !ok || len(batch) != 1 {
-		t.Fatalf("batch not kept: %#v", cmd())
-	}
-	if got, ok := batch[0]().(tui.LabPassedMsg); !ok || got.Lab != "01_cas" {
-		t.Fatalf("got %#v, want LabPassedMsg{01_cas}", batch[0]())
 	}
 }

@@ -1,32 +1,27 @@
-// Package tui is the playground's terminal interface: a root model that
-// owns the screens (course map, lesson reader, quiz, lab runner, experiment
-// slot), routes messages to the active one, and keeps the learner's
-// progress and the etcd status.
+// Package tui is the playground's terminal interface: the root model. It
+// hosts the screens (internal/tui/screen/...) on a stack through one
+// interface, routes messages to them, opens the screen a message asks for,
+// keeps the learner's progress and saves it, and owns etcd's start.
 package tui
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/experiment"
+	"github.com/ownership-election/playground/internal/tui/screen/home"
+	"github.com/ownership-election/playground/internal/tui/screen/lab"
+	"github.com/ownership-election/playground/internal/tui/screen/quiz"
+	"github.com/ownership-election/playground/internal/tui/screen/reader"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
-)
-
-// state is the screen on top.
-type state int
-
-const (
-	stateHome state = iota
-	stateReader
-	stateQuiz
-	stateLab
-	stateExperiment
 )
 
 // Options configure the TUI. Course is required; everything else has a
@@ -42,22 +37,25 @@ type Options struct {
 	// ProgressSaved, if set, is called (off the UI goroutine) with each
 	// snapshot once it is on disk: the class board's publisher.
 	ProgressSaved func(*progress.Progress)
-	// Learner seeds the per-learner option shuffle of quizzes.
+	// Learner is the learner's identity; it seeds the per-learner option
+	// shuffle of questions.
 	Learner string
+	// Context ends the background work the TUI starts (etcd's start
+	// among it); nil means context.Background(). Quitting cancels it too.
+	Context context.Context
 	// Etcd starts or connects to etcd in the background after the first
 	// frame; nil leaves the status as "not started".
 	Etcd EtcdStarter
 	// EtcdExternal says Etcd connects to an existing cluster rather than
-	// starting the embedded one.
+	// starting the embedded one; EtcdShared names that cluster's endpoints
+	// for the screens that say where they run.
 	EtcdExternal bool
+	EtcdShared   string
 	// EtcdLogPath is where etcd writes its log, shown when it fails.
 	EtcdLogPath string
-	// Lab builds the lab runner screen for a lab; nil shows a screen that
-	// explains how to run the labs.
-	Lab LabFactory
-	// Experiment builds the screen for a named experiment; nil shows how to
-	// run experiments headless.
-	Experiment ExperimentFactory
+	// Lab configures the lab runner screens (the checkout, the catalogue,
+	// the graders' environment); Passed and Styles are set per lab.
+	Lab lab.Options
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// EtcdDelay is how long after start etcd waits before starting, so the
@@ -65,40 +63,16 @@ type Options struct {
 	EtcdDelay time.Duration
 	// Background is work to start once the learner has the screen, such as
 	// compiling the labs' tests ahead of the first grade; it runs a second
-	// after start. Its messages go to the screen on top.
+	// after start. Its messages go to every screen.
 	Background tea.Cmd
 }
 
-// Screen is a child screen that the root can host without knowing it: the
-// lab runner and the experiment view plug in through it.
-type Screen interface {
-	Update(tea.Msg) (Screen, tea.Cmd)
-	View() string
-	SetSize(w, h int)
-	SetStyles(theme.Styles)
-	help.KeyMap
-	// Capturing reports that the screen needs esc itself right now (to
-	// cancel something or answer a question), so the root must not go back.
-	Capturing() bool
-	// Close releases what the screen holds (watchers, running commands).
-	Close()
-}
+// EtcdStarter starts the embedded etcd, or connects to an external one.
+// It runs in the background; it must honour ctx.
+type EtcdStarter func(ctx context.Context) (embedetcd.Etcd, error)
 
-// LabFactory builds the lab runner for lab, with passed telling whether
-// the learner already passed it.
-type LabFactory func(lab *lessons.Lab, passed bool, st theme.Styles) (Screen, tea.Cmd)
-
-// ExperimentFactory builds the screen for the experiment called name. etcd
-// is nil while it is still starting (or when it failed); the screen then
-// gets an EtcdReadyMsg once it is known.
-type ExperimentFactory func(name string, etcd Etcd, st theme.Styles) (Screen, tea.Cmd)
-
-// EtcdReadyMsg reaches an open lab or experiment screen when the etcd start
-// finishes: Etcd is the running server, or Err why it failed.
-type EtcdReadyMsg struct {
-	Etcd Etcd
-	Err  error
-}
+// backgroundMsg says it is time to start Options.Background.
+type backgroundMsg struct{}
 
 // Model is the root model.
 type Model struct {
@@ -109,24 +83,20 @@ type Model struct {
 	keys   theme.GlobalKeys
 	help   help.Model
 	now    func() time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	width, height int
-	state         state
-	back          []state // screens to return to with esc
+	stack         []screen.Screen // home at the bottom, the active screen on top
 	showHelp      bool
 	notice        string // one line shown at the bottom until the next key
 	noticeIsErr   bool
 
 	etcd  etcdState
 	saver *saver
-
-	home   homeModel
-	reader readerModel
-	quiz   quizModel
-	child  Screen // lab runner or experiment, when one is open
 }
 
-// New builds the root model.
+// New builds the root model with the home screen on its stack.
 func New(opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -134,34 +104,37 @@ func New(opts Options) Model {
 	if opts.EtcdDelay == 0 {
 		opts.EtcdDelay = 100 * time.Millisecond
 	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
 	prog := opts.Progress
 	if prog == nil {
 		prog = progress.New()
 	}
-	st := theme.DefaultStyles(true)
+	ctx, cancel := context.WithCancel(opts.Context)
 	m := Model{
 		opts:   opts,
 		course: opts.Course,
 		prog:   prog,
-		styles: st,
+		styles: theme.DefaultStyles(true),
 		keys:   theme.DefaultGlobalKeys(),
 		help:   help.New(),
 		now:    opts.Now,
+		ctx:    ctx,
+		cancel: cancel,
 		width:  80,
 		height: 24,
 		saver:  &saver{},
 	}
-	m.help.Styles = st.Help
+	m.help.Styles = m.styles.Help
 	m.etcd = newEtcdState(opts)
-	m.home = newHome(m.course, st)
-	m.reader = newReader(st)
-	m.reader.learner = opts.Learner
-	m.quiz = newQuiz(st, opts.Learner)
-	if opts.ProgressNotice != "" {
-		m.home.notice = opts.ProgressNotice
-	}
+	m.stack = []screen.Screen{home.New(m.course, m.screenContext(), opts.ProgressNotice)}
 	m.resize(m.width, m.height)
 	return m
+}
+
+func (m Model) screenContext() screen.Context {
+	return screen.Context{Styles: m.styles, Progress: m.prog, Learner: m.opts.Learner}
 }
 
 // Init asks for the background colour and schedules etcd's start for just
@@ -177,165 +150,152 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update routes a message: global keys and sizes first, then the active
-// screen.
+// top is the active screen.
+func (m Model) top() screen.Screen { return m.stack[len(m.stack)-1] }
+
+// atHome reports whether the home screen is the active one.
+func (m Model) atHome() bool { return len(m.stack) == 1 }
+
+// Update routes a message: global keys and sizes first, then the screens.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, tea.Batch(m.afterResize(), m.forwardToChild(msg))
+		return m, m.broadcast(msg)
 	case tea.BackgroundColorMsg:
 		m.setStyles(theme.DefaultStyles(msg.IsDark()))
-		return m, tea.Batch(m.afterResize(), m.forwardToChild(msg))
+		return m, m.broadcast(msg)
 	case tea.KeyPressMsg:
 		if cmd, done := m.globalKey(msg); done {
 			return m, cmd
 		}
+		return m, m.updateTop(msg)
+	case tea.MouseMsg:
+		return m, m.updateTop(msg)
 	case backgroundMsg:
 		return m, m.opts.Background
 	case etcdStartMsg:
-		cmd := m.etcd.start(context.Background(), m.opts.Etcd)
-		m.home.etcdInfo = m.etcd.detail()
-		return m, cmd
+		cmd := m.etcd.start(m.ctx, m.opts.Etcd)
+		return m, tea.Batch(cmd, m.broadcast(m.etcd.status()))
 	case etcdReadyMsg:
 		m.etcd.ready(msg)
-		m.home.etcdInfo, m.home.etcdFailed = m.etcd.detail(), m.etcd.phase == etcdFailed
-		if m.child != nil {
-			// An experiment opened while etcd was starting can run now.
-			var cmd tea.Cmd
-			m.child, cmd = m.child.Update(EtcdReadyMsg{Etcd: msg.srv, Err: msg.err})
-			return m, cmd
-		}
-		return m, nil
+		ready := screen.EtcdReady{Etcd: msg.srv, Err: msg.err, External: m.etcd.external}
+		return m, tea.Batch(m.broadcast(m.etcd.status()), m.broadcast(ready))
 	case progressSavedMsg:
 		if msg.err != nil {
 			m.setNotice("could not save progress: "+msg.err.Error(), true)
 		}
 		return m, nil
-	case openLessonMsg:
-		return m, m.openLesson(msg.lesson, msg.page)
-	case openQuizMsg:
-		return m, m.openQuiz(msg.lesson, msg.only)
-	case openLabMsg:
-		return m, m.openLab(msg.lab)
-	case openExperimentMsg:
-		return m, m.openExperiment(msg.name)
-	case pageShownMsg:
-		m.prog.MarkPageRead(msg.lesson, msg.page, m.now())
-		m.home.refresh(m.prog)
-		return m, m.save()
-	case checkAnsweredMsg:
-		m.prog.RecordCheck(msg.lesson, msg.question, msg.answer)
-		return m, m.save()
-	case quizFinishedMsg:
-		m.prog.RecordQuiz(msg.lesson, msg.result)
-		m.home.refresh(m.prog)
-		return m, m.save()
-	case LabPassedMsg:
+	case screen.OpenLesson:
+		return m, m.openLesson(msg.Lesson, msg.Page)
+	case screen.OpenQuiz:
+		return m, m.openQuiz(msg.Lesson)
+	case screen.OpenLab:
+		return m, m.openLab(msg.Lab)
+	case screen.OpenExperiment:
+		return m, m.openExperiment(msg.Name)
+	case screen.Back:
+		m.goBack()
+		return m, nil
+	case screen.PageShown:
+		m.prog.MarkPageRead(msg.Lesson, msg.Page, m.now())
+		return m, m.progressChanged()
+	case screen.CheckAnswered:
+		m.prog.RecordCheck(msg.Lesson, msg.Question, msg.Answer)
+		return m, m.progressChanged()
+	case screen.QuizFinished:
+		m.prog.RecordQuiz(msg.Lesson, msg.Result)
+		return m, m.progressChanged()
+	case screen.LabPassed:
 		if l := m.course.Lab(msg.Lab); l != nil {
 			m.prog.RecordLabPassed(l.Lesson, l.ID, m.now())
-			m.home.refresh(m.prog)
-			return m, m.save()
+			return m, m.progressChanged()
 		}
 		return m, nil
-	case backMsg:
-		return m, m.goBack()
 	}
-	return m, m.updateActive(msg)
+	return m, m.broadcast(msg)
 }
 
 // globalKey handles the keys every screen shares. done means the key was
 // consumed.
 func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	m.notice = ""
+	top := m.top()
 	switch {
 	case key.Matches(msg, m.keys.ForceQuit):
-		return tea.Quit, true
+		return m.quit(), true
 	case m.showHelp:
 		// Any key closes the help; esc and ? are the documented ones.
 		m.showHelp = false
 		return nil, true
-	case key.Matches(msg, m.keys.Help) && !m.typing():
+	case key.Matches(msg, m.keys.Help) && !top.Typing():
 		m.showHelp = true
 		return nil, true
 	case key.Matches(msg, m.keys.Back):
-		if m.child != nil && m.state >= stateLab && m.child.Capturing() {
+		if top.Capturing() {
 			return nil, false
 		}
-		if m.state == stateReader && m.reader.checkOpen() {
-			return nil, false // the reader closes its checkpoint first
-		}
-		if m.state == stateHome {
-			return nil, true
-		}
-		return m.goBack(), true
-	case key.Matches(msg, m.keys.Quit) && m.state == stateHome && !m.typing():
-		return tea.Quit, true
+		m.goBack()
+		return nil, true
+	case key.Matches(msg, m.keys.Quit) && m.atHome():
+		return m.quit(), true
 	}
 	return nil, false
 }
 
-// typing reports whether the active screen is taking free text, so ? and q
-// are characters rather than commands.
-func (m Model) typing() bool {
-	switch m.state {
-	case stateQuiz:
-		return m.quiz.typing()
-	case stateReader:
-		return m.reader.typing()
+// quit ends the program, and with it whatever the TUI started in the
+// background (an etcd start in flight stops at once).
+func (m *Model) quit() tea.Cmd {
+	for _, s := range m.stack {
+		s.Close()
 	}
-	return false
+	m.cancel()
+	return tea.Quit
 }
 
-func (m *Model) updateActive(msg tea.Msg) tea.Cmd {
+// updateTop gives an input message to the active screen only.
+func (m *Model) updateTop(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	switch m.state {
-	case stateHome:
-		m.home, cmd = m.home.Update(msg)
-	case stateReader:
-		m.reader, cmd = m.reader.Update(msg)
-	case stateQuiz:
-		m.quiz, cmd = m.quiz.Update(msg)
-	case stateLab, stateExperiment:
-		if m.child != nil {
-			m.child, cmd = m.child.Update(msg)
-		}
-	}
-	if _, isKey := msg.(tea.KeyPressMsg); !isKey && m.state != stateReader {
-		// Renderings finish in the background; the reader keeps its cache
-		// warm even while another screen is on top.
-		if r, ok := msg.(renderedMsg); ok {
-			var rc tea.Cmd
-			m.reader, rc = m.reader.Update(r)
-			cmd = tea.Batch(cmd, rc)
-		}
-	}
+	m.stack[len(m.stack)-1], cmd = m.top().Update(msg)
 	return cmd
 }
 
-func (m *Model) push(s state) {
-	if m.state != s {
-		m.back = append(m.back, m.state)
+// broadcast gives a message to every screen on the stack, so a screen
+// below the top still gets its own commands' results and the news.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.stack))
+	for i, s := range m.stack {
+		var cmd tea.Cmd
+		m.stack[i], cmd = s.Update(msg)
+		cmds = append(cmds, cmd)
 	}
-	m.state = s
-	m.showHelp = false
+	return tea.Batch(cmds...)
 }
 
-func (m *Model) goBack() tea.Cmd {
-	if (m.state == stateLab || m.state == stateExperiment) && m.child != nil {
-		m.child.Close()
-		m.child = nil
+// push puts a new screen on top, sized and styled, and starts it.
+func (m *Model) push(s screen.Screen) tea.Cmd {
+	s.SetStyles(m.styles)
+	s.SetSize(m.screenSize(s))
+	m.stack = append(m.stack, s)
+	m.showHelp = false
+	return s.Init()
+}
+
+// goBack closes the screen on top; home stays.
+func (m *Model) goBack() {
+	if m.atHome() {
+		return
 	}
-	if len(m.back) == 0 {
-		m.state = stateHome
-		return nil
+	m.top().Close()
+	m.stack = m.stack[:len(m.stack)-1]
+}
+
+// replaceTop closes screens until the stack holds keep, for screens that
+// replace another rather than stack on it.
+func (m *Model) truncate(keep int) {
+	for len(m.stack) > keep {
+		m.goBack()
 	}
-	m.state = m.back[len(m.back)-1]
-	m.back = m.back[:len(m.back)-1]
-	if m.state == stateHome {
-		m.home.refresh(m.prog)
-	}
-	return nil
 }
 
 func (m *Model) openLesson(id string, page int) tea.Cmd {
@@ -344,115 +304,74 @@ func (m *Model) openLesson(id string, page int) tea.Cmd {
 		m.setNotice("no lesson "+id, true)
 		return nil
 	}
-	m.back = nil // a lesson is always one step from home
-	m.push(stateReader)
-	return m.reader.open(l, page, m.prog)
+	m.truncate(1) // a lesson is always one step from home
+	return m.push(reader.New(l, page, m.screenContext()))
 }
 
-func (m *Model) openQuiz(lessonID string, only []string) tea.Cmd {
+func (m *Model) openQuiz(lessonID string) tea.Cmd {
 	l := m.course.Lesson(lessonID)
-	if l == nil || l.Quiz == nil || len(l.QuizQuestions()) == 0 {
+	if l == nil || len(l.QuizQuestions()) == 0 {
 		m.setNotice("this lesson has no quiz", true)
 		return nil
 	}
-	m.push(stateQuiz)
-	return m.quiz.start(l, only)
+	return m.push(quiz.New(l, m.screenContext()))
+}
+
+// practice reports whether the top is a lab or an experiment: another one
+// replaces it rather than stacking on it.
+func (m *Model) replacePractice() {
+	switch m.top().(type) {
+	case *lab.Model, *experiment.Model:
+		m.goBack()
+	}
 }
 
 func (m *Model) openLab(id string) tea.Cmd {
-	lab := m.course.Lab(id)
-	if lab == nil {
-		lab = &lessons.Lab{ID: id, Title: id}
+	l := m.course.Lab(id)
+	if l == nil {
+		l = &lessons.Lab{ID: id, Title: id}
 	}
-	var scr Screen
-	var cmd tea.Cmd
-	if m.opts.Lab != nil {
-		scr, cmd = m.opts.Lab(lab, m.prog.LabPassed(lab.Lesson, lab.ID), m.styles)
-	} else {
-		scr = newPlaceholder(m.styles, "Lab "+lab.ID, labHowTo(lab))
+	opts := m.opts.Lab
+	opts.Passed = m.prog.LabPassed(l.Lesson, l.ID)
+	st := m.styles
+	opts.Styles = &st
+	m.replacePractice()
+	s := lab.New(*l, opts)
+	if m.etcd.phase == etcdReady {
+		s.Update(screen.EtcdReady{Etcd: m.etcd.srv, External: m.etcd.external})
 	}
-	m.openChild(stateLab, scr)
-	return cmd
+	return m.push(s)
 }
 
 func (m *Model) openExperiment(name string) tea.Cmd {
-	var scr Screen
-	var cmd tea.Cmd
-	if m.opts.Experiment != nil {
-		scr, cmd = m.opts.Experiment(name, m.etcd.srv, m.styles)
-	} else {
-		scr = newPlaceholder(m.styles, "Experiment "+name, experimentHowTo(name))
+	m.replacePractice()
+	opts := experiment.Options{Learner: m.opts.Learner, Predict: m.course.PredictQuestion(name)}
+	switch {
+	case m.etcd.phase == etcdReady:
+		opts.Etcd = m.etcd.srv
+	case m.etcd.external && m.etcd.phase == etcdFailed:
+		opts.Shared, opts.SharedErr = m.opts.EtcdShared, m.etcd.err
+	case m.etcd.external:
+		opts.Shared = m.opts.EtcdShared
 	}
-	m.openChild(stateExperiment, scr)
-	return cmd
-}
-
-func (m *Model) openChild(s state, scr Screen) {
-	if m.child != nil {
-		m.child.Close()
-	}
-	m.child = scr
-	// A lab or experiment replaces another lab or experiment rather than
-	// stacking on it.
-	if m.state == stateLab || m.state == stateExperiment {
-		m.state = s
-	} else {
-		m.push(s)
-	}
-	m.child.SetSize(m.childSize())
+	return m.push(experiment.New(name, opts, m.styles))
 }
 
 func (m *Model) setNotice(s string, isErr bool) {
 	m.notice, m.noticeIsErr = s, isErr
 }
 
-// save writes a snapshot of the progress in the background.
-func (m *Model) save() tea.Cmd {
-	if m.opts.ProgressPath == "" {
-		return nil
-	}
-	snap, path := m.prog.Clone(), m.opts.ProgressPath
-	m.saver.taken++
-	seq, sv, saved := m.saver.taken, m.saver, m.opts.ProgressSaved
-	return func() tea.Msg {
-		err := sv.write(seq, path, snap)
-		if err == nil && saved != nil {
-			saved(snap)
-		}
-		return progressSavedMsg{err: err}
-	}
-}
-
-// saver orders the background saves: snapshots are numbered as they are
-// taken, and one that reaches the disk after a newer one is dropped, so
-// fast paging never leaves an older record on disk.
-type saver struct {
-	taken   uint64 // last snapshot number handed out (Update only)
-	mu      sync.Mutex
-	written uint64 // newest snapshot on disk
-}
-
-func (s *saver) write(seq uint64, path string, p *progress.Progress) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if seq < s.written {
-		return nil
-	}
-	if err := progress.Save(path, p); err != nil {
-		return err
-	}
-	s.written = seq
-	return nil
+// progressChanged saves the progress in the background and tells the
+// screens.
+func (m *Model) progressChanged() tea.Cmd {
+	return tea.Batch(m.save(), m.broadcast(screen.ProgressChanged{Progress: m.prog}))
 }
 
 func (m *Model) setStyles(st theme.Styles) {
 	m.styles = st
 	m.help.Styles = st.Help
-	m.home.setStyles(st)
-	m.reader.setStyles(st)
-	m.quiz.setStyles(st)
-	if m.child != nil {
-		m.child.SetStyles(st)
+	for _, s := range m.stack {
+		s.SetStyles(st)
 	}
 }
 
@@ -462,28 +381,24 @@ const chromeLines = 3
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.help.SetWidth(max(w-2, 10))
-	bw, bh := m.bodySize()
-	m.home.setSize(bw, bh)
-	m.reader.setSize(bw, bh)
-	m.quiz.setSize(bw, bh)
-	if m.child != nil {
-		m.child.SetSize(m.childSize())
+	for _, s := range m.stack {
+		s.SetSize(m.screenSize(s))
 	}
 }
 
-// afterResize asks the reader for renderings at the new width.
-func (m *Model) afterResize() tea.Cmd {
-	return m.reader.ensureRendered()
+// bodySize is the area under the title line.
+func (m Model) bodySize() (int, int) {
+	w := m.width - 2 // App padding
+	h := m.height - chromeLines
+	return max(w, 10), max(h, 1)
 }
 
-// forwardToChild hands a size or colour change to a hosted screen (lab,
-// experiment) after SetSize/SetStyles, so it can re-render what it caches
-// (SetSize cannot return a command).
-func (m *Model) forwardToChild(msg tea.Msg) tea.Cmd {
-	if m.child == nil {
-		return nil
+// screenSize is the area a screen draws in: a screen that draws its own
+// title gets the title line too.
+func (m Model) screenSize(s screen.Screen) (int, int) {
+	w, h := m.bodySize()
+	if s.Title() == "" {
+		h++
 	}
-	var cmd tea.Cmd
-	m.child, cmd = m.child.Update(msg)
-	return cmd
+	return w, h
 }

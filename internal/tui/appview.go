@@ -3,8 +3,11 @@ package tui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/ownership-election/playground/internal/tui/text"
 )
 
 // View draws the active screen inside the shared chrome.
@@ -17,38 +20,23 @@ func (m Model) View() tea.View {
 
 func (m Model) render() string {
 	bw, bh := m.bodySize()
-	title, body := m.active()
+	top := m.top()
+	title := top.Title()
 	var parts []string
 	switch {
 	case m.showHelp:
-		parts = append(parts, m.styles.Title.Render(truncate(title+" · keys", bw)), fit(m.fullHelp(), bw, bh))
-	case m.child != nil && (m.state == stateLab || m.state == stateExperiment):
-		parts = append(parts, fit(body, bw, bh+1))
+		if title == "" {
+			title = "Help"
+		}
+		parts = append(parts, m.styles.Title.Render(text.Truncate(title+" · keys", bw)), text.Fit(m.fullHelp(), bw, bh))
+	case title == "":
+		parts = append(parts, text.Fit(top.View(), bw, bh+1))
 	default:
-		parts = append(parts, m.styles.Title.Render(truncate(title, bw)), fit(body, bw, bh))
+		parts = append(parts, m.styles.Title.Render(text.Truncate(title, bw)), text.Fit(top.View(), bw, bh))
 	}
 	helpLine := m.help.ShortHelpView(m.shortHelp())
-	parts = append(parts, m.statusLine(bw), truncate(helpLine, bw))
-	return padLeft(strings.Join(parts, "\n"), 1)
-}
-
-// active returns the title and body of the screen on top.
-func (m Model) active() (string, string) {
-	switch m.state {
-	case stateReader:
-		return m.reader.title(), m.reader.View()
-	case stateQuiz:
-		return m.quiz.title(), m.quiz.View()
-	case stateLab, stateExperiment:
-		if m.child != nil {
-			name := "Lab"
-			if m.state == stateExperiment {
-				name = "Experiment"
-			}
-			return name, m.child.View()
-		}
-	}
-	return "Ownership election playground", m.home.View()
+	parts = append(parts, m.statusLine(bw), text.Truncate(helpLine, bw))
+	return text.Indent(strings.Join(parts, "\n"), " ")
 }
 
 // statusLine shows a notice when there is one, else the screen's position
@@ -59,32 +47,51 @@ func (m Model) statusLine(w int) string {
 		if m.noticeIsErr {
 			st = m.styles.Error
 		}
-		return st.Render(truncate(m.notice, w))
+		return st.Render(text.Truncate(m.notice, w))
 	}
-	left := ""
-	switch m.state {
-	case stateReader:
-		left = m.reader.position()
-	case stateQuiz:
-		left = m.quiz.position()
-	}
+	left := m.top().Status()
 	right := m.etcd.line(m.styles, w/2+w/4)
 	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
-		return truncate(right, w)
+		return text.Truncate(right, w)
 	}
-	return m.styles.Muted.Render(left) + spaces(gap) + right
+	return m.styles.Muted.Render(left) + text.Spaces(gap) + right
 }
 
-func (m Model) bodySize() (int, int) {
-	w := m.width - 2 // App padding
-	h := m.height - chromeLines
-	return max(w, 10), max(h, 1)
+// globalKeys are the shared keys that apply on the active screen: quit on
+// home, back elsewhere unless the screen holds esc itself (it lists its
+// own use of esc then).
+func (m Model) globalKeys() []key.Binding {
+	switch {
+	case m.atHome():
+		return []key.Binding{m.keys.Help, m.keys.Quit}
+	case m.top().Capturing():
+		return []key.Binding{m.keys.Help}
+	}
+	return []key.Binding{m.keys.Back, m.keys.Help}
 }
 
-// childSize is the area of a lab or experiment screen: they draw their own
-// title, so they get the title line too.
-func (m Model) childSize() (int, int) {
-	w, h := m.bodySize()
-	return w, h + 1
+// shortHelp is the one-line key help of the screen on top, followed by the
+// global keys that apply there.
+func (m Model) shortHelp() []key.Binding {
+	return append(m.top().ShortHelp(), m.globalKeys()...)
+}
+
+// fullHelp is every key of the screen on top, in columns.
+func (m Model) fullHelp() string {
+	groups := m.top().FullHelp()
+	global := []key.Binding{m.keys.Help, m.keys.Back, m.keys.ForceQuit}
+	if m.atHome() {
+		global = []key.Binding{m.keys.Help, m.keys.Quit, m.keys.ForceQuit}
+	}
+	groups = append(groups, global)
+	h := m.help
+	h.ShowAll = true
+	var b strings.Builder
+	b.WriteString(m.styles.Heading.Render("Keys on this screen"))
+	b.WriteString("\n\n")
+	b.WriteString(h.FullHelpView(groups))
+	b.WriteString("\n\n")
+	b.WriteString(m.styles.Muted.Render("Press any key to close this help."))
+	return b.String()
 }

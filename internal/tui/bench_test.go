@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -12,7 +13,7 @@ import (
 func BenchmarkReaderScroll(b *testing.B) {
 	course, _ := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
 	h := newHarness(b, 200, 60, func(o *Options) { o.Course = course; o.ProgressPath = "" })
-	h.send(openLessonMsg{lesson: course.Lessons[4].ID, page: 0})
+	h.send(screen.OpenLesson{Lesson: course.Lessons[4].ID, Page: 0})
 	down, up := keyMsg("j"), keyMsg("k")
 	b.ResetTimer()
 	for i := range b.N {

@@ -9,21 +9,27 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
 )
 
-// fakeLab is a lab screen that passes when g is pressed and needs esc for
-// itself while "busy".
-type fakeLab struct {
+// fakeScreen is a hosted screen that reports a lab pass when g is
+// pressed and needs esc for itself while "busy".
+type fakeScreen struct {
 	lab    string
 	busy   bool
 	closed *bool
 	w, h   int
 	seen   []string
+	etcd   []screen.EtcdReady
 }
 
-func (f *fakeLab) Update(msg tea.Msg) (Screen, tea.Cmd) {
+func (f *fakeScreen) Init() tea.Cmd { return nil }
+func (f *fakeScreen) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
+	if e, ok := msg.(screen.EtcdReady); ok {
+		f.etcd = append(f.etcd, e)
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return f, nil
@@ -35,47 +41,56 @@ func (f *fakeLab) Update(msg tea.Msg) (Screen, tea.Cmd) {
 	case "esc":
 		f.busy = false
 	case "g":
-		return f, send(LabPassedMsg{Lab: f.lab})
+		return f, screen.Send(screen.LabPassed{Lab: f.lab})
 	}
 	return f, nil
 }
-func (f *fakeLab) View() string {
+func (f *fakeScreen) View() string {
 	return "FAKE LAB " + f.lab + strings.Repeat("\nrow", 40) + "\n" + strings.Repeat("x", 300)
 }
-func (f *fakeLab) SetSize(w, h int)          { f.w, f.h = w, h }
-func (f *fakeLab) SetStyles(theme.Styles)    {}
-func (f *fakeLab) Capturing() bool           { return f.busy }
-func (f *fakeLab) Close()                    { *f.closed = true }
-func (f *fakeLab) ShortHelp() []key.Binding  { return nil }
-func (f *fakeLab) FullHelp() [][]key.Binding { return nil }
+func (f *fakeScreen) SetSize(w, h int)          { f.w, f.h = w, h }
+func (f *fakeScreen) SetStyles(theme.Styles)    {}
+func (f *fakeScreen) Title() string             { return "" }
+func (f *fakeScreen) Status() string            { return "" }
+func (f *fakeScreen) Capturing() bool           { return f.busy }
+func (f *fakeScreen) Typing() bool              { return false }
+func (f *fakeScreen) Close()                    { *f.closed = true }
+func (f *fakeScreen) ShortHelp() []key.Binding  { return nil }
+func (f *fakeScreen) FullHelp() [][]key.Binding { return nil }
 
-func TestLabScreenPassRecordedAndEscHandling(t *testing.T) {
-	var fake *fakeLab
+func TestHostedScreenEscHandling(t *testing.T) {
 	closed := false
-	h := newHarness(t, 80, 24, func(o *Options) {
-		o.Lab = func(lab *lessons.Lab, passed bool, st theme.Styles) (Screen, tea.Cmd) {
-			fake = &fakeLab{lab: lab.ID, closed: &closed}
-			return fake, nil
-		}
-	})
-	// The test course names lab 01_cas but has no lab catalog; the root
-	// still opens the screen for it.
-	h.keys("l")
+	fake := &fakeScreen{lab: "01_cas", closed: &closed}
+	h := newHarness(t, 80, 24)
+	h.m.push(fake)
 	h.mustShow("FAKE LAB 01_cas")
-	h.checkFits() // the root keeps even an unruly child inside the screen
+	h.checkFits() // the root keeps even an unruly screen inside the terminal
 	if fake.w != 78 || fake.h != 22 {
-		t.Fatalf("child size %dx%d, want 78x22", fake.w, fake.h)
+		t.Fatalf("screen size %dx%d, want 78x22 (it draws its own title)", fake.w, fake.h)
 	}
 	h.keys("b", "esc")
-	if h.m.state != stateLab {
-		t.Fatal("esc went back while the lab screen was capturing it")
+	if h.m.top() != screen.Screen(fake) {
+		t.Fatal("esc went back while the screen was capturing it")
 	}
 	if got := strings.Join(fake.seen, ","); got != "b,esc" {
-		t.Fatalf("lab saw %q, want b,esc", got)
+		t.Fatalf("screen saw %q, want b,esc", got)
 	}
 	h.keys("esc")
-	if h.m.state != stateHome || !closed {
-		t.Fatalf("second esc: state %v, closed %v; want home and the screen closed", h.m.state, closed)
+	if !h.m.atHome() || !closed {
+		t.Fatalf("second esc: at home %v, closed %v; want home and the screen closed", h.m.atHome(), closed)
+	}
+}
+
+func TestLabOpensFromHome(t *testing.T) {
+	// The test course names lab 01_cas but has no lab catalogue and no
+	// checkout: the lab screen opens and says how to get the labs.
+	h := newHarness(t, 80, 24)
+	h.keys("l")
+	h.mustShow("Lab 01_cas", "labs not found on this machine")
+	h.checkFits()
+	h.keys("esc")
+	if !h.m.atHome() {
+		t.Fatal("esc did not leave the lab screen")
 	}
 }
 
@@ -83,13 +98,9 @@ func TestLabPassedIsSaved(t *testing.T) {
 	c := loadTestCourse(t)
 	c.Labs = append(c.Labs, &lessons.Lab{ID: "01_cas", Title: "CAS", Lesson: "first-steps"})
 	closed := false
-	h := newHarness(t, 80, 24, func(o *Options) {
-		o.Course = c
-		o.Lab = func(lab *lessons.Lab, passed bool, st theme.Styles) (Screen, tea.Cmd) {
-			return &fakeLab{lab: lab.ID, closed: &closed}, nil
-		}
-	})
-	h.keys("l", "g", "esc")
+	h := newHarness(t, 80, 24, func(o *Options) { o.Course = c })
+	h.m.push(&fakeScreen{lab: "01_cas", closed: &closed})
+	h.keys("g", "esc")
 	h.mustShow("0/3     –   1/1") // pages, quiz, labs of lesson 1
 	if !h.savedProgress().LabPassed("first-steps", "01_cas") {
 		t.Fatal("lab pass not saved")
@@ -108,39 +119,22 @@ func TestSaveFailureIsShown(t *testing.T) {
 	h.checkFits()
 }
 
-// etcdWatcher records the etcd news it gets.
-type etcdWatcher struct {
-	fakeLab
-	got []EtcdReadyMsg
-}
-
-func (w *etcdWatcher) Update(msg tea.Msg) (Screen, tea.Cmd) {
-	if e, ok := msg.(EtcdReadyMsg); ok {
-		w.got = append(w.got, e)
-	}
-	return w, nil
-}
-
-func TestExperimentGetsEtcdWhenReady(t *testing.T) {
-	var scr *etcdWatcher
-	var atOpen Etcd
+func TestScreensGetEtcdWhenReady(t *testing.T) {
 	closed := false
-	h := newHarness(t, 80, 24, func(o *Options) {
-		o.Etcd = startOK
-		o.Experiment = func(name string, etcd Etcd, st theme.Styles) (Screen, tea.Cmd) {
-			atOpen = etcd
-			scr = &etcdWatcher{fakeLab: fakeLab{lab: name, closed: &closed}}
-			return scr, nil
-		}
-	})
-	h.keys("x")
-	if atOpen != nil {
-		t.Fatal("etcd handed over before it started")
-	}
+	fake := &fakeScreen{lab: "x", closed: &closed}
+	h := newHarness(t, 80, 24, func(o *Options) { o.Etcd = startOK })
+	h.m.push(fake)
 	h.send(etcdStartMsg{})
-	if len(scr.got) != 1 || scr.got[0].Etcd == nil || scr.got[0].Err != nil {
-		t.Fatalf("experiment got %+v, want one ready etcd", scr.got)
+	if len(fake.etcd) != 1 || fake.etcd[0].Etcd == nil || fake.etcd[0].Err != nil {
+		t.Fatalf("screen got %+v, want one ready etcd", fake.etcd)
 	}
+}
+
+func TestExperimentOpensFromHome(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("x") // lesson 1 lists the fencing experiment
+	h.mustShow("Experiment: fencing")
+	h.checkFits()
 }
 
 func TestBackgroundWorkStartsAfterStart(t *testing.T) {

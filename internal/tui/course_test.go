@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -25,16 +26,16 @@ func TestEmbeddedCourseFits80x24(t *testing.T) {
 	}
 	h := newHarness(t, 80, 24, func(o *Options) { o.Course = course })
 	for _, l := range course.Lessons {
-		h.send(openLessonMsg{lesson: l.ID, page: 0})
+		h.send(screen.OpenLesson{Lesson: l.ID, Page: 0})
 		for p := range l.Pages {
 			if p > 0 {
 				h.keys("n")
 			}
-			out, ok := h.m.reader.cache[h.m.reader.key(p)]
+			out, ok := h.readerScreen().Rendered(p)
 			if !ok {
 				t.Fatalf("%s page %d not rendered", l.ID, p+1)
 			}
-			tw := h.m.reader.textWidth()
+			tw := h.readerScreen().TextWidth()
 			for i, line := range strings.Split(out, "\n") {
 				if w := ansi.StringWidth(line); w > tw {
 					t.Errorf("%s page %d (%q) line %d is %d wide, the text column is %d: %q",
@@ -50,9 +51,9 @@ func TestEmbeddedCourseFits80x24(t *testing.T) {
 		for range l.QuizQuestions() {
 			h.checkFits()
 			h.keys("enter") // a single choice takes the cursor's option
-			if !h.m.quiz.current.answered() {
+			if !h.quizScreen().Current().Answered() {
 				// Numeric and empty answers need input; type the answer.
-				q := h.m.quiz.current.q
+				q := h.quizScreen().Current().Asked()
 				for _, r := range trimNumber(q.Answer) {
 					h.keys(string(r))
 				}

@@ -7,19 +7,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/text"
 	"github.com/ownership-election/playground/internal/tui/theme"
 )
-
-// Etcd is what the TUI needs of a running etcd: where it is and how to let
-// go of it. embedetcd's servers, clusters and remotes satisfy it.
-type Etcd interface {
-	Endpoints() []string
-	Close() error
-}
-
-// EtcdStarter starts the embedded etcd, or connects to an external one.
-// It runs in the background; it must honour ctx.
-type EtcdStarter func(ctx context.Context) (Etcd, error)
 
 type etcdPhase int
 
@@ -33,7 +25,7 @@ const (
 type (
 	etcdStartMsg struct{}
 	etcdReadyMsg struct {
-		srv Etcd
+		srv embedetcd.Etcd
 		err error
 	}
 )
@@ -43,7 +35,7 @@ type etcdState struct {
 	phase    etcdPhase
 	external bool
 	logPath  string
-	srv      Etcd
+	srv      embedetcd.Etcd
 	err      error
 }
 
@@ -74,39 +66,41 @@ func (s *etcdState) ready(msg etcdReadyMsg) {
 	s.phase, s.srv = etcdReady, msg.srv
 }
 
-// Server returns the running etcd, or nil.
-func (m Model) Server() Etcd { return m.etcd.srv }
+// status is the state in words, for the screens that show it.
+func (s etcdState) status() screen.EtcdStatus {
+	return screen.EtcdStatus{Detail: s.detail(), Failed: s.phase == etcdFailed}
+}
 
 // line is the status for the bottom bar, at most w cells.
 func (s etcdState) line(st theme.Styles, w int) string {
-	var text string
+	var line string
 	style := st.Muted
 	switch s.phase {
 	case etcdOff:
 		return ""
 	case etcdStarting:
 		if s.external {
-			text = "● etcd: connecting…"
+			line = "● etcd: connecting…"
 		} else {
-			text = "● etcd: starting…"
+			line = "● etcd: starting…"
 		}
 		style = st.Warning
 	case etcdReady:
 		where := strings.Join(s.srv.Endpoints(), ",")
 		if s.external {
-			text = "● etcd: external cluster " + where
+			line = "● etcd: external cluster " + where
 		} else {
-			text = "● etcd: ready " + where
+			line = "● etcd: ready " + where
 		}
 		style = st.Success
 	case etcdFailed:
-		text = "● etcd failed: " + firstLine(s.err.Error())
+		line = "● etcd failed: " + text.FirstLine(s.err.Error())
 		if s.logPath != "" {
-			text += " (log: " + s.logPath + ")"
+			line += " (log: " + s.logPath + ")"
 		}
 		style = st.Error
 	}
-	return style.Render(truncate(text, w))
+	return style.Render(text.Truncate(line, w))
 }
 
 // detail is the longer etcd status for the home screen.
@@ -121,18 +115,11 @@ func (s etcdState) detail() string {
 		}
 		return fmt.Sprintf("%s ready at %s", kind, strings.Join(s.srv.Endpoints(), ","))
 	case etcdFailed:
-		msg := "etcd failed to start: " + firstLine(s.err.Error())
+		msg := "etcd failed to start: " + text.FirstLine(s.err.Error())
 		if s.logPath != "" {
 			msg += "; see " + s.logPath
 		}
 		return msg
 	}
 	return ""
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	quizscreen "github.com/ownership-election/playground/internal/tui/screen/quiz"
 )
 
 // startProgram runs the real Bubble Tea program around the root model,
@@ -57,8 +59,8 @@ func TestFlowOpenLessonPageBack(t *testing.T) {
 	waitFor(t, tm, "Continue where you left off")
 	tm.Send(keyMsg("q"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	if final.state != stateHome {
-		t.Fatalf("final state %v, want home", final.state)
+	if stateOf(final) != "home" {
+		t.Fatalf("final state %s, want home", stateOf(final))
 	}
 	if l := final.prog.Lessons["first-steps"]; l == nil || len(l.PagesRead) != 2 {
 		t.Fatalf("pages read = %+v, want 2", l)
@@ -76,7 +78,8 @@ func TestFlowAnswerQuizQuestion(t *testing.T) {
 	waitFor(t, tm, "Five is much larger.")
 	tm.Send(keyMsg("ctrl+c"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	if !final.quiz.current.answered() || !final.quiz.current.result.Correct {
+	q0, ok := final.top().(*quizscreen.Model)
+	if !ok || !q0.Current().Answered() || !q0.Current().Result().Correct {
 		t.Fatal("the quiz question was not graded correct")
 	}
 }

@@ -12,8 +12,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen/experiment"
+	"github.com/ownership-election/playground/internal/tui/screen/home"
+	"github.com/ownership-election/playground/internal/tui/screen/lab"
+	quizscreen "github.com/ownership-election/playground/internal/tui/screen/quiz"
+	"github.com/ownership-election/playground/internal/tui/screen/reader"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
 	"github.com/ownership-election/playground/quiz"
@@ -206,10 +213,49 @@ type fakeEtcd struct{ closed bool }
 func (f *fakeEtcd) Endpoints() []string { return []string{"http://127.0.0.1:23790"} }
 func (f *fakeEtcd) Close() error        { f.closed = true; return nil }
 
-func startOK(context.Context) (Etcd, error) { return &fakeEtcd{}, nil }
+func (f *fakeEtcd) Client() (*clientv3.Client, error) { return nil, errors.New("fake etcd") }
 
-func startFail(context.Context) (Etcd, error) {
+func startOK(context.Context) (embedetcd.Etcd, error) { return &fakeEtcd{}, nil }
+
+func startFail(context.Context) (embedetcd.Etcd, error) {
 	return nil, errors.New("listen tcp 127.0.0.1:0: address in use")
 }
 
 func ansiStrip(s string) string { return ansi.Strip(s) }
+
+// state names the screen on top.
+func (h *harness) state() string { return stateOf(h.m) }
+
+func stateOf(m Model) string {
+	switch m.top().(type) {
+	case *home.Model:
+		return "home"
+	case *reader.Model:
+		return "reader"
+	case *quizscreen.Model:
+		return "quiz"
+	case *lab.Model:
+		return "lab"
+	case *experiment.Model:
+		return "experiment"
+	}
+	return "?"
+}
+
+func (h *harness) readerScreen() *reader.Model {
+	h.t.Helper()
+	r, ok := h.m.top().(*reader.Model)
+	if !ok {
+		h.t.Fatalf("the reader is not on top (%s)", h.state())
+	}
+	return r
+}
+
+func (h *harness) quizScreen() *quizscreen.Model {
+	h.t.Helper()
+	q, ok := h.m.top().(*quizscreen.Model)
+	if !ok {
+		h.t.Fatalf("the quiz is not on top (%s)", h.state())
+	}
+	return q
+}

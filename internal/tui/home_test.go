@@ -7,8 +7,12 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/home"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -27,8 +31,8 @@ func TestHomeCursorMovesAndOpensLesson(t *testing.T) {
 	h.keys("down")
 	h.mustShow("The second test lesson")
 	h.keys("up", "enter")
-	if h.m.state != stateReader {
-		t.Fatalf("state = %v after enter, want the reader", h.m.state)
+	if h.state() != "reader" {
+		t.Fatalf("state = %v after enter, want the reader", h.state())
 	}
 	h.mustShow("01 First steps with a test course", "Opening page", "page 1/3")
 }
@@ -42,8 +46,8 @@ func TestHomeNumberKeySelectsLesson(t *testing.T) {
 func TestHomeContinueWhereLeftOff(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.keys("enter", "n", "esc")
-	if h.m.state != stateHome {
-		t.Fatalf("esc from the reader should go home, state %v", h.m.state)
+	if h.state() != "home" {
+		t.Fatalf("esc from the reader should go home, state %s", h.state())
 	}
 	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", "2/3     –   0/1")
 	h.keys("2") // select another lesson: c still continues lesson 1
@@ -93,7 +97,7 @@ func TestHelpTogglesFullHelp(t *testing.T) {
 	h.checkFits()
 	h.keys("esc")
 	h.mustNotShow("Keys on this screen")
-	if h.m.state != stateHome {
+	if h.state() != "home" {
 		t.Fatal("closing help left the home screen")
 	}
 	// The reader's help lists the reader's keys.
@@ -136,7 +140,7 @@ func TestFirstFrameDoesNotWaitForEtcd(t *testing.T) {
 	// the start is a delayed command, not work done in New or Init.
 	block := make(chan struct{})
 	defer close(block)
-	m := New(Options{Course: loadTestCourse(t), Etcd: func(ctx context.Context) (Etcd, error) {
+	m := New(Options{Course: loadTestCourse(t), Etcd: func(ctx context.Context) (embedetcd.Etcd, error) {
 		<-block
 		return nil, ctx.Err()
 	}})
@@ -171,36 +175,47 @@ func TestNoColorEnvironment(t *testing.T) {
 // a lesson can be reached from the course map, and the detail says which.
 func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
 	c := &lessons.Course{Lessons: []*lessons.Lesson{{ID: "l1", Number: 1, Title: "One", Labs: []string{"a", "b", "c"}}}}
-	h := newHome(c, theme.NewStyles(true, false))
+	h := home.New(c, screen.Context{Styles: theme.NewStyles(true, false), Progress: progress.New()}, "")
+	h.SetSize(80, 24)
 	open := func() string {
 		t.Helper()
 		_, cmd := h.Update(keyMsg("l"))
 		if cmd == nil {
 			t.Fatal("l sent nothing")
 		}
-		msg, ok := cmd().(openLabMsg)
+		msg, ok := cmd().(screen.OpenLab)
 		if !ok {
-			t.Fatalf("l sent %T, want openLabMsg", cmd())
+			t.Fatalf("l sent %T, want screen.OpenLab", cmd())
 		}
-		return msg.lab
+		return msg.Lab
 	}
 	if got := open(); got != "a" {
 		t.Fatalf("nothing passed: l opens %q, want a", got)
 	}
 	p := progress.New()
 	p.RecordLabPassed("l1", "a", time.Now())
-	h.refresh(p)
+	h.Update(screen.ProgressChanged{Progress: p})
 	if got := open(); got != "b" {
 		t.Fatalf("a passed: l opens %q, want b", got)
 	}
-	if d := h.detail(80, false); !strings.Contains(d, "labs a, b, c (l: b)") {
+	if d := ansi.Strip(h.View()); !strings.Contains(d, "labs a, b, c (l: b)") {
 		t.Fatalf("detail %q does not say l opens b", d)
 	}
 	for _, lab := range []string{"b", "c"} {
 		p.RecordLabPassed("l1", lab, time.Now())
 	}
-	h.refresh(p)
+	h.Update(screen.ProgressChanged{Progress: p})
 	if got := open(); got != "a" {
 		t.Fatalf("all passed: l opens %q, want the first, a", got)
+	}
+}
+
+func TestSmallTerminalsDoNotOverflow(t *testing.T) {
+	for _, size := range [][2]int{{50, 12}, {40, 8}} {
+		for _, path := range [][]string{nil, {"enter"}, {"enter", "c"}, {"t"}, {"t", "1", "enter"}, {"?"}, {"x"}} {
+			h := newHarness(t, size[0], size[1])
+			h.keys(path...)
+			h.checkFits()
+		}
 	}
 }

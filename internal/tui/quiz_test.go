@@ -41,7 +41,7 @@ func TestQuizMultiTickByNumberAndSpace(t *testing.T) {
 	h.mustShow("[x]")
 	// Move the cursor to 10 (arrows wrap around) and tick it with space.
 	pos := int(displayPos(q, 2)[0] - '1')
-	for h.m.quiz.current.cursor != pos {
+	for h.quizScreen().Current().Cursor() != pos {
 		h.keys("down")
 	}
 	h.keys("space", "enter")
@@ -75,7 +75,7 @@ func TestQuizNumericRejectsEmpty(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.keys("t", "1", "enter", "enter", "1", "enter", "enter", "enter")
 	h.mustShow("type a number (in s)")
-	if h.m.quiz.current.answered() {
+	if h.quizScreen().Current().Answered() {
 		t.Fatal("an empty numeric answer was graded")
 	}
 }
@@ -86,22 +86,22 @@ func TestQuizOrderReorder(t *testing.T) {
 	h.mustShow("Question 4 of 4", "put in order")
 	// Sort the rows by grabbing and moving, as a learner would: a
 	// selection sort driven only by keys.
-	for row := range len(h.m.quiz.current.order) {
+	for row := range len(h.quizScreen().Current().Arrangement()) {
 		// Find the row holding item `row` and bring it up to `row`.
 		from := row
-		for i, item := range h.m.quiz.current.order {
+		for i, item := range h.quizScreen().Current().Arrangement() {
 			if item == row {
 				from = i
 			}
 		}
-		for h.m.quiz.current.cursor < from {
+		for h.quizScreen().Current().Cursor() < from {
 			h.keys("down")
 		}
-		for h.m.quiz.current.cursor > from {
+		for h.quizScreen().Current().Cursor() > from {
 			h.keys("up")
 		}
 		h.keys("space")
-		for h.m.quiz.current.cursor > row {
+		for h.quizScreen().Current().Cursor() > row {
 			h.keys("up")
 		}
 		h.keys("space")
@@ -164,8 +164,8 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 		t.Fatalf("best %v, latest share %v", saved.BestQuiz, saved.Quiz.Share())
 	}
 	h.keys("enter")
-	if h.m.state != stateHome {
-		t.Fatalf("enter on the score should go back home, state %v", h.m.state)
+	if h.state() != "home" {
+		t.Fatalf("enter on the score should go back home, state %s", h.state())
 	}
 	// The map shows the best score in the quiz column.
 	h.mustShow(fmt.Sprintf("0/3  %3d%%   0/1", int(saved.BestQuiz*100+0.5)))
@@ -174,7 +174,7 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 func TestQuizFromHomeAndEsc(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.keys("t", "esc")
-	if h.m.state != stateHome {
+	if h.state() != "home" {
 		t.Fatal("esc from a quiz opened at home should go home")
 	}
 }
@@ -186,12 +186,12 @@ func TestQuizPredictOffersTheExperiment(t *testing.T) {
 	h.keys("1", "enter")
 	h.mustShow("x runs the experiment fencing")
 	h.keys("x")
-	if h.m.state != stateExperiment {
-		t.Fatalf("x after a predict question: state %v, want the experiment", h.m.state)
+	if h.state() != "experiment" {
+		t.Fatalf("x after a predict question: state %s, want the experiment", h.state())
 	}
-	h.mustShow("playground experiment run fencing")
+	h.mustShow("Experiment: fencing")
 	h.keys("esc")
-	if h.m.state != stateQuiz {
-		t.Fatalf("esc from the experiment: state %v, want back in the quiz", h.m.state)
+	if h.state() != "quiz" {
+		t.Fatalf("esc from the experiment: state %s, want back in the quiz", h.state())
 	}
 }

@@ -1,0 +1,314 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/quiz"
+)
+
+var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func predictQuestion() *quiz.Question {
+	return &quiz.Question{ID: "q-fencing", Kind: quiz.Predict, Experiment: "fencing",
+		Prompt:   "The owner is paused past its TTL and then writes with its old token. What happens?",
+		Takeaway: "Only a resource that checks tokens stops a zombie write.",
+		Options: []quiz.Option{
+			{Text: "Accepted with fencing off, rejected with fencing on", Correct: true},
+			{Text: "Rejected in both runs"},
+			{Text: "Accepted in both runs"},
+		}}
+}
+
+func newModel(t *testing.T, name string, q *quiz.Question, w, h int) *Model {
+	t.Helper()
+	m := New(name, Options{Predict: q, Learner: "tester"}, theme.NewStyles(true, true))
+	if err := m.err; err != nil {
+		t.Fatal(err)
+	}
+	m.now = func() time.Time { return clock }
+	m.SetSize(w, h)
+	return m
+}
+
+func press(m *Model, keys ...string) (*Model, tea.Cmd) {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "left":
+			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
+		case "right":
+			msg = tea.KeyPressMsg{Code: tea.KeyRight}
+		default:
+			msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+		}
+		_, cmd = m.Update(msg)
+	}
+	return m, cmd
+}
+
+func view(m *Model) string { return ansi.Strip(m.View()) }
+
+// running puts a synthetic run state on the screen: what a tick copies
+// from a real run.
+func running(m *Model) *Model {
+	m.phase, m.started = phaseRunning, clock.Add(-3200*time.Millisecond)
+	m.snap = snapshot{autoplay: true,
+		replicas: []experiment.ReplicaState{
+			{Name: "b1", Role: experiment.RoleOwner, Token: 6, LeaseTTL: 1, LeaseLeft: 0, Paused: true},
+			{Name: "b2", Role: experiment.RoleCandidate, LeaseTTL: 1, LeaseLeft: 700 * time.Millisecond},
+			{Name: "b3", Role: experiment.RoleOwner, Token: 7, LeaseTTL: 1, LeaseLeft: 900 * time.Millisecond},
+		},
+		resource: experiment.ResourceState{Fencing: true, Highest: 7, Value: "b3#1", Writer: "b3", Accepted: 4, Rejected: 1},
+	}
+	for i, e := range []experiment.Event{
+		{Kind: experiment.Phase, Text: "fencing on: replicas elect an owner"},
+		{Kind: experiment.Acquired, Replica: "b1", Token: 6, Text: "became owner with token 6"},
+		{Kind: experiment.LeaseRenewed, Replica: "b1", Text: "renewed, TTL back to 1 s"},
+		{Kind: experiment.Paused, Replica: "b1", Text: "paused: work and network frozen"},
+		{Kind: experiment.Acquired, Replica: "b3", Token: 7, Text: "became owner with token 7"},
+		{Kind: experiment.WriteAccepted, Replica: "b3", Token: 7, Text: `write "b3#1" with token 7 accepted`},
+		{Kind: experiment.Resumed, Replica: "b1", Text: "resumed, unaware of the time it lost"},
+		{Kind: experiment.WriteRejected, Replica: "b1", Token: 6, Text: `write "b1#1" with token 6 rejected: token 7 already seen`},
+		{Kind: experiment.InvariantViolated, Replica: "b1", Text: "two owners at once (b1 wrote): b1 (token 6), b3 (token 7)"},
+	} {
+		e.At = time.Duration(i) * 350 * time.Millisecond
+		m.snap.events = append(m.snap.events, e)
+	}
+	return m
+}
+
+func done(m *Model) *Model {
+	m = running(m)
+	m.phase = phaseDone
+	m.snap.verdict = &experiment.Verdict{Scenario: "fencing", Showed: true,
+		Summary: "Fencing off: a1's write with token 2 was accepted after token 3, overwriting a3's data. Fencing on: b1's write with token 6 was rejected (the resource had seen 7) and b3's data survived."}
+	return m
+}
+
+func TestPredictBeforeRun(t *testing.T) {
+	q := predictQuestion()
+	m := newModel(t, "fencing", q, 80, 24)
+	if m.phase != phasePredict {
+		t.Fatalf("phase %v, want predict", m.phase)
+	}
+	m, cmd := press(m, "enter")
+	if cmd != nil || m.phase != phasePredict || !strings.Contains(view(m), "pick the outcome") {
+		t.Fatalf("enter before predicting should only remind: phase %v\n%s", m.phase, view(m))
+	}
+	m, cmd = press(m, "9")
+	if cmd != nil || m.phase != phasePredict {
+		t.Fatal("an out-of-range number was taken as a prediction")
+	}
+	m, cmd = press(m, "2")
+	if cmd == nil || m.phase != phaseStarting {
+		t.Fatalf("predicting should start the run: phase %v", m.phase)
+	}
+	if m.picked != m.order[1] {
+		t.Fatalf("picked option %d, want %d (display position 2)", m.picked, m.order[1])
+	}
+}
+
+func TestReadyKeysChangeTheNextRun(t *testing.T) {
+	m := newModel(t, "fencing", nil, 80, 24)
+	if m.phase != phaseReady {
+		t.Fatalf("without a question the screen should be ready, is %v", m.phase)
+	}
+	m, _ = press(m, "+", "+")
+	if m.params.TTL != 3 {
+		t.Errorf("TTL %d after ++, want 3", m.params.TTL)
+	}
+	m, _ = press(m, "-", "-", "-", "-")
+	if m.params.TTL != 1 {
+		t.Errorf("TTL %d after ----, want 1 (the minimum)", m.params.TTL)
+	}
+	m, _ = press(m, "f")
+	if m.params.Fencing == nil || *m.params.Fencing || !strings.Contains(view(m), "fencing off") {
+		t.Errorf("f once: fencing should be off only\n%s", view(m))
+	}
+	m, _ = press(m, "f")
+	if m.params.Fencing == nil || !*m.params.Fencing {
+		t.Error("f twice: fencing should be on only")
+	}
+	m, _ = press(m, "f")
+	if m.params.Fencing != nil {
+		t.Error("f three times: back to both variants")
+	}
+	m, _ = press(m, "a")
+	if !m.params.Step || !strings.Contains(view(m), "step mode") {
+		t.Error("a should switch the next run to step mode")
+	}
+}
+
+func TestRunningViewAndSelection(t *testing.T) {
+	m := running(newModel(t, "fencing", nil, 80, 24))
+	v := view(m)
+	for _, want := range []string{"token 6", "PAUSED", "b3#1", "rejected 1", "with token 6 rejected", "two owners", "running 3.2s"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "renewed, TTL back") {
+		t.Error("lease renewals should stay out of the timeline")
+	}
+	m, _ = press(m, "right", "right", "right")
+	if m.sel != 2 {
+		t.Errorf("selected %d after three rights among 3 replicas, want 2", m.sel)
+	}
+	m, _ = press(m, "left")
+	if m.sel != 1 || !strings.Contains(view(m), "▸b2") {
+		t.Errorf("selected %d, want b2 marked\n%s", m.sel, view(m))
+	}
+}
+
+func TestResultShowsPrediction(t *testing.T) {
+	q := predictQuestion()
+	m := newModel(t, "fencing", q, 80, 24)
+	m.picked = 1 // wrong: "Rejected in both runs"
+	v := view(done(m))
+	if !strings.Contains(v, "SHOWN") || !strings.Contains(v, "not what happened") || !strings.Contains(v, "Rejected in both runs") {
+		t.Fatalf("result panel:\n%s", v)
+	}
+	m.picked = 0
+	if v := view(done(m)); !strings.Contains(v, "✓ right") {
+		t.Fatalf("right prediction not marked:\n%s", v)
+	}
+}
+
+func TestFitsTheSize(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 16}} {
+		for name, m := range map[string]*Model{
+			"predict": newModel(t, "fencing", predictQuestion(), size[0], size[1]),
+			"running": running(newModel(t, "fencing", nil, size[0], size[1])),
+			"done":    done(newModel(t, "fencing", predictQuestion(), size[0], size[1])),
+		} {
+			lines := strings.Split(view(m), "\n")
+			if len(lines) > size[1] {
+				t.Errorf("%s at %dx%d: %d lines", name, size[0], size[1], len(lines))
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > size[0] {
+					t.Errorf("%s at %dx%d: line %d is %d wide: %q", name, size[0], size[1], i+1, w, l)
+				}
+			}
+		}
+	}
+}
+
+// Golden screens at the two reference sizes; refresh with
+// go test ./internal/tui/expview -run Golden -update.
+func TestGoldenScreens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		w, h := size[0], size[1]
+		t.Run(fmt.Sprintf("predict_%dx%d", w, h), func(t *testing.T) {
+			golden.RequireEqual(t, []byte(view(newModel(t, "fencing", predictQuestion(), w, h))))
+		})
+		t.Run(fmt.Sprintf("running_%dx%d", w, h), func(t *testing.T) {
+			golden.RequireEqual(t, []byte(view(running(newModel(t, "fencing", nil, w, h)))))
+		})
+		t.Run(fmt.Sprintf("done_%dx%d", w, h), func(t *testing.T) {
+			m := newModel(t, "fencing", predictQuestion(), w, h)
+			m.picked = 0
+			golden.RequireEqual(t, []byte(view(done(m))))
+		})
+	}
+}
+
+// TestRealRun drives a real cas-race on an in-process etcd through the
+// screen's own commands and ticks until the verdict shows.
+func TestRealRun(t *testing.T) {
+	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
+	m := newModel(t, "cas-race", nil, 80, 24)
+	m.params.Replicas = 5
+	m, cmd := press(m, "enter")
+	if cmd == nil {
+		t.Fatal("enter did not start the run")
+	}
+	msg := cmd()
+	_, cmd = m.Update(msg)
+	if m.err != nil || m.phase != phaseRunning {
+		t.Fatalf("start: phase %v, err %v", m.phase, m.err)
+	}
+	defer m.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for m.phase != phaseDone {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not finish in 30 s")
+		}
+		if cmd == nil {
+			t.Fatal("no tick scheduled while running")
+		}
+		_, cmd = m.Update(cmd())
+	}
+	v := view(m)
+	if !strings.Contains(v, "SHOWN") || !strings.Contains(v, "Exactly one winner in 100 of 100") {
+		t.Fatalf("final screen:\n%s", v)
+	}
+}
+
+func TestUnknownExperimentSaysSo(t *testing.T) {
+	m := New("no-such-experiment", Options{}, theme.NewStyles(true, true))
+	m.SetSize(80, 24)
+	if v := view(m); !strings.Contains(v, "no experiment") {
+		t.Fatalf("unknown experiment view: %q", v)
+	}
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd != nil {
+		t.Fatal("an unknown experiment started something")
+	}
+}
+
+// The screen says which etcd a run uses.
+func TestSaysWhereItRuns(t *testing.T) {
+	m := New("fencing", Options{}, theme.NewStyles(true, true))
+	m.SetSize(80, 24)
+	if v := view(m); !strings.Contains(v, "Runs on an in-process etcd started for this run") {
+		t.Fatalf("no 'Runs on' line:\n%s", v)
+	}
+}
+
+// When the shared cluster given on the command line failed, an experiment
+// does not quietly run on an in-process etcd: it says the shared one is
+// unreachable and runs elsewhere only when the learner says so; the top
+// line then says where it runs.
+func TestAsksBeforeLeavingAFailedSharedEtcd(t *testing.T) {
+	st := theme.NewStyles(true, true)
+	m := New("renewal", Options{Shared: "https://class.example:2379", SharedErr: errors.New("context deadline exceeded")}, st)
+	m.SetSize(100, 30)
+	v := view(m)
+	if !strings.Contains(v, "The shared etcd at https://class.example:2379 is not reachable: context deadline exceeded") || !strings.Contains(v, "y run it on an in-process etcd") {
+		t.Fatalf("no question before falling back:\n%s", v)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	if v := view(m); !strings.Contains(v, "not reachable") {
+		t.Fatalf("another key fell back:\n%s", v)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if v := view(m); !strings.Contains(v, "Runs on an in-process etcd started for this run") {
+		t.Fatalf("after y:\n%s", v)
+	}
+	m.Close()
+
+	// Still connecting: it waits, and a failure then asks too.
+	m = New("renewal", Options{Shared: "https://class.example:2379"}, st)
+	m.SetSize(100, 30)
+	if v := view(m); !strings.Contains(v, "Connecting to the shared etcd at https://class.example:2379") {
+		t.Fatalf("while connecting:\n%s", v)
+	}
+	m.Update(screen.EtcdReady{Err: errors.New("connection refused"), External: true})
+	if v := view(m); !strings.Contains(v, "not reachable: connection refused") {
+		t.Fatalf("after the failure:\n%s", v)
+	}
+}

@@ -1,0 +1,63 @@
+package experiment
+
+import (
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap is the experiment screen's bindings.
+type KeyMap struct {
+	Start     key.Binding
+	Step      key.Binding
+	AutoPlay  key.Binding
+	Prev      key.Binding
+	Next      key.Binding
+	Pause     key.Binding
+	Crash     key.Binding
+	Restart   key.Binding
+	Partition key.Binding
+	SlowClock key.Binding
+	Fencing   key.Binding
+	Unlock    key.Binding
+	TTLUp     key.Binding
+	TTLDown   key.Binding
+	ScrollUp  key.Binding
+	ScrollDn  key.Binding
+	Choose    key.Binding
+}
+
+// DefaultKeyMap returns the bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Start:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
+		Step:      key.NewBinding(key.WithKeys("n", "space"), key.WithHelp("n", "next step")),
+		AutoPlay:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "auto-play")),
+		Prev:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "replica")),
+		Next:      key.NewBinding(key.WithKeys("right", "l")),
+		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
+		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		Partition: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "partition")),
+		SlowClock: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "slow clock")),
+		Fencing:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fencing")),
+		Unlock:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "versioned unlock")),
+		TTLUp:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "TTL")),
+		TTLDown:   key.NewBinding(key.WithKeys("-")),
+		ScrollUp:  key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "timeline")),
+		ScrollDn:  key.NewBinding(key.WithKeys("down", "j")),
+		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "predict")),
+	}
+}
+
+// ShortHelp lists the keys that matter most.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Start, k.Step, k.Prev, k.Pause, k.Crash}
+}
+
+// FullHelp lists every key.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Start, k.Step, k.AutoPlay, k.Choose},
+		{k.Prev, k.Pause, k.Crash, k.Restart, k.Partition, k.SlowClock},
+		{k.Fencing, k.Unlock, k.TTLUp, k.ScrollUp},
+	}
+}

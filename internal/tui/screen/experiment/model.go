@@ -1,0 +1,387 @@
+// Package experiment is the experiment screen: replica cards with their
+// roles, tokens and draining lease bars, the protected resource, a
+// scrolling timeline of events, keys to inject faults into a chosen
+// replica, and a predict-the-outcome question before the run with the
+// real result after it. It drives internal/experiment and knows nothing of
+// the root model.
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/quiz"
+)
+
+type phase int
+
+const (
+	phasePredict  phase = iota // answering the predict question
+	phaseReady                 // set up, not started
+	phaseStarting              // etcd and replicas coming up
+	phaseRunning
+	phaseDone
+)
+
+// Options configure the screen.
+type Options struct {
+	// Etcd is where ordinary scenarios run; nil starts an in-process
+	// server for the run. Scenarios that need the in-process cluster
+	// start their own.
+	Etcd embedetcd.Etcd
+	// Predict is the predict question about this experiment, if any.
+	Predict *quiz.Question
+	// Learner seeds the option shuffle of the predict question.
+	Learner string
+	// Step starts the run in step mode (wait for n before each phase).
+	Step bool
+	// Shared names the external cluster the learner connected to ("" for
+	// the playground's own etcd). While it connects (Etcd nil) the screen
+	// waits for it; when it failed (SharedErr) the screen asks before a
+	// run moves to an in-process etcd.
+	Shared    string
+	SharedErr error
+}
+
+// snapshot is everything the view draws from a run.
+type snapshot struct {
+	replicas []experiment.ReplicaState
+	resource experiment.ResourceState
+	events   []experiment.Event
+	verdict  *experiment.Verdict
+	autoplay bool
+}
+
+// Model is the experiment screen.
+type Model struct {
+	sc     *experiment.Scenario
+	opts   Options
+	styles theme.Styles
+	keys   KeyMap
+	width  int
+	height int
+
+	phase   phase
+	params  experiment.Params
+	order   []int // display order of the predict options
+	picked  int   // option index the learner predicted, -1 if none
+	run     *experiment.Run
+	cancel  context.CancelFunc
+	snap    snapshot
+	sel     int // selected replica
+	scroll  int // timeline lines scrolled up from the bottom
+	err     error
+	notice  string
+	started time.Time
+	now     func() time.Time
+
+	on      string // which etcd a run uses, in words
+	waiting bool   // for the shared cluster to answer
+	ask     error  // the shared cluster failed: asking before falling back
+}
+
+// Messages the screen sends itself.
+type (
+	startedMsg struct {
+		run    *experiment.Run
+		cancel context.CancelFunc
+		err    error
+	}
+	tickMsg struct{ run *experiment.Run }
+)
+
+// New builds the screen for the named experiment. An unknown name gives
+// a screen that says so.
+func New(name string, opts Options, st theme.Styles) *Model {
+	sc := experiment.Lookup(name)
+	if sc == nil {
+		return &Model{styles: st, keys: DefaultKeyMap(), picked: -1, now: time.Now,
+			err: fmt.Errorf("no experiment %q (see: playground experiment list)", name)}
+	}
+	m := Model{sc: sc, opts: opts, styles: st, keys: DefaultKeyMap(), picked: -1, now: time.Now,
+		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}}
+	m.phase = phaseReady
+	if q := opts.Predict; q != nil && len(q.Options) > 0 {
+		m.phase = phasePredict
+		m.order = quiz.Shuffle(q, opts.Learner)
+	}
+	switch {
+	case opts.Etcd != nil:
+		m.on = runsOn(sc, opts.Etcd)
+	case opts.Shared != "" && opts.SharedErr != nil:
+		m.ask = opts.SharedErr
+	case opts.Shared != "":
+		m.waiting = true // for screen.EtcdReady
+	default:
+		m.on = runsOn(sc, nil)
+	}
+	return &m
+}
+
+// SetSize sets the area the screen may draw in.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// SetStyles changes the styles (after the background colour is known).
+func (m *Model) SetStyles(st theme.Styles) { m.styles = st }
+
+var _ screen.Screen = (*Model)(nil)
+
+// ShortHelp lists the keys that matter most.
+func (m *Model) ShortHelp() []key.Binding {
+	switch {
+	case m.ask != nil:
+		return []key.Binding{fallback}
+	case m.waiting || m.sc == nil:
+		return nil
+	}
+	return m.keys.ShortHelp()
+}
+
+// FullHelp lists every key.
+func (m *Model) FullHelp() [][]key.Binding {
+	if m.ask != nil || m.waiting || m.sc == nil {
+		return [][]key.Binding{m.ShortHelp()}
+	}
+	return m.keys.FullHelp()
+}
+
+// Title is empty: the screen draws its own title.
+func (m *Model) Title() string { return "" }
+
+// Status is empty: the screen shows the run's state itself.
+func (m *Model) Status() string { return "" }
+
+// Typing is false: the screen takes no free text.
+func (m *Model) Typing() bool { return false }
+
+// Update handles a message; see update.
+func (m *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
+	next, cmd := m.update(msg)
+	*m = next
+	return m, cmd
+}
+
+// Capturing reports whether esc must stay with the screen: never; leaving
+// stops the run (Close).
+func (m Model) Capturing() bool { return false }
+
+// Close stops a running experiment.
+func (m *Model) Close() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.run != nil {
+		m.run.Stop()
+	}
+}
+
+// Init has nothing to start: the run begins on a key.
+func (m Model) Init() tea.Cmd { return nil }
+
+func tick(run *experiment.Run) tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{run: run} })
+}
+
+func (m Model) start() (Model, tea.Cmd) {
+	m.phase, m.err, m.notice, m.scroll, m.snap = phaseStarting, nil, "", 0, snapshot{}
+	name, p, env := m.sc.Name, m.params, experiment.Env{Etcd: m.opts.Etcd}
+	return m, func() tea.Msg {
+		ctx, cancel := context.WithCancel(context.Background())
+		run, err := experiment.Start(ctx, name, p, env, nil)
+		if err != nil {
+			cancel()
+		}
+		return startedMsg{run: run, cancel: cancel, err: err}
+	}
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	if m.sc == nil {
+		return m, nil // unknown experiment: nothing to run
+	}
+	switch msg := msg.(type) {
+	case screen.EtcdReady:
+		return m.etcdReady(msg), nil
+	case startedMsg:
+		if msg.err != nil {
+			m.phase, m.err = phaseReady, msg.err
+			if errors.Is(msg.err, experiment.ErrNeedsCluster) || errors.Is(msg.err, experiment.ErrNeedsInProcess) {
+				m.err = fmt.Errorf("%s needs the playground's own etcd; start the playground without --etcd-endpoints to run it", m.sc.Name)
+			}
+			return m, nil
+		}
+		m.run, m.cancel, m.phase, m.started = msg.run, msg.cancel, phaseRunning, m.now()
+		return m, tick(msg.run)
+	case tickMsg:
+		if msg.run != m.run || m.run == nil {
+			return m, nil
+		}
+		m.refresh()
+		if m.phase == phaseDone {
+			return m, nil
+		}
+		return m, tick(m.run)
+	case tea.KeyPressMsg:
+		if m.ask != nil || m.waiting {
+			return m.fallbackKey(msg), nil
+		}
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// refresh copies the run's state into the snapshot.
+func (m *Model) refresh() {
+	run := m.run
+	m.snap.events = append(m.snap.events, run.Events(len(m.snap.events))...)
+	m.snap.replicas = m.snap.replicas[:0]
+	for _, r := range run.Replicas() {
+		m.snap.replicas = append(m.snap.replicas, r.State())
+	}
+	m.snap.resource = run.Resource().State()
+	m.snap.autoplay = run.AutoPlay()
+	select {
+	case <-run.Done():
+		v, err := run.Wait()
+		m.snap.verdict = &v
+		m.err = err
+		m.phase = phaseDone
+		if m.cancel != nil {
+			m.cancel()
+		}
+	default:
+	}
+	if m.sel >= len(m.snap.replicas) {
+		m.sel = max(0, len(m.snap.replicas)-1)
+	}
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	k := m.keys
+	m.notice = ""
+	switch m.phase {
+	case phasePredict:
+		if key.Matches(msg, k.Choose) {
+			n := int(msg.String()[0] - '1')
+			if n >= 0 && n < len(m.order) {
+				m.picked = m.order[n]
+				m.phase = phaseReady
+				return m.start()
+			}
+		}
+		if key.Matches(msg, k.Start) {
+			m.notice = "pick the outcome you expect first (1-" + fmt.Sprint(len(m.order)) + ")"
+		}
+		return m, nil
+	case phaseReady, phaseDone:
+		switch {
+		case key.Matches(msg, k.Start):
+			return m.start()
+		case key.Matches(msg, k.TTLUp):
+			m.params.TTL = min(m.params.TTL+1, 10)
+		case key.Matches(msg, k.TTLDown):
+			m.params.TTL = max(m.params.TTL-1, 1)
+		case key.Matches(msg, k.Fencing):
+			m.params.Fencing = cycle(m.params.Fencing)
+		case key.Matches(msg, k.Unlock):
+			m.params.VersionedUnlock = cycle(m.params.VersionedUnlock)
+		case key.Matches(msg, k.AutoPlay):
+			m.params.Step = !m.params.Step
+		case key.Matches(msg, k.ScrollUp):
+			m.scroll++
+		case key.Matches(msg, k.ScrollDn):
+			m.scroll = max(0, m.scroll-1)
+		}
+		return m, nil
+	case phaseRunning:
+		return m.runningKey(msg)
+	}
+	return m, nil
+}
+
+// cycle goes both -> off -> on -> both.
+func cycle(b *bool) *bool {
+	switch {
+	case b == nil:
+		f := false
+		return &f
+	case !*b:
+		t := true
+		return &t
+	default:
+		return nil
+	}
+}
+
+func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	k, run := m.keys, m.run
+	switch {
+	case key.Matches(msg, k.Prev):
+		m.sel = max(0, m.sel-1)
+		return m, nil
+	case key.Matches(msg, k.Next):
+		m.sel = max(0, min(len(m.snap.replicas)-1, m.sel+1))
+		return m, nil
+	case key.Matches(msg, k.ScrollUp):
+		m.scroll++
+		return m, nil
+	case key.Matches(msg, k.ScrollDn):
+		m.scroll = max(0, m.scroll-1)
+		return m, nil
+	case run == nil:
+		return m, nil
+	}
+	var target *experiment.Replica
+	if m.sel < len(m.snap.replicas) {
+		target = run.Replica(m.snap.replicas[m.sel].Name)
+	}
+	switch {
+	case key.Matches(msg, k.Step):
+		run.Step()
+	case key.Matches(msg, k.AutoPlay):
+		run.SetAutoPlay(!run.AutoPlay())
+	case key.Matches(msg, k.Fencing):
+		res := run.Resource()
+		on := !res.State().Fencing
+		go res.SetFencing(on)
+	case target == nil:
+	case key.Matches(msg, k.Pause):
+		if m.snap.replicas[m.sel].Paused {
+			go target.Resume()
+		} else {
+			go target.Pause()
+		}
+	case key.Matches(msg, k.Crash):
+		go target.Crash()
+	case key.Matches(msg, k.Restart):
+		go func() {
+			if err := target.Restart(); err != nil {
+				run.Note("%v", err)
+			}
+		}()
+	case key.Matches(msg, k.SlowClock):
+		// Half speed: the replica's local lease check believes it has
+		// time left after etcd has already expired the lease.
+		rate := 0.5
+		if r := m.snap.replicas[m.sel].ClockRate; r != 0 && r != 1 {
+			rate = 1
+		}
+		go target.SetClockRate(rate)
+	case key.Matches(msg, k.Partition):
+		if m.snap.replicas[m.sel].Partitioned {
+			go target.Heal()
+		} else {
+			go target.Partition()
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,289 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/text"
+)
+
+const cardWidth = 19
+
+// View draws the screen in the size given by SetSize.
+func (m Model) View() string {
+	w, h := max(m.width, 40), max(m.height, 12)
+	st := m.styles
+	if m.sc == nil {
+		return st.Error.Render(text.Wrap(m.err.Error(), w))
+	}
+	if v := m.sharedView(w); v != "" {
+		return v
+	}
+	var top []string
+	top = append(top, st.Muted.Render(text.Truncate("Runs on "+m.on, w)))
+	top = append(top, ansi.Truncate(st.Title.Render("Experiment: "+m.sc.Name)+st.Muted.Render(" · "+m.sc.Title), w, "…"))
+	for _, l := range text.Clamp(m.sc.Summary, w, 2) {
+		top = append(top, st.Subtitle.Render(l))
+	}
+	top = append(top, ansi.Truncate(m.statusLine(), w, "…"))
+	top = append(top, m.cards(w)...)
+	top = append(top, ansi.Truncate(m.resourceLine(), w, "…"))
+	if m.notice != "" {
+		top = append(top, st.Warning.Render(ansi.Truncate(m.notice, w, "…")))
+	}
+	if m.err != nil {
+		for _, l := range text.Clamp("error: "+m.err.Error(), w, 3) {
+			top = append(top, st.Error.Render(l))
+		}
+	}
+	rest := h - len(top)
+	var bottom []string
+	switch m.phase {
+	case phasePredict:
+		bottom = m.predictPanel(w, rest)
+	case phaseDone:
+		result := m.resultPanel(w)
+		bottom = append(m.timeline(w, rest-len(result)), result...)
+	default:
+		bottom = m.timeline(w, rest)
+	}
+	lines := append(top, bottom...)
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) statusLine() string {
+	st := m.styles
+	state := map[phase]string{phasePredict: "predict first", phaseReady: "ready: enter runs it",
+		phaseStarting: "starting etcd and replicas…", phaseRunning: "running", phaseDone: "finished: enter runs it again"}[m.phase]
+	if m.phase == phaseRunning {
+		state = fmt.Sprintf("running %.1fs", m.now().Sub(m.started).Seconds())
+		if !m.snap.autoplay {
+			state += " · step mode: n for the next step"
+		}
+	}
+	parts := []string{fmt.Sprintf("TTL %d s", m.params.TTL)}
+	if m.sc.Name == "fencing" {
+		parts = append(parts, "fencing "+variant(m.params.Fencing))
+	}
+	if m.sc.Name == "ttl-unlock-bug" {
+		parts = append(parts, "versioned unlock "+variant(m.params.VersionedUnlock))
+	}
+	if m.phase != phaseRunning && m.params.Step {
+		parts = append(parts, "step mode")
+	}
+	return st.Accent.Render(state) + st.Muted.Render(" · "+strings.Join(parts, " · ")+" · faults: "+m.sc.Faults)
+}
+
+func variant(b *bool) string {
+	switch {
+	case b == nil:
+		return "off then on"
+	case *b:
+		return "on"
+	default:
+		return "off"
+	}
+}
+
+// cards draws the replicas side by side, as many as fit on one row.
+func (m Model) cards(w int) []string {
+	rs := m.snap.replicas
+	if len(rs) == 0 {
+		return nil
+	}
+	fit := max(1, w/(cardWidth+1))
+	first := 0
+	if m.sel >= fit {
+		first = m.sel - fit + 1
+	}
+	last := min(len(rs), first+fit)
+	var boxes []string
+	for i := first; i < last; i++ {
+		boxes = append(boxes, m.card(rs[i], i == m.sel))
+	}
+	row := lipgloss.JoinHorizontal(lipgloss.Top, boxes...)
+	out := strings.Split(row, "\n")
+	if hidden := len(rs) - (last - first); hidden > 0 {
+		out = append(out, m.styles.Muted.Render(fmt.Sprintf("%d more replicas: ←/→ to scroll", hidden)))
+	}
+	return out
+}
+
+func (m Model) card(r experiment.ReplicaState, selected bool) string {
+	st := m.styles
+	name := r.Name
+	if selected {
+		name = st.Selected.Render("▸" + r.Name)
+	} else {
+		name = st.Accent.Render(" " + r.Name)
+	}
+	role := string(r.Role)
+	switch {
+	case r.Crashed:
+		role = st.Error.Render(role)
+	case r.Role == experiment.RoleOwner:
+		role = st.Success.Render(role)
+	default:
+		role = st.Text.Render(role)
+	}
+	line1 := name + " " + role
+	tok := "token -"
+	if r.Token > 0 {
+		tok = fmt.Sprintf("token %d", r.Token)
+	}
+	var flags []string
+	if r.Paused {
+		flags = append(flags, "PAUSED")
+	}
+	if r.Partitioned {
+		flags = append(flags, "CUT")
+	}
+	if r.ClockRate != 0 && r.ClockRate != 1 {
+		flags = append(flags, fmt.Sprintf("clk%.1fx", r.ClockRate))
+	}
+	line2 := st.Muted.Render(tok)
+	if len(flags) > 0 {
+		line2 += " " + st.Warning.Render(strings.Join(flags, " "))
+	}
+	line3 := st.Muted.Render("no lease")
+	if r.LeaseTTL > 0 {
+		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 9) + fmt.Sprintf(" %.1fs", r.LeaseLeft.Seconds())
+	}
+	inner := cardWidth - 4
+	body := strings.Join([]string{ansi.Truncate(line1, inner, ""), ansi.Truncate(line2, inner, ""), ansi.Truncate(line3, inner, "")}, "\n")
+	return st.Box.Width(cardWidth).Render(body)
+}
+
+// bar draws the time left of a lease as a draining bar.
+func bar(left, ttl time.Duration, width int) string {
+	if ttl <= 0 {
+		return strings.Repeat("░", width)
+	}
+	n := int(float64(width)*float64(left)/float64(ttl) + 0.5)
+	n = min(max(n, 0), width)
+	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
+}
+
+func (m Model) resourceLine() string {
+	st := m.styles
+	if m.phase == phasePredict || m.phase == phaseReady || m.phase == phaseStarting {
+		return st.Muted.Render("resource: (not running)")
+	}
+	r := m.snap.resource
+	value := "(empty)"
+	if r.Writer != "" {
+		value = fmt.Sprintf("%q by %s", r.Value, r.Writer)
+	}
+	rej := fmt.Sprintf("rejected %d", r.Rejected)
+	if r.Rejected > 0 {
+		rej = st.Warning.Render(rej)
+	}
+	return st.Heading.Render("resource") + st.Text.Render(fmt.Sprintf(" fencing %s · highest %d · %s · accepted %d · ", onOff(r.Fencing), r.Highest, value, r.Accepted)) + rej
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// timeline draws the last events that fit in n lines (lease renewals are
+// left out: there are several a second).
+func (m Model) timeline(w, n int) []string {
+	st := m.styles
+	if n <= 1 {
+		return nil
+	}
+	var evs []experiment.Event
+	for _, e := range m.snap.events {
+		if e.Kind != experiment.LeaseRenewed && e.Kind != experiment.Finished {
+			evs = append(evs, e)
+		}
+	}
+	out := []string{st.Heading.Render("timeline") + st.Muted.Render(fmt.Sprintf(" (%d events)", len(evs)))}
+	if len(evs) == 0 {
+		out = append(out, st.Muted.Render("  nothing yet"))
+		return out
+	}
+	rows := n - 1
+	end := max(len(evs)-m.scroll, min(rows, len(evs)))
+	start := max(0, end-rows)
+	for _, e := range evs[start:end] {
+		line := ansi.Truncate(e.String(), w, "…")
+		switch e.Kind {
+		case experiment.InvariantViolated, experiment.WriteRejected, experiment.Crashed:
+			line = st.Error.Render(line)
+		case experiment.Acquired, experiment.WriteAccepted:
+			line = st.Success.Render(line)
+		case experiment.Phase:
+			line = st.Accent.Render(line)
+		case experiment.Paused, experiment.Partitioned, experiment.LeaseExpired, experiment.Lost, experiment.SteppedDown:
+			line = st.Warning.Render(line)
+		default:
+			line = st.Text.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (m Model) predictPanel(w, n int) []string {
+	st := m.styles
+	q := m.opts.Predict
+	out := []string{st.Heading.Render("Predict first: what will happen?")}
+	for _, l := range text.Clamp(strings.TrimSpace(q.Prompt), w, max(2, n-2-2*len(m.order))) {
+		out = append(out, st.Text.Render(l))
+	}
+	for i, idx := range m.order {
+		for j, l := range text.Clamp(q.Options[idx].Text, w-4, 2) {
+			prefix := "    "
+			if j == 0 {
+				prefix = st.Accent.Render(fmt.Sprintf("  %d ", i+1))
+			}
+			out = append(out, prefix+st.Text.Render(l))
+		}
+	}
+	out = append(out, st.Muted.Render(ansi.Truncate("press the number of your prediction; the experiment then runs", w, "…")))
+	return out
+}
+
+func (m Model) resultPanel(w int) []string {
+	st := m.styles
+	v := m.snap.verdict
+	if v == nil {
+		return nil
+	}
+	head := st.Success.Render("SHOWN")
+	if !v.Showed {
+		head = st.Error.Render("NOT SHOWN")
+	}
+	out := []string{st.Heading.Render("result ") + head}
+	for _, l := range text.Clamp(v.Summary, w, 4) {
+		out = append(out, st.Text.Render(l))
+	}
+	if q := m.opts.Predict; q != nil && m.picked >= 0 {
+		mark, style := "✓ right", st.Success
+		if !q.Options[m.picked].Correct {
+			mark, style = "✗ not what happened", st.Error
+		}
+		for i, l := range text.Clamp("you predicted: "+q.Options[m.picked].Text, w-len(mark)-1, 2) {
+			if i == 0 {
+				l += " " + style.Render(mark)
+			}
+			out = append(out, st.Text.Render(l))
+		}
+		for _, l := range text.Clamp(q.Takeaway, w, 2) {
+			out = append(out, st.Muted.Render(l))
+		}
+	}
+	return out
+}

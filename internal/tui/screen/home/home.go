@@ -1,0 +1,350 @@
+// Package home is the course map: every lesson with the learner's
+// progress (pages read, best quiz score, labs passed), where to continue,
+// and keys to open a lesson, its quiz, its lab or its experiment.
+package home
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/text"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// KeyMap is the course map's bindings.
+type KeyMap struct {
+	theme.NavKeys
+	Open       key.Binding
+	Continue   key.Binding
+	Quiz       key.Binding
+	Lab        key.Binding
+	Experiment key.Binding
+}
+
+// DefaultKeyMap returns the course map's bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		NavKeys:    theme.DefaultNavKeys(),
+		Open:       key.NewBinding(key.WithKeys("enter", "right"), key.WithHelp("enter", "read lesson")),
+		Continue:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "continue")),
+		Quiz:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "quiz")),
+		Lab:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "lab")),
+		Experiment: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "experiment")),
+	}
+}
+
+// lessonRow is what the course map shows about one lesson.
+type lessonRow struct {
+	lesson    *lessons.Lesson
+	pagesRead int
+	quiz      string // best score "80%", "–" before any attempt, "" without a quiz
+	labs      string // passed/all "1/2", "" when the lesson has none
+	nextLab   string // what l opens: the first lab not passed yet, else the first
+	done      bool   // every page read, quiz full marks, every lab passed
+}
+
+// Model is the course map.
+type Model struct {
+	course *lessons.Course
+	styles theme.Styles
+	keys   KeyMap
+	w, h   int
+
+	rows   []lessonRow
+	cursor int // index into rows
+
+	last       progress.Position // where to continue; empty Lesson when new
+	notice     string            // e.g. the progress file was corrupt
+	etcdInfo   string
+	etcdFailed bool // the status line cannot hold the reason and log path
+}
+
+// New builds the course map of c; notice is shown above it (for example
+// that the progress file could not be read) until the program ends.
+func New(c *lessons.Course, ctx screen.Context, notice string) *Model {
+	h := &Model{course: c, styles: ctx.Styles, keys: DefaultKeyMap(), notice: notice}
+	h.refresh(ctx.Progress)
+	return h
+}
+
+var _ screen.Screen = (*Model)(nil)
+
+// Init has nothing to start.
+func (h *Model) Init() tea.Cmd { return nil }
+
+// SetStyles replaces the styles.
+func (h *Model) SetStyles(st theme.Styles) { h.styles = st }
+
+// SetSize gives the map its area.
+func (h *Model) SetSize(w, ht int) { h.w, h.h = w, ht }
+
+// Title is the program's name.
+func (h *Model) Title() string { return "Ownership election playground" }
+
+// Status is empty: the etcd state fills the status line.
+func (h *Model) Status() string { return "" }
+
+// Capturing is false: esc does nothing on the home screen.
+func (h *Model) Capturing() bool { return false }
+
+// Typing is false: the map takes no free text.
+func (h *Model) Typing() bool { return false }
+
+// Close has nothing to release.
+func (h *Model) Close() {}
+
+// Update moves the cursor and opens what the keys ask for; progress and
+// etcd news refresh the map.
+func (h *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case screen.ProgressChanged:
+		h.refresh(msg.Progress)
+		return h, nil
+	case screen.EtcdStatus:
+		h.etcdInfo, h.etcdFailed = msg.Detail, msg.Failed
+		return h, nil
+	}
+	next, cmd := h.update(msg)
+	*h = next
+	return h, cmd
+}
+
+// refresh recomputes the rows from progress.
+func (h *Model) refresh(p *progress.Progress) {
+	h.rows = h.rows[:0]
+	for _, l := range h.course.Lessons {
+		r := lessonRow{lesson: l, quiz: "–"}
+		rec := p.Peek(l.ID)
+		if rec != nil {
+			r.pagesRead = len(rec.PagesRead)
+		}
+		quizDone := l.Quiz == nil || len(l.QuizQuestions()) == 0
+		if l.Quiz == nil || len(l.QuizQuestions()) == 0 {
+			r.quiz = ""
+		} else if rec != nil && rec.Quiz != nil {
+			r.quiz = fmt.Sprintf("%d%%", int(rec.BestQuiz*100+0.5))
+			quizDone = rec.BestQuiz >= 1
+		}
+		passed := 0
+		for _, lab := range l.Labs {
+			if p.LabPassed(l.ID, lab) {
+				passed++
+			} else if r.nextLab == "" {
+				r.nextLab = lab
+			}
+		}
+		if len(l.Labs) > 0 {
+			r.labs = fmt.Sprintf("%d/%d", passed, len(l.Labs))
+			if r.nextLab == "" {
+				r.nextLab = l.Labs[0]
+			}
+		}
+		r.done = len(l.Pages) > 0 && r.pagesRead >= len(l.Pages) && quizDone && passed == len(l.Labs)
+		h.rows = append(h.rows, r)
+	}
+	h.last = p.Last
+	if h.course.Lesson(h.last.Lesson) == nil {
+		h.last = progress.Position{}
+	}
+	if h.cursor >= len(h.rows) {
+		h.cursor = max(len(h.rows)-1, 0)
+	}
+}
+
+func (h Model) selected() *lessons.Lesson {
+	if h.cursor < 0 || h.cursor >= len(h.rows) {
+		return nil
+	}
+	return h.rows[h.cursor].lesson
+}
+
+func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || len(h.rows) == 0 {
+		return h, nil
+	}
+	sel := h.selected()
+	switch {
+	case key.Matches(k, h.keys.Up):
+		h.cursor = max(h.cursor-1, 0)
+	case key.Matches(k, h.keys.Down):
+		h.cursor = min(h.cursor+1, len(h.rows)-1)
+	case key.Matches(k, h.keys.Top):
+		h.cursor = 0
+	case key.Matches(k, h.keys.Bottom):
+		h.cursor = len(h.rows) - 1
+	case k.Text >= "1" && k.Text <= "9" && len(k.Text) == 1:
+		if i := int(k.Text[0] - '1'); i < len(h.rows) {
+			h.cursor = i
+		}
+	case key.Matches(k, h.keys.Open):
+		return h, screen.Send(screen.OpenLesson{Lesson: sel.ID, Page: -1})
+	case key.Matches(k, h.keys.Continue):
+		if h.last.Lesson != "" {
+			return h, screen.Send(screen.OpenLesson{Lesson: h.last.Lesson, Page: h.last.Page})
+		}
+		return h, screen.Send(screen.OpenLesson{Lesson: h.rows[0].lesson.ID, Page: 0})
+	case key.Matches(k, h.keys.Quiz):
+		return h, screen.Send(screen.OpenQuiz{Lesson: sel.ID})
+	case key.Matches(k, h.keys.Lab):
+		if next := h.rows[h.cursor].nextLab; next != "" {
+			return h, screen.Send(screen.OpenLab{Lab: next})
+		}
+	case key.Matches(k, h.keys.Experiment):
+		if len(sel.Experiments) > 0 {
+			return h, screen.Send(screen.OpenExperiment{Name: sel.Experiments[0]})
+		}
+	}
+	return h, nil
+}
+
+// roomy is when there is height for each lesson's summary under its title.
+func (h Model) roomy() bool { return h.wide() && h.h >= 2*len(h.rows)+8 }
+
+// wide is when the detail panel goes beside the list instead of below.
+func (h Model) wide() bool { return h.w >= 110 }
+
+// View draws the map.
+func (h *Model) View() string {
+	st := h.styles
+	var top []string
+	top = append(top, st.Subtitle.Render(text.Truncate("Leader election, locks, leases and fencing tokens, on a real etcd.", h.w)))
+	if h.notice != "" {
+		top = append(top, st.Warning.Render(text.Wrap("! "+h.notice, h.w)))
+	}
+	top = append(top, h.continueLine(), "")
+
+	listW := h.w
+	if h.wide() {
+		listW = min(max(h.w*60/100, 76), 90)
+	}
+	list := h.list(listW)
+	var body string
+	if h.wide() {
+		detailW := h.w - listW - 3
+		detail := h.detail(detailW, true)
+		rows := max(lipgloss.Height(list), lipgloss.Height(detail))
+		body = text.Columns(rows, st.Muted.Render(" │ "), text.Block{Text: list, W: listW}, text.Block{Text: detail, W: detailW})
+	} else {
+		body = list + "\n\n" + h.detail(h.w, false)
+	}
+	out := strings.Join(top, "\n") + "\n" + body
+	if h.etcdFailed && h.etcdInfo != "" {
+		used := lipgloss.Height(out)
+		if gap := h.h - used - 1; gap > 0 {
+			out += strings.Repeat("\n", gap)
+		} else {
+			out += "\n"
+		}
+		out += st.Error.Render(text.Wrap(h.etcdInfo, h.w))
+	}
+	return out
+}
+
+func (h Model) continueLine() string {
+	st := h.styles
+	if h.last.Lesson == "" {
+		return st.Text.Render("New here? Start with lesson 1: press ") + st.Accent.Render("enter") +
+			st.Text.Render(" to read it.")
+	}
+	l := h.course.Lesson(h.last.Lesson)
+	s := fmt.Sprintf("Continue where you left off: %02d %s, page %d/%d", l.Number, l.Title, h.last.Page+1, len(l.Pages))
+	return st.Accent.Render("c") + st.Text.Render(" "+text.Truncate(s, h.w-2))
+}
+
+// statsHeader names the columns of the course map.
+const statsHeader = "pages  quiz  labs"
+
+// stats is a lesson's numbers in columns under statsHeader.
+func (r lessonRow) stats() string {
+	return fmt.Sprintf("%5s  %4s  %4s", fmt.Sprintf("%d/%d", r.pagesRead, len(r.lesson.Pages)), r.quiz, r.labs)
+}
+
+func (h Model) list(w int) string {
+	st := h.styles
+	statsW := lipgloss.Width(statsHeader)
+	titleW := w - 2 - statsW - 2 // cursor, title, gap, stats
+	var b strings.Builder
+	b.WriteString(st.Muted.Render(text.Spaces(w-statsW) + statsHeader))
+	for i, r := range h.rows {
+		l := r.lesson
+		b.WriteByte('\n')
+		mark := "  "
+		if r.done {
+			mark = "✓ "
+		}
+		cursor := "  "
+		if i == h.cursor {
+			cursor = "› "
+		}
+		left := text.Truncate(fmt.Sprintf("%s%02d %s", mark, l.Number, l.Title), titleW)
+		right := text.Spaces(titleW-lipgloss.Width(left)+2) + r.stats()
+		switch {
+		case i == h.cursor:
+			b.WriteString(st.Cursor.Render(cursor) + st.Selected.Render(left+right))
+		case r.done:
+			b.WriteString(cursor + st.Success.Render(left+right))
+		default:
+			b.WriteString(cursor + st.Text.Render(left) + st.Muted.Render(right))
+		}
+		if h.roomy() {
+			b.WriteString("\n" + text.Spaces(7) + st.Muted.Render(text.Truncate(l.Summary, w-8)))
+		}
+	}
+	return b.String()
+}
+
+// detail describes the selected lesson: summary and what it contains.
+func (h Model) detail(w int, long bool) string {
+	st := h.styles
+	l := h.selected()
+	if l == nil {
+		return st.Muted.Render("This course has no lessons.")
+	}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d pages", len(l.Pages)))
+	if l.Quiz != nil && len(l.QuizQuestions()) > 0 {
+		parts = append(parts, fmt.Sprintf("quiz of %d (t)", len(l.QuizQuestions())))
+	}
+	if len(l.Labs) == 1 {
+		parts = append(parts, "lab "+l.Labs[0]+" (l)")
+	} else if len(l.Labs) > 1 {
+		parts = append(parts, "labs "+strings.Join(l.Labs, ", ")+" (l: "+h.rows[h.cursor].nextLab+")")
+	}
+	if len(l.Experiments) > 0 {
+		parts = append(parts, "experiment "+strings.Join(l.Experiments, ", ")+" (x)")
+	}
+	var b strings.Builder
+	if long {
+		b.WriteString(st.Heading.Render(text.Truncate(fmt.Sprintf("%02d %s", l.Number, l.Title), w)) + "\n")
+	}
+	b.WriteString(st.Text.Render(text.Wrap(l.Summary, w)) + "\n")
+	b.WriteString(st.Muted.Render(text.Wrap(strings.Join(parts, " · "), w)))
+	if long && len(l.Objectives) > 0 {
+		b.WriteString("\n\n" + st.Heading.Render("You will be able to") + "\n")
+		for _, o := range l.Objectives {
+			b.WriteString(st.Text.Render(text.Hang("• ", o, w)) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// ShortHelp is the one-line key help.
+func (h *Model) ShortHelp() []key.Binding {
+	return []key.Binding{h.keys.Up, h.keys.Down, h.keys.Open, h.keys.Continue, h.keys.Quiz}
+}
+
+// FullHelp is every key of the map.
+func (h *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{h.keys.Up, h.keys.Down, h.keys.Top, h.keys.Bottom},
+		{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab, h.keys.Experiment},
+	}
+}

@@ -1,0 +1,231 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/tui/text"
+)
+
+// maxFailureLines keeps a long failure (a panic's stack trace) from pushing
+// the hints off the screen.
+const maxFailureLines = 12
+
+// readmeText is the rendered README for the pane's width, or the Markdown
+// source wrapped to it while glamour is still working.
+func (m Model) readmeText() string {
+	if out, ok := m.readmeRendered[m.readmeWidth()]; ok {
+		return out
+	}
+	return text.Wrap(strings.TrimSpace(unwrapMarkdown(m.readmeSrc)), m.readmeVP.Width())
+}
+
+// resultsText is the grade pane: steps, the first failure, compiler errors,
+// hints; or how to get the labs when they are not on this machine.
+func (m Model) resultsText(w int) string {
+	if !m.labsPresent {
+		return m.getLabsText(w)
+	}
+	st := m.styles
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	r := m.report
+	steps := m.stepsView()
+
+	switch {
+	case r == nil:
+		line(st.Heading.Render("Steps") + st.Muted.Render(" · not graded yet"))
+	case r.allPassed():
+		line(st.Heading.Render("Steps") + st.Success.Render(fmt.Sprintf(" · all %d passed", len(r.Steps))) +
+			st.Muted.Render(" in "+elapsed(r.Elapsed)))
+	default:
+		line(st.Heading.Render("Steps") + st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
+	}
+	for i, s := range steps {
+		mark, style := "·", st.Muted
+		switch s.Status {
+		case grade.Pass:
+			mark, style = "✓", st.Success
+		case grade.Fail:
+			mark, style = "✗", st.Error
+		case grade.Skip:
+			mark, style = "-", st.Warning
+		}
+		label := fmt.Sprintf("%d. %s", i+1, s.Title)
+		if s.Status == grade.NotRun && r != nil {
+			label += " (not run)"
+		}
+		line(text.Hang(style.Render(mark)+" ", label, w))
+	}
+	line("")
+
+	switch {
+	case r == nil:
+		line(text.Wrap(st.Text.Render("Write your code in "+m.lab.File+", then press enter to run the tests (the same as go test ./labs/"+m.lab.ID+"/). Press w to re-grade on every save."), w))
+		return b.String()
+	case r.Err != nil:
+		line(st.Error.Render("Could not grade"))
+		line(text.Indent(text.Wrap(r.Err.Error(), w-2), "  "))
+		return b.String()
+	case r.unsound():
+		line(st.Error.Render("Every step passed once, but not every time under the race detector"))
+		line(text.Indent(text.Wrap(r.Lab.Message, w-2), "  "))
+		if v := r.Lab.Verify; v != nil && v.Race {
+			line(text.Indent(text.Wrap(st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w-2), "  "))
+		}
+		return b.String()
+	case r.verifying():
+		line(text.Wrap(st.Success.Render("Every step passes.")+" "+
+			st.Text.Render(fmt.Sprintf("Verifying it holds: %d more runs under the race detector…", grade.VerifyCount)), w))
+		return b.String()
+	case r.allPassed():
+		line(text.Wrap(st.Success.Render("Every step passes. Well done!")+" "+
+			st.Text.Render("Press s to compare with the reference solution."), w))
+		return b.String()
+	}
+
+	if len(r.BuildErrors) > 0 {
+		line(st.Error.Render("Does not compile") + st.Muted.Render(" · fix these first"))
+		for _, e := range r.BuildErrors {
+			line(text.Indent(text.Wrap(codeLoc(st.Code.Render, e), w-2), "  "))
+		}
+		line("")
+	}
+	switch {
+	case r.TimedOut:
+		line(st.Error.Render("Timed out"))
+		msg := r.Message
+		if msg == "" {
+			msg = "The tests did not finish in time: look for an endless loop, a lock that is never released, or a channel nobody reads."
+		}
+		line(text.Indent(text.Wrap(msg, w-2), "  "))
+		line("")
+	case r.Message != "" && len(r.BuildErrors) == 0:
+		line(st.Error.Render("The test run broke off"))
+		line(text.Indent(text.Wrap(r.Message, w-2), "  "))
+		line("")
+	}
+	i := r.firstFailing()
+	if i < 0 {
+		return b.String()
+	}
+	s := steps[i]
+	if s.Status == grade.Fail {
+		line(st.Error.Render(fmt.Sprintf("Step %d failed", i+1)) + st.Muted.Render(" · "+s.Test))
+		msg := s.Failure
+		if len(msg) == 0 {
+			msg = []string{"(the test printed no message)"}
+		}
+		// Keep the hint line on the first screen: what is left of the pane
+		// after the steps and the headings, but at least a few lines.
+		limit := min(max(m.resultsVP.Height()-len(steps)-9, 3), maxFailureLines)
+		shown := msg
+		if len(shown) > limit {
+			shown = shown[:limit]
+		}
+		for _, l := range shown {
+			line(text.Indent(text.Wrap(codeLoc(st.Code.Render, strings.TrimSpace(l)), w-2), "  "))
+		}
+		if more := len(msg) - len(shown); more > 0 {
+			line(text.Indent(text.Wrap(st.Muted.Render(fmt.Sprintf("… %d more lines: go test ./labs/%s/ -run '^%s$' shows them all", more, m.lab.ID, s.Test)), w-2), "  "))
+		}
+		line("")
+	}
+	m.hintsText(&b, i, s, w)
+	return b.String()
+}
+
+func (m Model) hintsText(b *strings.Builder, i int, s stepResult, w int) {
+	st := m.styles
+	open := m.hintsOpen[s.Test]
+	switch {
+	case len(s.Hints) == 0:
+		return
+	case open == 0:
+		b.WriteString(text.Wrap(st.Muted.Render(fmt.Sprintf("Stuck on step %d? Press h for a hint (%d available).", i+1, len(s.Hints))), w) + "\n")
+		return
+	}
+	head := fmt.Sprintf("Hints for step %d · %d of %d", i+1, open, len(s.Hints))
+	if open < len(s.Hints) {
+		head += " · h for the next"
+	}
+	b.WriteString(st.Heading.Render(head) + "\n")
+	for k := 0; k < open && k < len(s.Hints); k++ {
+		b.WriteString(text.Hang(st.Accent.Render(fmt.Sprintf("%d.", k+1))+" ", st.Text.Render(s.Hints[k]), w) + "\n")
+	}
+}
+
+// stepsView is the manifest's steps with the last grade's outcome on them.
+func (m Model) stepsView() []stepResult {
+	if m.report != nil && len(m.report.Steps) > 0 {
+		return m.report.Steps
+	}
+	out := make([]stepResult, len(m.lab.Steps))
+	for i, s := range m.lab.Steps {
+		out[i] = newStep(s)
+	}
+	return out
+}
+
+func (m Model) getLabsText(w int) string {
+	st := m.styles
+	var b strings.Builder
+	p := func(s string) { b.WriteString(text.Wrap(s, w) + "\n") }
+	if m.labDir != "" {
+		// Inside a checkout whose labs/<id> was deleted or moved: say so,
+		// and how to get the folder back from git.
+		rel := "labs/" + m.lab.ID
+		b.WriteString(st.Heading.Render(rel+" is missing") + "\n\n")
+		p(st.Text.Render("This is a checkout of the course, but it has no " + rel + " folder (looked for " + m.labDir + "). Get it back from git, from the top of the checkout:"))
+		b.WriteString("\n")
+		for _, c := range []string{"git restore " + rel, "git checkout HEAD -- " + rel + "   (older git)"} {
+			b.WriteString("  " + st.Code.Render(c) + "\n")
+		}
+		b.WriteString("\n")
+		p(st.Text.Render("Then open this lab again from the course map. Meanwhile the README (tab) tells you what the lab asks."))
+		return b.String()
+	}
+	b.WriteString(st.Heading.Render("The labs are not on this machine") + "\n\n")
+	p(st.Text.Render("This playground was installed as a program, so there is no labs/" + m.lab.ID +
+		" folder to edit and grade. The labs are Go files you change in your own editor, so they live in a checkout of the course:"))
+	b.WriteString("\n")
+	for _, c := range []string{"git clone " + RepoURL, "cd playground", "go run ./cmd/playground"} {
+		b.WriteString("  " + st.Code.Render(c) + "\n")
+	}
+	b.WriteString("\n")
+	p(st.Text.Render("Then open this lab again from the course map. Meanwhile the README (tab) tells you what the lab asks."))
+	return b.String()
+}
+
+func (m Model) solutionText(w int) string {
+	if m.solution == "" {
+		return ""
+	}
+	st := m.styles
+	var b strings.Builder
+	b.WriteString(st.Heading.Render("Reference solution") + st.Muted.Render(" · solutions/"+m.lab.ID+"/"+m.lab.File) + "\n\n")
+	lines := strings.Split(strings.TrimRight(m.solution, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		b.WriteString(text.Hang(st.Muted.Render(fmt.Sprintf("%4d ", i+1)), l, w) + "\n")
+	}
+	return b.String()
+}
+
+// codeLoc styles a leading "file.go:12:3:" so compiler and test locations
+// stand out from the message.
+func codeLoc(style func(...string) string, s string) string {
+	i := strings.Index(s, ".go:")
+	if i < 0 {
+		return s
+	}
+	j := i + len(".go:")
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ':') {
+		j++
+	}
+	if strings.ContainsAny(s[:i], " \t") {
+		return s
+	}
+	return style(s[:j]) + s[j:]
+}

@@ -1,0 +1,81 @@
+package lab
+
+import (
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap is the lab runner's bindings. The root model owns ?, q and ctrl+c;
+// esc is the root's "back" unless Capturing reports that this screen needs it
+// (to cancel a grade or answer "no" to a question).
+type KeyMap struct {
+	Grade    key.Binding
+	Cancel   key.Binding
+	Watch    key.Binding
+	Hint     key.Binding
+	Edit     key.Binding
+	Solution key.Binding
+	Reset    key.Binding
+	Pane     key.Binding
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Yes      key.Binding
+	No       key.Binding
+}
+
+// DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
+// top of a pane is home only (the shared navigation keys use g for it).
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Grade:    key.NewBinding(key.WithKeys("enter", "g"), key.WithHelp("enter/g", "grade")),
+		Cancel:   key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x/esc", "cancel")),
+		Watch:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch saves")),
+		Hint:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint")),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		Solution: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "solution")),
+		Reset:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset stub")),
+		Pane:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "pane")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "space", "f"), key.WithHelp("pgdn/space", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
+		Yes:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
+	}
+}
+
+// ShortHelp is the one-line help for the screen's current state.
+func (m Model) ShortHelp() []key.Binding {
+	k := m.keys
+	switch {
+	case m.confirm != confirmNone:
+		return []key.Binding{k.Yes, k.No}
+	case m.grading:
+		return []key.Binding{k.Cancel, k.Watch, k.Pane}
+	case !m.labsPresent:
+		return []key.Binding{k.Pane, k.Down}
+	}
+	hint := k.Hint
+	hint.SetEnabled(m.hintAvailable())
+	return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Pane}
+}
+
+// FullHelp is every binding of the screen, grouped in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	if !m.labsPresent {
+		return [][]key.Binding{
+			{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		}
+	}
+	return [][]key.Binding{
+		{k.Grade, k.Cancel, k.Watch, k.Hint},
+		{k.Edit, k.Solution, k.Reset, k.Yes, k.No},
+		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+	}
+}

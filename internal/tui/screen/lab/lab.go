@@ -1,0 +1,279 @@
+// Package lab is the lab runner screen of the playground TUI: it shows a
+// lab's README and steps, grades the learner's code with internal/grade,
+// reveals hints one at a time, watches the lab folder, opens the stub in the
+// learner's editor, and resets the stub or shows the reference solution
+// after asking.
+package lab
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/labs"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// RepoURL is where the labs live when the program runs outside a checkout.
+const RepoURL = "https://github.com/ownership-election/playground"
+
+// Options configure a lab runner.
+type Options struct {
+	// Root is the module root of the learner's checkout (the folder with
+	// go.mod and labs/). When labs/<id> is missing there, the screen
+	// explains how to get the labs instead of grading.
+	Root string
+	// Styles are the shared styles; the zero value falls back to
+	// theme.DefaultStyles(true).
+	Styles *theme.Styles
+	// Catalog is the embedded copy of the labs: READMEs for installed
+	// binaries, and the original stub that reset restores. Nil means
+	// labs.Catalog().
+	Catalog fs.FS
+	// Passed says the learner already passed this lab (from progress), so
+	// the solution opens without a question.
+	Passed bool
+	// Timeout bounds one grading run; zero means internal/grade's default.
+	Timeout time.Duration
+	// Debounce is the quiet time after a burst of saves before watch mode
+	// re-grades; zero means 300ms.
+	Debounce time.Duration
+	// Env is added to the environment of go test, for example
+	// PLAYGROUND_ETCD_ENDPOINTS=... when the learner chose an existing
+	// etcd cluster with a flag rather than the variable.
+	Env []string
+	// Editor is the command that opens the stub; empty means $VISUAL, then
+	// $EDITOR, then vi.
+	Editor string
+	// Now is the clock for elapsed times; nil means time.Now.
+	Now func() time.Time
+}
+
+type pane int
+
+const (
+	paneReadme pane = iota
+	paneResults
+	paneSolution
+)
+
+type confirmKind int
+
+const (
+	confirmNone confirmKind = iota
+	confirmSolution
+	confirmReset
+)
+
+// Model is the lab runner screen. Create it with New; it is a child model:
+// the root forwards messages to Update, sizes to SetSize, and draws View.
+type Model struct {
+	lab    lessons.Lab
+	opts   Options
+	styles theme.Styles
+	keys   KeyMap
+	now    func() time.Time
+
+	opened      bool // Init's openedMsg arrived
+	labsPresent bool
+	labDir      string // Root/labs/<id>
+
+	width, height int
+	pane          pane
+	readmeVP      viewport.Model
+	resultsVP     viewport.Model
+	solutionVP    viewport.Model
+
+	readmeSrc      string
+	readmeRendered map[int]string // glamour output per width
+	readmeWant     int            // width whose rendering is in flight
+
+	spinner   spinner.Model
+	grading   bool
+	spinning  bool // a spinner tick chain is alive
+	gradeSeq  int
+	gradeFrom time.Time
+	cancel    context.CancelFunc
+
+	report    *report
+	gradedAt  time.Time
+	hintsOpen map[string]int // hints unlocked per step test
+	passed    bool
+
+	watching  bool
+	watchGen  int
+	watchStop context.CancelFunc
+
+	confirm  confirmKind
+	solution string // loaded reference solution, "" until shown
+
+	etcdEnv []string // the graders' etcd variable, once the TUI's etcd runs
+
+	notice    string // one line of news: "stub reset, your code is in ..."
+	noticeErr bool
+}
+
+// New builds the runner for one lab.
+func New(lab lessons.Lab, opts Options) *Model {
+	st := theme.DefaultStyles(true)
+	if opts.Styles != nil {
+		st = *opts.Styles
+	}
+	if opts.Catalog == nil {
+		opts.Catalog = labs.Catalog()
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	m := Model{
+		lab:            lab,
+		opts:           opts,
+		styles:         st,
+		keys:           DefaultKeyMap(),
+		now:            now,
+		readmeVP:       viewport.New(),
+		resultsVP:      viewport.New(),
+		solutionVP:     viewport.New(),
+		readmeRendered: map[int]string{},
+		hintsOpen:      map[string]int{},
+		passed:         opts.Passed,
+		spinner: spinner.New(
+			spinner.WithSpinner(spinner.MiniDot),
+			spinner.WithStyle(st.Accent),
+		),
+	}
+	if opts.Root != "" {
+		m.labDir = filepath.Join(opts.Root, "labs", lab.ID)
+	}
+	m.width, m.height = 80, 24
+	m.layout()
+	return &m
+}
+
+var _ screen.Screen = (*Model)(nil)
+
+// Update handles a message; see update.
+func (m *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
+	next, cmd := m.update(msg)
+	*m = next
+	return m, cmd
+}
+
+// Title is empty: the screen draws its own title line with badges.
+func (m *Model) Title() string { return "" }
+
+// Status is empty: the screen has its own status line.
+func (m *Model) Status() string { return "" }
+
+// Typing is false: the lab runner takes no free text.
+func (m *Model) Typing() bool { return false }
+
+// Lab returns the lab this screen runs.
+func (m Model) Lab() lessons.Lab { return m.lab }
+
+// Init looks for the lab in the learner's checkout and reads its README,
+// off the UI goroutine; the README is rendered once it is read.
+func (m Model) Init() tea.Cmd {
+	return m.openCmd()
+}
+
+// SetStyles replaces the styles, for example once the terminal's background
+// colour is known.
+func (m *Model) SetStyles(st theme.Styles) {
+	m.styles = st
+	m.spinner.Style = st.Accent
+	m.readmeRendered = map[int]string{}
+	m.readmeWant = 0
+	m.layout()
+}
+
+// SetSize gives the screen its drawing area. The README is re-rendered for
+// the new width on the next Update (or by calling Init again).
+func (m *Model) SetSize(w, h int) {
+	if w < 20 {
+		w = 20
+	}
+	if h < 6 {
+		h = 6
+	}
+	m.width, m.height = w, h
+	m.layout()
+}
+
+// Capturing reports whether the screen needs esc for itself (to cancel a
+// grade or answer a question), so the root must not treat it as "back".
+func (m Model) Capturing() bool {
+	return m.grading || m.confirm != confirmNone
+}
+
+// Passed reports whether the last grade (or progress) says the lab passed.
+func (m Model) Passed() bool { return m.passed }
+
+// Close stops a running grade and watch mode; call it when leaving the
+// screen for good.
+func (m *Model) Close() {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	if m.watchStop != nil {
+		m.watchStop()
+		m.watchStop = nil
+	}
+	m.grading, m.watching = false, false
+}
+
+// openedMsg says what Init found: whether the lab folder is in the
+// checkout, and the README to show.
+type openedMsg struct {
+	lab     string
+	present bool
+	readme  string
+}
+
+func (m Model) openCmd() tea.Cmd {
+	dir, lab, catalog := m.labDir, m.lab, m.opts.Catalog
+	return func() tea.Msg {
+		present := false
+		if dir != "" {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				present = true
+			}
+		}
+		return openedMsg{lab: lab.ID, present: present, readme: readReadme(present, dir, lab, catalog)}
+	}
+}
+
+// readReadme finds the lab's README: the checkout's copy (the learner may
+// have notes in it), else the manifest's, else the embedded catalogue's.
+func readReadme(present bool, dir string, lab lessons.Lab, catalog fs.FS) string {
+	if present {
+		if b, err := os.ReadFile(filepath.Join(dir, "README.md")); err == nil {
+			return string(b)
+		}
+	}
+	if lab.README != "" {
+		return lab.README
+	}
+	if catalog != nil {
+		if b, err := fs.ReadFile(catalog, lab.ID+"/README.md"); err == nil {
+			return string(b)
+		}
+	}
+	return "# " + lab.Title + "\n\n(This lab has no README.)\n"
+}
+
+func (m Model) stubPath() string { return filepath.Join(m.labDir, m.lab.File) }
+
+func (m Model) solutionPath() string {
+	return filepath.Join(m.opts.Root, "solutions", m.lab.ID, m.lab.File)
+}

@@ -1,0 +1,336 @@
+package lab
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/text"
+)
+
+// Update handles keys and the results of the screen's commands. The root
+// sets the size with SetSize; every Update then starts a README rendering
+// for a new width if one is needed.
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		// The size itself comes through SetSize (the root knows how much
+		// of the terminal this screen gets); the message only prompts the
+		// README to be rendered for the new width at the end of Update.
+	case screen.EtcdReady:
+		// The etcd the TUI started serves the etcd labs' graders, which
+		// then need not start one of their own for every grading. An
+		// external cluster reaches them through Options.Env instead.
+		if msg.Err == nil && msg.Etcd != nil && !msg.External {
+			m.etcdEnv = []string{grade.EtcdEnv(msg.Etcd.Endpoints())}
+		}
+	case openedMsg:
+		if msg.lab == m.lab.ID {
+			m.opened, m.labsPresent, m.readmeSrc = true, msg.present, msg.readme
+			if !m.labsPresent {
+				m.pane = paneResults // the "get the labs" text comes first
+			}
+			m.layout()
+		}
+	case readmeRenderedMsg:
+		if msg.lab == m.lab.ID {
+			if m.readmeWant == msg.width {
+				m.readmeWant = 0
+			}
+			if msg.err != nil {
+				// Keep the plain text for this width rather than retrying
+				// on every message.
+				msg.out = text.Wrap(strings.TrimSpace(unwrapMarkdown(m.readmeSrc)), msg.width)
+			}
+			m.readmeRendered[msg.width] = msg.out
+			m.layout()
+		}
+	case spinner.TickMsg:
+		if m.grading {
+			var cmd tea.Cmd
+			m.spinner, cmd = m.spinner.Update(msg)
+			cmds = append(cmds, cmd)
+			m.layout()
+		} else {
+			m.spinning = false // let this tick chain end
+		}
+	case gradeDoneMsg:
+		if msg.seq == m.gradeSeq && m.grading && !msg.report.Canceled {
+			cmds = append(cmds, m.finishGrade(msg.report))
+		}
+	case verifyDoneMsg:
+		cmds = append(cmds, m.finishVerify(msg))
+	case watchStartedMsg:
+		cmds = append(cmds, m.watchStarted(msg))
+	case watchEventMsg:
+		if msg.gen == m.watchGen && m.watching {
+			cmds = append(cmds, m.waitWatchCmd(msg.gen, msg.events), m.startGrade())
+		}
+	case watchStoppedMsg:
+		if msg.gen == m.watchGen && m.watching {
+			m.watching = false
+			m.setNotice("Watch mode stopped: "+errText(msg.err), msg.err != nil)
+		}
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.setNotice("Editor: "+msg.err.Error(), true)
+		} else if !m.watching {
+			// Coming back from the editor is the moment to know where one stands.
+			cmds = append(cmds, m.startGrade())
+		}
+	case resetDoneMsg:
+		switch {
+		case msg.err != nil:
+			m.setNotice(msg.err.Error(), true)
+		case msg.backup != "":
+			shown := msg.backup
+			if rel, err := filepath.Rel(m.opts.Root, msg.backup); err == nil {
+				shown = rel
+			}
+			m.setNotice("Stub reset. Your code is kept in "+shown, false)
+		default:
+			m.setNotice("The stub was already the original; nothing to keep aside.", false)
+		}
+	case solutionLoadedMsg:
+		if msg.err != nil {
+			m.setNotice(msg.err.Error(), true)
+		} else {
+			m.solution = msg.text
+			m.pane = paneSolution
+			m.layout()
+			m.solutionVP.GotoTop()
+		}
+	case tea.MouseWheelMsg:
+		vp := m.activeVP()
+		*vp, _ = vp.Update(msg)
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.handleKey(msg))
+	}
+	if c := m.maybeRenderReadme(); c != nil {
+		cmds = append(cmds, c)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if m.confirm != confirmNone {
+		switch {
+		case key.Matches(msg, k.Yes):
+			c := m.confirm
+			m.confirm = confirmNone
+			m.layout()
+			if c == confirmSolution {
+				return m.loadSolutionCmd()
+			}
+			return m.resetCmd()
+		case key.Matches(msg, k.No):
+			m.confirm = confirmNone
+			m.setNotice("Nothing changed.", false)
+		}
+		return nil
+	}
+	if m.grading && key.Matches(msg, k.Cancel) {
+		m.cancelGrade()
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Pane):
+		m.cyclePane(msg.String() == "shift+tab")
+		return nil
+	case key.Matches(msg, k.Up):
+		m.activeVP().ScrollUp(1)
+		return nil
+	case key.Matches(msg, k.Down):
+		m.activeVP().ScrollDown(1)
+		return nil
+	case key.Matches(msg, k.PageUp):
+		m.activeVP().PageUp()
+		return nil
+	case key.Matches(msg, k.PageDown):
+		m.activeVP().PageDown()
+		return nil
+	case key.Matches(msg, k.Top):
+		m.activeVP().GotoTop()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		m.activeVP().GotoBottom()
+		return nil
+	}
+	if !m.labsPresent {
+		return nil
+	}
+	if m.lab.File == "" && (key.Matches(msg, k.Edit) || key.Matches(msg, k.Solution) || key.Matches(msg, k.Reset)) {
+		m.setNotice("This lab has no manifest naming its stub file (lab.yaml: file).", true)
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Grade):
+		if m.grading {
+			return nil
+		}
+		return m.startGrade()
+	case key.Matches(msg, k.Watch):
+		return m.toggleWatch()
+	case key.Matches(msg, k.Hint):
+		m.nextHint()
+	case key.Matches(msg, k.Edit):
+		return m.editCmd()
+	case key.Matches(msg, k.Solution):
+		if m.passed {
+			return m.loadSolutionCmd()
+		}
+		m.confirm = confirmSolution
+		m.layout()
+	case key.Matches(msg, k.Reset):
+		m.confirm = confirmReset
+		m.layout()
+	}
+	return nil
+}
+
+func (m *Model) cyclePane(back bool) {
+	panes := []pane{paneReadme, paneResults}
+	if m.solution != "" {
+		panes = append(panes, paneSolution)
+	}
+	i := 0
+	for j, p := range panes {
+		if p == m.pane {
+			i = j
+		}
+	}
+	if back {
+		i = (i + len(panes) - 1) % len(panes)
+	} else {
+		i = (i + 1) % len(panes)
+	}
+	m.pane = panes[i]
+	m.layout()
+}
+
+// startGrade cancels any run in flight and starts a new one; results of the
+// old run are ignored by their sequence number.
+func (m *Model) startGrade() tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.gradeSeq++
+	m.grading = true
+	m.gradeFrom = m.now()
+	m.notice = ""
+	if m.pane == paneReadme || m.pane == paneSolution && m.solution == "" {
+		m.pane = paneResults
+	}
+	m.layout()
+	if m.spinning {
+		return m.gradeCmd(ctx, m.gradeSeq)
+	}
+	m.spinning = true
+	return tea.Batch(m.gradeCmd(ctx, m.gradeSeq), m.spinner.Tick)
+}
+
+func (m *Model) cancelGrade() {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.grading = false
+	m.gradeSeq++ // the cancelled run's result, if it still comes, is dropped
+	m.setNotice("Grading cancelled.", false)
+}
+
+func (m *Model) finishGrade(r report) tea.Cmd {
+	m.grading = false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.report = &r
+	m.gradedAt = m.now()
+	m.pane = paneResults
+	m.layout()
+	m.resultsVP.GotoTop()
+	if r.verifying() {
+		// Every step passed once; it counts once it passes again, under
+		// the race detector, every time (grade.Verify).
+		ctx, cancel := context.WithCancel(context.Background())
+		m.cancel = cancel
+		return m.verifyCmd(ctx, m.gradeSeq, r.Lab)
+	}
+	// The first failing step's first hint opens by itself only once the
+	// learner asks (h); here we only make sure the failure is on screen.
+	return nil
+}
+
+// finishVerify settles a pass with its verification: only a verified pass
+// is reported to the root (and so recorded in progress).
+func (m *Model) finishVerify(msg verifyDoneMsg) tea.Cmd {
+	if msg.seq != m.gradeSeq || m.report == nil || !m.report.verifying() || msg.lab.Status == grade.LabCanceled {
+		return nil
+	}
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.report.Lab = msg.lab
+	m.layout()
+	if !m.report.verified() {
+		return nil
+	}
+	m.passed = true
+	lab := m.lab.ID
+	return screen.Send(screen.LabPassed{Lab: lab})
+}
+
+func (m Model) hintAvailable() bool {
+	i := m.report.firstFailing()
+	if i < 0 {
+		return false
+	}
+	s := m.report.Steps[i]
+	return m.hintsOpen[s.Test] < len(s.Hints)
+}
+
+func (m *Model) nextHint() {
+	i := m.report.firstFailing()
+	switch {
+	case m.report == nil:
+		m.setNotice("Grade first (enter): hints open for the first failing step.", false)
+		return
+	case i < 0:
+		m.setNotice("No failing step, no hints needed.", false)
+		return
+	}
+	s := m.report.Steps[i]
+	if m.hintsOpen[s.Test] >= len(s.Hints) {
+		m.setNotice("That was the last hint for this step.", false)
+		return
+	}
+	m.hintsOpen[s.Test]++
+	m.pane = paneResults
+	m.notice = ""
+	m.layout()
+	m.resultsVP.GotoBottom()
+}
+
+func (m *Model) setNotice(s string, isErr bool) {
+	m.notice, m.noticeErr = s, isErr
+	m.layout()
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "the watcher closed"
+	}
+	return err.Error()
+}

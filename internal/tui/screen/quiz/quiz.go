@@ -1,0 +1,377 @@
+// Package quiz is the quiz screen: a lesson's questions one at a time
+// with feedback after each, the score at the end, and a retry of the
+// missed ones. Its Question is the one question widget, which the reader
+// uses for inline checkpoints too.
+package quiz
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/text"
+	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/lessons"
+	"github.com/ownership-election/playground/quiz"
+)
+
+// KeyMap is the quiz screen's bindings (answering a question has its own).
+type KeyMap struct {
+	Run    key.Binding // predict questions: run the experiment
+	Next   key.Binding
+	Retry  key.Binding
+	Done   key.Binding
+	Scroll key.Binding // pgup/pgdn over long feedback
+	theme.NavKeys
+}
+
+// DefaultKeyMap returns the quiz screen's bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Run:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "run the experiment")),
+		Next:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next question")),
+		Retry:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry missed")),
+		Done:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "back to the course")),
+		Scroll:  key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("↑↓/pgdn", "scroll")),
+		NavKeys: theme.DefaultNavKeys(),
+	}
+}
+
+// graded is one answered question of the attempt.
+type graded struct {
+	answer progress.Answer
+	result quiz.Result
+}
+
+// Model runs a lesson's quiz: one question at a time, feedback after
+// each, a score at the end, and a retry of the missed questions only.
+type Model struct {
+	styles  theme.Styles
+	keys    KeyMap
+	learner string
+	now     func() time.Time
+	w, h    int
+
+	lesson    *lessons.Lesson
+	questions []*quiz.Question // this round
+	idx       int
+	current   Question
+	answers   map[string]graded // every question answered so far, latest wins
+	round     int
+	finished  bool
+	vp        viewport.Model
+}
+
+// New builds the quiz of lesson l.
+func New(l *lessons.Lesson, ctx screen.Context) *Model {
+	q := &Model{styles: ctx.Styles, keys: DefaultKeyMap(), learner: ctx.Learner, now: time.Now, vp: viewport.New()}
+	q.start(l, nil)
+	return q
+}
+
+var _ screen.Screen = (*Model)(nil)
+
+// Init has nothing to start.
+func (q *Model) Init() tea.Cmd { return nil }
+
+// SetStyles replaces the styles.
+func (q *Model) SetStyles(st theme.Styles) {
+	q.styles = st
+	q.current.SetStyles(st)
+	q.layout()
+}
+
+// Capturing is false: esc leaves the quiz.
+func (q *Model) Capturing() bool { return false }
+
+// Close has nothing to release.
+func (q *Model) Close() {}
+
+// Update handles a key; see update.
+func (q *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
+	next, cmd := q.update(msg)
+	*q = next
+	return q, cmd
+}
+
+// SetSize gives the quiz its area.
+func (q *Model) SetSize(w, h int) {
+	q.w, q.h = w, h
+	q.vp.SetWidth(max(min(w, 100), 20))
+	q.vp.SetHeight(max(h-2, 1))
+	q.layout()
+}
+
+// start begins the quiz of l; only, when not nil, limits it to those
+// question ids (a retry).
+func (q *Model) start(l *lessons.Lesson, only []string) tea.Cmd {
+	if q.lesson != l || only == nil {
+		q.answers = map[string]graded{}
+		q.round = 0
+	}
+	q.lesson = l
+	q.questions = q.questions[:0]
+	for _, x := range l.QuizQuestions() {
+		if only == nil || slices.Contains(only, x.ID) {
+			q.questions = append(q.questions, x)
+		}
+	}
+	q.round++
+	q.finished = false
+	q.idx = 0
+	q.ask()
+	return nil
+}
+
+func (q *Model) ask() {
+	q.current = NewQuestion(q.questions[q.idx], q.learner, q.styles)
+	q.vp.GotoTop()
+	q.layout()
+}
+
+// layout refreshes the viewport's content after any change.
+func (q *Model) layout() {
+	if q.lesson == nil {
+		return
+	}
+	var s string
+	if q.finished {
+		s = q.summary()
+	} else {
+		s = q.current.View(q.vp.Width())
+		if q.current.Answered() {
+			if e := q.current.Asked().Experiment; e != "" {
+				s += "\n\n" + q.styles.Accent.Render("x") + q.styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
+			}
+			next := "enter: next question"
+			if q.idx == len(q.questions)-1 {
+				next = "enter: see your score"
+			}
+			s += "\n\n" + q.styles.Muted.Render(next)
+		}
+	}
+	q.vp.SetContent(s)
+}
+
+// Typing reports whether the question takes a number, so ? and q are text.
+func (q *Model) Typing() bool { return !q.finished && q.lesson != nil && q.current.Typing() }
+
+func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || q.lesson == nil {
+		return q, nil
+	}
+	switch {
+	case key.Matches(k, q.keys.PageDown) && !q.Typing() && (q.finished || q.current.Answered()):
+		q.vp.PageDown()
+		return q, nil
+	case key.Matches(k, q.keys.PageUp) && !q.Typing():
+		q.vp.PageUp()
+		return q, nil
+	}
+	if q.finished {
+		switch {
+		case key.Matches(k, q.keys.Retry):
+			if missed := q.missed(); len(missed) > 0 {
+				return q, q.start(q.lesson, missed)
+			}
+		case key.Matches(k, q.keys.Done):
+			return q, screen.Send(screen.Back{})
+		case key.Matches(k, q.keys.Down):
+			q.vp.ScrollDown(1)
+		case key.Matches(k, q.keys.Up):
+			q.vp.ScrollUp(1)
+		}
+		return q, nil
+	}
+	if q.current.Answered() {
+		switch {
+		case key.Matches(k, q.keys.Run) && q.current.Asked().Experiment != "":
+			return q, screen.Send(screen.OpenExperiment{Name: q.current.Asked().Experiment})
+		case key.Matches(k, q.keys.Next):
+			if q.idx+1 < len(q.questions) {
+				q.idx++
+				q.ask()
+				return q, nil
+			}
+			q.finished = true
+			q.vp.GotoTop()
+			q.layout()
+			return q, screen.Send(screen.QuizFinished{Lesson: q.lesson.ID, Result: q.result()})
+		case key.Matches(k, q.keys.Down):
+			q.vp.ScrollDown(1)
+		case key.Matches(k, q.keys.Up):
+			q.vp.ScrollUp(1)
+		}
+		return q, nil
+	}
+	cur, submitted := q.current.Update(k)
+	q.current = cur
+	if submitted {
+		q.answers[cur.Asked().ID] = graded{answer: cur.Answer(), result: *cur.Result()}
+	}
+	q.layout()
+	if submitted {
+		// Keep the end of the feedback (the takeaway) reachable at once
+		// on short screens by starting at the verdict line.
+		q.vp.GotoTop()
+	}
+	return q, nil
+}
+
+// missed lists the questions of the whole quiz not answered fully right.
+func (q Model) missed() []string {
+	var ids []string
+	for _, x := range q.lesson.QuizQuestions() {
+		if g, ok := q.answers[x.ID]; !ok || !g.result.Correct {
+			ids = append(ids, x.ID)
+		}
+	}
+	return ids
+}
+
+// score is the sum of the scores over the whole quiz.
+func (q Model) score() float64 {
+	s := 0.0
+	for _, g := range q.answers {
+		s += g.result.Score
+	}
+	return s
+}
+
+func (q Model) result() progress.QuizResult {
+	r := progress.QuizResult{QuizID: q.lesson.Quiz.ID, Answers: map[string]progress.Answer{},
+		Total: len(q.lesson.QuizQuestions()), Finished: q.now()}
+	for _, x := range q.lesson.QuizQuestions() {
+		g, ok := q.answers[x.ID]
+		if !ok {
+			continue
+		}
+		a := g.answer
+		a.At = r.Finished
+		r.Answers[x.ID] = a
+		r.Score += g.result.Score
+	}
+	return r
+}
+
+func (q Model) summary() string {
+	st := q.styles
+	total := len(q.lesson.QuizQuestions())
+	var b strings.Builder
+	score := q.score()
+	b.WriteString(st.Heading.Render("Your score") + "\n\n")
+	line := fmt.Sprintf("%s / %d  (%d%%)", trimFloat(score), total, int(score/float64(total)*100+0.5))
+	if score == float64(total) {
+		b.WriteString(st.Success.Render("✓ "+line+": every question right.") + "\n\n")
+	} else {
+		b.WriteString(st.Text.Render(line) + "\n\n")
+	}
+	w := q.vp.Width()
+	for i, x := range q.lesson.QuizQuestions() {
+		g, ok := q.answers[x.ID]
+		mark, style := "·", st.Muted
+		switch {
+		case ok && g.result.Correct:
+			mark, style = "✓", st.Success
+		case ok && g.result.Score > 0:
+			mark, style = "◐", st.Warning
+		case ok:
+			mark, style = "✗", st.Error
+		}
+		b.WriteString(style.Render(text.Hang(fmt.Sprintf("%s %d. ", mark, i+1), text.FirstLine(strings.TrimSpace(x.Prompt)), w)) + "\n")
+	}
+	b.WriteString("\n")
+	if len(q.missed()) > 0 {
+		b.WriteString(st.Accent.Render("r") + st.Text.Render(fmt.Sprintf(" retries the %d you missed · ", len(q.missed()))))
+	}
+	b.WriteString(st.Accent.Render("enter") + st.Text.Render(" goes back"))
+	return b.String()
+}
+
+func trimFloat(x float64) string {
+	s := fmt.Sprintf("%.2f", x)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+// Title is the quiz's name, and which retry this is.
+func (q *Model) Title() string {
+	if q.lesson == nil {
+		return "Quiz"
+	}
+	t := "Quiz: " + q.lesson.Title
+	if q.lesson.Quiz.Title != "" {
+		t = "Quiz: " + q.lesson.Quiz.Title
+	}
+	if q.round > 1 {
+		t += fmt.Sprintf(" (retry %d)", q.round-1)
+	}
+	return t
+}
+
+// Status is the question number and its kind, or the score.
+func (q *Model) Status() string {
+	if q.lesson == nil {
+		return ""
+	}
+	if q.finished {
+		return fmt.Sprintf("score %s/%d", trimFloat(q.score()), len(q.lesson.QuizQuestions()))
+	}
+	return fmt.Sprintf("question %d/%d · %s", q.idx+1, len(q.questions), q.questions[q.idx].Kind.Instruction())
+}
+
+// View draws the current question or the score.
+func (q *Model) View() string {
+	if q.lesson == nil {
+		return ""
+	}
+	st := q.styles
+	var head string
+	if q.finished {
+		head = st.Badge.Render("Finished")
+	} else {
+		head = st.Badge.Render(fmt.Sprintf("Question %d of %d", q.idx+1, len(q.questions))) +
+			st.Muted.Render(" · "+q.questions[q.idx].Kind.Instruction())
+	}
+	return text.Truncate(head, q.w) + "\n\n" + q.vp.View()
+}
+
+// ShortHelp is the one-line key help.
+func (q *Model) ShortHelp() []key.Binding {
+	switch {
+	case q.lesson == nil:
+		return nil
+	case q.finished:
+		return []key.Binding{q.keys.Retry, q.keys.Done}
+	case q.current.Answered():
+		next := q.keys.Next
+		if q.idx == len(q.questions)-1 {
+			next.SetHelp("enter", "see score")
+		}
+		if q.current.Asked().Experiment != "" {
+			return []key.Binding{next, q.keys.Run, q.keys.Scroll}
+		}
+		return []key.Binding{next, q.keys.Scroll}
+	}
+	return q.current.ShortHelp()
+}
+
+// FullHelp is every key of the quiz.
+func (q *Model) FullHelp() [][]key.Binding {
+	groups := [][]key.Binding{{q.keys.Next, q.keys.Retry, q.keys.Scroll}}
+	if q.lesson != nil && !q.finished {
+		groups = append(q.current.FullHelp(), groups...)
+	}
+	return groups
+}
+
+// Current is the question being asked.
+func (q *Model) Current() Question { return q.current }

@@ -1,0 +1,121 @@
+// Package screen is the contract between the TUI's root model and its
+// screens (internal/tui/screen/home, reader, quiz, lab, experiment, ...):
+// the Screen interface the root hosts every screen through, and the
+// messages screens send to ask for another screen or to record progress.
+// A new screen is a package with a constructor returning a Screen, plus an
+// Open message the root turns into it.
+package screen
+
+import (
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/theme"
+)
+
+// Screen is one screen on the root's stack. The root routes messages in a
+// fixed order: global keys and sizes first, key presses to the screen on
+// top, every other message to every screen on the stack (so a screen
+// below keeps receiving the results of its own commands).
+type Screen interface {
+	// Init starts the screen's work (reading files, rendering) once the
+	// root has sized and styled it.
+	Init() tea.Cmd
+	Update(tea.Msg) (Screen, tea.Cmd)
+	// View draws the screen's body; the root adds the chrome.
+	View() string
+	// SetSize gives the body's size in cells. A screen whose Title is ""
+	// draws its own title and gets the title line as well.
+	SetSize(w, h int)
+	SetStyles(theme.Styles)
+	// ShortHelp and FullHelp list the screen's own keys; the root adds
+	// the global ones (help, back, quit).
+	help.KeyMap
+	// Title is the top line of the chrome; "" when the screen draws its own.
+	Title() string
+	// Status is the left part of the status line, such as "page 2/5".
+	Status() string
+	// Capturing reports that esc belongs to the screen right now (to
+	// cancel something or close a question), so the root must not go back.
+	Capturing() bool
+	// Typing reports that the screen takes free text, so ? and q are
+	// characters rather than commands.
+	Typing() bool
+	// Close releases what the screen holds (watchers, running commands)
+	// when it leaves the stack.
+	Close()
+}
+
+// Send returns a command that delivers msg.
+func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// Requests for another screen. Any screen may send them; the root opens
+// the screen on top of the stack.
+type (
+	// OpenLesson opens the reader at a page; Page < 0 opens it where the
+	// learner left off.
+	OpenLesson struct {
+		Lesson string
+		Page   int
+	}
+	// OpenQuiz opens a lesson's quiz.
+	OpenQuiz struct{ Lesson string }
+	// OpenLab opens the lab runner for a lab id.
+	OpenLab struct{ Lab string }
+	// OpenExperiment opens the experiment screen for a scenario name.
+	OpenExperiment struct{ Name string }
+	// Back closes the screen on top.
+	Back struct{}
+)
+
+// Progress events: the root records them in the learner's progress, saves
+// it in the background, and sends every screen a ProgressChanged.
+type (
+	// PageShown says a lesson page was on screen.
+	PageShown struct {
+		Lesson string
+		Page   int
+	}
+	// CheckAnswered says an inline checkpoint was answered.
+	CheckAnswered struct {
+		Lesson, Question string
+		Answer           progress.Answer
+	}
+	// QuizFinished says a quiz round ended.
+	QuizFinished struct {
+		Lesson string
+		Result progress.QuizResult
+	}
+	// LabPassed says a grade passed every step of a lab.
+	LabPassed struct{ Lab string }
+	// ProgressChanged carries the learner's progress after a change. The
+	// root owns it; screens read it only inside Update and View.
+	ProgressChanged struct{ Progress *progress.Progress }
+)
+
+// EtcdReady reaches every screen when the etcd start finishes: Etcd is the
+// running server (or the external cluster), or Err why it failed.
+type EtcdReady struct {
+	Etcd embedetcd.Etcd
+	Err  error
+	// External says Etcd is a cluster the learner named rather than the
+	// etcd the playground started.
+	External bool
+}
+
+// EtcdStatus is the etcd state in words, for screens that show it (home).
+type EtcdStatus struct {
+	Detail string
+	Failed bool
+}
+
+// Context is what every screen constructor may need from the root.
+type Context struct {
+	Styles   theme.Styles
+	Progress *progress.Progress
+	// Learner is the learner's identity: it seeds the per-learner option
+	// shuffle of questions.
+	Learner string
+}
