@@ -161,12 +161,18 @@ func start(t *testing.T, prepare func(stateDir string)) (*session, string) {
 	if prepare != nil {
 		prepare(state)
 	}
-	s := &session{t: t, socket: fmt.Sprintf("pg-e2e-%d-%s", os.Getpid(), t.Name())}
+	return startIn(t, root, bin, state, ""), state
+}
+
+// startIn runs the binary in a fresh 80x24 tmux session (its socket named
+// after the test and run) on the state directory given.
+func startIn(t *testing.T, root, bin, state, run string) *session {
+	s := &session{t: t, socket: fmt.Sprintf("pg-e2e-%d-%s%s", os.Getpid(), t.Name(), run)}
 	cache := t.TempDir() // kept lab test binaries: not the user's cache
 	cmd := fmt.Sprintf("cd %q && PLAYGROUND_STATE_DIR=%q PLAYGROUND_CACHE_DIR=%q TERM=xterm-256color %q; echo EXITED $?; sleep 60", root, state, cache, bin)
 	s.tmux("new-session", "-d", "-s", "pg", "-x", "80", "-y", "24", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	return s, state
+	return s
 }
 
 func TestHomeLessonQuizLab(t *testing.T) {
@@ -235,4 +241,44 @@ func TestCorruptProgressIsMovedAsideWithNotice(t *testing.T) {
 	}
 	s.keys("q")
 	s.waitFor(15*time.Second, "EXITED 0")
+}
+
+// TestProgressSurvivesARestart reads three pages of lesson 3, quits, and
+// starts again on the same state: the course map shows the pages read from
+// the first frame and c opens page 3 of lesson 3.
+func TestProgressSurvivesARestart(t *testing.T) {
+	s, state := start(t, nil)
+	s.waitFor(5*time.Second, "03 Locks and the TTL unlock bug")
+	s.keys("3", "Enter")
+	s.waitFor(5*time.Second, "page 1/")
+	s.keys("n")
+	s.waitFor(5*time.Second, "page 2/")
+	s.keys("n")
+	s.waitFor(5*time.Second, "page 3/")
+	s.keys("Escape")
+	s.waitFor(5*time.Second, "Continue where you left off: 03 Locks and the TTL unlock bug, page 3/")
+	s.keys("q")
+	s.waitFor(15*time.Second, "EXITED 0")
+
+	s2 := startIn(t, moduleRoot(t), binary(t, moduleRoot(t)), state, "-again")
+	scr := s2.waitFor(5*time.Second, "Continue where you left off: 03 Locks and the TTL unlock bug, page 3/")
+	s2.fits(scr)
+	if strings.Contains(scr, "New here?") {
+		t.Fatalf("the restarted course map greets a new learner:\n%s", scr)
+	}
+	var row string
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.Contains(l, "03 Locks and the TTL unlock bug") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, " 3/") {
+		t.Fatalf("lesson 3's row does not count 3 pages read: %q\n%s", row, scr)
+	}
+	s2.keys("c")
+	s2.fits(s2.waitFor(5*time.Second, "03 Locks and the TTL unlock bug", "page 3/"))
+	s2.keys("Escape")
+	s2.waitFor(5*time.Second, "Continue where you left off: 03 Locks and the TTL unlock bug, page 3/")
+	s2.keys("q")
+	s2.waitFor(15*time.Second, "EXITED 0")
 }
