@@ -170,7 +170,8 @@ type PrewarmedMsg struct {
 }
 
 // Prewarm compiles the tests of the given labs one after the other, in the
-// background, so that the learner's first grade is fast. It returns nil when
+// background, so that the learner's first grade is fast; then their race
+// builds, so that verifying a pass is too. It returns nil when
 // root holds no labs (an installed binary run outside a checkout). Each lab
 // answers with a PrewarmedMsg; the root may ignore them. Cancel ctx when
 // the program ends. The machine may be small: the labs are compiled in
@@ -179,9 +180,16 @@ func Prewarm(ctx context.Context, root string, labIDs []string) tea.Cmd {
 	if root == "" || len(labIDs) == 0 {
 		return nil
 	}
-	cmds := make([]tea.Cmd, 0, len(labIDs))
-	for _, id := range labIDs {
-		o := grade.Options{Dir: root, Lab: id}
+	cmds := make([]tea.Cmd, 0, 2*len(labIDs))
+	// First the plain builds (the first grading), then the race builds
+	// (the verification of a pass).
+	var opts []grade.Options
+	for _, race := range []bool{false, true} {
+		for _, id := range labIDs {
+			opts = append(opts, grade.Options{Dir: root, Lab: id, Race: race})
+		}
+	}
+	for _, o := range opts {
 		cmds = append(cmds, func() tea.Msg {
 			if ctx.Err() != nil {
 				return PrewarmedMsg{Lab: o.Lab, Err: ctx.Err()}
