@@ -9,20 +9,25 @@ import (
 	"strings"
 )
 
-// Default is /playground/<user>/, from $PLAYGROUND_USER, else the login
+// Learner is the learner's identity, the one name the playground knows
+// them by: it names their key prefix on a shared cluster and seeds the
+// per-learner order of quiz options. It is $PLAYGROUND_USER, else
+// $PLAYGROUND_LEARNER (the older name of the same setting), else the login
 // name, else "learner".
-func Default() string {
-	name := os.Getenv("PLAYGROUND_USER")
-	if name == "" {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
+func Learner() string {
+	for _, v := range []string{"PLAYGROUND_USER", "PLAYGROUND_LEARNER"} {
+		if name := os.Getenv(v); name != "" {
+			return name
 		}
 	}
-	if name == "" {
-		name = "learner"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
 	}
-	return For(name)
+	return "learner"
 }
+
+// Default is /playground/<learner>/, the prefix of Learner().
+func Default() string { return For(Learner()) }
 
 // For is the prefix of the learner called name: /playground/<name>/, with
 // slashes and spaces in the name replaced so it stays one path element.

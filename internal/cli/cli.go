@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/embedetcd/prefix"
 )
 
 // Command is one subcommand of playground.
@@ -43,6 +44,8 @@ type Env struct {
 	NoPublish bool
 	// ContentDir, when set, replaces the embedded course (--content).
 	ContentDir string
+	// Learner is the learner's identity (prefix.Learner), resolved once.
+	Learner string
 }
 
 // UsageError reports bad command-line usage; it maps to exit code 2.
@@ -74,7 +77,7 @@ func Register(c *Command) {
 // Main runs the program with args (without the program name) and returns
 // the process exit code: 0 success, 1 failure, 2 bad usage.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Learner: prefix.Learner()}
 	fs := flag.NewFlagSet("playground", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	endpoints := fs.String("etcd-endpoints", "", "comma-separated client URLs of an existing etcd cluster")

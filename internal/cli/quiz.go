@@ -76,7 +76,7 @@ func runQuiz(ctx context.Context, env *Env, args []string) error {
 			lessonOf(c, qz).Number, lessonOf(c, qz).Title, qz.ID)
 		return nil
 	}
-	return takePlain(ctx, env.Stdin, env.Stdout, qz, learnerName(), !isTerminal(env.Stdin))
+	return takePlain(ctx, env.Stdin, env.Stdout, qz, env.Learner, !isTerminal(env.Stdin))
 }
 
 func lessonOf(c *lessons.Course, qz *quiz.Quiz) *lessons.Lesson {
@@ -97,16 +97,6 @@ func listQuizzes(w io.Writer, c *lessons.Course) error {
 		}
 	}
 	return tw.Flush()
-}
-
-// learnerName seeds the per-learner option order.
-func learnerName() string {
-	for _, v := range []string{"PLAYGROUND_LEARNER", "USER", "USERNAME"} {
-		if s := os.Getenv(v); s != "" {
-			return s
-		}
-	}
-	return "learner"
 }
 
 // maxAnswer is the longest answer line read; anything longer is refused

@@ -27,7 +27,7 @@ func TestQuizList(t *testing.T) {
 // shown, which scores nothing) and compares the whole session with the
 // recorded transcript.
 func TestQuizPlainTranscript(t *testing.T) {
-	t.Setenv("PLAYGROUND_LEARNER", "tester")
+	t.Setenv("PLAYGROUND_USER", "tester")
 	in, err := os.ReadFile("../../content/testdata/plain-answers.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestQuizPlainTranscript(t *testing.T) {
 }
 
 func TestQuizPlainAllRightAndEOF(t *testing.T) {
-	t.Setenv("PLAYGROUND_LEARNER", "tester")
+	t.Setenv("PLAYGROUND_USER", "tester")
 	// From the transcript's display order: predict 2; multi 1,2; 19; 2 3 1.
 	code, out, _ := run(t, "2\n1,2\n19\n2 3 1\n", "--content", okCourse, "quiz", "--plain", "second-go")
 	if code != 0 || !strings.HasSuffix(out, "\nscore: 4/4\n") || strings.Contains(out, "Not quite") {
@@ -95,7 +95,7 @@ func TestQuizUsage(t *testing.T) {
 // working out the typed answers from the learner's shuffled order, and
 // expects full marks: every answer key in the course can be scored.
 func TestQuizPlainEmbeddedAllRight(t *testing.T) {
-	t.Setenv("PLAYGROUND_LEARNER", "tester")
+	t.Setenv("PLAYGROUND_USER", "tester")
 	c, _, err := loadCourse(&Env{}, "")
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		ProgressNotice: notice,
 		ProgressPath:   path,
 		ProgressSaved:  board.Offer,
-		Learner:        learnerName(),
+		Learner:        env.Learner,
 		Context:        ctx,
 		Etcd:           etcd.starter(env.Etcd),
 		EtcdExternal:   env.Etcd.Remote(),

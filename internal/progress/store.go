@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/atomicfile"
 )
 
 // Update is how every writer changes the saved progress: under an exclusive
@@ -67,7 +69,7 @@ func Tidy(path string) error {
 const lockSuffix = ".lock"
 
 // tempPattern is the name of a file being written by write.
-func tempPattern(path string) string { return filepath.Base(path) + ".tmp-*" }
+func tempPattern(path string) string { return atomicfile.TempPattern(path) }
 
 // removeStaleTemps deletes temporary files left by a writer that died
 // between creating and renaming them. The caller holds the lock, and

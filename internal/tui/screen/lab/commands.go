@@ -7,11 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/atomicfile"
 )
 
 type readmeRenderedMsg struct {
@@ -179,37 +180,14 @@ func resetStub(path string, orig []byte, stamp string) (string, error) {
 			}
 			backup = fmt.Sprintf("%s.bak-%s-%d", path, stamp, i)
 		}
-		if err := writeFileAtomic(backup, cur); err != nil {
+		if err := atomicfile.Write(backup, cur, 0o644); err != nil {
 			return "", fmt.Errorf("keep your code aside: %w", err)
 		}
 	}
-	if err := writeFileAtomic(path, orig); err != nil {
+	if err := atomicfile.Write(path, orig, 0o644); err != nil {
 		return backup, fmt.Errorf("write the original stub: %w", err)
 	}
 	return backup, nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // elapsed formats a duration the way the spinner line shows it.
