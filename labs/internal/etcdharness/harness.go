@@ -61,6 +61,10 @@ const GraderEtcdEnv = "PLAYGROUND_GRADER_ETCD"
 // a message instead of hanging the grader.
 const TestTimeout = 20 * time.Second
 
+// alarmMargin is how long before go test's -timeout alarm a test's context
+// ends at the latest.
+const alarmMargin = 2 * time.Second
+
 var (
 	startOnce sync.Once
 	shared    *backend
@@ -248,7 +252,17 @@ func New(t testing.TB) *Env {
 	e := &Env{t: t, etcd: etcd(t)}
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
 	e.Prefix = fmt.Sprintf("/grader/%s/%d-%d", name, os.Getpid(), seq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), TestTimeout)
+	deadline := time.Now().Add(TestTimeout)
+	// Under go test -timeout, end a little before the testing package's
+	// alarm does, so that a blocked call fails its own test with a message
+	// instead of the whole binary panicking (tests run a few at a time, so
+	// a later one may start close to that alarm).
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if alarm, ok := d.Deadline(); ok && alarm.Add(-alarmMargin).Before(deadline) {
+			deadline = alarm.Add(-alarmMargin)
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	t.Cleanup(cancel)
 	e.Ctx = ctx
 	e.Admin = e.Client()
@@ -280,7 +294,7 @@ func (e *Env) Sub(t testing.TB) *Env {
 func (e *Env) setupFailed(what string, err error) {
 	e.t.Helper()
 	if e.Ctx.Err() != nil {
-		e.t.Fatalf("the test's %v deadline passed before it could %s: an earlier call into your code kept running (blocked?) until then", TestTimeout, what)
+		e.t.Fatalf("the test's deadline passed before it could %s: an earlier call into your code kept running (blocked?) until then", what)
 	}
 	e.t.Fatalf("test setup: %s: %v", what, err)
 }
