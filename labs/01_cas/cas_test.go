@@ -27,14 +27,21 @@ package cas
 //     used as a version, or a first version of 0: Steps 1 and 3.
 //   - no mutex, or a check and a write under two separate lock sections
 //     [mutant unlocked_check.patch], or a Get that reads without the mutex:
-//     Step 5 (two winners, or the race detector when run with -race).
+//     Step 5 (two winners, or the race detector when run with -race). The
+//     split lock shows reliably in the rounds behind a slow client: the
+//     replicas wait over a millisecond for the lock, which puts Go's mutex
+//     in its fair mode, where each unlock hands the lock to the next in
+//     line, straight into the gap between check and write.
 //
 // The learner bugs in solutions/01_cas/testdata/bugs/*.patch are more
 // such mistakes; labcheck requires each to fail at least one step.
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -214,12 +221,11 @@ func TestStep4_ExpiryMakesKeyAbsent(t *testing.T) {
 }
 
 func TestStep5_ConcurrentCreatesHaveOneWinner(t *testing.T) {
-	for round := range 2000 {
-		s := NewStore()
+	// race runs one election: 16 replicas create "leader" at once.
+	race := func(s *Store) (winners []string) {
 		var (
-			wg      sync.WaitGroup
-			mu      sync.Mutex
-			winners []string
+			wg sync.WaitGroup
+			mu sync.Mutex
 		)
 		start := make(chan struct{})
 		for i := range 16 {
@@ -233,24 +239,80 @@ func TestStep5_ConcurrentCreatesHaveOneWinner(t *testing.T) {
 				}
 			})
 		}
-		// Followers read while the others write: Get needs the lock too
-		// (go test -race reports a Get that reads the map without it).
-		for range 2 {
-			wg.Go(func() {
-				<-start
-				s.Get("leader")
-			})
-		}
 		close(start)
 		wg.Wait()
+		return winners
+	}
+	check := func(s *Store, winners []string, when string) {
+		t.Helper()
 		if len(winners) == 0 {
-			t.Fatalf("round %d: 16 replicas raced to create an absent key and none won; exactly one create must succeed", round)
+			t.Fatalf("%s: 16 replicas raced to create an absent key and none won; exactly one create must succeed", when)
 		}
 		if len(winners) != 1 {
-			t.Fatalf("round %d: 16 replicas raced to create the key and %d won (%v); exactly one must win, so the check and the write must happen under one lock", round, len(winners), winners)
+			t.Fatalf("%s: 16 replicas raced to create the key and %d won (%v); exactly one must win, so the check and the write must happen under one lock, without unlocking in between", when, len(winners), winners)
 		}
 		if got, _, _ := s.Get("leader"); got != winners[0] {
-			t.Fatalf("round %d: %q was told it won but the key holds %q: another create overwrote the winner", round, winners[0], got)
+			t.Fatalf("%s: %q was told it won but the key holds %q: another create overwrote the winner", when, winners[0], got)
 		}
 	}
+	for round := range 2000 {
+		s := NewStore()
+		check(s, race(s), fmt.Sprint("round ", round))
+	}
+	// The same race while another client keeps the store busy with slow
+	// lookups (a 4 MiB key among 16 others), so the replicas queue up
+	// for its lock. A store that unlocks between the check and the write
+	// lets the next replica in line check in that gap.
+	// A 4 MiB key: hashing it for a lookup takes a millisecond or more.
+	hugeKey := strings.Repeat("k", 4<<20)
+	for round := range 5 {
+		s := NewStore()
+		for k := range 16 {
+			s.CompareAndSwap(fmt.Sprint("other-", k), "", "x", 0)
+		}
+		var (
+			busy sync.WaitGroup
+			done atomic.Bool
+		)
+		// Two slow clients, so one of them is always holding or
+		// waiting for the lock.
+		var started sync.WaitGroup
+		for range 2 {
+			started.Add(1)
+			busy.Go(func() {
+				s.Get(hugeKey)
+				started.Done()
+				for !done.Load() {
+					s.Get(hugeKey)
+				}
+			})
+		}
+		started.Wait()
+		winners := race(s)
+		done.Store(true)
+		busy.Wait()
+		check(s, winners, fmt.Sprint("round ", round, " behind a slow client"))
+	}
+	// Followers read while leaders write: Get needs the lock too (go test
+	// -race reports a Get that reads the map without it).
+	s := NewStore()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		key := fmt.Sprint("shard-", i)
+		s.CompareAndSwap(key, "", "v", 0)
+		wg.Go(func() {
+			for range 50 {
+				s.CompareAndSwap(key, "v", "v", 0)
+			}
+		})
+		wg.Go(func() {
+			for range 50 {
+				if v, _, ok := s.Get(key); !ok || v != "v" {
+					t.Errorf("Get(%q) while another goroutine rewrote it = (%q, %v), want (\"v\", true): a key being rewritten is never absent", key, v, ok)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
