@@ -169,17 +169,25 @@ func testCommitCompetitor(t *testing.T) {
 	})
 	err := CommitOffset(env.Ctx, cli, prefix, 2, tokA, 200)
 	n := requests.Load()
-	if n < 2 {
-		if err != nil {
-			t.Fatalf("the owner's CommitOffset = %v, want nil", err)
-		}
-		return
-	}
-	if got := offset(env, prefix, 2); got == "200" {
+	switch {
+	case n < 2 && err != nil:
+		t.Fatalf("the owner's CommitOffset = %v, want nil", err)
+	case n >= 2 && offset(env, prefix, 2) == "200":
 		t.Fatalf("CommitOffset sent %d requests; between the first and the second the shard changed owner (worker-b, token %d), and worker-a's offset 200 with its old token %d was still written (err = %v): check the token and write the offset in one transaction", n, tokB.Load(), tokA, err)
-	}
-	if !errors.Is(err, ErrNotOwner) {
+	case n >= 2 && !errors.Is(err, ErrNotOwner):
 		t.Fatalf("CommitOffset after the shard changed owner between its requests = %v, want ErrNotOwner", err)
+	}
+
+	// etcd refuses the request: the commit did not happen, and the caller
+	// must hear so (but not ErrNotOwner: nobody said the shard is lost).
+	spy.Intercept(func(etcdharness.Request) error { return errInjected })
+	owner, _ := env.Get(ShardKey(prefix, 2))
+	err = CommitOffset(env.Ctx, cli, prefix, 2, owner.CreateRevision, 300)
+	switch {
+	case err == nil:
+		t.Fatalf("CommitOffset returned nil although etcd refused its request (%v): the offset was not stored, return the error", errInjected)
+	case errors.Is(err, ErrNotOwner):
+		t.Fatalf("CommitOffset returned ErrNotOwner when etcd refused its request: that tells the caller it lost the shard, which nobody knows; return the request's error (wrapped)")
 	}
 }
 
