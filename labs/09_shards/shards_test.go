@@ -483,7 +483,7 @@ func testSessionFailures(t *testing.T) {
 	f := newFleet(t, env, 4)
 	var mu sync.Mutex
 	var first time.Time
-	var grants, failedGets int
+	var grants, failedGets, failedKeepAlives int
 	f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -496,6 +496,11 @@ func testSessionFailures(t *testing.T) {
 				grants++
 				return errInjected
 			}
+		case etcdharness.KindKeepAlive:
+			if failedKeepAlives == 0 {
+				failedKeepAlives++
+				return errInjected
+			}
 		case etcdharness.KindGet:
 			if !first.IsZero() && time.Since(first) >= window && failedGets == 0 {
 				failedGets++
@@ -504,7 +509,7 @@ func testSessionFailures(t *testing.T) {
 		}
 		return nil
 	})
-	f.waitBalanced(5*time.Second, "etcd refused lease grants for 300 ms and then one read: Run must retry (with a new session if needed) until it owns its share", "worker-a")
+	f.waitBalanced(5*time.Second, "etcd refused lease grants for 300 ms, then a keep-alive and a read: Run must retry (with a new session if needed) until it owns its share", "worker-a")
 	mu.Lock()
 	defer mu.Unlock()
 	if grants > 15 {
