@@ -75,6 +75,7 @@ func TestStep3_TakeoverAfterDeath(t *testing.T) {
 func TestStep4_FailuresAndShutdown(t *testing.T) {
 	t.Parallel()
 	t.Run("session cannot be created", func(t *testing.T) { t.Parallel(); testSessionFailures(t) })
+	t.Run("read fails after a change", func(t *testing.T) { t.Parallel(); testReadFailsAfterChange(t) })
 	t.Run("stop while etcd is unreachable", func(t *testing.T) { t.Parallel(); testStopUnreachable(t) })
 	t.Run("revoke fails", func(t *testing.T) { t.Parallel(); testRevokeFails(t) })
 }
@@ -515,6 +516,30 @@ func testSessionFailures(t *testing.T) {
 	if grants > 15 {
 		t.Errorf("while etcd refused lease grants for %v, worker-a asked %d times: wait between attempts (100 ms, or a backoff that grows) instead of retrying at once", window, grants)
 	}
+	f.check()
+}
+
+// testReadFailsAfterChange: a shard comes free and the read that follows
+// fails. The worker must not forget the change: it rebalances again (after
+// a pause, or with a new membership) and claims the shard.
+func testReadFailsAfterChange(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 3)
+	other := env.Grant(30)
+	ownShard(t, env, f.prefix, 0, "worker-z", other)
+	var failNext atomic.Bool
+	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		if r.Kind == etcdharness.KindGet && failNext.CompareAndSwap(true, false) {
+			return errInjected
+		}
+		return nil
+	})
+	env.WaitFor(f.prefix, 5*time.Second, "worker-a to own shards 1 and 2 (worker-z holds 0)", func() bool {
+		return len(a.w.Owned()) == 2 && f.counts()["worker-a"] == 2
+	})
+	failNext.Store(true)
+	env.Revoke(other)
+	f.waitBalanced(5*time.Second, "worker-z's lease ended, freeing shard 0, and worker-a's next read failed: a failed rebalance must be retried (after a pause, or by starting a new membership), not skipped until the next change", "worker-a")
 	f.check()
 }
 
