@@ -70,6 +70,7 @@ func TestStep3_TakeoverAfterDeath(t *testing.T) {
 	t.Parallel()
 	t.Run("death and return", func(t *testing.T) { t.Parallel(); testDeathAndReturn(t) })
 	t.Run("same name, other lease", func(t *testing.T) { t.Parallel(); testSameNameOtherLease(t) })
+	t.Run("member key deleted", func(t *testing.T) { t.Parallel(); testMemberKeyDeleted(t) })
 }
 
 func TestStep4_FailuresAndShutdown(t *testing.T) {
@@ -233,6 +234,8 @@ func testJoinAndLeave(t *testing.T) {
 	f.waitBalanced(5*time.Second, "ten shards over three workers sorted by name: 4, 3, 3", "worker-a", "worker-b", "worker-c")
 
 	// A worker that shuts down hands its shards over at once.
+	b, c := f.workers["worker-b"], f.workers["worker-c"]
+	relB, relC := b.releases.Load(), c.releases.Load()
 	f.stop("worker-a")
 	if got := len(a.w.Owned()); got != 0 {
 		t.Errorf("worker-a's Run returned but its Owned() still lists %d shards", got)
@@ -241,6 +244,14 @@ func testJoinAndLeave(t *testing.T) {
 		t.Fatalf("worker-a's Run returned but %d shard keys are still on its lease in etcd: the others wait a whole TTL for them. Revoke the lease on the way out, with a context of its own (Run's context is already cancelled by then)", got)
 	}
 	f.waitBalanced(5*time.Second, "worker-a left: its shards go to the other two", "worker-b", "worker-c")
+	for _, r := range []struct {
+		w      *running
+		before int64
+	}{{b, relB}, {c, relC}} {
+		if n := r.w.releases.Load() - r.before; n > 0 {
+			t.Errorf("after worker-a left, %s gave back %d shards although its target only rose (3 to 5): it claimed more than its target. Claim only while you own fewer than your target, and count each claim that succeeded", r.w.name, n)
+		}
+	}
 	f.check()
 }
 
@@ -336,16 +347,16 @@ func testStaleRelease(t *testing.T) {
 		// claimed the shard. Until worker-a notices, its Owned() lags
 		// behind etcd like any dead worker's: not an overlap.
 		f.exclude("worker-a", true)
-		member, err := env.Admin.Get(env.Ctx, MemberKey(f.prefix, "worker-a"))
-		if err == nil && len(member.Kvs) > 0 {
-			_, err = env.Admin.Revoke(env.Ctx, clientv3.LeaseID(member.Kvs[0].Lease))
-		}
 		key := ShardKey(f.prefix, shard)
+		cur, err := env.Admin.Get(env.Ctx, key)
+		if err == nil && len(cur.Kvs) > 0 {
+			_, err = env.Admin.Revoke(env.Ctx, clientv3.LeaseID(cur.Kvs[0].Lease))
+		}
 		resp, err2 := env.Admin.Txn(env.Ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
 		if err != nil || err2 != nil || !resp.Succeeded {
-			checked <- fmt.Sprintf("test: end worker-a's lease and claim %s for worker-z: %v, %v", key, err, err2)
+			checked <- fmt.Sprintf("test: end worker-a's lease and claim %s for worker-z: %v, %v (the key existed before: %v)", key, err, err2, err == nil && len(cur.Kvs) > 0)
 			stage.Store(2)
 			return nil
 		}
@@ -472,6 +483,26 @@ func testSameNameOtherLease(t *testing.T) {
 	})
 	env.Revoke(old)
 	f.waitBalanced(5*time.Second, "the earlier worker-a's lease ended: shards 0 and 1 are free for the new one", "worker-a")
+	f.check()
+}
+
+// testMemberKeyDeleted: an operator deletes worker-b's member key while
+// its lease lives on. worker-b is then not counted by the others; it must
+// notice and join again.
+func testMemberKeyDeleted(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 4)
+	f.start("worker-a", env.Client(), 5)
+	f.start("worker-b", env.Client(), 5)
+	f.waitBalanced(5*time.Second, "four shards over two workers: 2, 2", "worker-a", "worker-b")
+	if _, err := env.Admin.Delete(env.Ctx, MemberKey(f.prefix, "worker-b")); err != nil {
+		t.Fatalf("test: delete worker-b's member key: %v", err)
+	}
+	env.WaitFor(f.prefix, 5*time.Second, "worker-b to put its member key back", func() bool {
+		_, ok := env.Get(MemberKey(f.prefix, "worker-b"))
+		return ok
+	})
+	f.waitBalanced(5*time.Second, "worker-b's member key was deleted (its lease lives on) and it must join again: if your own name is not among the members you read, you are not a member; start a new membership", "worker-a", "worker-b")
 	f.check()
 }
 
@@ -626,6 +657,7 @@ type running struct {
 	done     chan error
 	stopping atomic.Bool
 	early    atomic.Value // error: Run returned before it was stopped
+	releases atomic.Int64  // release requests sent
 }
 
 // hook sets (or, with nil, clears) a test's own interceptor for the
@@ -746,6 +778,9 @@ func (f *fleet) shardWrite(r etcdharness.Request) (shard int, release bool) {
 // a release or its revoke.
 func (f *fleet) checkRequest(r *running, req etcdharness.Request) {
 	shard, release := f.shardWrite(req)
+	if shard >= 0 && release {
+		r.releases.Add(1)
+	}
 	if shard < 0 && req.Kind != etcdharness.KindRevoke {
 		return
 	}
