@@ -22,7 +22,7 @@ package herd
 //     not jump the queue.
 //   - never checking the waiter's own key: Step 3 (the killed waiter takes
 //     a turn it no longer has).
-//   - a closed watch channel taken for a deletion: Step 3 closes a
+//   - a closed watch channel taken for a turn: Step 3 closes a
 //     waiter's client, and WaitTurn must return an error, not nil.
 //   - ignoring ctx (context.Background() in a call): Step 1 bounds WaitTurn
 //     after its context ends, also while etcd is unreachable.
