@@ -28,6 +28,12 @@ var (
 	// multi-member cluster enough slack not to hold spurious elections on a
 	// loaded 2-core machine. The default for StartCluster.
 	ClusterTicks = Ticks{TickMs: 50, ElectionMs: 500}
+	// IdleTicks (100 ms / 500 ms) still allow 1 s leases and use a quarter
+	// of FastTicks' CPU while nothing happens (0.3% of a core against
+	// 1.2%), at the price of a start of about 0.4 s. For a member that
+	// runs for a long time and mostly waits: the terminal interface's and
+	// `playground etcd`'s.
+	IdleTicks = Ticks{TickMs: 100, ElectionMs: 500}
 	// DefaultTicks are etcd's own defaults (100 ms / 1 s, 2 s minimum TTL).
 	DefaultTicks = Ticks{TickMs: 100, ElectionMs: 1000}
 )

@@ -312,3 +312,21 @@ func TestRemoteKeepsKeysUnderPrefix(t *testing.T) {
 		t.Fatalf("connect to a dead endpoint: %v, want ErrUnreachable", err)
 	}
 }
+
+// TestIdleTicksKeepOneSecondLeases: the terminal interface's etcd runs on
+// IdleTicks, and the course tells learners the shortest lease is 1 s.
+func TestIdleTicksKeepOneSecondLeases(t *testing.T) {
+	srv, err := Start(ctxT(t, 10*time.Second), WithTicks(IdleTicks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := ctxT(t, 10*time.Second)
+	l, err := client(t, srv).Grant(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.TTL != 1 {
+		t.Errorf("a 1 s lease on IdleTicks was granted %d s, want 1", l.TTL)
+	}
+}

@@ -22,7 +22,7 @@ func init() {
   --host H           address to listen on (default 127.0.0.1); anything but
                      loopback exposes etcd, which has no authentication
   --default-ticks    etcd's default ticks (2 s minimum lease TTL) instead of
-                     fast ones (1 s)
+                     100 ms / 500 ms ones (1 s)
   --class-demo DIR   a class cluster in miniature, to try class mode: TLS
                      with a CA made in DIR, authentication on, a root user;
                      prints the flags that connect to it
@@ -37,7 +37,7 @@ func runEtcd(ctx context.Context, env *Env, args []string) error {
 	fs.SetOutput(io.Discard)
 	port := fs.Int("port", 0, "client port (0 picks a free one)")
 	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback exposes etcd to your network")
-	defaultTicks := fs.Bool("default-ticks", false, "use etcd's default 100 ms / 1 s ticks (2 s minimum lease TTL) instead of fast ticks")
+	defaultTicks := fs.Bool("default-ticks", false, "use etcd's default 100 ms / 1 s ticks (2 s minimum lease TTL) instead of 100 ms / 500 ms (1 s minimum TTL)")
 	demo := fs.String("class-demo", "", "TLS and auth, with certificates in `DIR`")
 	if err := fs.Parse(args); err != nil {
 		return Usagef("%v", err)
@@ -48,10 +48,12 @@ func runEtcd(ctx context.Context, env *Env, args []string) error {
 	if env.Etcd.Remote() {
 		return Usagef("--etcd-endpoints points at an existing cluster; there is nothing to start")
 	}
-	opts := []embedetcd.Option{embedetcd.WithListen(*host, *port)}
+	// It runs until Ctrl-C and mostly waits: ticks that keep it quiet.
+	ticks := embedetcd.IdleTicks
 	if *defaultTicks {
-		opts = append(opts, embedetcd.WithTicks(embedetcd.DefaultTicks))
+		ticks = embedetcd.DefaultTicks
 	}
+	opts := []embedetcd.Option{embedetcd.WithListen(*host, *port), embedetcd.WithTicks(ticks)}
 	var demoCA string
 	if *demo != "" {
 		var err error

@@ -167,7 +167,7 @@ func (h *etcdHolder) starter(settings access.Settings) tui.EtcdStarter {
 		done := h.done
 		h.mu.Unlock()
 		defer close(done)
-		srv, err := embedetcd.Open(ctx, settings)
+		srv, err := embedetcd.Open(ctx, settings, embedetcd.WithTicks(embedetcd.IdleTicks))
 		if err != nil {
 			return nil, err
 		}
