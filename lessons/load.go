@@ -24,7 +24,7 @@ var folderPattern = regexp.MustCompile(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`
 // show what is there. The TUI should refuse nothing but report problems;
 // `playground check` fails on any.
 func Load(src Sources) (*Course, []Problem) {
-	c, probs := read(src)
+	c, probs := read(src, false)
 	probs = append(probs, crossCheck(c, src)...)
 	probs = append(probs, quizCheck(c, src)...)
 	// Group problems by file, in line order, as compilers do.
@@ -37,8 +37,19 @@ func Load(src Sources) (*Course, []Problem) {
 	return c, probs
 }
 
-// read loads every file of a course; Load adds the checks across files.
-func read(src Sources) (*Course, []Problem) {
+// Outline reads only the lessons' lesson.md files (front matter and
+// pages), in course order: enough to draw a course map. Quizzes, labs and
+// the checks across files are Load's; a program that shows the map first
+// loads the whole course after (the TUI does so in the background after
+// its first frame). Problems are left to Load as well.
+func Outline(src Sources) *Course {
+	c, _ := read(src, true)
+	return c
+}
+
+// read loads the files of a course (only lesson.md files when outline);
+// Load adds the checks across files.
+func read(src Sources, outline bool) (*Course, []Problem) {
 	c := &Course{}
 	var probs []Problem
 	report := func(p ...Problem) { probs = append(probs, p...) }
@@ -78,13 +89,13 @@ func read(src Sources) (*Course, []Problem) {
 		numbers[num] = e.Name()
 		r := &loaded{num: num, slug: m[2]}
 		results = append(results, r)
-		wg.Go(func() { r.lesson, r.probs = loadLesson(src.Course, dir, cpath) })
+		wg.Go(func() { r.lesson, r.probs = loadLesson(src.Course, dir, cpath, outline) })
 	}
 	var (
 		labs     []*Lab
 		labProbs []Problem
 	)
-	if src.Labs != nil {
+	if src.Labs != nil && !outline {
 		wg.Go(func() { labs, labProbs = loadLabs(src.Labs, src.LabsRoot) })
 	}
 	wg.Wait()
@@ -115,7 +126,7 @@ func joinRoot(root, p string) string {
 }
 
 // loadLesson reads lesson.md and quiz.yaml of one folder.
-func loadLesson(fsys fs.FS, dir string, cpath func(string) string) (*Lesson, []Problem) {
+func loadLesson(fsys fs.FS, dir string, cpath func(string) string, outline bool) (*Lesson, []Problem) {
 	var probs []Problem
 	// A misnamed file (quiz.yml, Lesson.md) would otherwise be ignored
 	// silently, so anything else in a lesson folder is reported.
@@ -136,6 +147,9 @@ func loadLesson(fsys fs.FS, dir string, cpath func(string) string) (*Lesson, []P
 	l, ps := ParseLesson(cpath(mdPath), data)
 	probs = append(probs, ps...)
 	l.Dir = dir
+	if outline {
+		return l, probs
+	}
 	qPath := path.Join(dir, "quiz.yaml")
 	qdata, err := readRegular(fsys, qPath)
 	if err != nil {

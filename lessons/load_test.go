@@ -162,3 +162,19 @@ func TestLoadProblems(t *testing.T) {
 	}
 
 }
+
+// The outline has what a course map shows (titles, pages, lab and
+// experiment names) and nothing that needs the other files.
+func TestOutlineReadsLessonFilesOnly(t *testing.T) {
+	full := loadGood(t)
+	o := Outline(Sources{Course: os.DirFS("testdata/good"), CourseRoot: "testdata/good", Labs: os.DirFS("testdata/labs")})
+	if len(o.Lessons) != len(full.Lessons) || len(o.Labs) != 0 {
+		t.Fatalf("outline has %d lessons and %d labs; want %d lessons and no labs", len(o.Lessons), len(o.Labs), len(full.Lessons))
+	}
+	for i, l := range o.Lessons {
+		f := full.Lessons[i]
+		if l.ID != f.ID || l.Title != f.Title || len(l.Pages) != len(f.Pages) || !slices.Equal(l.Labs, f.Labs) || l.Quiz != nil {
+			t.Errorf("outline lesson %d = %s %q %d pages quiz %v; full %s %q %d pages", i, l.ID, l.Title, len(l.Pages), l.Quiz != nil, f.ID, f.Title, len(f.Pages))
+		}
+	}
+}

@@ -33,6 +33,18 @@ found or bad usage, 130/143 stopped by Ctrl-C or SIGTERM.`,
 // loadCourse loads the course in dir, or the --content folder, or the
 // embedded one, with the lab catalogue and the known experiments.
 func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error) {
+	src, err := courseSources(env, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, probs := lessons.Load(src)
+	return c, probs, nil
+}
+
+// courseSources says where the course in dir, or the --content folder, or
+// the embedded one comes from, with the lab catalogue and the known
+// experiments.
+func courseSources(env *Env, dir string) (lessons.Sources, error) {
 	src := content.Sources()
 	src.Labs = labCatalog()
 	src.Experiments = knownExperiments()
@@ -42,17 +54,16 @@ func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error
 	if dir != "" {
 		st, err := os.Stat(dir)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open course: %w", err)
+			return src, fmt.Errorf("open course: %w", err)
 		}
 		if !st.IsDir() {
-			return nil, nil, fmt.Errorf("open course: %s is not a folder", dir)
+			return src, fmt.Errorf("open course: %s is not a folder", dir)
 		}
 		// The built-in labs may serve another course, but belong to this
 		// one; so does the built-in course's quiz floor.
 		src.Course, src.CourseRoot, src.OwnLabs, src.QuizFloor = os.DirFS(dir), dir, false, 0
 	}
-	c, probs := lessons.Load(src)
-	return c, probs, nil
+	return src, nil
 }
 
 // runCheck prints every problem as path:line: message and a summary.

@@ -38,14 +38,18 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {
 		return Usagef("unknown command %q (see playground --help)", args[0])
 	}
-	course, probs, err := tuiCourse(env)
+	src, err := courseSources(env, "")
 	if err != nil {
 		return err
 	}
 	if !isTerminalWriter(env.Stdout) {
+		course, probs := lessons.Load(src)
 		printOutline(env.Stdout, course, probs)
 		return nil
 	}
+	// The course map needs the lessons' own files only; the quizzes and
+	// labs load in the background after the first frame.
+	course := lessons.Outline(src)
 
 	path, perr := progress.DefaultPath()
 	var prog *progress.Progress
@@ -59,9 +63,6 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		if n != nil {
 			notice = n.String()
 		}
-	}
-	if len(probs) > 0 && notice == "" {
-		notice = fmt.Sprintf("the course has %d problem(s); run playground check for the list", len(probs))
 	}
 
 	// Bubble Tea restores the terminal when its own code or a command
@@ -83,6 +84,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	defer board.Close(3 * time.Second)
 	m := tui.New(tui.Options{
 		Course:         course,
+		Load:           func() (*lessons.Course, []lessons.Problem) { return lessons.Load(src) },
 		Progress:       prog,
 		ProgressNotice: notice,
 		ProgressPath:   path,
@@ -135,12 +137,6 @@ func restoreTerminalOnPanic(env *Env) func() {
 		fmt.Fprint(env.Stdout, "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1006l\r\n")
 		panic(r)
 	}
-}
-
-// tuiCourse is the course to open: the built-in one unless --content
-// names another.
-func tuiCourse(env *Env) (*lessons.Course, []lessons.Problem, error) {
-	return loadCourse(env, "")
 }
 
 // etcdHolder remembers the etcd the TUI started so that it is stopped when

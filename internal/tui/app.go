@@ -27,7 +27,13 @@ import (
 // Options configure the TUI. Course is required; everything else has a
 // usable zero value.
 type Options struct {
+	// Course is the course, or its outline (lessons.Outline) when Load is
+	// set: the first frame is drawn from it.
 	Course *lessons.Course
+	// Load, when set, loads the whole course (quizzes, labs, checks) in
+	// the background after the first frame; it replaces Course when done,
+	// and screens asked for meanwhile open then.
+	Load func() (*lessons.Course, []lessons.Problem)
 	// Progress is the learner's saved progress (progress.Load) and
 	// ProgressNotice what went wrong reading it, shown on the home screen.
 	Progress       *progress.Progress
@@ -74,6 +80,12 @@ type EtcdStarter func(ctx context.Context) (embedetcd.Etcd, error)
 // backgroundMsg says it is time to start Options.Background.
 type backgroundMsg struct{}
 
+// courseLoadedMsg carries the whole course from Options.Load.
+type courseLoadedMsg struct {
+	course *lessons.Course
+	probs  []lessons.Problem
+}
+
 // Model is the root model.
 type Model struct {
 	opts   Options
@@ -85,6 +97,9 @@ type Model struct {
 	now    func() time.Time
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	loading bool      // Options.Load has not delivered the course yet
+	pending []tea.Msg // screens asked for while loading, opened once loaded
 
 	width, height int
 	stack         []screen.Screen // home at the bottom, the active screen on top
@@ -127,6 +142,7 @@ func New(opts Options) Model {
 		saver:  &saver{},
 	}
 	m.help.Styles = m.styles.Help
+	m.loading = opts.Load != nil
 	m.etcd = newEtcdState(opts)
 	m.stack = []screen.Screen{home.New(m.course, m.screenContext(), opts.ProgressNotice)}
 	m.resize(m.width, m.height)
@@ -141,6 +157,12 @@ func (m Model) screenContext() screen.Context {
 // after the first frame.
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if load := m.opts.Load; load != nil {
+		cmds = append(cmds, func() tea.Msg {
+			c, probs := load()
+			return courseLoadedMsg{course: c, probs: probs}
+		})
+	}
 	if m.opts.Etcd != nil {
 		cmds = append(cmds, tea.Tick(m.opts.EtcdDelay, func(time.Time) tea.Msg { return etcdStartMsg{} }))
 	}
@@ -186,14 +208,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setNotice("could not save progress: "+msg.err.Error(), true)
 		}
 		return m, nil
-	case screen.OpenLesson:
-		return m, m.openLesson(msg.Lesson, msg.Page)
-	case screen.OpenQuiz:
-		return m, m.openQuiz(msg.Lesson)
-	case screen.OpenLab:
-		return m, m.openLab(msg.Lab)
-	case screen.OpenExperiment:
-		return m, m.openExperiment(msg.Name)
+	case courseLoadedMsg:
+		m.course, m.loading = msg.course, false
+		cmds := []tea.Cmd{m.broadcast(screen.CourseLoaded{Course: msg.course, Problems: len(msg.probs)})}
+		for _, p := range m.pending {
+			cmds = append(cmds, screen.Send(p))
+		}
+		m.pending = nil
+		return m, tea.Sequence(cmds...)
+	case screen.OpenLesson, screen.OpenQuiz, screen.OpenLab, screen.OpenExperiment:
+		if m.loading {
+			m.pending = append(m.pending, msg)
+			return m, nil
+		}
+		return m, m.open(msg)
 	case screen.Back:
 		m.goBack()
 		return m, nil
@@ -296,6 +324,21 @@ func (m *Model) truncate(keep int) {
 	for len(m.stack) > keep {
 		m.goBack()
 	}
+}
+
+// open opens the screen an Open message asks for.
+func (m *Model) open(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case screen.OpenLesson:
+		return m.openLesson(msg.Lesson, msg.Page)
+	case screen.OpenQuiz:
+		return m.openQuiz(msg.Lesson)
+	case screen.OpenLab:
+		return m.openLab(msg.Lab)
+	case screen.OpenExperiment:
+		return m.openExperiment(msg.Name)
+	}
+	return nil
 }
 
 func (m *Model) openLesson(id string, page int) tea.Cmd {

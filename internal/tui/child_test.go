@@ -170,3 +170,25 @@ func TestOlderSaveNeverOverwritesNewer(t *testing.T) {
 		t.Fatalf("pages read on disk %v: the older save overwrote the newer", got)
 	}
 }
+
+// With Options.Load, the first frame comes from the outline; a screen
+// asked for before the whole course is loaded opens once it is, with the
+// loaded lesson (its quiz and checkpoints included).
+func TestScreensOpenOnceTheCourseIsLoaded(t *testing.T) {
+	full := loadTestCourse(t)
+	outline := lessons.Outline(lessons.Sources{Course: os.DirFS("testdata/course"), CourseRoot: "testdata/course"})
+	m := New(Options{Course: outline, Load: func() (*lessons.Course, []lessons.Problem) { return full, nil }})
+	m.setStyles(theme.NewStyles(true, false))
+	h := &harness{t: t, m: m}
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.mustShow("First steps with a test course")
+	h.keys("t") // the quiz, before the course is loaded
+	if h.state() != "home" {
+		t.Fatalf("a quiz opened from the outline (%s)", h.state())
+	}
+	h.send(courseLoadedMsg{course: full})
+	if h.state() != "quiz" {
+		t.Fatalf("after loading, state %s, want the quiz asked for", h.state())
+	}
+	h.mustShow("Which number is two?")
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/lessons"
 )
 
 // Screen is one screen on the root's stack. The root routes messages in a
@@ -103,6 +104,14 @@ type EtcdReady struct {
 	// External says Etcd is a cluster the learner named rather than the
 	// etcd the playground started.
 	External bool
+}
+
+// CourseLoaded reaches every screen when the whole course (quizzes, labs)
+// is loaded, replacing the outline the first frame was drawn from.
+// Problems counts what `playground check` would report.
+type CourseLoaded struct {
+	Course   *lessons.Course
+	Problems int
 }
 
 // EtcdStatus is the etcd state in words, for screens that show it (home).

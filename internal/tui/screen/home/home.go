@@ -57,6 +57,8 @@ type Model struct {
 	keys   KeyMap
 	w, h   int
 
+	progress *progress.Progress // the learner's, owned by the root
+
 	rows   []lessonRow
 	cursor int // index into rows
 
@@ -69,7 +71,7 @@ type Model struct {
 // New builds the course map of c; notice is shown above it (for example
 // that the progress file could not be read) until the program ends.
 func New(c *lessons.Course, ctx screen.Context, notice string) *Model {
-	h := &Model{course: c, styles: ctx.Styles, keys: DefaultKeyMap(), notice: notice}
+	h := &Model{course: c, styles: ctx.Styles, keys: DefaultKeyMap(), notice: notice, progress: ctx.Progress}
 	h.refresh(ctx.Progress)
 	return h
 }
@@ -105,7 +107,15 @@ func (h *Model) Close() {}
 func (h *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
 	switch msg := msg.(type) {
 	case screen.ProgressChanged:
+		h.progress = msg.Progress
 		h.refresh(msg.Progress)
+		return h, nil
+	case screen.CourseLoaded:
+		h.course = msg.Course
+		if msg.Problems > 0 && h.notice == "" {
+			h.notice = fmt.Sprintf("the course has %d problem(s); run playground check for the list", msg.Problems)
+		}
+		h.refresh(h.progress)
 		return h, nil
 	case screen.EtcdStatus:
 		h.etcdInfo, h.etcdFailed = msg.Detail, msg.Failed
