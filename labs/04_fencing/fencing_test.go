@@ -12,6 +12,8 @@ package fencing
 //     remembers_last_token.patch]: Step 1.
 //   - one highest token for the whole storage instead of one per resource
 //     [mutant global_token.patch]: Step 3.
+//   - a compare and a write under two lock sections: Step 4, behind slow
+//     readers (the writers then get the lock in turn, into the gap).
 //   - no lock around the compare and the write [mutant unlocked_write.patch]:
 //     Step 4 under -race.
 //   - a worker that checks the owner but not the version, so a request
@@ -36,7 +38,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -187,6 +191,47 @@ func TestStep4_GCPauseScenario(t *testing.T) {
 			wg.Wait()
 			if v, tok := s.Read("r"); v != "w50" || tok != 50 {
 				t.Fatalf("after 50 concurrent writes with tokens 1..50, Read = (%q, %d), want (w50, 50): whatever order they arrive in, only the highest token may win. Hold s.mu from the comparison to the write", v, tok)
+			}
+		}
+	})
+	t.Run("concurrent writers behind slow readers", func(t *testing.T) {
+		// Two readers keep the storage busy with lookups of a 4 MiB
+		// resource name, so the writers queue for its lock for over a
+		// millisecond. Go's mutex then turns fair and hands the lock to
+		// the next writer in line at every unlock: a Write that unlocks
+		// between its comparison and its store lets the next writer
+		// compare against a bar that is about to move.
+		huge := strings.Repeat("r", 4<<20)
+		for range 3 {
+			s := NewStorage()
+			for i := range 16 { // enough resources that a lookup hashes its name
+				s.Write(fmt.Sprint("other-", i), 1, "x")
+			}
+			var (
+				readers sync.WaitGroup
+				started sync.WaitGroup
+				done    atomic.Bool
+			)
+			for range 2 {
+				started.Add(1)
+				readers.Go(func() {
+					s.Read(huge)
+					started.Done()
+					for !done.Load() {
+						s.Read(huge)
+					}
+				})
+			}
+			started.Wait()
+			var wg sync.WaitGroup
+			for _, tok := range rand.Perm(50) {
+				wg.Go(func() { s.Write("r", int64(tok+1), fmt.Sprint("w", tok+1)) })
+			}
+			wg.Wait()
+			done.Store(true)
+			readers.Wait()
+			if v, tok := s.Read("r"); v != "w50" || tok != 50 {
+				t.Fatalf("after 50 concurrent writes with tokens 1..50 (while other clients kept the storage busy), Read = (%q, %d), want (w50, 50): a lower token was stored after a higher one. Hold s.mu from the comparison to the write, without unlocking in between", v, tok)
 			}
 		}
 	})
