@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/progress/report"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -31,56 +32,6 @@ Exit codes: 0 done, 1 the progress file could not be read or written,
 2 bad usage or an unknown TARGET.`,
 		Run: runProgress,
 	})
-}
-
-// ProgressReport is `playground progress --json`.
-type ProgressReport struct {
-	File    string           `json:"file"`
-	Lessons []LessonProgress `json:"lessons"`
-	Totals  ProgressTotals   `json:"totals"`
-}
-
-// LessonProgress is one lesson's line.
-type LessonProgress struct {
-	ID             string               `json:"id"`
-	Title          string               `json:"title"`
-	Pages          int                  `json:"pages"`
-	PagesRead      int                  `json:"pages_read"`
-	Checkpoints    int                  `json:"checkpoints"`
-	ChecksAnswered int                  `json:"checks_answered"`
-	ChecksRight    int                  `json:"checks_right"`
-	QuizTaken      bool                 `json:"quiz_taken"`
-	QuizBest       float64              `json:"quiz_best"`
-	QuizFirst      float64              `json:"quiz_first"`
-	QuizAttempts   int                  `json:"quiz_attempts"`
-	Labs           []LabProgress        `json:"labs,omitempty"`
-	Experiments    []ExperimentProgress `json:"experiments,omitempty"`
-}
-
-// LabProgress is one lab's state.
-type LabProgress struct {
-	ID     string    `json:"id"`
-	Status string    `json:"status"` // "passed", "failing", "racy", "flaky", "error", "not graded"
-	Step   string    `json:"step,omitempty"`
-	At     time.Time `json:"at,omitzero"`
-}
-
-// ExperimentProgress is one experiment's state.
-type ExperimentProgress struct {
-	Name      string `json:"name"`
-	Runs      int    `json:"runs"`
-	Shown     bool   `json:"shown"`
-	Predicted string `json:"predicted,omitempty"` // "right", "wrong"
-}
-
-// ProgressTotals sums the course.
-type ProgressTotals struct {
-	Pages, PagesRead             int
-	Checkpoints, ChecksRight     int
-	Quizzes, QuizzesTaken        int
-	Labs, LabsPassed             int
-	Experiments, ExperimentsRun  int
-	PredictionsMade, Predictions int
 }
 
 func runProgress(ctx context.Context, env *Env, args []string) error {
@@ -108,7 +59,7 @@ func runProgress(ctx context.Context, env *Env, args []string) error {
 	if notice != nil {
 		fmt.Fprintf(env.Stderr, "playground progress: %s\n", notice)
 	}
-	r := buildReport(course, p, path)
+	r := report.Build(course, p, path)
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -118,82 +69,7 @@ func runProgress(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func buildReport(c *lessons.Course, p *progress.Progress, path string) ProgressReport {
-	r := ProgressReport{File: path}
-	t := &r.Totals
-	for _, l := range c.Lessons {
-		lp := LessonProgress{ID: l.ID, Title: l.Title, Pages: len(l.Pages)}
-		rec := p.Peek(l.ID)
-		var checks []string
-		for _, pg := range l.Pages {
-			checks = append(checks, pg.Checks...)
-		}
-		lp.Checkpoints = len(checks)
-		if rec != nil {
-			lp.PagesRead = min(len(rec.PagesRead), lp.Pages)
-			for _, id := range checks {
-				if a, ok := rec.Checks[id]; ok {
-					lp.ChecksAnswered++
-					if a.Correct {
-						lp.ChecksRight++
-					}
-				}
-			}
-			if rec.Quiz != nil {
-				lp.QuizTaken, lp.QuizBest, lp.QuizAttempts = true, rec.BestQuiz, max(rec.Attempts, 1)
-				lp.QuizFirst = rec.Quiz.Share()
-				if rec.FirstQuiz != nil {
-					lp.QuizFirst = rec.FirstQuiz.Share()
-				}
-			}
-		}
-		for _, lab := range l.Labs {
-			st := LabProgress{ID: lab, Status: "not graded"}
-			if g, ok := p.Labs[lab]; ok {
-				st.Status, st.Step, st.At = g.Status, g.Step, g.At
-			}
-			if rec != nil {
-				if at, ok := rec.LabsPassed[lab]; ok && st.Status != progress.LabStatusPassed {
-					// Passed once; a later grade may have failed since.
-					if st.Status == "not graded" {
-						st.Status, st.At = progress.LabStatusPassed, at
-					}
-				}
-			}
-			lp.Labs = append(lp.Labs, st)
-			t.Labs++
-			if p.LabPassed(l.ID, lab) {
-				t.LabsPassed++
-			}
-		}
-		for _, name := range l.Experiments {
-			e := p.Experiments[name]
-			lp.Experiments = append(lp.Experiments, ExperimentProgress{Name: name, Runs: e.Runs, Shown: e.Shown, Predicted: e.Predicted})
-			t.Experiments++
-			if e.Runs > 0 {
-				t.ExperimentsRun++
-			}
-			if e.Predicted != "" {
-				t.PredictionsMade++
-				if e.Predicted == "right" {
-					t.Predictions++
-				}
-			}
-		}
-		t.Pages += lp.Pages
-		t.PagesRead += lp.PagesRead
-		t.Checkpoints += lp.Checkpoints
-		t.ChecksRight += lp.ChecksRight
-		t.Quizzes++
-		if lp.QuizTaken {
-			t.QuizzesTaken++
-		}
-		r.Lessons = append(r.Lessons, lp)
-	}
-	return r
-}
-
-func writeProgress(w io.Writer, r ProgressReport) {
+func writeProgress(w io.Writer, r report.Report) {
 	var b strings.Builder
 	for i, l := range r.Lessons {
 		fmt.Fprintf(&b, "%2d %s\n", i+1, l.Title)
@@ -204,6 +80,9 @@ func writeProgress(w io.Writer, r ProgressReport) {
 		fmt.Fprintf(&b, "   pages %d/%d · checkpoints %d/%d right · %s\n", l.PagesRead, l.Pages, l.ChecksRight, l.Checkpoints, quiz)
 		for _, lab := range l.Labs {
 			line := lab.Status
+			if lab.PassedOnce && lab.Status != progress.LabStatusPassed {
+				line = "passed before, now " + line
+			}
 			if lab.Step != "" {
 				line += " at " + lab.Step
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/progress/report"
 )
 
 func TestProgressCommand(t *testing.T) {
@@ -42,7 +43,7 @@ func TestProgressCommand(t *testing.T) {
 	if code := Main(t.Context(), []string{"progress", "--json"}, strings.NewReader(""), &out, &out); code != 0 {
 		t.Fatalf("progress --json: exit %d", code)
 	}
-	var r ProgressReport
+	var r report.Report
 	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
 		t.Fatalf("progress --json: %v\n%s", err, out.String())
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/screen/home"
 	"github.com/ownership-election/playground/internal/tui/screen/lab"
+	"github.com/ownership-election/playground/internal/tui/screen/progressview"
 	"github.com/ownership-election/playground/internal/tui/screen/quiz"
 	"github.com/ownership-election/playground/internal/tui/screen/reader"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -225,6 +226,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case screen.Back:
 		m.goBack()
 		return m, nil
+	case screen.OpenProgress:
+		return m, m.openProgress()
+	case screen.ResetProgress:
+		return m, m.resetProgress(msg)
 	case screen.PageShown:
 		m.prog.MarkPageRead(msg.Lesson, msg.Page, m.now())
 		return m, m.progressChanged()
@@ -267,8 +272,38 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	case key.Matches(msg, m.keys.Quit) && m.atHome():
 		return m.quit(), true
+	case key.Matches(msg, m.keys.Progress) && !top.Typing() && !top.Capturing():
+		return m.openProgress(), true
 	}
 	return nil, false
+}
+
+// openProgress puts the progress view on top, unless it is there already.
+func (m *Model) openProgress() tea.Cmd {
+	if _, ok := m.top().(*progressview.Model); ok {
+		return nil
+	}
+	return m.push(progressview.New(m.course, m.screenContext(), m.opts.ProgressPath))
+}
+
+// resetProgress forgets what r names, in memory and on disk, and tells
+// the screens.
+func (m *Model) resetProgress(r screen.ResetProgress) tea.Cmd {
+	now := m.now()
+	var change func(*progress.Progress)
+	switch {
+	case r.Lesson != "":
+		change = func(p *progress.Progress) { p.ResetLesson(r.Lesson, now) }
+	case r.Lab != "":
+		change = func(p *progress.Progress) { p.ResetLab(r.Lab, now) }
+	case r.Experiment != "":
+		change = func(p *progress.Progress) { p.ResetExperiment(r.Experiment, now) }
+	default:
+		return nil
+	}
+	cmd := m.forget(change)
+	m.setNotice("Forgot "+r.What+".", false)
+	return tea.Batch(cmd, m.broadcast(screen.ProgressChanged{Progress: m.prog}))
 }
 
 // quit ends the program, and with it whatever the TUI started in the

@@ -64,7 +64,7 @@ func (m Model) statusLine(w int) string {
 func (m Model) globalKeys() []key.Binding {
 	switch {
 	case m.atHome():
-		return []key.Binding{m.keys.Help, m.keys.Quit}
+		return []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Quit}
 	case m.top().Capturing():
 		return []key.Binding{m.keys.Help}
 	}
@@ -80,9 +80,9 @@ func (m Model) shortHelp() []key.Binding {
 // fullHelp is every key of the screen on top, in columns.
 func (m Model) fullHelp() string {
 	groups := m.top().FullHelp()
-	global := []key.Binding{m.keys.Help, m.keys.Back, m.keys.ForceQuit}
+	global := []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Back, m.keys.ForceQuit}
 	if m.atHome() {
-		global = []key.Binding{m.keys.Help, m.keys.Quit, m.keys.ForceQuit}
+		global = []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Quit, m.keys.ForceQuit}
 	}
 	groups = append(groups, global)
 	h := m.help

@@ -49,3 +49,36 @@ func (s *saver) write(seq uint64, path string, p *progress.Progress) error {
 	s.written = seq
 	return nil
 }
+
+// forget applies a reset to the in-memory progress and to the file. The
+// file is changed with progress.Update, not merged like a save: a merge
+// keeps what either side has, so it would bring the forgotten record back.
+// The reset takes the next snapshot number, so a save of an older
+// snapshot still on its way is dropped rather than resurrecting it.
+func (m *Model) forget(change func(*progress.Progress)) tea.Cmd {
+	change(m.prog)
+	if m.opts.ProgressPath == "" {
+		return nil
+	}
+	path := m.opts.ProgressPath
+	m.saver.taken++
+	seq, sv, saved := m.saver.taken, m.saver, m.opts.ProgressSaved
+	return func() tea.Msg {
+		p, err := sv.update(seq, path, change)
+		if err == nil && saved != nil {
+			saved(p)
+		}
+		return progressSavedMsg{err: err}
+	}
+}
+
+func (s *saver) update(seq uint64, path string, change func(*progress.Progress)) (*progress.Progress, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := progress.Update(path, change)
+	if err != nil {
+		return nil, err
+	}
+	s.written = max(s.written, seq)
+	return p, nil
+}

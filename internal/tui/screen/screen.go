@@ -69,7 +69,17 @@ type (
 	OpenExperiment struct{ Name string }
 	// Back closes the screen on top.
 	Back struct{}
+	// OpenProgress opens the progress view.
+	OpenProgress struct{}
 )
+
+// ResetProgress asks the root to forget one part of the learner's
+// progress: a whole lesson, a lab or an experiment (exactly one is set).
+// What says it in words for the notice that confirms it.
+type ResetProgress struct {
+	Lesson, Lab, Experiment string
+	What                    string
+}
 
 // Progress events: the root records them in the learner's progress, saves
 // it in the background, and sends every screen a ProgressChanged.

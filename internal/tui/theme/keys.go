@@ -11,6 +11,7 @@ type GlobalKeys struct {
 	Back      key.Binding // go back one screen
 	Quit      key.Binding // leave the program (from the home screen)
 	ForceQuit key.Binding // leave the program from anywhere
+	Progress  key.Binding // open the progress view (P: p pages back and pauses)
 }
 
 // DefaultGlobalKeys returns the shared bindings.
@@ -20,6 +21,7 @@ func DefaultGlobalKeys() GlobalKeys {
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
+		Progress:  key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "progress")),
 	}
 }
 

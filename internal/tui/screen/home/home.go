@@ -347,8 +347,11 @@ func (h Model) detail(w int, long bool) string {
 }
 
 // ShortHelp is the one-line key help.
+//
+// The arrows are left to the full help so that, with the global keys
+// (progress, help, quit), the line fits 80 columns.
 func (h *Model) ShortHelp() []key.Binding {
-	return []key.Binding{h.keys.Up, h.keys.Down, h.keys.Open, h.keys.Continue, h.keys.Quiz}
+	return []key.Binding{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab}
 }
 
 // FullHelp is every key of the map.

@@ -1,0 +1,60 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/progress"
+)
+
+func TestProgressViewOpensFromAnywhereAndJumps(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.mustShow("P progress")
+	h.keys("enter", "n") // lesson 1, two pages
+	h.keys("P")
+	h.mustShow("Your progress", "Total: pages 2/", "01 First steps with a test course", "pages 2/3",
+		"checkpoints", "not answered", "quiz", "not taken", "lab 01_cas", "not graded yet", "experiment fencing", "not run")
+	h.checkFits()
+	// The quiz row opens the quiz.
+	h.keys("down", "down", "enter")
+	h.mustShow("Question 1 of")
+}
+
+func TestProgressViewResetsALessonAfterConfirmation(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("enter", "n", "esc", "P")
+	h.mustShow("pages 2/3")
+	h.keys("r")
+	h.mustShow("Forget lesson 01 First steps with a test course")
+	h.keys("n") // anything but y keeps it
+	h.mustShow("pages 2/3")
+	h.mustNotShow("Forget lesson")
+	h.keys("r", "y")
+	h.mustShow("Forgot lesson 01", "pages 0/3")
+	if p := h.savedProgress(); p.Peek(h.m.course.Lessons[0].ID) != nil || p.Last.Lesson != "" {
+		t.Fatalf("the reset lesson is still saved: %+v", p.Lessons)
+	}
+	// A later save (another page read) must not bring the lesson back.
+	h.keys("esc", "2", "enter")
+	p := h.savedProgress()
+	if rec := p.Peek(h.m.course.Lessons[0].ID); rec != nil {
+		t.Fatalf("a save after the reset resurrected lesson 1: %+v", rec)
+	}
+	h.keys("esc")
+	h.mustShow("0/3")
+}
+
+func TestProgressViewShowsLabAndExperimentState(t *testing.T) {
+	at := testNow.Add(-time.Hour)
+	p := progress.New()
+	p.RecordLabGrade("first-steps", "01_cas", progress.LabGrade{Status: progress.LabStatusPassed, At: at})
+	p.RecordLabGrade("first-steps", "01_cas", progress.LabGrade{Status: "failing", Step: "step 3", At: testNow})
+	p.RecordExperimentRun("fencing", true, at)
+	p.RecordPrediction("fencing", false, at)
+	p.RecordQuiz("first-steps", progress.QuizResult{Score: 2, Total: 4, Finished: at})
+	p.RecordQuiz("first-steps", progress.QuizResult{Score: 4, Total: 4, Finished: testNow})
+	h := newHarness(t, 80, 24, func(o *Options) { o.Progress = p })
+	h.keys("P")
+	h.mustShow("passed before; now failing at step 3", "ran 1 time, effect shown · predicted wrong",
+		"best 100% · first 50% · 2 attempts", "labs 1/1 passed", "experiments 1/")
+}
