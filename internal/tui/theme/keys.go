@@ -1,6 +1,10 @@
 package theme
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+)
 
 // GlobalKeys are the bindings every screen honours. The root model handles
 // Quit (ctrl+c) and Help before any screen sees a key; Back and Quit-from-home
@@ -48,4 +52,26 @@ func DefaultNavKeys() NavKeys {
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
 		Select:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 	}
+}
+
+// Scroll moves vp for a movement key (line, page, top, bottom) and
+// reports whether k was one.
+func (n NavKeys) Scroll(vp *viewport.Model, k tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(k, n.Down):
+		vp.ScrollDown(1)
+	case key.Matches(k, n.Up):
+		vp.ScrollUp(1)
+	case key.Matches(k, n.PageDown):
+		vp.PageDown()
+	case key.Matches(k, n.PageUp):
+		vp.PageUp()
+	case key.Matches(k, n.Top):
+		vp.GotoTop()
+	case key.Matches(k, n.Bottom):
+		vp.GotoBottom()
+	default:
+		return false
+	}
+	return true
 }

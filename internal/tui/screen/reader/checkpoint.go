@@ -36,14 +36,7 @@ func (r Model) updateCheck(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	p := r.lesson.Pages[r.page]
 	if r.check.Answered() {
 		switch {
-		case key.Matches(k, r.keys.Down):
-			r.checkVP.ScrollDown(1)
-		case key.Matches(k, r.keys.Up):
-			r.checkVP.ScrollUp(1)
-		case key.Matches(k, r.keys.PageDown):
-			r.checkVP.PageDown()
-		case key.Matches(k, r.keys.PageUp):
-			r.checkVP.PageUp()
+		case r.keys.Scroll(&r.checkVP, k):
 		case key.Matches(k, r.keys.Experiment) && r.check.Asked().Experiment != "":
 			return r, screen.Send(screen.OpenExperiment{Name: r.check.Asked().Experiment})
 		}

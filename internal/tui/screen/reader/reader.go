@@ -288,18 +288,7 @@ func (r Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		if r.page > 0 {
 			return r, r.goTo(r.page - 1)
 		}
-	case key.Matches(k, r.keys.Down):
-		r.vp.ScrollDown(1)
-	case key.Matches(k, r.keys.Up):
-		r.vp.ScrollUp(1)
-	case key.Matches(k, r.keys.PageDown):
-		r.vp.PageDown()
-	case key.Matches(k, r.keys.PageUp):
-		r.vp.PageUp()
-	case key.Matches(k, r.keys.Top):
-		r.vp.GotoTop()
-	case key.Matches(k, r.keys.Bottom):
-		r.vp.GotoBottom()
+	case r.keys.Scroll(&r.vp, k):
 	case key.Matches(k, r.keys.Check):
 		for i, id := range p.Checks {
 			if q := r.question(id); q != nil {
