@@ -90,7 +90,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	//   4. when the session ends (s.Done()), clear w.owned AT ONCE, then
 	//      start a new membership; when ctx ends, clear w.owned, revoke the
 	//      lease once (that releases every shard) with a context of its own
-	//      and a timeout of about a second, and return nil;
+	//      and a timeout of half a second or so, and return nil;
 	//   5. after an error, end the membership the same way and start a new
 	//      one after a pause (100 ms, or a growing backoff), never at once.
 	// Your shards are the keys on YOUR lease, not the keys with your name.

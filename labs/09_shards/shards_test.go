@@ -506,11 +506,11 @@ func testMemberKeyDeleted(t *testing.T) {
 	f.check()
 }
 
-// testSessionFailures: for 300 ms etcd refuses every lease grant, and
-// then one read fails: Run retries with a pause between attempts and ends
-// up owning every shard.
+// testSessionFailures: for 200 ms etcd refuses every lease grant, then
+// the first keep-alive and one read: Run retries with a pause between
+// attempts and ends up owning every shard.
 func testSessionFailures(t *testing.T) {
-	const window = 300 * time.Millisecond
+	const window = 200 * time.Millisecond
 	env := etcdharness.New(t)
 	f := newFleet(t, env, 4)
 	var mu sync.Mutex
@@ -541,10 +541,10 @@ func testSessionFailures(t *testing.T) {
 		}
 		return nil
 	})
-	f.waitBalanced(5*time.Second, "etcd refused lease grants for 300 ms, then a keep-alive and a read: Run must retry (with a new session if needed) until it owns its share", "worker-a")
+	f.waitBalanced(5*time.Second, "etcd refused lease grants for 200 ms, then a keep-alive and a read: Run must retry (with a new session if needed) until it owns its share", "worker-a")
 	mu.Lock()
 	defer mu.Unlock()
-	if grants > 15 {
+	if grants > 10 {
 		t.Errorf("while etcd refused lease grants for %v, worker-a asked %d times: wait between attempts (100 ms, or a backoff that grows) instead of retrying at once", window, grants)
 	}
 	f.check()

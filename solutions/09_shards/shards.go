@@ -251,7 +251,7 @@ func closeSession(s *concurrency.Session) {
 	if s.Client().Ctx().Err() != nil {
 		return // the client is closed: there is no one to tell
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	s.Client().Revoke(ctx, s.Lease())
 }
