@@ -234,6 +234,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.prog.MarkPageRead(msg.Lesson, msg.Page, m.now())
 		return m, m.progressChanged()
 	case screen.CheckAnswered:
+		if msg.Answer.At.IsZero() {
+			msg.Answer.At = m.now() // the root owns the clock
+		}
 		m.prog.RecordCheck(msg.Lesson, msg.Question, msg.Answer)
 		return m, m.progressChanged()
 	case screen.QuizFinished:

@@ -151,7 +151,7 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 	first := saved.Quiz.Score
 
 	h.keys("r")
-	h.mustShow("Question 1 of 2", "Tick the even numbers.", "(retry 1)")
+	h.mustShow("Question 1 of 2", "Tick the even numbers, the ones", "(retry 1)")
 	h.keys(displayPos(qz.Questions[1], 0), displayPos(qz.Questions[1], 2), "enter", "enter")
 	h.mustShow("Question 2 of 2", "Put the counting in order.")
 	h.keys("enter", "enter")
@@ -194,4 +194,19 @@ func TestQuizPredictOffersTheExperiment(t *testing.T) {
 	if h.state() != "quiz" {
 		t.Fatalf("esc from the experiment: state %s, want back in the quiz", h.state())
 	}
+}
+
+// TestQuizTextWithoutMarkdownMarks: prompts show inline code without its
+// backticks, and the score page cuts a long prompt with an ellipsis.
+func TestQuizTextWithoutMarkdownMarks(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("enter")
+	h.mustShow("Which number is three?")
+	h.keys("c")
+	h.mustShow("Which number is three?")
+	h.keys("esc", "esc")
+	h.keys("t", "1", "enter", "enter", "1", "enter", "enter", "6", "enter", "enter", "enter", "enter")
+	h.mustShow("Your score", "2. Tick the even numbers, the ones that divide by two with nothing left…")
+	h.mustNotShow("`")
+	h.checkFits()
 }

@@ -126,11 +126,28 @@ func TestReaderCheckpointInline(t *testing.T) {
 	h.keys(displayPos(q, 0), "enter")
 	h.mustShow("✓ Correct.", "Three is written 3.", "Two comes before three.", "Five is much larger.", "Takeaway: Three is 3.")
 	h.keys("enter")
-	h.mustShow("Opening page", "answered; c to try again")
+	h.mustShow("Opening page", "✓ Checkpoint · answered right; c to try again")
 	a := h.savedProgress().Lessons["first-steps"].Checks["ts-check-three"]
-	if !a.Correct || a.Response != "1" {
-		t.Fatalf("saved check answer = %+v, want correct with response 1", a)
+	if !a.Correct || a.Response != "1" || !a.At.Equal(testNow) {
+		t.Fatalf("saved check answer = %+v, want correct with response 1 at %v", a, testNow)
 	}
+}
+
+// TestReaderCheckpointWrongAnswerIsNotUnanswered: a wrong answer is marked
+// as such on the page, now and after a restart, not as a fresh question.
+func TestReaderCheckpointWrongAnswerIsNotUnanswered(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	q := h.m.course.Lesson("first-steps").Quiz.Question("ts-check-three")
+	h.keys("enter", "c", displayPos(q, 1), "enter", "enter")
+	h.mustShow("✗ Checkpoint · answered wrong; c to try again")
+	h.mustNotShow("press c to answer")
+	saved := h.savedProgress()
+	if a := saved.Lessons["first-steps"].Checks["ts-check-three"]; a.Correct || !a.At.Equal(testNow) {
+		t.Fatalf("saved check answer = %+v, want wrong at %v", a, testNow)
+	}
+	again := newHarness(t, 80, 24, func(o *Options) { o.Progress = saved })
+	again.keys("enter")
+	again.mustShow("✗ Checkpoint · answered wrong")
 }
 
 func TestReaderCheckpointEscReturnsToPage(t *testing.T) {

@@ -5,6 +5,7 @@
 package text
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -162,3 +163,10 @@ func FirstLine(s string) string {
 	}
 	return s
 }
+
+// codeSpan is Markdown inline code: text between single backticks.
+var codeSpan = regexp.MustCompile("`([^`\n]+)`")
+
+// Inline drops the backticks around Markdown inline code in text shown
+// as plain text (question prompts, options), keeping the code itself.
+func Inline(s string) string { return codeSpan.ReplaceAllString(s, "$1") }

@@ -69,3 +69,11 @@ func TestReflow(t *testing.T) {
 		t.Fatalf("reflow =\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestInlineDropsCodeBackticks(t *testing.T) {
+	got := Inline("Call `Campaign` on a `*concurrency.Election`; a lone ` stays.")
+	want := "Call Campaign on a *concurrency.Election; a lone ` stays."
+	if got != want {
+		t.Fatalf("Inline = %q, want %q", got, want)
+	}
+}

@@ -240,7 +240,7 @@ func (m Model) predictPanel(w, n int) []string {
 	st := m.styles
 	q := m.opts.Predict
 	out := []string{st.Heading.Render("Predict first: what will happen?")}
-	for _, l := range text.Clamp(strings.TrimSpace(q.Prompt), w, max(2, n-2-2*len(m.order))) {
+	for _, l := range text.Clamp(text.Inline(strings.TrimSpace(q.Prompt)), w, max(2, n-2-2*len(m.order))) {
 		out = append(out, st.Text.Render(l))
 	}
 	for i, idx := range m.order {

@@ -261,7 +261,7 @@ func joinInts(xs []int, sep string) string {
 func (m Question) View(w int) string {
 	st := m.styles
 	var b strings.Builder
-	b.WriteString(st.Text.Render(text.Wrap(text.Reflow(m.q.Prompt), w)))
+	b.WriteString(st.Text.Render(text.Wrap(text.Inline(text.Reflow(m.q.Prompt)), w)))
 	b.WriteString("\n\n")
 	if m.Answered() {
 		b.WriteString(m.feedback(w))
@@ -276,7 +276,7 @@ func (m Question) View(w int) string {
 		b.WriteString(st.Accent.Render("> ") + st.Text.Render(m.input) + st.Cursor.Render("▏") + st.Muted.Render(unit))
 	case quiz.Order:
 		for row, item := range m.order {
-			b.WriteString(m.row(row == m.cursor, fmt.Sprintf("%s%d. ", m.grabbedMark(row), row+1), m.q.Items[item].Text, w))
+			b.WriteString(m.row(row == m.cursor, fmt.Sprintf("%s%d. ", m.grabbedMark(row), row+1), text.Inline(m.q.Items[item].Text), w))
 		}
 	default:
 		for pos, idx := range m.display {
@@ -290,7 +290,7 @@ func (m Question) View(w int) string {
 					box = "[x]"
 				}
 			}
-			b.WriteString(m.row(pos == m.cursor, fmt.Sprintf("%d %s ", pos+1, box), m.q.Options[idx].Text, w))
+			b.WriteString(m.row(pos == m.cursor, fmt.Sprintf("%d %s ", pos+1, box), text.Inline(m.q.Options[idx].Text), w))
 		}
 	}
 	b.WriteString("\n")

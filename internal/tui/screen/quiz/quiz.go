@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
@@ -286,7 +287,9 @@ func (q Model) summary() string {
 		case ok:
 			mark, style = "✗", st.Error
 		}
-		b.WriteString(style.Render(text.Hang(fmt.Sprintf("%s %d. ", mark, i+1), text.FirstLine(strings.TrimSpace(x.Prompt)), w)) + "\n")
+		// One line per question: the prompt cut with an ellipsis.
+		prefix := fmt.Sprintf("%s %d. ", mark, i+1)
+		b.WriteString(style.Render(prefix+text.Clamp(text.Inline(x.Prompt), w-ansi.StringWidth(prefix), 1)[0]) + "\n")
 	}
 	b.WriteString("\n")
 	if len(q.missed()) > 0 {

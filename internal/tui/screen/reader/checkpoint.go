@@ -66,9 +66,7 @@ func (r Model) updateCheck(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	}
 	r.checkVP.GotoTop()
 	q := qm.Asked()
-	if qm.Result().Correct {
-		r.answered[q.ID] = true
-	}
 	ans := qm.Answer()
+	r.answered[q.ID] = ans
 	return r, screen.Send(screen.CheckAnswered{Lesson: r.lesson.ID, Question: q.ID, Answer: ans})
 }

@@ -5,6 +5,7 @@
 package reader
 
 import (
+	"github.com/ownership-election/playground/internal/progress"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -64,10 +65,10 @@ type Model struct {
 	pending map[renderKey]bool
 	failed  string // last rendering error, shown above the plain text
 
-	answered map[string]bool      // checkpoint question ids answered correctly
-	check    *quizscreen.Question // the open checkpoint, nil when reading
-	checkIdx int                  // which of the page's checks is open
-	checkVP  viewport.Model       // the checkpoint's question and feedback
+	answered map[string]progress.Answer // the latest answer to each checkpoint, by question id
+	check    *quizscreen.Question       // the open checkpoint, nil when reading
+	checkIdx int                        // which of the page's checks is open
+	checkVP  viewport.Model             // the checkpoint's question and feedback
 }
 
 // New opens lesson l at page, or where the learner left off when page is
@@ -82,7 +83,7 @@ func New(l *lessons.Lesson, page int, ctx screen.Context) *Model {
 		vp:       vp,
 		cache:    map[renderKey]string{},
 		pending:  map[renderKey]bool{},
-		answered: map[string]bool{},
+		answered: map[string]progress.Answer{},
 		checkVP:  viewport.New(),
 		lesson:   l,
 		page:     page,
@@ -92,9 +93,7 @@ func New(l *lessons.Lesson, page int, ctx screen.Context) *Model {
 			r.page = rec.LastPage
 		}
 		for id, a := range rec.Checks {
-			if a.Correct {
-				r.answered[id] = true
-			}
+			r.answered[id] = a
 		}
 	}
 	r.page = max(r.page, 0)

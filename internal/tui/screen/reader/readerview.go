@@ -152,16 +152,23 @@ func (r Model) footer() string {
 		}
 		mark := st.Accent.Render("? ")
 		state := "press c to answer"
-		if r.answered[id] {
-			mark = st.Success.Render("✓ ")
-			state = "answered; c to try again"
+		if a, ok := r.answered[id]; ok {
+			switch {
+			case a.Correct:
+				mark, state = st.Success.Render("✓ "), "answered right; c to try again"
+			case a.Score > 0:
+				mark = st.Warning.Render("◐ ")
+				state = fmt.Sprintf("partly right (%d%%); c to try again", int(a.Score*100+0.5))
+			default:
+				mark, state = st.Error.Render("✗ "), "answered wrong; c to try again"
+			}
 		}
 		label := "Checkpoint"
 		if len(p.Checks) > 1 {
 			label = fmt.Sprintf("Checkpoint %d", i+1)
 		}
 		b.WriteString(mark + st.Heading.Render(label) + st.Muted.Render(" · "+state) + "\n")
-		b.WriteString(st.Text.Render(text.Hang("  ", strings.Join(strings.Fields(q.Prompt), " "), w)) + "\n\n")
+		b.WriteString(st.Text.Render(text.Hang("  ", text.Inline(strings.Join(strings.Fields(q.Prompt), " ")), w)) + "\n\n")
 	}
 	var tries []string
 	for _, t := range p.Tries {
