@@ -13,7 +13,7 @@ func FailoverGap(ctx context.Context, env Env, replicas int, ttl int64) (time.Du
 	var gap time.Duration
 	sc := &Scenario{Name: "bench-failover", DefaultReplicas: 3, MinReplicas: 2, DefaultTTL: 1,
 		Run: func(ctx context.Context, run *Run) (Verdict, error) {
-			g, err := MeasureFailover(ctx, run, ttl, "bench/", 0)
+			g, err := measureFailover(ctx, run, ttl, "bench/", 0)
 			gap = g
 			return Verdict{Showed: err == nil}, err
 		}}

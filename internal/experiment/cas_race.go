@@ -25,7 +25,7 @@ var casRaceScenario = &Scenario{
 const casRounds = 100
 
 func runCASRace(ctx context.Context, run *Run) (Verdict, error) {
-	rs, err := run.NewReplicas(run.Params.Replicas)
+	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
 		return Verdict{}, err
 	}

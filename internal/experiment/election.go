@@ -135,7 +135,7 @@ func leaderLoop(prefix string, writeEvery time.Duration, localCheck bool) Body {
 func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl int64) Body {
 	return func(ctx context.Context, r *Replica) error {
 		for ctx.Err() == nil {
-			r.SetRole(RoleCandidate, 0)
+			r.setRole(RoleCandidate, 0)
 			t := ttl
 			if t == 0 {
 				t = r.run.TTL()
@@ -149,13 +149,13 @@ func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl
 			}
 			tok, err := campaign(ctx, r, l, prefix, r.Name, nil)
 			if err != nil {
-				l.Abandon(ctx)
+				l.abandon(ctx)
 				if sleep(ctx, 50*time.Millisecond) != nil {
 					return nil
 				}
 				continue
 			}
-			r.SetRole(RoleOwner, tok)
+			r.setRole(RoleOwner, tok)
 			r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Text: fmt.Sprintf("became owner with token %d", tok)})
 			if err := serve(ctx, r, l, tok, writeEvery, localCheck); err != nil {
 				return nil
@@ -172,8 +172,8 @@ func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time
 		}
 		if localCheck && l.Left() < time.Duration(l.TTL)*time.Second/4 {
 			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: fmt.Sprintf("local check: only %s of the lease left by its own clock; stops acting as owner", l.Left().Round(time.Millisecond))})
-			r.SetRole(RoleSteppedDown, 0)
-			l.Abandon(ctx)
+			r.setRole(RoleSteppedDown, 0)
+			l.abandon(ctx)
 			return nil
 		}
 		r.run.Resource().Write(r, tok, fmt.Sprintf("%s#%d", r.Name, n))
@@ -181,7 +181,7 @@ func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time
 		case <-l.Lost():
 			r.Emit(Event{Kind: Lost, Token: tok, Text: "lease gone: no longer owner"})
 			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: "stopped acting as owner"})
-			r.SetRole(RoleSteppedDown, 0)
+			r.setRole(RoleSteppedDown, 0)
 			return nil
 		default:
 		}

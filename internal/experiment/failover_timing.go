@@ -30,11 +30,11 @@ func runFailover(ctx context.Context, run *Run) (Verdict, error) {
 		if err := run.Phase(ctx, fmt.Sprintf("TTL %d s: elect an owner, then crash it", ttl)); err != nil {
 			return v, err
 		}
-		gap, err := MeasureFailover(ctx, run, ttl, fmt.Sprintf("sweep-%d/", i), i)
+		gap, err := measureFailover(ctx, run, ttl, fmt.Sprintf("sweep-%d/", i), i)
 		if err != nil {
 			return v, err
 		}
-		run.Measure(gap.Seconds(), "s", fmt.Sprintf("TTL %d s: next owner %.2f s after the crash (%.2f s over the TTL)", ttl, gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
+		run.measure(gap.Seconds(), "s", fmt.Sprintf("TTL %d s: next owner %.2f s after the crash (%.2f s over the TTL)", ttl, gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
 		v.Figures[fmt.Sprintf("gap_ttl%d_s", ttl)] = gap.Seconds()
 		within := gap <= time.Duration(ttl)*time.Second+FailoverSlack
 		v.Showed = v.Showed && within && gap >= time.Duration(ttl)*time.Second-300*time.Millisecond
@@ -55,12 +55,12 @@ func runFailover(ctx context.Context, run *Run) (Verdict, error) {
 	return v, nil
 }
 
-// MeasureFailover elects an owner among the run's replica count with the
+// measureFailover elects an owner among the run's replica count with the
 // given TTL, crashes it and returns the time until another replica owns.
-func MeasureFailover(ctx context.Context, run *Run, ttl int64, prefix string, round int) (time.Duration, error) {
+func measureFailover(ctx context.Context, run *Run, ttl int64, prefix string, round int) (time.Duration, error) {
 	rs := make([]*Replica, run.Params.Replicas)
 	for i := range rs {
-		r, err := run.NewReplica(fmt.Sprintf("%c%d", 'a'+round%26, i+1))
+		r, err := run.newReplica(fmt.Sprintf("%c%d", 'a'+round%26, i+1))
 		if err != nil {
 			return 0, err
 		}
@@ -68,7 +68,7 @@ func MeasureFailover(ctx context.Context, run *Run, ttl int64, prefix string, ro
 	}
 	defer func() {
 		for _, r := range rs {
-			r.Retire()
+			r.retire()
 		}
 	}()
 	body := leaderLoopTTL(prefix, 200*time.Millisecond, true, ttl)
@@ -111,7 +111,7 @@ func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
 	}
 	rs := make([]*Replica, run.Params.Replicas)
 	for i := range rs {
-		r, err := run.NewReplica(fmt.Sprintf("j%d", i+1))
+		r, err := run.newReplica(fmt.Sprintf("j%d", i+1))
 		if err != nil {
 			return 0, 0, err
 		}
@@ -119,13 +119,13 @@ func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
 	}
 	defer func() {
 		for _, r := range rs {
-			r.Retire()
+			r.retire()
 		}
 	}()
 	if err := startFirstOwner(ctx, run, rs, leaderLoop("jitter/", 200*time.Millisecond, true), "jitter/"); err != nil {
 		return 0, 0, err
 	}
-	ttl := run.TTLDuration()
+	ttl := run.tTLDuration()
 	stalls := []time.Duration{ttl / 2, ttl * 3 / 2, ttl * 2}
 	for i := len(stalls) - 1; i > 0; i-- {
 		j := run.Intn(i + 1)

@@ -13,7 +13,7 @@ func TestReplicaFaults(t *testing.T) {
 	srv, _ := etcds(t)
 	sc := &Scenario{Name: "faults-test", DefaultReplicas: 2, DefaultTTL: 1,
 		Run: func(ctx context.Context, run *Run) (Verdict, error) {
-			rs, err := run.NewReplicas(2)
+			rs, err := run.newReplicas(2)
 			if err != nil {
 				return Verdict{}, err
 			}

@@ -45,7 +45,7 @@ func runFencing(ctx context.Context, run *Run) (Verdict, error) {
 // fencingVariant runs the zombie story once; it reports whether the
 // zombie's stale write was accepted.
 func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (bool, string, error) {
-	run.ResetMonitor()
+	run.resetMonitor()
 	res := run.NewResource(fencing)
 	prefix := fmt.Sprintf("election-%d/", round)
 	if err := run.Phase(ctx, fmt.Sprintf("fencing %s: replicas elect an owner that writes every 100 ms with its token", onOff(fencing))); err != nil {
@@ -53,7 +53,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	}
 	rs := make([]*Replica, run.Params.Replicas)
 	for i := range rs {
-		r, err := run.NewReplica(fmt.Sprintf("%c%d", 'a'+round, i+1))
+		r, err := run.newReplica(fmt.Sprintf("%c%d", 'a'+round, i+1))
 		if err != nil {
 			return false, "", err
 		}
@@ -82,7 +82,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	}
 	zombie.Pause()
 	var successor *Replica
-	waitFor(ctx, run.TTLDuration()+3*time.Second, func() bool {
+	waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
 		for _, r := range rs[1:] {
 			if r.State().Role == RoleOwner {
 				successor = r
@@ -108,7 +108,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	accepted := after.Accepted > before.Accepted && after.Writer == zombie.Name ||
 		staleAccepted(run, zombie.Name, oldToken)
 	for _, r := range rs {
-		r.Retire()
+		r.retire()
 	}
 	if accepted {
 		return true, fmt.Sprintf("fencing off: %s's write with token %d was accepted after token %d, overwriting %s's data", zombie.Name, oldToken, newToken, successor.Name), nil

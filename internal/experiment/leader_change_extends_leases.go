@@ -29,7 +29,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	cl := run.Cluster()
 	members := cl.Members()
-	r, err := run.NewReplica("r1")
+	r, err := run.newReplica("r1")
 	if err != nil {
 		return v, err
 	}
@@ -115,7 +115,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 		return v, errors.New("the key was never deleted")
 	}
 	afterMove, life := time.Since(moved), time.Since(crashed)
-	run.Measure(afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2f s after the move, %.2f s after the crash (TTL %d s)", afterMove.Seconds(), life.Seconds(), run.TTL()))
+	run.measure(afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2f s after the move, %.2f s after the crash (TTL %d s)", afterMove.Seconds(), life.Seconds(), run.TTL()))
 	v.Figures["ttl_before_move"], v.Figures["ttl_after_move"] = float64(reading), float64(after)
 	v.Figures["left_at_move_s"], v.Figures["gone_after_move_s"], v.Figures["lifetime_s"] = left.Seconds(), afterMove.Seconds(), life.Seconds()
 	v.Showed = after > reading && afterMove >= time.Duration(run.TTL())*time.Second

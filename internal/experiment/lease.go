@@ -69,9 +69,9 @@ func (l *Lease) Left() time.Duration {
 	return l.expiresAt.Sub(now)
 }
 
-// Abandon stops renewing the lease and asks etcd to revoke it (best
+// abandon stops renewing the lease and asks etcd to revoke it (best
 // effort: a partitioned replica cannot, and the lease then simply expires).
-func (l *Lease) Abandon(ctx context.Context) {
+func (l *Lease) abandon(ctx context.Context) {
 	l.stopKeep()
 	if cli := l.r.Client(); cli != nil {
 		rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)

@@ -38,7 +38,7 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 	v := Verdict{Figures: map[string]float64{}}
 	cl := run.Cluster()
 	members := cl.Members()
-	rs, err := run.NewReplicas(run.Params.Replicas)
+	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
 		return v, err
 	}
@@ -83,7 +83,7 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	run.Note("member %s stopped", members[lead].Name)
 	two := report("1 of 3 up", time.Second)
-	if err := sleep(ctx, run.TTLDuration()); err != nil {
+	if err := sleep(ctx, run.tTLDuration()); err != nil {
 		return v, err
 	}
 	two = two || report("1 of 3 up, again", time.Second)
@@ -99,7 +99,7 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 	if back {
 		run.Note("writes and grants work again %s after the restart began", time.Since(restart).Round(10*time.Millisecond))
 	}
-	owner := waitFor(ctx, run.TTLDuration()+5*time.Second, func() bool { return anyOwner(rs) })
+	owner := waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool { return anyOwner(rs) })
 	if owner {
 		run.Note("an owner is elected again")
 	}

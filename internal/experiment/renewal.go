@@ -19,11 +19,11 @@ var renewalScenario = &Scenario{
 }
 
 func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
-	rs, err := run.NewReplicas(run.Params.Replicas)
+	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
 		return Verdict{}, err
 	}
-	ttl := run.TTLDuration()
+	ttl := run.tTLDuration()
 	v := Verdict{Figures: map[string]float64{}}
 	ok := true
 	for _, c := range []struct {
@@ -43,7 +43,7 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 			return v, err
 		}
 		if alive {
-			run.Measure(margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2f s", c.label, margin.Seconds()))
+			run.measure(margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2f s", c.label, margin.Seconds()))
 			v.Figures["margin_"+c.label[:5]+"_s"] = margin.Seconds()
 		}
 		ok = ok && alive == c.want
@@ -105,6 +105,6 @@ func renewEvery(ctx context.Context, r *Replica, ttl int64, every time.Duration,
 			return false, 0, err
 		}
 	}
-	l.Abandon(ctx)
+	l.abandon(ctx)
 	return true, margin, nil
 }

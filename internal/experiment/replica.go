@@ -162,17 +162,17 @@ func (r *Replica) Emit(e Event) {
 	r.run.Emit(e)
 }
 
-// SetRole records what the replica currently believes it is, for display.
-func (r *Replica) SetRole(role Role, token int64) {
+// setRole records what the replica currently believes it is, for display.
+func (r *Replica) setRole(role Role, token int64) {
 	r.mu.Lock()
 	r.role, r.token = role, token
 	r.mu.Unlock()
 }
 
-// Checkpoint blocks while the replica is paused. Bodies call it between
+// checkpoint blocks while the replica is paused. Bodies call it between
 // steps: that is where a paused process stands still, and from where it
 // carries on, unaware of the time it lost.
-func (r *Replica) Checkpoint(ctx context.Context) error {
+func (r *Replica) checkpoint(ctx context.Context) error {
 	r.mu.Lock()
 	gate := r.gate
 	r.mu.Unlock()
@@ -194,7 +194,7 @@ func (r *Replica) Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return r.Checkpoint(ctx)
+	return r.checkpoint(ctx)
 }
 
 func (r *Replica) realDuration(local time.Duration) time.Duration {
@@ -347,9 +347,9 @@ func (r *Replica) dropClient(cli *clientv3.Client) {
 	}
 }
 
-// Retire stops a replica quietly at the end of a part of a script; an
+// retire stops a replica quietly at the end of a part of a script; an
 // owner is recorded as stepping down.
-func (r *Replica) Retire() {
+func (r *Replica) retire() {
 	r.mu.Lock()
 	owner := r.role == RoleOwner
 	r.mu.Unlock()

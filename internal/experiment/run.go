@@ -256,17 +256,17 @@ func (run *Run) Events(since int) []Event {
 	return append([]Event(nil), run.events[since:]...)
 }
 
-// Violations returns how many times the monitor saw two owners acting at
+// violations returns how many times the monitor saw two owners acting at
 // once and how many stale writes the resource accepted, since the last
-// ResetMonitor.
-func (run *Run) Violations() (twoOwners, staleWrites int) {
+// resetMonitor.
+func (run *Run) violations() (twoOwners, staleWrites int) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	return run.monitor.twoOwners, run.monitor.staleWrites
 }
 
-// ResetMonitor forgets owners and violations (between variants).
-func (run *Run) ResetMonitor() {
+// resetMonitor forgets owners and violations (between variants).
+func (run *Run) resetMonitor() {
 	run.mu.Lock()
 	run.monitor = monitor{}
 	run.mu.Unlock()
@@ -315,8 +315,8 @@ func (run *Run) AutoPlay() bool {
 	return run.autoplay
 }
 
-// NewReplica adds a replica with its own fault proxies and client.
-func (run *Run) NewReplica(name string) (*Replica, error) {
+// newReplica adds a replica with its own fault proxies and client.
+func (run *Run) newReplica(name string) (*Replica, error) {
 	r := &Replica{Name: name, run: run, role: RoleFollower, gate: make(chan struct{}), clockRate: 1}
 	close(r.gate)
 	for _, ep := range run.etcd.Endpoints() {
@@ -344,11 +344,11 @@ func (run *Run) NewReplica(name string) (*Replica, error) {
 	return r, nil
 }
 
-// NewReplicas adds n replicas named r1..rn.
-func (run *Run) NewReplicas(n int) ([]*Replica, error) {
+// newReplicas adds n replicas named r1..rn.
+func (run *Run) newReplicas(n int) ([]*Replica, error) {
 	out := make([]*Replica, n)
 	for i := range n {
-		r, err := run.NewReplica(fmt.Sprintf("r%d", i+1))
+		r, err := run.newReplica(fmt.Sprintf("r%d", i+1))
 		if err != nil {
 			return nil, err
 		}
@@ -405,17 +405,17 @@ func (run *Run) access() access.Settings {
 // Cluster is the in-process cluster of a NeedsCluster scenario.
 func (run *Run) Cluster() *embedetcd.Cluster { return run.cluster }
 
-// Elapsed is the time since the run started.
-func (run *Run) Elapsed() time.Duration { return time.Since(run.start) }
+// elapsed is the time since the run started.
+func (run *Run) elapsed() time.Duration { return time.Since(run.start) }
 
 // TTL is the run's lease TTL in seconds.
 func (run *Run) TTL() int64 { return run.Params.TTL }
 
-// TTLDuration is the run's lease TTL as a duration.
-func (run *Run) TTLDuration() time.Duration { return time.Duration(run.Params.TTL) * time.Second }
+// tTLDuration is the run's lease TTL as a duration.
+func (run *Run) tTLDuration() time.Duration { return time.Duration(run.Params.TTL) * time.Second }
 
-// Measure emits a measured figure.
-func (run *Run) Measure(value float64, unit, text string) {
+// measure emits a measured figure.
+func (run *Run) measure(value float64, unit, text string) {
 	run.Emit(Event{Kind: Measured, Value: value, Unit: unit, Text: text})
 }
 

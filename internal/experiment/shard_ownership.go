@@ -29,7 +29,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	shards := n * shardsPerWorker
 	ws := make([]*Replica, n)
 	for i := range ws {
-		r, err := run.NewReplica(fmt.Sprintf("w%d", i+1))
+		r, err := run.newReplica(fmt.Sprintf("w%d", i+1))
 		if err != nil {
 			return v, err
 		}
@@ -59,7 +59,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	victim.Crash()
 	crashed := time.Now()
 	var after map[string]string
-	moved := waitFor(ctx, run.TTLDuration()+5*time.Second, func() bool {
+	moved := waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool {
 		after = shardOwners(ctx, run)
 		if len(after) < shards {
 			return false
@@ -92,11 +92,11 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	imb := spread(after, ws[1:])
 	run.Note("after: %s", describe(after, ws[1:]))
-	run.Measure(took.Seconds(), "s", fmt.Sprintf("%d shards moved %.2f s after the crash (TTL %d s)", movedN, took.Seconds(), run.TTL()))
-	run.Measure(float64(imb), "shards", fmt.Sprintf("imbalance among survivors: %d", imb))
+	run.measure(took.Seconds(), "s", fmt.Sprintf("%d shards moved %.2f s after the crash (TTL %d s)", movedN, took.Seconds(), run.TTL()))
+	run.measure(float64(imb), "shards", fmt.Sprintf("imbalance among survivors: %d", imb))
 	v.Figures["moved"], v.Figures["moved_from_live_workers"] = float64(movedN), float64(wrong)
 	v.Figures["imbalance"], v.Figures["move_s"] = float64(imb), took.Seconds()
-	v.Showed = wrong == 0 && movedN == shardsPerWorker && imb <= 1 && took >= run.TTLDuration()-300*time.Millisecond
+	v.Showed = wrong == 0 && movedN == shardsPerWorker && imb <= 1 && took >= run.tTLDuration()-300*time.Millisecond
 	v.Summary = fmt.Sprintf("%s's %d shards moved %.2f s after the crash (TTL %d s); %d shards of live workers moved; the survivors end with imbalance %d.", victim.Name, movedN, took.Seconds(), run.TTL(), wrong, imb)
 	if !v.Showed {
 		v.Summary = "Unexpected: " + v.Summary
@@ -117,7 +117,7 @@ func shardWorker(shards int) Body {
 		if _, err := cli.Put(ctx, "workers/"+r.Name, r.Name, clientv3.WithLease(wl.ID)); err != nil {
 			return err
 		}
-		r.SetRole(RoleWorker, 0)
+		r.setRole(RoleWorker, 0)
 		for {
 			if err := r.Sleep(ctx, 100*time.Millisecond); err != nil {
 				return nil
@@ -158,7 +158,7 @@ func shardWorker(shards int) Body {
 			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision("shards/"+free), "=", 0)).
 				Then(clientv3.OpPut("shards/"+free, r.Name, clientv3.WithLease(sl.ID))).Commit()
 			if err != nil || !resp.Succeeded {
-				sl.Abandon(ctx)
+				sl.abandon(ctx)
 				continue
 			}
 			r.Emit(Event{Kind: ShardClaimed, Token: resp.Header.Revision, Text: fmt.Sprintf("claimed %s (now owns %d)", free, counts[r.Name]+1)})

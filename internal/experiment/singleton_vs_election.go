@@ -20,11 +20,11 @@ var singletonVsElectionScenario = &Scenario{
 }
 
 func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
-	rs, err := run.NewReplicas(run.Params.Replicas)
+	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
 		return Verdict{}, err
 	}
-	ttl := run.TTLDuration()
+	ttl := run.tTLDuration()
 	window := 2*ttl + time.Second
 
 	if err := run.Phase(ctx, "part 1: the owner writes a plain key (no lease); the others take it only if it is free"); err != nil {
@@ -82,7 +82,7 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 	gap := time.Since(crashed)
 	v := Verdict{Showed: stuck && failover, Figures: map[string]float64{"failover_s": gap.Seconds()}}
 	if failover {
-		run.Measure(gap.Seconds(), "s", fmt.Sprintf("a new owner %.2f s after the crash (TTL %d s)", gap.Seconds(), run.TTL()))
+		run.measure(gap.Seconds(), "s", fmt.Sprintf("a new owner %.2f s after the crash (TTL %d s)", gap.Seconds(), run.TTL()))
 	}
 	switch {
 	case v.Showed:
@@ -116,7 +116,7 @@ func plainKeyTaker(key string) Body {
 			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 				Then(clientv3.OpPut(key, r.Name)).Commit()
 			if err == nil && resp.Succeeded {
-				r.SetRole(RoleOwner, resp.Header.Revision)
+				r.setRole(RoleOwner, resp.Header.Revision)
 				r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, Text: "wrote the plain key: owner (no lease, no TTL)"})
 				<-ctx.Done()
 				return nil

@@ -41,8 +41,8 @@ func runHerd(ctx context.Context, run *Run) (Verdict, error) {
 			return v, fmt.Errorf("%s: %w", mode, err)
 		}
 		res[i].wake, res[i].req = w, q
-		run.Measure(w, "wake-ups", fmt.Sprintf("%s: %.1f wake-ups per release", mode, w))
-		run.Measure(q, "requests", fmt.Sprintf("%s: %.1f requests to etcd per release", mode, q))
+		run.measure(w, "wake-ups", fmt.Sprintf("%s: %.1f wake-ups per release", mode, w))
+		run.measure(q, "requests", fmt.Sprintf("%s: %.1f requests to etcd per release", mode, q))
 		v.Figures[mode+"_wakeups_per_release"] = w
 		v.Figures[mode+"_requests_per_release"] = q
 	}
@@ -63,7 +63,7 @@ func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float
 	release := map[*Replica]chan struct{}{}
 	rs := make([]*Replica, n)
 	for i := range rs {
-		r, err := run.NewReplica(fmt.Sprintf("%s%d", mode[:1], i+1))
+		r, err := run.newReplica(fmt.Sprintf("%s%d", mode[:1], i+1))
 		if err != nil {
 			return 0, 0, err
 		}
@@ -72,7 +72,7 @@ func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float
 	}
 	defer func() {
 		for _, r := range rs {
-			r.Retire()
+			r.retire()
 		}
 	}()
 	body := func(r *Replica) Body {
@@ -140,7 +140,7 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				return err
 			}
 			if resp.Succeeded {
-				r.SetRole(RoleOwner, resp.Header.Revision)
+				r.setRole(RoleOwner, resp.Header.Revision)
 				r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, Text: "got the lock"})
 				won <- r
 				select {
@@ -148,7 +148,7 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				case <-ctx.Done():
 					return nil
 				}
-				r.SetRole(RoleFollower, 0)
+				r.setRole(RoleFollower, 0)
 				r.Emit(Event{Kind: Released, Text: "released the lock"})
 				_, err := cli.Delete(ctx, key)
 				return err
@@ -188,7 +188,7 @@ func queueWaiter(prefix string, st *queueStats, won chan<- *Replica, release <-c
 		if err != nil {
 			return err
 		}
-		r.SetRole(RoleOwner, tok)
+		r.setRole(RoleOwner, tok)
 		r.Emit(Event{Kind: Acquired, Token: tok, Text: "got the lock"})
 		won <- r
 		select {
@@ -196,7 +196,7 @@ func queueWaiter(prefix string, st *queueStats, won chan<- *Replica, release <-c
 		case <-ctx.Done():
 			return nil
 		}
-		r.SetRole(RoleFollower, 0)
+		r.setRole(RoleFollower, 0)
 		r.Emit(Event{Kind: Released, Text: "released the lock"})
 		return resign(ctx, r, l, prefix, tok)
 	}

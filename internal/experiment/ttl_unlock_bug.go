@@ -62,7 +62,7 @@ func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (bool
 func runUnlockBug(ctx context.Context, run *Run) (Verdict, error) {
 	ps := make([]*Replica, 3)
 	for i := range ps {
-		r, err := run.NewReplica(fmt.Sprintf("p%d", i+1))
+		r, err := run.newReplica(fmt.Sprintf("p%d", i+1))
 		if err != nil {
 			return Verdict{}, err
 		}
@@ -75,12 +75,12 @@ func runUnlockBug(ctx context.Context, run *Run) (Verdict, error) {
 		if versioned {
 			name = "versioned unlock (delete only if ModRevision matches)"
 		}
-		run.ResetMonitor()
+		run.resetMonitor()
 		owners, err := unlockVariant(ctx, run, ps, versioned, name)
 		if err != nil {
 			return Verdict{}, err
 		}
-		two, _ := run.Violations()
+		two, _ := run.violations()
 		key := "naive"
 		if versioned {
 			key = "versioned"
@@ -115,14 +115,14 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	if err != nil || !ok {
 		return 0, fmt.Errorf("P1 could not lock: %v", err)
 	}
-	p1.SetRole(RoleOwner, l1.rev)
+	p1.setRole(RoleOwner, l1.rev)
 	p1.Emit(Event{Kind: Acquired, Token: l1.rev, Text: fmt.Sprintf("locked %s (revision %d, TTL %d s, not renewed)", key, l1.rev, run.TTL())})
 
 	if err := run.Phase(ctx, "P1 pauses past its TTL; etcd expires the lock"); err != nil {
 		return 0, err
 	}
 	p1.Pause()
-	gone := waitFor(ctx, run.TTLDuration()+3*time.Second, func() bool {
+	gone := waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
 		g, err := run.Admin().Get(ctx, key)
 		return err == nil && len(g.Kvs) == 0
 	})
@@ -138,7 +138,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	if err != nil || !ok {
 		return 0, fmt.Errorf("P2 could not lock: %v", err)
 	}
-	p2.SetRole(RoleOwner, l2.rev)
+	p2.setRole(RoleOwner, l2.rev)
 	p2.Emit(Event{Kind: Acquired, Token: l2.rev, Text: fmt.Sprintf("locked %s (revision %d)", key, l2.rev)})
 
 	if err := run.Phase(ctx, "P1 wakes up, believes it still holds the lock, and unlocks"); err != nil {
@@ -149,7 +149,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	if err != nil {
 		return 0, fmt.Errorf("P1 unlock: %w", err)
 	}
-	p1.SetRole(RoleFollower, 0)
+	p1.setRole(RoleFollower, 0)
 	if deleted {
 		p1.Emit(Event{Kind: Released, Token: l1.rev, Text: "unlock deleted the key: that was P2's lock"})
 	} else {
@@ -166,7 +166,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	owners := 1
 	if ok {
 		owners = 2
-		p3.SetRole(RoleOwner, l3.rev)
+		p3.setRole(RoleOwner, l3.rev)
 		p3.Emit(Event{Kind: Acquired, Token: l3.rev, Text: fmt.Sprintf("locked %s (revision %d) while P2 still believes it holds it", key, l3.rev)})
 	} else {
 		p3.Emit(Event{Kind: Note, Text: "lock is held (by P2): P3 waits"})
@@ -174,7 +174,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	// End the variant: everyone lets go, so the next one starts clean.
 	for _, p := range []*Replica{p2, p3} {
 		if p.State().Role == RoleOwner {
-			p.SetRole(RoleFollower, 0)
+			p.setRole(RoleFollower, 0)
 			p.Emit(Event{Kind: Released, Text: "variant over: lets go"})
 		}
 	}
