@@ -319,10 +319,15 @@ func (cl *Cluster) Close() error {
 				// The whole cluster goes: stop raft and storage at once,
 				// without handing leadership to a peer that is stopping
 				// too. What is left is closing listeners, whose graceful
-				// stop waits for the peers' streams; with the data about
-				// to be removed there is nothing to wait for.
+				// stop waits up to a second for the peers' streams; the
+				// caller need not wait for that, but the data dir stays
+				// until etcd has let go of it (removing it under a
+				// running member makes etcd exit the process).
 				e.Server.HardStop()
-				stopEmbed(e, min(cl.cfg.closeWait, clusterCloseWait))
+				if stopped, ok := stopEmbed(e, min(cl.cfg.closeWait, clusterCloseWait)); !ok {
+					go func() { <-stopped; m.dir.remove() }()
+					return
+				}
 			}
 			if err := m.dir.remove(); err != nil {
 				emu.Lock()

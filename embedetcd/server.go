@@ -212,7 +212,12 @@ func (s *Server) Close() error {
 	s.clients = nil
 	s.mu.Unlock()
 	closeClients(clients)
-	stopEmbed(s.e, s.cfg.closeWait)
+	if stopped, ok := stopEmbed(s.e, s.cfg.closeWait); !ok {
+		// etcd still winds down in the background; its data dir goes
+		// once it has (or with the next start, if the program ends first).
+		go func() { <-stopped; s.dir.remove() }()
+		return nil
+	}
 	return s.dir.remove()
 }
 
@@ -226,19 +231,19 @@ func closeClients(clients []*clientv3.Client) {
 }
 
 // stopEmbed closes e, waiting at most wait: connections we did not hand out
-// would otherwise hold etcd's graceful stop for 5 s or more.
-func stopEmbed(e *embed.Etcd, wait time.Duration) {
+// would otherwise hold etcd's graceful stop for 5 s or more. stopped is
+// closed once e has stopped; ok says it did within wait.
+func stopEmbed(e *embed.Etcd, wait time.Duration) (stopped <-chan struct{}, ok bool) {
 	done := make(chan struct{})
 	go func() { e.Close(); close(done) }()
 	select {
 	case <-done:
+		return done, true
 	case <-time.After(wait):
+		return done, false
 	}
 }
 
-// newClient connects to endpoints of a server or cluster started with c:
-// over TLS when c says so, trusting c's CA and presenting the member's
-// certificate (which is good for client use too).
 func newClient(endpoints []string, c *config, lg *zap.Logger) (*clientv3.Client, error) {
 	cfg := clientv3.Config{
 		Endpoints:   endpoints,
