@@ -124,7 +124,7 @@ questions:
 			return ctx.Err()
 		}
 		display := quiz.Shuffle(q, learner)
-		fmt.Fprintf(out, "\nQuestion %d of %d (%s)\n", i+1, len(qz.Questions), kindLabel(q.Kind))
+		fmt.Fprintf(out, "\nQuestion %d of %d (%s)\n", i+1, len(qz.Questions), q.Kind.Instruction())
 		fmt.Fprintln(out, strings.TrimSpace(q.Prompt))
 		choices := q.Options
 		if q.Kind == quiz.Order {
@@ -278,22 +278,6 @@ func isTerminal(r io.Reader) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func kindLabel(k quiz.Kind) string {
-	switch k {
-	case quiz.Single:
-		return "pick one"
-	case quiz.Multi:
-		return "select all that apply"
-	case quiz.Numeric:
-		return "type a number"
-	case quiz.Order:
-		return "put in order"
-	case quiz.Predict:
-		return "predict the outcome"
-	}
-	return string(k)
 }
 
 func printFeedback(out io.Writer, q *quiz.Question, display []int, res quiz.Result) {
