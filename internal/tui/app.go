@@ -244,7 +244,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.progressChanged()
 	case screen.LabPassed:
 		if l := m.course.Lab(msg.Lab); l != nil {
-			m.prog.RecordLabPassed(l.Lesson, l.ID, m.now())
+			m.prog.RecordLabGrade(l.Lesson, l.ID, progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()})
+			return m, m.progressChanged()
+		}
+		return m, nil
+	case screen.LabGraded:
+		if l := m.course.Lab(msg.Lab); l != nil {
+			m.prog.RecordLabGrade(l.Lesson, l.ID, progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()})
 			return m, m.progressChanged()
 		}
 		return m, nil

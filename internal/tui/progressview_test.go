@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen"
 )
 
 func TestProgressViewOpensFromAnywhereAndJumps(t *testing.T) {
@@ -57,4 +58,19 @@ func TestProgressViewShowsLabAndExperimentState(t *testing.T) {
 	h.keys("P")
 	h.mustShow("passed before; now failing at step 3", "ran 1 time, effect shown · predicted wrong",
 		"best 100% · first 50% · 2 attempts", "labs 1/1 passed", "experiments 1/")
+}
+
+func TestLabGradesAreRecorded(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.send(screen.LabGraded{Lab: "01_cas", Status: "failing", Step: "step 3 (Swap)"})
+	if g := h.savedProgress().Labs["01_cas"]; g.Status != "failing" || g.Step != "step 3 (Swap)" || !g.At.Equal(testNow) {
+		t.Fatalf("saved grade %+v", g)
+	}
+	h.send(screen.LabPassed{Lab: "01_cas"})
+	p := h.savedProgress()
+	if g := p.Labs["01_cas"]; g.Status != progress.LabStatusPassed || !p.LabPassed("first-steps", "01_cas") {
+		t.Fatalf("verified pass saved as %+v", g)
+	}
+	h.keys("P")
+	h.mustShow("✓ passed, verified")
 }

@@ -99,8 +99,12 @@ type (
 		Lesson string
 		Result progress.QuizResult
 	}
-	// LabPassed says a grade passed every step of a lab.
+	// LabPassed says a grade passed every step of a lab, verified.
 	LabPassed struct{ Lab string }
+	// LabGraded says a grade of a lab ended without a verified pass:
+	// Status is "failing", "racy", "flaky" or "error", Step the first
+	// step that did not pass.
+	LabGraded struct{ Lab, Status, Step string }
 	// ProgressChanged carries the learner's progress after a change. The
 	// root owns it; screens read it only inside Update and View.
 	ProgressChanged struct{ Progress *progress.Progress }

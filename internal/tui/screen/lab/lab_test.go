@@ -625,3 +625,42 @@ func TestRacyPassIsNotPassed(t *testing.T) {
 		t.Fatalf("racy verification not shown:\n%s", v)
 	}
 }
+
+// TestPassedBeforeIsNotPassedNow: a lab passed earlier that fails the grade
+// on screen does not say "✓ passed", and the root hears of the failing
+// grade and its first failing step.
+func TestPassedBeforeIsNotPassedNow(t *testing.T) {
+	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Passed: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(100, 30)
+	m = runCmd(t, m, m.Init())
+	if v := view(m); !strings.Contains(v, "✓ passed before") {
+		t.Fatalf("a lab passed earlier does not say so before grading:\n%s", v)
+	}
+	m, _ = press(t, m, "enter")
+	m, cmd := deliver(t, m, failingReport())
+	v := view(m)
+	if strings.Contains(v, "✓ passed") || !strings.Contains(v, "passed before · fails now") {
+		t.Fatalf("header after a failing grade of a lab passed before:\n%s", v)
+	}
+	if cmd == nil {
+		t.Fatal("a failing grade sent nothing to the root")
+	}
+	got, ok := cmd().(screen.LabGraded)
+	want := screen.LabGraded{Lab: "00_demo", Status: "failing", Step: "step 2 (Double a number)"}
+	if !ok || got != want {
+		t.Fatalf("failing grade sent %#v, want %#v", got, want)
+	}
+}
+
+func TestRacyPassIsRecordedAsRacy(t *testing.T) {
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, passingReport())
+	_, cmd := verified(t, m, grade.LabRacy, "DATA RACE")
+	if cmd == nil {
+		t.Fatal("a racy verification sent nothing to the root")
+	}
+	if got, ok := cmd().(screen.LabGraded); !ok || got.Status != "racy" {
+		t.Fatalf("racy verification sent %#v", got)
+	}
+}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -269,7 +270,28 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 	}
 	// The first failing step's first hint opens by itself only once the
 	// learner asks (h); here we only make sure the failure is on screen.
-	return nil
+	return m.graded()
+}
+
+// graded tells the root how a grade without a verified pass ended, for
+// the learner's progress; nil for a cancelled run.
+func (m *Model) graded() tea.Cmd {
+	r := m.report
+	if r == nil || r.Canceled || (r.Lab != nil && r.Lab.Status == grade.LabCanceled) {
+		return nil
+	}
+	status := "failing"
+	switch {
+	case r.Err != nil:
+		status = "error"
+	case r.unsound():
+		status = string(r.Lab.Status)
+	}
+	step := ""
+	if i := r.firstFailing(); i >= 0 {
+		step = fmt.Sprintf("step %d (%s)", i+1, r.Steps[i].Title)
+	}
+	return screen.Send(screen.LabGraded{Lab: m.lab.ID, Status: status, Step: step})
 }
 
 // finishVerify settles a pass with its verification: only a verified pass
@@ -285,7 +307,7 @@ func (m *Model) finishVerify(msg verifyDoneMsg) tea.Cmd {
 	m.report.Lab = msg.lab
 	m.layout()
 	if !m.report.verified() {
-		return nil
+		return m.graded()
 	}
 	m.passed = true
 	lab := m.lab.ID

@@ -103,8 +103,15 @@ func (m Model) badges() string {
 	if m.watching {
 		b = append(b, st.Badge.Render("● watching"))
 	}
-	if m.passed {
+	// "Passed" is about the grade on screen: a lab passed before but
+	// failing now says both.
+	switch {
+	case m.report.verified():
 		b = append(b, st.Success.Render("✓ passed"))
+	case m.passed && (m.report == nil || m.report.verifying() || m.grading):
+		b = append(b, st.Success.Render("✓ passed before"))
+	case m.passed:
+		b = append(b, st.Warning.Render("passed before · fails now"))
 	}
 	return strings.Join(b, " ")
 }
