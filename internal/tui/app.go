@@ -6,6 +6,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -243,19 +244,33 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.prog.RecordQuiz(msg.Lesson, msg.Result)
 		return m, m.progressChanged()
 	case screen.LabPassed:
-		if l := m.course.Lab(msg.Lab); l != nil {
-			m.prog.RecordLabGrade(l.Lesson, l.ID, progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()})
+		if lesson := m.labLesson(msg.Lab); lesson != "" {
+			m.prog.RecordLabGrade(lesson, msg.Lab, progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()})
 			return m, m.progressChanged()
 		}
 		return m, nil
 	case screen.LabGraded:
-		if l := m.course.Lab(msg.Lab); l != nil {
-			m.prog.RecordLabGrade(l.Lesson, l.ID, progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()})
+		if lesson := m.labLesson(msg.Lab); lesson != "" {
+			m.prog.RecordLabGrade(lesson, msg.Lab, progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()})
 			return m, m.progressChanged()
 		}
 		return m, nil
 	}
 	return m, m.broadcast(msg)
+}
+
+// labLesson is the id of the lesson lab belongs to: its manifest's, else
+// the lesson that lists it; "" for a lab the course does not know.
+func (m *Model) labLesson(lab string) string {
+	if l := m.course.Lab(lab); l != nil && l.Lesson != "" {
+		return l.Lesson
+	}
+	for _, l := range m.course.Lessons {
+		if slices.Contains(l.Labs, lab) {
+			return l.ID
+		}
+	}
+	return ""
 }
 
 // globalKey handles the keys every screen shares. done means the key was

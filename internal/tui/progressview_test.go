@@ -61,9 +61,12 @@ func TestProgressViewShowsLabAndExperimentState(t *testing.T) {
 }
 
 func TestLabGradesAreRecorded(t *testing.T) {
-	h := newHarness(t, 80, 24)
+	now := testNow
+	h := newHarness(t, 80, 24, func(o *Options) {
+		o.Now = func() time.Time { now = now.Add(time.Second); return now }
+	})
 	h.send(screen.LabGraded{Lab: "01_cas", Status: "failing", Step: "step 3 (Swap)"})
-	if g := h.savedProgress().Labs["01_cas"]; g.Status != "failing" || g.Step != "step 3 (Swap)" || !g.At.Equal(testNow) {
+	if g := h.savedProgress().Labs["01_cas"]; g.Status != "failing" || g.Step != "step 3 (Swap)" || !g.At.Equal(now) {
 		t.Fatalf("saved grade %+v", g)
 	}
 	h.send(screen.LabPassed{Lab: "01_cas"})
