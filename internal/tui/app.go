@@ -249,6 +249,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.progressChanged()
 		}
 		return m, nil
+	case screen.ExperimentRan:
+		m.prog.RecordExperimentRun(msg.Name, msg.Shown, m.now())
+		return m, m.progressChanged()
+	case screen.Predicted:
+		m.prog.RecordPrediction(msg.Name, msg.Right, m.now())
+		return m, m.progressChanged()
 	case screen.LabGraded:
 		if lesson := m.labLesson(msg.Lab); lesson != "" {
 			m.prog.RecordLabGrade(lesson, msg.Lab, progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()})

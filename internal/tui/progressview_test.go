@@ -77,3 +77,16 @@ func TestLabGradesAreRecorded(t *testing.T) {
 	h.keys("P")
 	h.mustShow("✓ passed, verified")
 }
+
+func TestExperimentRunsAndPredictionsAreRecorded(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.send(screen.Predicted{Name: "fencing", Right: true})
+	h.send(screen.ExperimentRan{Name: "fencing", Shown: true})
+	h.send(screen.Predicted{Name: "fencing", Right: false}) // a later pick does not replace the first
+	e := h.savedProgress().Experiments["fencing"]
+	if e.Runs != 1 || !e.Shown || e.Predicted != "right" {
+		t.Fatalf("saved experiment %+v", e)
+	}
+	h.keys("P")
+	h.mustShow("ran 1 time, effect shown · predicted right")
+}

@@ -105,6 +105,18 @@ type (
 	// Status is "failing", "racy", "flaky" or "error", Step the first
 	// step that did not pass.
 	LabGraded struct{ Lab, Status, Step string }
+	// ExperimentRan says a run of an experiment finished; Shown that it
+	// showed the effect it was built to show.
+	ExperimentRan struct {
+		Name  string
+		Shown bool
+	}
+	// Predicted says the learner answered an experiment's predict
+	// question before its run; Right whether the pick was correct.
+	Predicted struct {
+		Name  string
+		Right bool
+	}
 	// ProgressChanged carries the learner's progress after a change. The
 	// root owns it; screens read it only inside Update and View.
 	ProgressChanged struct{ Progress *progress.Progress }

@@ -179,7 +179,7 @@ func TestResultShowsPrediction(t *testing.T) {
 	m := newModel(t, "fencing", q, 80, 24)
 	m.picked = 1 // wrong: "Rejected in both runs"
 	v := view(done(m))
-	if !strings.Contains(v, "SHOWN") || !strings.Contains(v, "not what happened") || !strings.Contains(v, "Rejected in both runs") {
+	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "not what happened") || !strings.Contains(v, "Rejected in both runs") {
 		t.Fatalf("result panel:\n%s", v)
 	}
 	m.picked = 0
@@ -254,7 +254,7 @@ func TestRealRun(t *testing.T) {
 		_, cmd = m.Update(cmd())
 	}
 	v := view(m)
-	if !strings.Contains(v, "SHOWN") || !strings.Contains(v, "Exactly one winner in 100 of 100") {
+	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "Exactly one winner in 100 of 100") {
 		t.Fatalf("final screen:\n%s", v)
 	}
 }
@@ -310,5 +310,68 @@ func TestAsksBeforeLeavingAFailedSharedEtcd(t *testing.T) {
 	m.Update(screen.EtcdReady{Err: errors.New("connection refused"), External: true})
 	if v := view(m); !strings.Contains(v, "not reachable: connection refused") {
 		t.Fatalf("after the failure:\n%s", v)
+	}
+}
+
+// TestRecordsPredictionAndRun: the pick before a run and a finished run
+// reach the root, for the learner's progress.
+func TestRecordsPredictionAndRun(t *testing.T) {
+	q := predictQuestion()
+	m := newModel(t, "fencing", q, 80, 24)
+	wrong := ""
+	for pos, idx := range m.order {
+		if !q.Options[idx].Correct {
+			wrong = string(rune('1' + pos))
+			break
+		}
+	}
+	_, cmd := press(m, wrong)
+	var got []tea.Msg
+	for _, c := range cmd().(tea.BatchMsg) {
+		if c != nil {
+			if p, ok := c().(screen.Predicted); ok {
+				got = append(got, p)
+			}
+		}
+	}
+	if len(got) != 1 || got[0] != (screen.Predicted{Name: "fencing", Right: false}) {
+		t.Fatalf("prediction sent %v, want one wrong prediction of fencing", got)
+	}
+}
+
+// TestKeysWithoutARunSaySo: a fault or step key before a run explains
+// itself instead of doing nothing.
+func TestKeysWithoutARunSaySo(t *testing.T) {
+	m := newModel(t, "cas-race", nil, 80, 24)
+	for _, k := range []string{"p", "n", "c"} {
+		m, _ = press(m, k)
+		if v := view(m); !strings.Contains(v, "nothing is running: enter starts a run") {
+			t.Fatalf("%s before a run said nothing:\n%s", k, v)
+		}
+	}
+}
+
+// TestAutoPlayDuringARunUpdatesTheHeader: a during a step-mode run says
+// auto-play at once and keeps it for the next run.
+func TestAutoPlayDuringARunUpdatesTheHeader(t *testing.T) {
+	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
+	m := New("cas-race", Options{Step: true}, theme.NewStyles(true, true))
+	m.SetSize(80, 24)
+	m, cmd := press(m, "enter")
+	_, _ = m.Update(cmd())
+	if m.phase != phaseRunning {
+		t.Fatalf("phase %v, err %v", m.phase, m.err)
+	}
+	defer m.Close()
+	m.refresh()
+	if v := view(m); !strings.Contains(v, "step mode") {
+		t.Fatalf("a step-mode run does not say so:\n%s", v)
+	}
+	m, _ = press(m, "a")
+	if v := view(m); strings.Contains(v, "step mode") {
+		t.Fatalf("after a, the header still says step mode:\n%s", v)
+	}
+	if m.params.Step {
+		t.Fatal("the next run would start in step mode again")
 	}
 }

@@ -227,7 +227,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.refresh()
 		if m.phase == phaseDone {
-			return m, nil
+			if m.snap.verdict == nil || m.err != nil {
+				return m, nil // stopped or broken: not a run to count
+			}
+			return m, screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed})
 		}
 		return m, tick(m.run)
 	case tea.KeyPressMsg:
@@ -275,7 +278,9 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			if n >= 0 && n < len(m.order) {
 				m.picked = m.order[n]
 				m.phase = phaseReady
-				return m.start()
+				predicted := screen.Send(screen.Predicted{Name: m.sc.Name, Right: m.opts.Predict.Options[m.picked].Correct})
+				m, cmd := m.start()
+				return m, tea.Batch(predicted, cmd)
 			}
 		}
 		if key.Matches(msg, k.Start) {
@@ -300,6 +305,13 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.scroll++
 		case key.Matches(msg, k.ScrollDn):
 			m.scroll = max(0, m.scroll-1)
+		case key.Matches(msg, k.Step), key.Matches(msg, k.Pause), key.Matches(msg, k.Crash),
+			key.Matches(msg, k.Restart), key.Matches(msg, k.Partition), key.Matches(msg, k.SlowClock):
+			// Faults and steps act on a run; say so rather than do nothing.
+			m.notice = "nothing is running: enter starts a run, then " + msg.String() + " acts on the selected replica"
+			if key.Matches(msg, k.Step) {
+				m.notice = "nothing is running: enter starts a run; a switches step mode on or off for it"
+			}
 		}
 		return m, nil
 	case phaseRunning:
@@ -348,7 +360,10 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Step):
 		run.Step()
 	case key.Matches(msg, k.AutoPlay):
-		run.SetAutoPlay(!run.AutoPlay())
+		on := !run.AutoPlay()
+		run.SetAutoPlay(on)
+		// The header follows at once, and so does the next run.
+		m.snap.autoplay, m.params.Step = on, !on
 	case key.Matches(msg, k.Fencing):
 		res := run.Resource()
 		on := !res.State().Fencing

@@ -262,9 +262,9 @@ func (m Model) resultPanel(w int) []string {
 	if v == nil {
 		return nil
 	}
-	head := st.Success.Render("SHOWN")
+	head := st.Success.Render("the effect showed")
 	if !v.Showed {
-		head = st.Error.Render("NOT SHOWN")
+		head = st.Error.Render("the effect did not show this time")
 	}
 	out := []string{st.Heading.Render("result ") + head}
 	for _, l := range text.Clamp(v.Summary, w, 4) {
