@@ -329,7 +329,7 @@ func testStaleRelease(t *testing.T) {
 		case err != nil:
 			checked <- fmt.Sprintf("test: read %s: %v", ShardKey(f.prefix, s), err)
 		case len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != tokZ.Load():
-			checked <- fmt.Sprintf("worker-a was about to give shard %d back when its lease ended and worker-z claimed the shard; worker-a's release then deleted worker-z's key: guard the delete with your token (If CreateRevision(key) == token) in the same transaction", s)
+			checked <- fmt.Sprintf("worker-a was about to give shard %d back when its lease ended and another worker claimed the shard; worker-a's release then deleted the new owner's key: guard the delete with your token (If CreateRevision(key) == token) in the same transaction", s)
 		default:
 			checked <- ""
 		}
@@ -352,16 +352,27 @@ func testStaleRelease(t *testing.T) {
 		if err == nil && len(cur.Kvs) > 0 {
 			_, err = env.Admin.Revoke(env.Ctx, clientv3.LeaseID(cur.Kvs[0].Lease))
 		}
+		// (worker-b, which sees worker-a's keys go, may beat worker-z to
+		// it: then worker-b is the new owner whose key must survive.)
 		resp, err2 := env.Admin.Txn(env.Ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
-		if err != nil || err2 != nil || !resp.Succeeded {
-			checked <- fmt.Sprintf("test: end worker-a's lease and claim %s for worker-z: %v, %v (the key existed before: %v)", key, err, err2, err == nil && len(cur.Kvs) > 0)
+			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).
+			Else(clientv3.OpGet(key)).Commit()
+		var tok int64
+		switch {
+		case err != nil || err2 != nil:
+		case resp.Succeeded:
+			tok = resp.Header.Revision
+		case len(resp.Responses[0].GetResponseRange().Kvs) > 0:
+			tok = resp.Responses[0].GetResponseRange().Kvs[0].CreateRevision
+		}
+		if tok == 0 {
+			checked <- fmt.Sprintf("test: end worker-a's lease and claim %s for worker-z: %v, %v", key, err, err2)
 			stage.Store(2)
 			return nil
 		}
 		shardZ.Store(int64(shard))
-		tokZ.Store(resp.Header.Revision)
+		tokZ.Store(tok)
 		stage.Store(1)
 		return nil
 	})
