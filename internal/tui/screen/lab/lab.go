@@ -215,9 +215,6 @@ func (m Model) Capturing() bool {
 	return m.grading || m.confirm != confirmNone
 }
 
-// Passed reports whether the last grade (or progress) says the lab passed.
-func (m Model) Passed() bool { return m.passed }
-
 // Close stops a running grade and watch mode; call it when leaving the
 // screen for good.
 func (m *Model) Close() {
