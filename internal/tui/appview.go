@@ -77,20 +77,25 @@ func (m Model) shortHelp() []key.Binding {
 	return append(m.top().ShortHelp(), m.globalKeys()...)
 }
 
-// fullHelp is every key of the screen on top, in columns.
+// fullHelp is every key of the screen on top, in columns, and under them
+// the keys that work everywhere on one line: as a column of their own they
+// were the first to be cut when the screen's columns filled the width.
 func (m Model) fullHelp() string {
 	groups := m.top().FullHelp()
 	global := []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Back, m.keys.ForceQuit}
 	if m.atHome() {
 		global = []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Quit, m.keys.ForceQuit}
 	}
-	groups = append(groups, global)
 	h := m.help
 	h.ShowAll = true
 	var b strings.Builder
 	b.WriteString(m.styles.Heading.Render("Keys on this screen"))
 	b.WriteString("\n\n")
 	b.WriteString(h.FullHelpView(groups))
+	b.WriteString("\n\n")
+	b.WriteString(m.styles.Heading.Render("Everywhere"))
+	b.WriteString("\n")
+	b.WriteString(h.ShortHelpView(global))
 	b.WriteString("\n\n")
 	b.WriteString(m.styles.Muted.Render("Press any key to close this help."))
 	return b.String()

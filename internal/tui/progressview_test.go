@@ -90,3 +90,12 @@ func TestExperimentRunsAndPredictionsAreRecorded(t *testing.T) {
 	h.keys("P")
 	h.mustShow("ran 1 time, effect shown · predicted right")
 }
+
+// TestFullHelpKeepsTheGlobalKeysAt80Columns: the lab screen's keys fill
+// the width; the keys that work everywhere are still listed.
+func TestFullHelpKeepsTheGlobalKeysAt80Columns(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("l", "?")
+	h.mustShow("Keys on this screen", "P progress", "ctrl+c quit now", "esc back")
+	h.checkFits()
+}
