@@ -155,7 +155,7 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 	h.keys(displayPos(qz.Questions[1], 0), displayPos(qz.Questions[1], 2), "enter", "enter")
 	h.mustShow("Question 2 of 2", "Put the counting in order.")
 	h.keys("enter", "enter")
-	h.mustShow("Your score", "r retries the 1 you missed")
+	h.mustShow("Your score", "r retries the 1 you missed", "Best 75% · first attempt 50% · 2 attempts")
 	saved = h.savedProgress().Lessons["first-steps"]
 	if saved.Quiz.Score <= first || !saved.Quiz.Answers["ts-evens"].Correct || !saved.Quiz.Answers["ts-pick-two"].Correct {
 		t.Fatalf("retry not merged: %+v (first score %v)", saved.Quiz, first)

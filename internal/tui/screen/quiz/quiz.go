@@ -66,6 +66,9 @@ type Model struct {
 	current   Question
 	answers   map[string]graded // every question answered so far, latest wins
 	round     int
+	// record is this lesson's saved quiz history (first attempt, best
+	// score), from the root's progress; nil before any attempt.
+	record *progress.Lesson
 	finished  bool
 	vp        viewport.Model
 }
@@ -74,6 +77,7 @@ type Model struct {
 func New(l *lessons.Lesson, ctx screen.Context) *Model {
 	q := &Model{styles: ctx.Styles, keys: DefaultKeyMap(), learner: ctx.Learner, now: time.Now, vp: viewport.New()}
 	q.start(l, nil)
+	q.record = ctx.Progress.Peek(l.ID)
 	return q
 }
 
@@ -165,6 +169,14 @@ func (q *Model) layout() {
 func (q *Model) Typing() bool { return !q.finished && q.lesson != nil && q.current.Typing() }
 
 func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	if pc, ok := msg.(screen.ProgressChanged); ok && q.lesson != nil {
+		// A finished round is recorded by the root: show the history.
+		q.record = pc.Progress.Peek(q.lesson.ID)
+		if q.finished {
+			q.layout()
+		}
+		return q, nil
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok || q.lesson == nil {
 		return q, nil
@@ -274,6 +286,11 @@ func (q Model) summary() string {
 		b.WriteString(st.Success.Render("✓ "+line+": every question right.") + "\n\n")
 	} else {
 		b.WriteString(st.Text.Render(line) + "\n\n")
+	}
+	if r := q.record; r != nil && r.FirstQuiz != nil && r.Attempts > 1 {
+		// A retry does not hide how the first attempt went.
+		b.WriteString(st.Muted.Render(fmt.Sprintf("Best %d%% · first attempt %d%% · %d attempts",
+			int(r.BestQuiz*100+0.5), int(r.FirstQuiz.Share()*100+0.5), r.Attempts)) + "\n\n")
 	}
 	w := q.vp.Width()
 	for i, x := range q.lesson.QuizQuestions() {
