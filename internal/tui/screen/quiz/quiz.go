@@ -68,9 +68,9 @@ type Model struct {
 	round     int
 	// record is this lesson's saved quiz history (first attempt, best
 	// score), from the root's progress; nil before any attempt.
-	record *progress.Lesson
-	finished  bool
-	vp        viewport.Model
+	record   *progress.Lesson
+	finished bool
+	vp       viewport.Model
 }
 
 // New builds the quiz of lesson l.
