@@ -375,3 +375,22 @@ func TestAutoPlayDuringARunUpdatesTheHeader(t *testing.T) {
 		t.Fatal("the next run would start in step mode again")
 	}
 }
+
+// TestQuietRunWithAStoppedReplicaSaysWhy: a run that emits nothing while
+// the learner holds a replica paused says it is waiting for that replica.
+func TestQuietRunWithAStoppedReplicaSaysWhy(t *testing.T) {
+	m := running(newModel(t, "fencing", nil, 80, 24))
+	m.changed = clock.Add(-time.Second)
+	if v := view(m); strings.Contains(v, "Nothing has happened") {
+		t.Fatalf("a run quiet for 1 s is called stalled:\n%s", v)
+	}
+	m.changed = clock.Add(-6 * time.Second)
+	v := view(m)
+	if !strings.Contains(v, "Nothing has happened for 6 s") || !strings.Contains(v, "b1 is paused (p resumes it)") {
+		t.Fatalf("a stalled run does not say why:\n%s", v)
+	}
+	m.snap.replicas[0].Paused = false
+	if v := view(m); strings.Contains(v, "Nothing has happened") {
+		t.Fatalf("stall message with no replica held down:\n%s", v)
+	}
+}

@@ -83,6 +83,9 @@ type Model struct {
 	notice  string
 	started time.Time
 	now     func() time.Time
+	// changed is when the run last emitted an event: a run that goes
+	// quiet while the learner holds a replica down is waiting for it.
+	changed time.Time
 
 	on      string // which etcd a run uses, in words
 	waiting bool   // for the shared cluster to answer
@@ -220,6 +223,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.run, m.cancel, m.phase, m.started = msg.run, msg.cancel, phaseRunning, m.now()
+		m.changed = m.started
 		return m, tick(msg.run)
 	case tickMsg:
 		if msg.run != m.run || m.run == nil {
@@ -245,7 +249,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 // refresh copies the run's state into the snapshot.
 func (m *Model) refresh() {
 	run := m.run
-	m.snap.events = append(m.snap.events, run.Events(len(m.snap.events))...)
+	if evs := run.Events(len(m.snap.events)); len(evs) > 0 {
+		m.snap.events = append(m.snap.events, evs...)
+		m.changed = m.now()
+	}
 	m.snap.replicas = m.snap.replicas[:0]
 	for _, r := range run.Replicas() {
 		m.snap.replicas = append(m.snap.replicas, r.State())

@@ -35,6 +35,10 @@ func (m Model) View() string {
 	top = append(top, ansi.Truncate(m.resourceLine(), w, "…"))
 	if m.notice != "" {
 		top = append(top, st.Warning.Render(ansi.Truncate(m.notice, w, "…")))
+	} else if s := m.stalled(); s != "" {
+		for _, l := range text.Clamp(s, w, 2) {
+			top = append(top, st.Warning.Render(l))
+		}
 	}
 	if m.err != nil {
 		for _, l := range text.Clamp("error: "+m.err.Error(), w, 3) {
@@ -286,4 +290,36 @@ func (m Model) resultPanel(w int) []string {
 		}
 	}
 	return out
+}
+
+// stallAfter is how long a run may stay quiet, with a replica held down by
+// the learner, before the screen says why it is waiting.
+const stallAfter = 5 * time.Second
+
+// stalled explains a run that has emitted nothing for a while although it
+// is not waiting for n: the script is waiting for a replica the learner
+// paused, partitioned or crashed. "" when nothing is wrong.
+func (m Model) stalled() string {
+	if m.phase != phaseRunning || m.changed.IsZero() || m.now().Sub(m.changed) < stallAfter {
+		return ""
+	}
+	if !m.snap.autoplay && len(m.snap.events) > 0 && m.snap.events[len(m.snap.events)-1].Kind == experiment.Phase {
+		return "" // waiting for n, as the status line says
+	}
+	var held []string
+	for _, r := range m.snap.replicas {
+		switch {
+		case r.Paused:
+			held = append(held, r.Name+" is paused (p resumes it)")
+		case r.Partitioned:
+			held = append(held, r.Name+" is cut off (x heals it)")
+		case r.Crashed:
+			held = append(held, r.Name+" is crashed (r restarts it)")
+		}
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Nothing has happened for %.0f s: the script is probably waiting for a replica you stopped. %s.",
+		m.now().Sub(m.changed).Seconds(), strings.Join(held, "; "))
 }
