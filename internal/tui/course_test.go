@@ -68,3 +68,34 @@ func TestEmbeddedCourseFits80x24(t *testing.T) {
 }
 
 func trimNumber(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// TestExperimentChooser: x on a lesson with several experiments lists
+// them; a number opens that one.
+func TestExperimentChooser(t *testing.T) {
+	course, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
+	if len(probs) > 0 {
+		t.Fatalf("course problems: %v", probs)
+	}
+	var n int
+	var l *lessons.Lesson
+	for i, x := range course.Lessons {
+		if len(x.Experiments) > 1 {
+			n, l = i, x
+			break
+		}
+	}
+	if l == nil {
+		t.Skip("no lesson of the course has several experiments")
+	}
+	h := newHarness(t, 80, 24, func(o *Options) { o.Course = course })
+	h.keys(string(rune('1'+n)), "x")
+	h.mustShow("Which experiment?", "1  "+l.Experiments[0], "2  "+l.Experiments[1])
+	h.checkFits()
+	h.keys("esc")
+	h.mustNotShow("Which experiment?")
+	if h.state() != "home" {
+		t.Fatalf("esc closed the home screen: %s", h.state())
+	}
+	h.keys("x", "2")
+	h.mustShow("Experiment: " + l.Experiments[1])
+}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/text"
@@ -62,6 +63,10 @@ type Model struct {
 	rows   []lessonRow
 	cursor int // index into rows
 
+	// choosing lists the experiments of the selected lesson when it has
+	// several: a number opens one, esc or any other key closes the list.
+	choosing []string
+
 	last       progress.Position // where to continue; empty Lesson when new
 	notice     string            // e.g. the progress file was corrupt
 	etcdInfo   string
@@ -93,8 +98,8 @@ func (h *Model) Title() string { return "Ownership election playground" }
 // Status is empty: the etcd state fills the status line.
 func (h *Model) Status() string { return "" }
 
-// Capturing is false: esc does nothing on the home screen.
-func (h *Model) Capturing() bool { return false }
+// Capturing is true while the experiment chooser is open: esc closes it.
+func (h *Model) Capturing() bool { return h.choosing != nil }
 
 // Typing is false: the map takes no free text.
 func (h *Model) Typing() bool { return false }
@@ -181,6 +186,14 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return h, nil
 	}
 	sel := h.selected()
+	if h.choosing != nil {
+		names := h.choosing
+		h.choosing = nil
+		if n := int(k.Code - '1'); len(k.Text) == 1 && n >= 0 && n < len(names) {
+			return h, screen.Send(screen.OpenExperiment{Name: names[n]})
+		}
+		return h, nil
+	}
 	switch {
 	case key.Matches(k, h.keys.Up):
 		h.cursor = max(h.cursor-1, 0)
@@ -208,8 +221,11 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return h, screen.Send(screen.OpenLab{Lab: next})
 		}
 	case key.Matches(k, h.keys.Experiment):
-		if len(sel.Experiments) > 0 {
+		switch {
+		case len(sel.Experiments) == 1:
 			return h, screen.Send(screen.OpenExperiment{Name: sel.Experiments[0]})
+		case len(sel.Experiments) > 1:
+			h.choosing = sel.Experiments
 		}
 	}
 	return h, nil
@@ -313,6 +329,9 @@ func (h Model) list(w int) string {
 
 // detail describes the selected lesson: summary and what it contains.
 func (h Model) detail(w int, long bool) string {
+	if h.choosing != nil {
+		return h.chooser(w)
+	}
 	st := h.styles
 	l := h.selected()
 	if l == nil {
@@ -329,7 +348,11 @@ func (h Model) detail(w int, long bool) string {
 		parts = append(parts, "labs "+strings.Join(l.Labs, ", ")+" (l: "+h.rows[h.cursor].nextLab+")")
 	}
 	if len(l.Experiments) > 0 {
-		parts = append(parts, "experiment "+strings.Join(l.Experiments, ", ")+" (x)")
+		if len(l.Experiments) == 1 {
+			parts = append(parts, "experiment "+l.Experiments[0]+" (x)")
+		} else {
+			parts = append(parts, "experiments "+strings.Join(l.Experiments, ", ")+" (x chooses)")
+		}
 	}
 	var b strings.Builder
 	if long {
@@ -360,4 +383,28 @@ func (h *Model) FullHelp() [][]key.Binding {
 		{h.keys.Up, h.keys.Down, h.keys.Top, h.keys.Bottom},
 		{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab, h.keys.Experiment},
 	}
+}
+
+// chooser lists the selected lesson's experiments to pick one by number.
+func (h *Model) chooser(w int) string {
+	st := h.styles
+	var b strings.Builder
+	b.WriteString(st.Heading.Render("Which experiment?") + "\n")
+	for i, name := range h.choosing {
+		line := fmt.Sprintf("%d  %s", i+1, name)
+		if sc := experimentTitle(name); sc != "" {
+			line += " · " + sc
+		}
+		b.WriteString(st.Accent.Render(fmt.Sprint(i+1)) + st.Text.Render(text.Truncate(line[len(fmt.Sprint(i+1)):], w-1)) + "\n")
+	}
+	b.WriteString(st.Muted.Render("press its number · esc closes this list"))
+	return b.String()
+}
+
+// experimentTitle is a scenario's one-line title, "" when unknown.
+func experimentTitle(name string) string {
+	if sc := experiment.Lookup(name); sc != nil {
+		return sc.Title
+	}
+	return ""
 }
