@@ -441,6 +441,9 @@ func (m *Model) openLab(id string) tea.Cmd {
 	}
 	opts := m.opts.Lab
 	opts.Passed = m.prog.LabPassed(l.Lesson, l.ID)
+	if g, ok := m.prog.Labs[l.ID]; ok {
+		opts.Last = &g
+	}
 	st := m.styles
 	opts.Styles = &st
 	m.replacePractice()

@@ -7,6 +7,7 @@ package lab
 
 import (
 	"context"
+	"github.com/ownership-election/playground/internal/progress"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,6 +42,9 @@ type Options struct {
 	// Passed says the learner already passed this lab (from progress), so
 	// the solution opens without a question.
 	Passed bool
+	// Last is how the latest grade of this lab ended (from progress), shown
+	// until the screen grades again; nil when it was never graded.
+	Last *progress.LabGrade
 	// Timeout bounds one grading run; zero means internal/grade's default.
 	Timeout time.Duration
 	// Debounce is the quiet time after a burst of saves before watch mode
@@ -107,6 +111,7 @@ type Model struct {
 	gradedAt  time.Time
 	hintsOpen map[string]int // hints unlocked per step test
 	passed    bool
+	last      *progress.LabGrade // the saved latest grade, until this screen grades
 
 	watching  bool
 	watchGen  int
@@ -146,6 +151,7 @@ func New(lab lessons.Lab, opts Options) *Model {
 		readmeRendered: map[int]string{},
 		hintsOpen:      map[string]int{},
 		passed:         opts.Passed,
+		last:           opts.Last,
 		spinner: spinner.New(
 			spinner.WithSpinner(spinner.MiniDot),
 			spinner.WithStyle(st.Accent),

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
@@ -662,5 +663,18 @@ func TestRacyPassIsRecordedAsRacy(t *testing.T) {
 	}
 	if got, ok := cmd().(screen.LabGraded); !ok || got.Status != "racy" {
 		t.Fatalf("racy verification sent %#v", got)
+	}
+}
+
+// TestComingBackShowsTheLastGrade: a lab graded before says how that grade
+// ended instead of "Not graded yet".
+func TestComingBackShowsTheLastGrade(t *testing.T) {
+	last := &progress.LabGrade{Status: "failing", Step: "step 2 (Double a number)", At: fixedNow}
+	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Last: last, Now: func() time.Time { return fixedNow }})
+	m.SetSize(100, 30)
+	m = runCmd(t, m, m.Init())
+	v := view(m)
+	if strings.Contains(v, "Not graded yet") || !strings.Contains(v, ": failing at step 2 (Double a number) · enter grades it again") {
+		t.Fatalf("the last grade is not shown:\n%s", v)
 	}
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/ownership-election/playground/internal/progress"
 	"strings"
 	"time"
 
@@ -169,6 +170,8 @@ func (m Model) statusLine() string {
 		s = st.Muted.Render("Reading only: the labs need a checkout of the course.")
 	case m.report == nil && m.watching:
 		s = st.Muted.Render("Watching labs/" + m.lab.ID + ": every save re-grades.")
+	case m.report == nil && m.last != nil:
+		s = st.Muted.Render(lastGrade(*m.last) + " · enter grades it again")
 	case m.report == nil:
 		s = st.Muted.Render("Not graded yet · enter runs the tests")
 	default:
@@ -213,4 +216,21 @@ func (m *Model) activeVP() *viewport.Model {
 		return &m.solutionVP
 	}
 	return &m.resultsVP
+}
+
+// lastGrade says how the saved latest grade ended, for a screen that has
+// not graded yet.
+func lastGrade(g progress.LabGrade) string {
+	at := g.At.Local().Format("Jan 2 15:04")
+	switch g.Status {
+	case progress.LabStatusPassed:
+		return "Last graded " + at + ": passed and verified"
+	case "":
+		return "Not graded yet"
+	}
+	s := "Last graded " + at + ": " + g.Status
+	if g.Step != "" {
+		s += " at " + g.Step
+	}
+	return s
 }
