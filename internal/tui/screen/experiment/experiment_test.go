@@ -394,3 +394,15 @@ func TestQuietRunWithAStoppedReplicaSaysWhy(t *testing.T) {
 		t.Fatalf("stall message with no replica held down:\n%s", v)
 	}
 }
+
+// TestFencingRowOnlyAboutFencing: the resource line names fencing and the
+// highest token only in the fencing experiment.
+func TestFencingRowOnlyAboutFencing(t *testing.T) {
+	if v := view(running(newModel(t, "fencing", nil, 100, 30))); !strings.Contains(v, "resource fencing on · highest 7") {
+		t.Fatalf("fencing experiment without its fencing row:\n%s", v)
+	}
+	v := view(running(newModel(t, "ttl-unlock-bug", nil, 100, 30)))
+	if strings.Contains(v, "resource fencing") || strings.Contains(v, "highest 7") || !strings.Contains(v, `resource "b3#1" by b3`) {
+		t.Fatalf("ttl-unlock-bug shows the fencing row:\n%s", v)
+	}
+}

@@ -190,7 +190,13 @@ func (m Model) resourceLine() string {
 	if r.Rejected > 0 {
 		rej = st.Warning.Render(rej)
 	}
-	return st.Heading.Render("resource") + st.Text.Render(fmt.Sprintf(" fencing %s · highest %d · %s · accepted %d · ", onOff(r.Fencing), r.Highest, value, r.Accepted)) + rej
+	// Tokens and the fencing switch mean something only in the experiment
+	// about fencing; elsewhere they read as a feature that is off.
+	fencing := ""
+	if m.sc.Name == "fencing" {
+		fencing = fmt.Sprintf(" fencing %s · highest %d ·", onOff(r.Fencing), r.Highest)
+	}
+	return st.Heading.Render("resource") + st.Text.Render(fmt.Sprintf("%s %s · accepted %d · ", fencing, value, r.Accepted)) + rej
 }
 
 func onOff(b bool) string {
