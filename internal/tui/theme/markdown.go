@@ -34,5 +34,5 @@ func (s Styles) RenderMarkdown(markdown string, width int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
-	return out, nil
+	return hangListItems(out, width), nil
 }
