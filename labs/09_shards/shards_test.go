@@ -668,7 +668,7 @@ type running struct {
 	done     chan error
 	stopping atomic.Bool
 	early    atomic.Value // error: Run returned before it was stopped
-	releases atomic.Int64  // release requests sent
+	releases atomic.Int64 // release requests sent
 }
 
 // hook sets (or, with nil, clears) a test's own interceptor for the
