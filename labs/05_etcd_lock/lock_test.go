@@ -186,17 +186,17 @@ func TestStep2_FiftyContendersOneWinner(t *testing.T) {
 	// there, A stalls past its TTL (its lease is revoked); then B takes
 	// the lock. Whatever A's Acquire checked before the gap is stale after
 	// it.
-	eachGap(t, env, func(g *gapEnv, gap int64) {
+	etcdharness.EachGap(t, env, func(g *etcdharness.Gap, gap int64) {
 		key := g.Key(fmt.Sprintf("acquire-gap-%d", gap))
 		la, lb := g.Grant(30), g.Grant(30)
 		var tokB int64
-		g.arm(func() {
+		g.Arm(func() {
 			if kv, ok := g.Get(key); ok && kv.Lease == la {
 				g.Revoke(la)
 			}
 			tokB = takeLock(t, g.Env, key, "replica-b", lb)
 		})
-		tokA, err := Acquire(g.Ctx, g.cli, key, "replica-a", la)
+		tokA, err := Acquire(g.Ctx, g.Cli, key, "replica-a", la)
 		if gap == 0 {
 			return
 		}
@@ -220,44 +220,6 @@ func TestStep2_FiftyContendersOneWinner(t *testing.T) {
 		}
 	})
 }
-
-// eachGap runs scenario once without interference (gap 0), to count the
-// requests the solution sends, and then once for each of those requests
-// (gap k), with the competitor the scenario armed stepping in just before
-// request k is sent: between every two requests, and before the first.
-func eachGap(t *testing.T, env *etcdharness.Env, scenario func(g *gapEnv, gap int64)) {
-	t.Helper()
-	run := func(gap int64) int64 {
-		g := &gapEnv{Env: env, cli: env.Client()}
-		spy := etcdharness.Attach(g.cli)
-		spy.Intercept(func(r etcdharness.Request) error {
-			if r.N == gap && g.competitor != nil {
-				g.competitor()
-			}
-			return nil
-		})
-		scenario(g, gap)
-		return spy.Requests()
-	}
-	n := run(0)
-	if n == 0 {
-		t.Fatal("the solution sent no request to etcd")
-	}
-	for gap := int64(1); gap <= min(n, 8); gap++ {
-		run(gap)
-	}
-}
-
-// gapEnv is the Env of one eachGap run: cli is the client to hand to the
-// solution, watched by a spy.
-type gapEnv struct {
-	*etcdharness.Env
-	cli        *clientv3.Client
-	competitor func()
-}
-
-// arm sets what the competitor does.
-func (g *gapEnv) arm(f func()) { g.competitor = f }
 
 // takeLock creates the lock key for owner on lease the way a correct
 // Acquire does, for the test's own competitors; it returns the token, or 0
@@ -410,16 +372,16 @@ func TestStep3_ReleaseOnlyYourOwnLock(t *testing.T) {
 		// A releases; just before one of its requests, A's lease runs out
 		// and B takes the lock. B's lock must survive whatever A's
 		// Release does after that.
-		eachGap(t, env, func(g *gapEnv, gap int64) {
+		etcdharness.EachGap(t, env, func(g *etcdharness.Gap, gap int64) {
 			key := g.Key(fmt.Sprintf("release-gap-%d", gap))
 			la := g.Grant(30)
 			tokA := takeLock(t, g.Env, key, "replica-a", la)
 			var tokB int64
-			g.arm(func() {
+			g.Arm(func() {
 				g.Revoke(la)
 				tokB = takeLock(t, g.Env, key, "replica-b", g.Grant(30))
 			})
-			err := Release(g.Ctx, g.cli, key, tokA)
+			err := Release(g.Ctx, g.Cli, key, tokA)
 			if gap == 0 {
 				if err != nil {
 					t.Fatalf("Release by the owner: %v", err)

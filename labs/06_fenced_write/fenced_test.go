@@ -219,12 +219,12 @@ func TestStep3_PausedWriterIsFenced(t *testing.T) {
 	// The same handover, staged just before each request A's Write sends,
 	// one run per request: whatever A learnt before the gap is stale
 	// after it.
-	eachGap(t, env, func(g *gapEnv, gap int64) {
+	etcdharness.EachGap(t, env, func(g *etcdharness.Gap, gap int64) {
 		lockKey, key := g.Key(fmt.Sprintf("lock-gap-%d", gap)), g.Key(fmt.Sprintf("data-gap-%d", gap))
 		leaseA, tokA := takeLock(t, g.Env, lockKey, "replica-a")
 		hist := &etcdharness.History{}
 		var tokB int64
-		g.arm(func() {
+		g.Arm(func() {
 			// A's lease runs out; A's replacement, restarted under the
 			// same name, takes the lock: only the token tells them apart.
 			g.Revoke(leaseA)
@@ -237,7 +237,7 @@ func TestStep3_PausedWriterIsFenced(t *testing.T) {
 			}
 			hist.Record(etcdharness.Write{Resource: key, Writer: "B", Token: tokB, Accepted: true})
 		})
-		rev, err := Write(g.Ctx, g.cli, lockKey, tokA, key, "A")
+		rev, err := Write(g.Ctx, g.Cli, lockKey, tokA, key, "A")
 		if gap == 0 {
 			if err != nil {
 				t.Fatalf("A's Write as the owner: %v", err)
@@ -266,41 +266,3 @@ func TestStep3_PausedWriterIsFenced(t *testing.T) {
 		}
 	})
 }
-
-// eachGap runs scenario once without interference (gap 0), to count the
-// requests the solution sends, and then once for each of those requests
-// (gap k), with the competitor the scenario armed stepping in just before
-// request k is sent: between every two requests, and before the first.
-func eachGap(t *testing.T, env *etcdharness.Env, scenario func(g *gapEnv, gap int64)) {
-	t.Helper()
-	run := func(gap int64) int64 {
-		g := &gapEnv{Env: env, cli: env.Client()}
-		spy := etcdharness.Attach(g.cli)
-		spy.Intercept(func(r etcdharness.Request) error {
-			if r.N == gap && g.competitor != nil {
-				g.competitor()
-			}
-			return nil
-		})
-		scenario(g, gap)
-		return spy.Requests()
-	}
-	n := run(0)
-	if n == 0 {
-		t.Fatal("the solution sent no request to etcd")
-	}
-	for gap := int64(1); gap <= min(n, 8); gap++ {
-		run(gap)
-	}
-}
-
-// gapEnv is the Env of one eachGap run: cli is the client to hand to the
-// solution, watched by a spy.
-type gapEnv struct {
-	*etcdharness.Env
-	cli        *clientv3.Client
-	competitor func()
-}
-
-// arm sets what the competitor does.
-func (g *gapEnv) arm(f func()) { g.competitor = f }

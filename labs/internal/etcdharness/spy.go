@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -417,3 +418,42 @@ func (l *spyLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-chan *
 	}()
 	return out, nil
 }
+
+// EachGap runs scenario once without interference (gap 0), to count the
+// requests the solution sends, and then once for each of the first eight
+// of them (gap k), with the competitor the scenario armed stepping in just
+// before request k is sent: between every two requests, and before the
+// first. A check split over two requests fails in one of the runs.
+func EachGap(t *testing.T, env *Env, scenario func(g *Gap, gap int64)) {
+	t.Helper()
+	run := func(gap int64) int64 {
+		g := &Gap{Env: env, Cli: env.Client()}
+		spy := Attach(g.Cli)
+		spy.Intercept(func(r Request) error {
+			if r.N == gap && g.competitor != nil {
+				g.competitor()
+			}
+			return nil
+		})
+		scenario(g, gap)
+		return spy.Requests()
+	}
+	n := run(0)
+	if n == 0 {
+		t.Fatal("the solution sent no request to etcd")
+	}
+	for gap := int64(1); gap <= min(n, 8); gap++ {
+		run(gap)
+	}
+}
+
+// Gap is the Env of one EachGap run: Cli is the client to hand to the
+// solution, watched by a spy.
+type Gap struct {
+	*Env
+	Cli        *clientv3.Client
+	competitor func()
+}
+
+// Arm sets what the competitor does when the chosen request is sent.
+func (g *Gap) Arm(f func()) { g.competitor = f }
