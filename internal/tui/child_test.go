@@ -101,7 +101,7 @@ func TestLabPassedIsSaved(t *testing.T) {
 	h := newHarness(t, 80, 24, func(o *Options) { o.Course = c })
 	h.m.push(&fakeScreen{lab: "01_cas", closed: &closed})
 	h.keys("g", "esc")
-	h.mustShow("0/3     –   1/1") // pages, quiz, labs of lesson 1
+	h.mustShow(" 0/3      –   1/1") // pages, quiz, labs of lesson 1
 	if !h.savedProgress().LabPassed("first-steps", "01_cas") {
 		t.Fatal("lab pass not saved")
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"strings"
+
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -74,5 +76,39 @@ func TestGoldenEmbedded(t *testing.T) {
 			h.checkFits()
 			golden.RequireEqual(t, asciiView(t, h))
 		})
+	}
+}
+
+// TestCourseMapColumnsAlign checks that every row of the real course map
+// puts its page count's slash, quiz and labs in the same columns, whether a
+// lesson has fewer or more than ten pages (lesson 6 once read "0/10" one
+// column left of the others).
+func TestCourseMapColumnsAlign(t *testing.T) {
+	course, probs := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
+	if len(course.Lessons) == 0 {
+		t.Fatalf("embedded course has no lessons: %v", probs)
+	}
+	h := newHarness(t, 80, 24, func(o *Options) { o.Course = course })
+	slash := -1
+	rows := 0
+	for _, line := range strings.Split(h.screen(), "\n") {
+		i := strings.LastIndex(line, " pages ")
+		if i >= 0 || !strings.Contains(line, "/") || len(line) < 20 {
+			continue
+		}
+		tail := line[len(line)-17:]
+		j := strings.Index(tail, "/")
+		if j < 0 {
+			continue
+		}
+		rows++
+		if slash < 0 {
+			slash = j
+		} else if j != slash {
+			t.Errorf("row %q has its page slash at column %d of the stats, others at %d", strings.TrimSpace(line), j, slash)
+		}
+	}
+	if rows != len(course.Lessons) {
+		t.Fatalf("found %d lesson rows with page counts, the course has %d lessons:\n%s", rows, len(course.Lessons), h.screen())
 	}
 }

@@ -20,7 +20,7 @@ import (
 func TestHomeListsLessonsWithProgress(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.mustShow("Ownership election playground", "01 First steps with a test course", "02 Second thoughts",
-		"pages  quiz  labs", "0/3     –   0/1", "New here?")
+		"pages  quiz  labs", " 0/3      –   0/1", "New here?")
 	// The detail of the selected lesson names its parts.
 	h.mustShow("3 pages", "quiz of 4", "lab 01_cas", "experiment fencing")
 	h.checkFits()
@@ -49,7 +49,7 @@ func TestHomeContinueWhereLeftOff(t *testing.T) {
 	if h.state() != "home" {
 		t.Fatalf("esc from the reader should go home, state %s", h.state())
 	}
-	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", "2/3     –   0/1")
+	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", " 2/3      –   0/1")
 	h.keys("2") // select another lesson: c still continues lesson 1
 	h.keys("c")
 	h.mustShow("Middle page", "page 2/3")

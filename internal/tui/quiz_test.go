@@ -168,7 +168,7 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 		t.Fatalf("enter on the score should go back home, state %s", h.state())
 	}
 	// The map shows the best score in the quiz column.
-	h.mustShow(fmt.Sprintf("0/3  %3d%%   0/1", int(saved.BestQuiz*100+0.5)))
+	h.mustShow(fmt.Sprintf(" 0/3   %3d%%   0/1", int(saved.BestQuiz*100+0.5)))
 }
 
 func TestQuizFromHomeAndEsc(t *testing.T) {

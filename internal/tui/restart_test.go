@@ -21,7 +21,7 @@ func TestSavedProgressShowsFromTheFirstFrame(t *testing.T) {
 		o.Progress = saved
 		o.ProgressPath = first.saved
 	})
-	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", "2/3     –   0/1")
+	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", " 2/3      –   0/1")
 	h.mustNotShow("New here?")
 	h.keys("c")
 	h.mustShow("Middle page", "page 2/3")

@@ -288,9 +288,11 @@ func (h Model) continueLine() string {
 // statsHeader names the columns of the course map.
 const statsHeader = "pages  quiz  labs"
 
-// stats is a lesson's numbers in columns under statsHeader.
+// stats is a lesson's numbers in columns under statsHeader. Pages are
+// aligned on the slash, so a lesson of ten pages or more ("0/10") does not
+// shift its numbers left of the others' ("0/7").
 func (r lessonRow) stats() string {
-	return fmt.Sprintf("%5s  %4s  %4s", fmt.Sprintf("%d/%d", r.pagesRead, len(r.lesson.Pages)), r.quiz, r.labs)
+	return fmt.Sprintf("%5s  %4s  %4s", fmt.Sprintf("%2d/%-2d", r.pagesRead, len(r.lesson.Pages)), r.quiz, r.labs)
 }
 
 func (h Model) list(w int) string {
