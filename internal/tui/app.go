@@ -440,6 +440,7 @@ func (m *Model) openLab(id string) tea.Cmd {
 		l = &lessons.Lab{ID: id, Title: id}
 	}
 	opts := m.opts.Lab
+	opts.Lesson = m.course.Lesson(l.Lesson)
 	opts.Passed = m.prog.LabPassed(l.Lesson, l.ID)
 	if g, ok := m.prog.Labs[l.ID]; ok {
 		opts.Last = &g

@@ -39,6 +39,9 @@ type Options struct {
 	// binaries, and the original stub that reset restores. Nil means
 	// labs.Catalog().
 	Catalog fs.FS
+	// Lesson is the lesson the lab belongs to, named by number and title
+	// in the header; nil shows the manifest's lesson id.
+	Lesson *lessons.Lesson
 	// Passed says the learner already passed this lab (from progress), so
 	// the solution opens without a question.
 	Passed bool

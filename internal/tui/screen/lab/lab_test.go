@@ -36,6 +36,11 @@ func demoLab() lessons.Lab {
 	}
 }
 
+// demoLesson is the lesson demoLab belongs to.
+func demoLesson() *lessons.Lesson {
+	return &lessons.Lesson{Number: 1, ID: "do-you-need-an-election", Title: "Do you need an election?", Labs: []string{"00_demo"}}
+}
+
 var fixedNow = time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
 
 func testStyles() *theme.Styles {
@@ -45,7 +50,7 @@ func testStyles() *theme.Styles {
 
 func newTest(t *testing.T, root string, w, h int) *Model {
 	t.Helper()
-	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Now: func() time.Time { return fixedNow }})
+	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Lesson: demoLesson(), Now: func() time.Time { return fixedNow }})
 	m.SetSize(w, h)
 	// Render the README the way the program would, so views are final.
 	m = runCmd(t, m, m.Init())

@@ -71,15 +71,7 @@ func (m Model) View() string {
 	if !m.opened {
 		return head + "\n" + st.Muted.Render("Opening the lab…")
 	}
-	sub := "lesson " + m.lab.Lesson
-	if m.labsPresent {
-		sub += " · you edit labs/" + m.lab.ID + "/" + m.lab.File
-	} else if m.labDir != "" {
-		sub += " · labs/" + m.lab.ID + " missing from this checkout"
-	} else {
-		sub += " · labs not found on this machine"
-	}
-	lines := []string{head, st.Subtitle.Render(ansi.Truncate(sub, m.width, "…")), ansi.Truncate(m.tabs(), m.width, "")}
+	lines := []string{head, st.Subtitle.Render(m.subtitle()), ansi.Truncate(m.tabs(), m.width, "")}
 	if m.wide() {
 		right := &m.resultsVP
 		if m.pane == paneSolution {
