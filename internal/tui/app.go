@@ -171,6 +171,7 @@ func (m Model) Init() tea.Cmd {
 	if m.opts.Background != nil {
 		cmds = append(cmds, tea.Tick(time.Second, func(time.Time) tea.Msg { return backgroundMsg{} }))
 	}
+	cmds = append(cmds, watchProgressCmd(m.ctx, m.opts.ProgressPath))
 	return tea.Batch(cmds...)
 }
 
@@ -205,9 +206,22 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.etcd.ready(msg)
 		ready := screen.EtcdReady{Etcd: msg.srv, Err: msg.err, External: m.etcd.external}
 		return m, tea.Batch(m.broadcast(m.etcd.status()), m.broadcast(ready))
+	case progressWatchMsg:
+		return m, waitProgressFile(msg.sig)
+	case progressFileChangedMsg:
+		return m, tea.Batch(m.reloadProgressCmd(), waitProgressFile(msg.sig))
+	case progressReloadedMsg:
+		if m.followFile(msg) {
+			return m, m.broadcast(screen.ProgressChanged{Progress: m.prog})
+		}
+		return m, nil
 	case progressSavedMsg:
 		if msg.err != nil {
 			m.setNotice("could not save progress: "+msg.err.Error(), true)
+			return m, nil
+		}
+		if m.adopt(msg) {
+			return m, m.broadcast(screen.ProgressChanged{Progress: m.prog})
 		}
 		return m, nil
 	case courseLoadedMsg:
@@ -232,33 +246,31 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case screen.ResetProgress:
 		return m, m.resetProgress(msg)
 	case screen.PageShown:
-		m.prog.MarkPageRead(msg.Lesson, msg.Page, m.now())
-		return m, m.progressChanged()
+		now := m.now()
+		return m, m.progressChanged(func(p *progress.Progress) { p.MarkPageRead(msg.Lesson, msg.Page, now) })
 	case screen.CheckAnswered:
 		if msg.Answer.At.IsZero() {
 			msg.Answer.At = m.now() // the root owns the clock
 		}
-		m.prog.RecordCheck(msg.Lesson, msg.Question, msg.Answer)
-		return m, m.progressChanged()
+		return m, m.progressChanged(func(p *progress.Progress) { p.RecordCheck(msg.Lesson, msg.Question, msg.Answer) })
 	case screen.QuizFinished:
-		m.prog.RecordQuiz(msg.Lesson, msg.Result)
-		return m, m.progressChanged()
+		return m, m.progressChanged(func(p *progress.Progress) { p.RecordQuiz(msg.Lesson, msg.Result) })
 	case screen.LabPassed:
 		if lesson := m.labLesson(msg.Lab); lesson != "" {
-			m.prog.RecordLabGrade(lesson, msg.Lab, progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()})
-			return m, m.progressChanged()
+			g := progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()}
+			return m, m.progressChanged(func(p *progress.Progress) { p.RecordLabGrade(lesson, msg.Lab, g) })
 		}
 		return m, nil
 	case screen.ExperimentRan:
-		m.prog.RecordExperimentRun(msg.Name, msg.Shown, m.now())
-		return m, m.progressChanged()
+		now := m.now()
+		return m, m.progressChanged(func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) })
 	case screen.Predicted:
-		m.prog.RecordPrediction(msg.Name, msg.Right, m.now())
-		return m, m.progressChanged()
+		now := m.now()
+		return m, m.progressChanged(func(p *progress.Progress) { p.RecordPrediction(msg.Name, msg.Right, now) })
 	case screen.LabGraded:
 		if lesson := m.labLesson(msg.Lab); lesson != "" {
-			m.prog.RecordLabGrade(lesson, msg.Lab, progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()})
-			return m, m.progressChanged()
+			g := progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()}
+			return m, m.progressChanged(func(p *progress.Progress) { p.RecordLabGrade(lesson, msg.Lab, g) })
 		}
 		return m, nil
 	}
@@ -331,7 +343,7 @@ func (m *Model) resetProgress(r screen.ResetProgress) tea.Cmd {
 	default:
 		return nil
 	}
-	cmd := m.forget(change)
+	cmd := m.record(change)
 	m.setNotice("Forgot "+r.What+".", false)
 	return tea.Batch(cmd, m.broadcast(screen.ProgressChanged{Progress: m.prog}))
 }
@@ -473,10 +485,10 @@ func (m *Model) setNotice(s string, isErr bool) {
 	m.notice, m.noticeIsErr = s, isErr
 }
 
-// progressChanged saves the progress in the background and tells the
-// screens.
-func (m *Model) progressChanged() tea.Cmd {
-	return tea.Batch(m.save(), m.broadcast(screen.ProgressChanged{Progress: m.prog}))
+// progressChanged records a change of the progress (see record) and tells
+// the screens.
+func (m *Model) progressChanged(change func(*progress.Progress)) tea.Cmd {
+	return tea.Batch(m.record(change), m.broadcast(screen.ProgressChanged{Progress: m.prog}))
 }
 
 func (m *Model) setStyles(st theme.Styles) {

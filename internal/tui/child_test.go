@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
@@ -151,24 +152,63 @@ func TestBackgroundWorkStartsAfterStart(t *testing.T) {
 	}
 }
 
-func TestOlderSaveNeverOverwritesNewer(t *testing.T) {
+// Two changes whose background writes run in the opposite order both
+// reach the file; the program adopts the file's content only from the write
+// that came last, the one that holds both.
+func TestChangesWrittenOutOfOrderBothLand(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
 	m := New(Options{Course: loadTestCourse(t), ProgressPath: path})
-	m.prog.MarkPageRead("first-steps", 0, testNow)
-	older := m.save()
-	m.prog.MarkPageRead("first-steps", 1, testNow)
-	newer := m.save()
-	// The newer snapshot lands first; the older one arrives late.
-	if msg := newer().(progressSavedMsg); msg.err != nil {
-		t.Fatal(msg.err)
+	first := m.record(func(p *progress.Progress) { p.MarkPageRead("first-steps", 0, testNow) })
+	second := m.record(func(p *progress.Progress) { p.MarkPageRead("first-steps", 1, testNow) })
+	late, early := second().(progressSavedMsg), first().(progressSavedMsg)
+	if late.err != nil || early.err != nil {
+		t.Fatal(late.err, early.err)
 	}
-	if msg := older().(progressSavedMsg); msg.err != nil {
-		t.Fatal(msg.err)
+	if m.adopt(late) {
+		t.Fatal("adopted the file's content from a write that was not the last")
+	}
+	if !m.adopt(early) {
+		t.Fatal("did not adopt the file's content after the last write")
 	}
 	h := &harness{t: t, saved: path}
 	if got := h.savedProgress().Lessons["first-steps"].PagesRead; len(got) != 2 {
-		t.Fatalf("pages read on disk %v: the older save overwrote the newer", got)
+		t.Fatalf("pages read on disk %v: one change was lost", got)
 	}
+	if got := m.prog.Lessons["first-steps"].PagesRead; len(got) != 2 {
+		t.Fatalf("pages read in memory %v after adopting the file", got)
+	}
+}
+
+// What another program records while the TUI runs (playground grade in a
+// second terminal) shows up after the TUI's next change, and what another
+// program resets (playground progress reset) does not come back when the
+// TUI next writes. Before changes were written with progress.Update, the
+// TUI saved a merge of its whole copy: the reset lesson came back, and the
+// other program's pass stayed invisible until a restart.
+func TestOtherProgramsRecordsAndResetsAreKept(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("enter") // read page 1 of lesson 1
+	h.keys("esc")
+	if got := h.savedProgress().Lessons["first-steps"]; got == nil || len(got.PagesRead) == 0 {
+		t.Fatal("page 1 was not saved")
+	}
+	// Another program forgets lesson 1 and records a pass of its lab.
+	if _, err := progress.Update(h.saved, func(p *progress.Progress) {
+		p.ResetLesson("first-steps", testNow)
+		p.RecordLabGrade("first-steps", "01_cas", progress.LabGrade{Status: progress.LabStatusPassed, At: testNow})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The TUI records something else: a page of lesson 2.
+	h.send(screen.PageShown{Lesson: "second-thoughts", Page: 0})
+	disk := h.savedProgress()
+	if got := disk.Lessons["first-steps"]; got != nil && len(got.PagesRead) > 0 {
+		t.Fatalf("the page reset by another program came back: %v", got.PagesRead)
+	}
+	if !disk.LabPassed("first-steps", "01_cas") {
+		t.Fatal("the TUI's write lost the pass another program recorded")
+	}
+	h.mustShow(" 0/3      –   1/1") // the course map shows the other program's pass
 }
 
 // With Options.Load, the first frame comes from the outline; a screen

@@ -8,77 +8,62 @@ import (
 	"github.com/ownership-election/playground/internal/progress"
 )
 
-// progressSavedMsg reports a background save.
-type progressSavedMsg struct{ err error }
-
-// save writes a snapshot of the progress in the background.
-func (m *Model) save() tea.Cmd {
-	if m.opts.ProgressPath == "" {
-		return nil
-	}
-	snap, path := m.prog.Clone(), m.opts.ProgressPath
-	m.saver.taken++
-	seq, sv, saved := m.saver.taken, m.saver, m.opts.ProgressSaved
-	return func() tea.Msg {
-		err := sv.write(seq, path, snap)
-		if err == nil && saved != nil {
-			saved(snap)
-		}
-		return progressSavedMsg{err: err}
-	}
+// progressSavedMsg reports a change applied to the progress file: the
+// file's whole content after it (what this program and any other recorded,
+// minus what was reset), and how many changes had reached the file then.
+type progressSavedMsg struct {
+	err     error
+	disk    *progress.Progress
+	applied uint64
 }
 
-// saver orders the background saves: snapshots are numbered as they are
-// taken, and one that reaches the disk after a newer one is dropped, so
-// fast paging never leaves an older record on disk.
-type saver struct {
-	taken   uint64 // last snapshot number handed out (Update only)
-	mu      sync.Mutex
-	written uint64 // newest snapshot on disk
-}
-
-func (s *saver) write(seq uint64, path string, p *progress.Progress) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if seq < s.written {
-		return nil
-	}
-	if err := progress.Save(path, p); err != nil {
-		return err
-	}
-	s.written = seq
-	return nil
-}
-
-// forget applies a reset to the in-memory progress and to the file. The
-// file is changed with progress.Update, not merged like a save: a merge
-// keeps what either side has, so it would bring the forgotten record back.
-// The reset takes the next snapshot number, so a save of an older
-// snapshot still on its way is dropped rather than resurrecting it.
-func (m *Model) forget(change func(*progress.Progress)) tea.Cmd {
+// record applies a change to the in-memory progress at once, for the
+// screens, and to the file in the background with progress.Update, which
+// re-reads the file under its lock and applies the same change there. Only
+// the change is written, never a snapshot of this program's copy: a
+// snapshot would bring back what another program reset (playground
+// progress reset, another window) and would hide what another program
+// recorded (playground grade in another terminal) until a restart.
+func (m *Model) record(change func(*progress.Progress)) tea.Cmd {
 	change(m.prog)
 	if m.opts.ProgressPath == "" {
 		return nil
 	}
-	path := m.opts.ProgressPath
-	m.saver.taken++
-	seq, sv, saved := m.saver.taken, m.saver, m.opts.ProgressSaved
+	path, sv, saved := m.opts.ProgressPath, m.saver, m.opts.ProgressSaved
+	m.saver.issued++
 	return func() tea.Msg {
-		p, err := sv.update(seq, path, change)
+		p, applied, err := sv.apply(path, change)
 		if err == nil && saved != nil {
-			saved(p)
+			saved(p.Clone())
 		}
-		return progressSavedMsg{err: err}
+		return progressSavedMsg{err: err, disk: p, applied: applied}
 	}
 }
 
-func (s *saver) update(seq uint64, path string, change func(*progress.Progress)) (*progress.Progress, error) {
+// adopt takes the file's content as the program's progress once every
+// change handed out has reached the file, so that what other programs
+// recorded shows up; it reports whether it did.
+func (m *Model) adopt(msg progressSavedMsg) bool {
+	if msg.err != nil || msg.disk == nil || msg.applied != m.saver.issued {
+		return false // a newer change is on its way and will bring the file's state
+	}
+	m.prog = msg.disk
+	return true
+}
+
+// saver serialises the background changes to the progress file and counts
+// them, so the root knows which result is the latest.
+type saver struct {
+	issued uint64 // changes handed out (Update goroutine only)
+
+	mu      sync.Mutex
+	applied uint64 // changes that reached the file, or failed to
+}
+
+func (s *saver) apply(path string, change func(*progress.Progress)) (*progress.Progress, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.applied++
 	p, err := progress.Update(path, change)
-	if err != nil {
-		return nil, err
-	}
-	s.written = max(s.written, seq)
-	return p, nil
+	return p, s.applied, err
 }
