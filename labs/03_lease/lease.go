@@ -64,7 +64,7 @@ type Lease struct {
 func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, error) {
 	// TODO: refuse owner == "" and ttl <= 0 with an error. Then create the
 	// key only if it is absent (as in lab 02's TryLock) and remember the
-	// version and the time of the write.
+	// version and the time: read the clock just before the request.
 	return nil, labs.ErrNotImplemented
 }
 
@@ -74,19 +74,22 @@ func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, err
 func (l *Lease) Renew() error {
 	// TODO: use l.store.Update (a compare-and-swap on value and version)
 	// to rewrite the same value with a fresh TTL; remember the new version
-	// and time; on failure, mark the lease lost.
+	// and the time read just before the request; on failure, mark the
+	// lease lost.
 	return labs.ErrNotImplemented
 }
 
 // Run renews the lease every TTL/2 until ctx ends (it returns ctx.Err()) or
 // a renewal fails: then it calls onLost once, at once, and returns ErrLost.
 func (l *Lease) Run(ctx context.Context, onLost func()) error {
-	// TODO: a time.Ticker and a select on ctx.Done() and the ticker.
+	// TODO: a time.Ticker and a select on ctx.Done() and the ticker. Mind
+	// the 1 ns TTL: TTL/2 is 0 then, and time.NewTicker panics on 0.
 	return labs.ErrNotImplemented
 }
 
 // MayAct reports whether the owner may still start work at now: the lease
-// is not lost and now is before the last successful write + 0.75 x TTL.
+// is not lost and now is before lockTime + 0.75 x TTL, lockTime being when
+// the last successful acquire or renewal was sent.
 // The last quarter of the TTL is a safety margin for pauses and clock
 // drift between the holder and the store.
 func (l *Lease) MayAct(now time.Time) bool {

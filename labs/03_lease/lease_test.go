@@ -32,6 +32,13 @@ package lease
 //   - Acquire with an empty owner or a TTL that is not positive: Step 1.
 //   - Run that ignores its context: Step 3 says so (and stops it) instead
 //     of a synctest deadlock.
+//   - Run with time.NewTicker(l.ttl / 2), which panics for a 1 ns TTL, or
+//     a timer re-armed with TTL/2 = 0, which renews without ever waiting:
+//     Step 3 runs the shortest TTL and names both (the probe ends a flood
+//     of requests at one instant of the fake clock).
+//   - the 0.75 x TTL window counted from the reply to the acquire or
+//     renewal instead of from when the request was sent: Step 5 delays
+//     the replies by 1 s.
 //   - Validate with < instead of <= (rejects a policy that fits exactly)
 //     [mutant validate_strict.patch], or one that forgets the factor 2: Step 6.
 
@@ -55,16 +62,26 @@ const key = "leases/scheduler"
 // any of the learner's goroutines (a Run that did not stop) at their next
 // request, so the bubble can finish instead of deadlocking.
 type probe struct {
+	t       *testing.T
 	store   *kv.Store
 	mu      sync.Mutex
 	closing bool
 	busy    bool
 	observe func(kv.Op)
+	// The requests sent at one instant of the fake clock: a flood of them
+	// is a loop that never waits, and the clock cannot move while it runs.
+	lastAt time.Time
+	sameAt int
 }
+
+// floodLimit is how many requests at one instant of the fake clock the
+// probe lets through before it reports a loop that never waits and ends
+// the goroutine sending them.
+const floodLimit = 1000
 
 // newStore returns a store with a probe on it. Call it inside the bubble.
 func newStore(t *testing.T) (*kv.Store, *probe) {
-	p := &probe{store: kv.New()}
+	p := &probe{t: t, store: kv.New()}
 	p.store.SetHook(p.hook)
 	t.Cleanup(p.close)
 	return p.store, p
@@ -80,9 +97,20 @@ func (p *probe) close() {
 func (p *probe) hook(op kv.Op) {
 	p.mu.Lock()
 	closing, busy, f := p.closing, p.busy, p.observe
+	if op.At.Equal(p.lastAt) {
+		p.sameAt++
+	} else {
+		p.lastAt, p.sameAt = op.At, 1
+	}
+	flood := p.sameAt
 	p.mu.Unlock()
 	switch {
 	case closing:
+		runtime.Goexit()
+	case flood == floodLimit:
+		p.t.Errorf("your code sent %d requests to the store at one and the same instant (the last was %s) without ever waiting in between: a loop with no pause in it, such as a timer or ticker of 0 or a retry at once. Under the tests' fake clock no time passes while a goroutine is busy, so such a loop runs forever; the test ends it here", floodLimit, describe(op))
+		runtime.Goexit()
+	case flood > floodLimit:
 		runtime.Goexit()
 	case busy || f == nil:
 	default:
@@ -123,6 +151,18 @@ func startRun(t *testing.T, p *probe, ctx context.Context, l *Lease, ttl time.Du
 	r := &runner{exited: make(chan struct{})}
 	go func() {
 		defer close(r.exited)
+		defer func() {
+			// A panic would end the whole test binary; say what it was
+			// instead. (A runtime.Goexit from the probe is no panic.)
+			if v := recover(); v != nil {
+				r.err = fmt.Errorf("Run panicked: %v", v)
+				why := ""
+				if ttl/2 <= 0 {
+					why = fmt.Sprintf(". With a %v TTL, TTL/2 rounds down to 0, and time.NewTicker and Ticker.Reset panic on an interval that is not positive: wait at least 1 ns between renewals", ttl)
+				}
+				t.Errorf("Run with a %v TTL panicked: %v%s", ttl, v, why)
+			}
+		}()
 		r.err = l.Run(ctx, onLost)
 		r.at = time.Now()
 	}()
@@ -161,6 +201,8 @@ func describe(op kv.Op) string {
 		return fmt.Sprintf("a Get that found the key held by %q", op.Value)
 	case kv.OpCompareAndSwap:
 		return fmt.Sprintf("a compare-and-swap writing %q that %s", op.Value, result)
+	case kv.OpUpdate:
+		return fmt.Sprintf("an update writing %q that %s", op.Value, result)
 	default:
 		return fmt.Sprintf("a %s that %s", op.Kind, result)
 	}
@@ -355,6 +397,11 @@ func renewals(p *probe, owner string) func() []time.Time {
 }
 
 func TestStep3_RenewsEveryHalfTTL(t *testing.T) {
+	t.Run("a 10 s lease for a minute", renewsEveryHalfTTL)
+	t.Run("the shortest TTL, 1 ns", shortestTTL)
+}
+
+func renewsEveryHalfTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, p := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
@@ -412,6 +459,44 @@ func TestStep3_RenewsEveryHalfTTL(t *testing.T) {
 			if want := time.Duration(i+1) * 5 * time.Second; at.Sub(start) != want {
 				t.Fatalf("renewal %d happened %v after Run started, want %v (every TTL/2)", i+1, at.Sub(start), want)
 			}
+		}
+	})
+}
+
+// shortestTTL runs a lease of 1 ns, the shortest TTL Acquire accepts: TTL/2
+// rounds down to 0, where a ticker panics and a timer of 0 renews without
+// ever waiting. The lease expires before any renewal can reach the store,
+// so Run must report it lost.
+func shortestTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, p := newStore(t)
+		a, err := Acquire(s, key, "replica-a", time.Nanosecond)
+		if err != nil || a == nil {
+			t.Fatalf("Acquire with a TTL of 1 ns = %v, want a lease: the rule is a TTL that is positive, and 1 ns is", err)
+		}
+		var (
+			mu    sync.Mutex
+			calls int
+		)
+		r := startRun(t, p, t.Context(), a, time.Nanosecond, func() {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+		})
+		if !r.within(time.Second) {
+			t.Fatal("Run on a 1 ns lease was still running 1 s later: the key expires at 1 ns, so the first renewal (at least 1 ns after the start) must fail and end Run with ErrLost")
+		}
+		if t.Failed() {
+			return // Run panicked or never waited: said above
+		}
+		if !errors.Is(r.err, ErrLost) {
+			t.Errorf("Run on a 1 ns lease returned %v, want an error wrapping ErrLost: the lease expired before its first renewal", r.err)
+		}
+		mu.Lock()
+		n := calls
+		mu.Unlock()
+		if n != 1 {
+			t.Errorf("Run on a 1 ns lease called onLost %d times, want once: the lease expired before its first renewal", n)
 		}
 	})
 }
@@ -515,6 +600,34 @@ func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
 		}
 		if a.MayAct(t1) {
 			t.Fatal("after a failed renewal MayAct(t1) = true for an instant inside the old window; a lost lease allows no work at any time")
+		}
+	})
+	// The window counts from when a request was sent: the store starts the
+	// TTL somewhere between the request and its reply, so the earlier
+	// instant is the safe one. Here every reply to replica-a's writes
+	// comes 1 s after the store applied them (a slow network).
+	synctest.Test(t, func(t *testing.T) {
+		s, p := newStore(t)
+		p.watch(func(op kv.Op) {
+			if op.Kind != kv.OpGet && op.Value == "replica-a" && op.OK {
+				time.Sleep(time.Second)
+			}
+		})
+		sent := time.Now()
+		a := acquire(t, s, "replica-a", 10*time.Second)
+		if a.MayAct(sent.Add(7500 * time.Millisecond)) {
+			t.Fatal("Acquire sent its request at t0 and its reply came 1 s later: MayAct(t0+7.5s) = true, want false. The store may have started the TTL as early as t0, so the window ends at t0 + 0.75 x TTL: read the clock just before the request, not after the reply")
+		}
+		time.Sleep(4 * time.Second)
+		sent = time.Now()
+		if err := a.Renew(); err != nil {
+			t.Fatalf("Renew 5 s into a 10 s lease = %v, want nil", err)
+		}
+		if a.MayAct(sent.Add(7500 * time.Millisecond)) {
+			t.Fatal("Renew sent its request at t1 and its reply came 1 s later: MayAct(t1+7.5s) = true, want false. The store may have started the fresh TTL as early as t1, so the window ends at t1 + 0.75 x TTL: read the clock just before the request, not after the reply")
+		}
+		if !a.MayAct(sent.Add(7499 * time.Millisecond)) {
+			t.Fatal("renewed at t1 (reply 1 s later): MayAct(t1+7.499s) = false, want true: the window restarts at the renewal")
 		}
 	})
 }

@@ -63,7 +63,7 @@ type Lease struct {
 
 	mu       sync.Mutex
 	version  int64     // of our last successful write
-	lockTime time.Time // when that write happened
+	lockTime time.Time // when the request of that write was sent
 	lost     bool
 }
 
@@ -80,6 +80,9 @@ func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, err
 		// would keep the lease forever.
 		return nil, fmt.Errorf("acquire lease %s: TTL %v must be positive", key, ttl)
 	}
+	// The store starts the TTL somewhere between our request and its
+	// reply: the time before the request is the safe (earlier) side.
+	sent := time.Now()
 	v, ok, err := store.CompareAndSwap(key, "", owner, ttl)
 	if err != nil {
 		return nil, fmt.Errorf("acquire lease %s: %w", key, err)
@@ -87,7 +90,7 @@ func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, err
 	if !ok {
 		return nil, fmt.Errorf("acquire lease %s: %w", key, ErrHeld)
 	}
-	return &Lease{store: store, key: key, owner: owner, ttl: ttl, version: v, lockTime: time.Now()}, nil
+	return &Lease{store: store, key: key, owner: owner, ttl: ttl, version: v, lockTime: sent}, nil
 }
 
 // Renew extends the lease by a full TTL from now, if it is still ours: the
@@ -99,20 +102,22 @@ func (l *Lease) Renew() error {
 	if l.lost {
 		return ErrLost
 	}
-	now := time.Now()
+	sent := time.Now() // before the request, as in Acquire
 	v, err := l.store.Update(l.key, l.owner, l.version, l.owner, l.ttl)
 	if err != nil {
 		l.lost = true
 		return fmt.Errorf("renew lease %s: %w (%v)", l.key, ErrLost, err)
 	}
-	l.version, l.lockTime = v, now
+	l.version, l.lockTime = v, sent
 	return nil
 }
 
 // Run renews the lease every TTL/2 until ctx ends (it returns ctx.Err()) or
 // a renewal fails: then it calls onLost once, at once, and returns ErrLost.
+// With a 1 ns TTL, TTL/2 rounds down to 0: Run then renews after 1 ns
+// (finding the lease already expired) instead of spinning or panicking.
 func (l *Lease) Run(ctx context.Context, onLost func()) error {
-	tick := time.NewTicker(l.ttl / 2)
+	tick := time.NewTicker(max(l.ttl/2, time.Nanosecond)) // NewTicker panics on 0
 	defer tick.Stop()
 	for {
 		select {
@@ -128,7 +133,8 @@ func (l *Lease) Run(ctx context.Context, onLost func()) error {
 }
 
 // MayAct reports whether the owner may still start work at now: the lease
-// is not lost and now is before the last successful write + 0.75 x TTL.
+// is not lost and now is before lockTime + 0.75 x TTL, lockTime being when
+// the last successful acquire or renewal was sent.
 // The last quarter of the TTL is a safety margin for pauses and clock
 // drift between the holder and the store.
 func (l *Lease) MayAct(now time.Time) bool {

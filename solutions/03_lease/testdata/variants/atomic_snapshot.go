@@ -65,6 +65,7 @@ func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, err
 	if ttl <= 0 {
 		return nil, fmt.Errorf("lease: TTL %v is not positive", ttl)
 	}
+	sent := time.Now()
 	v, ok, err := store.CompareAndSwap(key, "", owner, ttl)
 	if err != nil {
 		return nil, err
@@ -73,7 +74,7 @@ func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, err
 		return nil, fmt.Errorf("lease %s: %w", key, ErrHeld)
 	}
 	l := &Lease{store: store, key: key, owner: owner, ttl: ttl}
-	l.state.Store(&snapshot{version: v, written: time.Now()})
+	l.state.Store(&snapshot{version: v, written: sent})
 	return l, nil
 }
 
@@ -85,19 +86,20 @@ func (l *Lease) Renew() error {
 	if cur.lost {
 		return fmt.Errorf("lease %s: %w", l.key, ErrLost)
 	}
+	sent := time.Now()
 	v, err := l.store.Update(l.key, l.owner, cur.version, l.owner, l.ttl)
 	if err != nil {
 		l.state.Store(&snapshot{version: cur.version, lost: true})
 		return fmt.Errorf("lease %s: %w (%v)", l.key, ErrLost, err)
 	}
-	l.state.Store(&snapshot{version: v, written: time.Now()})
+	l.state.Store(&snapshot{version: v, written: sent})
 	return nil
 }
 
 // Run renews the lease every TTL/2 until ctx ends or a renewal fails. When
 // ctx ends it gives the lease back, so a successor need not wait a TTL.
 func (l *Lease) Run(ctx context.Context, onLost func()) error {
-	tick := time.NewTicker(l.ttl / 2)
+	tick := time.NewTicker(max(l.ttl/2, 1))
 	defer tick.Stop()
 	for {
 		select {

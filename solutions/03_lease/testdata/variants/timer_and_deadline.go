@@ -98,7 +98,11 @@ func (l *Lease) Renew() error {
 
 // Run renews the lease every TTL/2 until ctx ends or a renewal fails.
 func (l *Lease) Run(ctx context.Context, onLost func()) error {
-	timer := time.NewTimer(l.ttl / 2)
+	every := l.ttl / 2
+	if every <= 0 {
+		every = time.Nanosecond // a 1 ns TTL: a timer of 0 would renew without ever waiting
+	}
+	timer := time.NewTimer(every)
 	defer timer.Stop()
 	for {
 		select {
@@ -110,7 +114,7 @@ func (l *Lease) Run(ctx context.Context, onLost func()) error {
 			onLost()
 			return err
 		}
-		timer.Reset(l.ttl / 2)
+		timer.Reset(every)
 	}
 }
 
