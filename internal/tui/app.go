@@ -111,6 +111,9 @@ type Model struct {
 
 	etcd  etcdState
 	saver *saver
+	// watch is watch mode, which outlives the lab screen: every lab
+	// screen shares it, the status line shows it (watch.go).
+	watch *lab.Watch
 }
 
 // New builds the root model with the home screen on its stack.
@@ -144,6 +147,10 @@ func New(opts Options) Model {
 		saver:  &saver{},
 	}
 	m.help.Styles = m.styles.Help
+	if m.opts.Lab.Now == nil {
+		m.opts.Lab.Now = opts.Now // lab screens and watch mode tell the same time
+	}
+	m.watch = lab.NewWatch(m.opts.Lab)
 	m.loading = opts.Load != nil
 	m.etcd = newEtcdState(opts)
 	m.stack = []screen.Screen{home.New(m.course, m.screenContext(), opts.ProgressNotice)}
@@ -258,9 +265,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case screen.LabPassed:
 		if lesson := m.labLesson(msg.Lab); lesson != "" {
 			g := progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()}
-			return m, m.progressChanged(func(p *progress.Progress) { p.RecordLabGrade(lesson, msg.Lab, g) })
+			cmd := m.progressChanged(func(p *progress.Progress) { p.RecordLabGrade(lesson, msg.Lab, g) })
+			if msg.Lab == m.watch.Lab() && m.watch.Passed() {
+				m.watchPassed(msg.Lab)
+			}
+			return m, cmd
 		}
 		return m, nil
+	case lab.WatchStopped:
+		m.setNotice("Watch mode stopped: "+msg.Err.Error(), true)
+		return m, m.broadcast(msg)
 	case screen.ExperimentRan:
 		now := m.now()
 		return m, m.progressChanged(func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) })
@@ -316,6 +330,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.quit(), true
 	case key.Matches(msg, m.keys.Progress) && !top.Typing() && !top.Capturing():
 		return m.openProgress(), true
+	case key.Matches(msg, m.keys.NextLab) && !top.Typing() && !top.Capturing() && m.offer() != "":
+		return m.openNextLab(), true
 	}
 	return nil, false
 }
@@ -354,6 +370,7 @@ func (m *Model) quit() tea.Cmd {
 	for _, s := range m.stack {
 		s.Close()
 	}
+	m.watch.Close()
 	m.cancel()
 	return tea.Quit
 }
@@ -365,10 +382,12 @@ func (m *Model) updateTop(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// broadcast gives a message to every screen on the stack, so a screen
-// below the top still gets its own commands' results and the news.
+// broadcast gives a message to watch mode, then to every screen on the
+// stack, so a screen below the top still gets its own commands' results
+// and the news, and a lab screen sees the watch's grade once it is in.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(m.stack))
+	cmds := make([]tea.Cmd, 0, len(m.stack)+1)
+	cmds = append(cmds, m.watch.Update(msg))
 	for i, s := range m.stack {
 		var cmd tea.Cmd
 		m.stack[i], cmd = s.Update(msg)
@@ -453,6 +472,7 @@ func (m *Model) openLab(id string) tea.Cmd {
 	}
 	opts := m.opts.Lab
 	opts.Lesson = m.course.Lesson(l.Lesson)
+	opts.Watch = m.watch
 	opts.Passed = m.prog.LabPassed(l.Lesson, l.ID)
 	if g, ok := m.prog.Labs[l.ID]; ok {
 		opts.Last = &g

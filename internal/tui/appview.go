@@ -39,8 +39,8 @@ func (m Model) render() string {
 	return text.Indent(strings.Join(parts, "\n"), " ")
 }
 
-// statusLine shows a notice when there is one, else the screen's position
-// and the etcd status.
+// statusLine shows a notice when there is one, else the screen's position,
+// what watch mode last did, and the etcd status.
 func (m Model) statusLine(w int) string {
 	if m.notice != "" {
 		st := m.styles.Warning
@@ -48,6 +48,9 @@ func (m Model) statusLine(w int) string {
 			st = m.styles.Error
 		}
 		return st.Render(text.Truncate(m.notice, w))
+	}
+	if m.watch.Lab() != "" {
+		return m.statusWithWatch(w)
 	}
 	left := m.top().Status()
 	right := m.etcd.line(m.styles, w/2+w/4)
@@ -62,6 +65,13 @@ func (m Model) statusLine(w int) string {
 // home, back elsewhere unless the screen holds esc itself (it lists its
 // own use of esc then).
 func (m Model) globalKeys() []key.Binding {
+	if m.offer() != "" && !m.top().Capturing() && !m.top().Typing() {
+		return append([]key.Binding{m.keys.NextLab}, m.sharedKeys()...)
+	}
+	return m.sharedKeys()
+}
+
+func (m Model) sharedKeys() []key.Binding {
 	switch {
 	case m.atHome():
 		return []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Quit}

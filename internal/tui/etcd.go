@@ -103,6 +103,20 @@ func (s etcdState) line(st theme.Styles, w int) string {
 	return style.Render(text.Truncate(line, w))
 }
 
+// short is the etcd status in a word or two, for a status line that
+// shares its room with watch mode.
+func (s etcdState) short(st theme.Styles) string {
+	switch s.phase {
+	case etcdStarting:
+		return st.Warning.Render("● etcd…")
+	case etcdReady:
+		return st.Success.Render("● etcd")
+	case etcdFailed:
+		return st.Error.Render("● etcd failed")
+	}
+	return ""
+}
+
 // detail is the longer etcd status for the home screen.
 func (s etcdState) detail() string {
 	switch s.phase {

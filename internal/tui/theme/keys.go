@@ -16,6 +16,9 @@ type GlobalKeys struct {
 	Quit      key.Binding // leave the program (from the home screen)
 	ForceQuit key.Binding // leave the program from anywhere
 	Progress  key.Binding // open the progress view (P: p pages back and pauses)
+	// NextLab opens the next lab not passed yet, once the watched lab
+	// passes; no screen uses o.
+	NextLab key.Binding
 }
 
 // DefaultGlobalKeys returns the shared bindings.
@@ -26,6 +29,7 @@ func DefaultGlobalKeys() GlobalKeys {
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
 		Progress:  key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "progress")),
+		NextLab:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "next lab")),
 	}
 }
 

@@ -27,16 +27,6 @@ type gradeDoneMsg struct {
 	report report
 }
 
-type watchEventMsg struct {
-	gen    int
-	events <-chan struct{}
-}
-
-type watchStoppedMsg struct {
-	gen int
-	err error
-}
-
 type editorDoneMsg struct{ err error }
 
 type resetDoneMsg struct {

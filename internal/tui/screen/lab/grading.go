@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -22,14 +24,37 @@ func (m Model) gradeOptions() grade.Options {
 	return grade.Options{Dir: m.opts.Root, Lab: m.lab.ID, Timeout: m.opts.Timeout, Env: env}
 }
 
+// etcdEnv is the graders' etcd variable for the etcd the TUI started: the
+// etcd labs' graders then need not start one of their own for every
+// grading. An external cluster reaches them through Options.Env instead.
+func etcdEnv(msg screen.EtcdReady) []string {
+	if msg.Err == nil && msg.Etcd != nil && !msg.External {
+		return []string{grade.EtcdEnv(msg.Etcd.Endpoints())}
+	}
+	return nil
+}
+
+// labDir is where lab id lives in the checkout at root; "" without one.
+func labDir(root, id string) string {
+	if root == "" {
+		return ""
+	}
+	return filepath.Join(root, "labs", id)
+}
+
 // gradeCmd runs the lab's tests, exactly like `go test ./labs/<id>/`, off
 // the UI goroutine.
 func (m Model) gradeCmd(ctx context.Context, seq int) tea.Cmd {
 	o, lab := m.gradeOptions(), m.lab
 	return func() tea.Msg {
-		rep, err := grade.Grade(ctx, o, stepSpecs(lab))
-		return gradeDoneMsg{seq: seq, report: toReport(lab, rep, err)}
+		return gradeDoneMsg{seq: seq, report: runGrade(ctx, o, lab)}
 	}
+}
+
+// runGrade grades lab with o; it blocks.
+func runGrade(ctx context.Context, o grade.Options, lab lessons.Lab) report {
+	rep, err := grade.Grade(ctx, o, stepSpecs(lab))
+	return toReport(lab, rep, err)
 }
 
 // verifyDoneMsg carries the verification of the grade with sequence seq.
@@ -39,16 +64,42 @@ type verifyDoneMsg struct {
 }
 
 // verifyCmd re-runs a passing lab under the race detector, several times
-// (grade.Verify), off the UI goroutine; it works on a copy of the report.
+// (grade.Verify), off the UI goroutine.
 func (m Model) verifyCmd(ctx context.Context, seq int, rep *grade.Report) tea.Cmd {
 	o := m.gradeOptions()
-	cp := *rep
 	return func() tea.Msg {
-		if err := grade.Verify(ctx, o, &cp); err != nil && ctx.Err() != nil {
-			cp.Status = grade.LabCanceled
-		}
-		return verifyDoneMsg{seq: seq, lab: &cp}
+		return verifyDoneMsg{seq: seq, lab: runVerify(ctx, o, rep)}
 	}
+}
+
+// runVerify verifies a passing grade (grade.Verify) on a copy of rep and
+// returns the copy; it blocks.
+func runVerify(ctx context.Context, o grade.Options, rep *grade.Report) *grade.Report {
+	cp := *rep
+	if err := grade.Verify(ctx, o, &cp); err != nil && ctx.Err() != nil {
+		cp.Status = grade.LabCanceled
+	}
+	return &cp
+}
+
+// gradedCmd tells the root how a grade of lab without a verified pass
+// ended, for the learner's progress; nil for a cancelled run.
+func gradedCmd(lab string, r *report) tea.Cmd {
+	if r == nil || r.Canceled || (r.Lab != nil && r.Lab.Status == grade.LabCanceled) {
+		return nil
+	}
+	status := "failing"
+	switch {
+	case r.Err != nil:
+		status = "error"
+	case r.unsound():
+		status = string(r.Lab.Status)
+	}
+	step := ""
+	if i := r.firstFailing(); i >= 0 {
+		step = fmt.Sprintf("step %d (%s)", i+1, r.Steps[i].Title)
+	}
+	return screen.Send(screen.LabGraded{Lab: lab, Status: status, Step: step})
 }
 
 func stepSpecs(lab lessons.Lab) []grade.StepSpec {
@@ -98,67 +149,83 @@ func toReport(lab lessons.Lab, rep *grade.Report, err error) report {
 	return r
 }
 
-type watchStartedMsg struct {
-	gen    int
-	events <-chan struct{}
-	stop   context.CancelFunc
-	err    error
-}
-
-// toggleWatch turns watch mode on (grading once right away, then on every
-// burst of saves in the lab folder) or off.
+// toggleWatch turns watch mode on for this lab, moving it from the lab
+// watched before if any (one lab is watched at a time): it grades once
+// right away, then after every burst of saves, whatever screen the
+// learner is on. On the watched lab, it turns watch mode off.
 func (m *Model) toggleWatch() tea.Cmd {
-	m.watchGen++
-	if m.watching || m.watchStop != nil {
-		if m.watchStop != nil {
-			m.watchStop()
-			m.watchStop = nil
-		}
-		m.watching = false
+	if m.watching {
+		m.watch.Stop()
+		m.syncWatch()
 		m.setNotice("Watch mode off.", false)
 		return nil
 	}
+	if m.cancel != nil { // the screen's own grade gives way to the watch's
+		m.cancel()
+		m.cancel = nil
+	}
+	m.grading = false
+	m.gradeSeq++
+	// The header and the root's status line name the lab watched now.
+	cmd := m.watch.Start(m.lab)
+	m.syncWatch()
+	return tea.Batch(cmd, m.spin())
+}
+
+// syncWatch mirrors watch mode on the screen: while it watches this lab,
+// the screen shows its grades as its own.
+func (m *Model) syncWatch() {
+	w := m.watch
+	if w.Lab() != m.lab.ID {
+		if m.watching {
+			m.watching, m.grading = false, false
+			m.layout()
+		}
+		return
+	}
 	m.watching = true
+	switch {
+	case w.grading && (!m.grading || !m.gradeFrom.Equal(w.gradeFrom)):
+		m.grading, m.gradeFrom = true, w.gradeFrom
+		m.notice = ""
+		if m.pane == paneReadme || m.pane == paneSolution && m.solution == "" {
+			m.pane = paneResults
+		}
+	case !w.grading:
+		m.grading = false
+	}
+	fresh := w.report != nil && w.report != m.report
+	if fresh {
+		m.report, m.gradedAt = w.report, w.gradedAt
+		m.pane = paneResults
+		m.notice = ""
+	}
+	if m.report.verified() {
+		m.passed = true
+	}
 	m.layout()
-	gen, dir := m.watchGen, m.labDir
-	debounce := m.opts.Debounce
-	if debounce <= 0 {
-		debounce = defaultDebounce
-	}
-	return func() tea.Msg {
-		ctx, stop := context.WithCancel(context.Background())
-		ch, err := grade.Watch(ctx, dir, debounce)
-		if err != nil {
-			stop()
-			return watchStartedMsg{gen: gen, err: err}
-		}
-		return watchStartedMsg{gen: gen, events: ch, stop: stop}
+	if fresh {
+		m.resultsVP.GotoTop()
 	}
 }
 
-func (m *Model) watchStarted(msg watchStartedMsg) tea.Cmd {
-	if msg.gen != m.watchGen || !m.watching {
-		if msg.stop != nil {
-			msg.stop() // switched off before it started
-		}
+// spin starts the spinner's tick chain while a grade runs, unless one is
+// alive.
+func (m *Model) spin() tea.Cmd {
+	if !m.grading || m.spinning {
 		return nil
 	}
-	if msg.err != nil {
-		m.watching = false
-		m.setNotice("Watch mode: "+msg.err.Error(), true)
-		return nil
-	}
-	m.watchStop = msg.stop
-	return tea.Batch(m.waitWatchCmd(msg.gen, msg.events), m.startGrade())
+	m.spinning = true
+	return m.spinner.Tick
 }
 
-func (m Model) waitWatchCmd(gen int, ch <-chan struct{}) tea.Cmd {
-	return func() tea.Msg {
-		if _, ok := <-ch; !ok {
-			return watchStoppedMsg{gen: gen}
-		}
-		return watchEventMsg{gen: gen, events: ch}
+// isWatchMsg reports whether msg changes watch mode's state.
+func isWatchMsg(msg tea.Msg) bool {
+	switch msg.(type) {
+	case watchStartedMsg, watchEventMsg, watchClosedMsg, watchGradedMsg, watchVerifiedMsg, WatchStopped:
+		return true
 	}
+	return false
 }
 
 // PrewarmedMsg reports that a lab's tests were compiled in the background

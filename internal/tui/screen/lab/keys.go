@@ -52,6 +52,11 @@ func DefaultKeyMap() KeyMap {
 // ShortHelp is the one-line help for the screen's current state.
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
+	if m.watching {
+		// A watch grade goes on when the learner leaves: esc is back.
+		k.Cancel.SetHelp("x", "cancel")
+		k.Watch.SetHelp("w", "stop watching")
+	}
 	switch {
 	case m.confirm != confirmNone:
 		return []key.Binding{k.Yes, k.No}

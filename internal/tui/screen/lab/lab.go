@@ -53,6 +53,10 @@ type Options struct {
 	// Debounce is the quiet time after a burst of saves before watch mode
 	// re-grades; zero means 300ms.
 	Debounce time.Duration
+	// Watch is the program's watch mode, owned by the root, which keeps
+	// watching a lab after its screen closes. Nil gives the screen a watch
+	// of its own that ends with the screen (Close).
+	Watch *Watch
 	// Env is added to the environment of go test, for example
 	// PLAYGROUND_ETCD_ENDPOINTS=... when the learner chose an existing
 	// etcd cluster with a flag rather than the variable.
@@ -116,9 +120,12 @@ type Model struct {
 	passed    bool
 	last      *progress.LabGrade // the saved latest grade, until this screen grades
 
-	watching  bool
-	watchGen  int
-	watchStop context.CancelFunc
+	// watch is watch mode. While it watches this lab, the screen shows
+	// its grades (watching, and grading, report, gradedAt mirror it) and
+	// grades through it; ownWatch says the screen made it and closes it.
+	watch    *Watch
+	ownWatch bool
+	watching bool
 
 	confirm  confirmKind
 	solution string // loaded reference solution, "" until shown
@@ -160,10 +167,13 @@ func New(lab lessons.Lab, opts Options) *Model {
 			spinner.WithStyle(st.Accent),
 		),
 	}
-	if opts.Root != "" {
-		m.labDir = filepath.Join(opts.Root, "labs", lab.ID)
+	m.labDir = labDir(opts.Root, lab.ID)
+	m.watch, m.ownWatch = opts.Watch, opts.Watch == nil
+	if m.ownWatch {
+		m.watch = NewWatch(opts)
 	}
 	m.width, m.height = 80, 24
+	m.syncWatch() // the watched lab shows its latest grade at once
 	m.layout()
 	return &m
 }
@@ -191,8 +201,8 @@ func (m Model) Lab() lessons.Lab { return m.lab }
 
 // Init looks for the lab in the learner's checkout and reads its README,
 // off the UI goroutine; the README is rendered once it is read.
-func (m Model) Init() tea.Cmd {
-	return m.openCmd()
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.openCmd(), m.spin()) // spin: a watch grade may run
 }
 
 // SetStyles replaces the styles, for example once the terminal's background
@@ -220,20 +230,21 @@ func (m *Model) SetSize(w, h int) {
 
 // Capturing reports whether the screen needs esc for itself (to cancel a
 // grade or answer a question), so the root must not treat it as "back".
+// A watch grade goes on in the background, so esc leaves then (x cancels).
 func (m Model) Capturing() bool {
-	return m.grading || m.confirm != confirmNone
+	return m.grading && !m.watching || m.confirm != confirmNone
 }
 
-// Close stops a running grade and watch mode; call it when leaving the
-// screen for good.
+// Close stops a running grade, and watch mode when the screen has its
+// own; call it when leaving the screen for good. The root's watch mode
+// goes on.
 func (m *Model) Close() {
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil
 	}
-	if m.watchStop != nil {
-		m.watchStop()
-		m.watchStop = nil
+	if m.ownWatch {
+		m.watch.Close()
 	}
 	m.grading, m.watching = false, false
 }

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -20,18 +19,21 @@ import (
 // for a new width if one is needed.
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	var cmds []tea.Cmd
+	if m.ownWatch {
+		// The root feeds its watch itself; a screen without one feeds its own.
+		cmds = append(cmds, m.watch.Update(msg))
+	}
+	if isWatchMsg(msg) {
+		m.syncWatch()
+		cmds = append(cmds, m.spin())
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		// The size itself comes through SetSize (the root knows how much
 		// of the terminal this screen gets); the message only prompts the
 		// README to be rendered for the new width at the end of Update.
 	case screen.EtcdReady:
-		// The etcd the TUI started serves the etcd labs' graders, which
-		// then need not start one of their own for every grading. An
-		// external cluster reaches them through Options.Env instead.
-		if msg.Err == nil && msg.Etcd != nil && !msg.External {
-			m.etcdEnv = []string{grade.EtcdEnv(msg.Etcd.Endpoints())}
-		}
+		m.etcdEnv = etcdEnv(msg)
 	case openedMsg:
 		if msg.lab == m.lab.ID {
 			m.opened, m.labsPresent, m.readmeSrc = true, msg.present, msg.readme
@@ -68,16 +70,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	case verifyDoneMsg:
 		cmds = append(cmds, m.finishVerify(msg))
-	case watchStartedMsg:
-		cmds = append(cmds, m.watchStarted(msg))
-	case watchEventMsg:
-		if msg.gen == m.watchGen && m.watching {
-			cmds = append(cmds, m.waitWatchCmd(msg.gen, msg.events), m.startGrade())
-		}
-	case watchStoppedMsg:
-		if msg.gen == m.watchGen && m.watching {
-			m.watching = false
-			m.setNotice("Watch mode stopped: "+errText(msg.err), msg.err != nil)
+	case WatchStopped:
+		if msg.Lab == m.lab.ID {
+			m.setNotice("Watch mode stopped: "+errText(msg.Err), msg.Err != nil)
 		}
 	case editorDoneMsg:
 		if msg.err != nil {
@@ -139,6 +134,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if m.grading && key.Matches(msg, k.Cancel) {
+		if m.watching {
+			m.watch.Cancel()
+			m.syncWatch()
+			m.setNotice("Grading cancelled; the next save grades again.", false)
+			return nil
+		}
 		m.cancelGrade()
 		return nil
 	}
@@ -176,6 +177,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Grade):
 		if m.grading {
 			return nil
+		}
+		if m.watching {
+			cmd := m.watch.Grade()
+			m.syncWatch()
+			return tea.Batch(cmd, m.spin())
 		}
 		return m.startGrade()
 	case key.Matches(msg, k.Watch):
@@ -275,24 +281,7 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 
 // graded tells the root how a grade without a verified pass ended, for
 // the learner's progress; nil for a cancelled run.
-func (m *Model) graded() tea.Cmd {
-	r := m.report
-	if r == nil || r.Canceled || (r.Lab != nil && r.Lab.Status == grade.LabCanceled) {
-		return nil
-	}
-	status := "failing"
-	switch {
-	case r.Err != nil:
-		status = "error"
-	case r.unsound():
-		status = string(r.Lab.Status)
-	}
-	step := ""
-	if i := r.firstFailing(); i >= 0 {
-		step = fmt.Sprintf("step %d (%s)", i+1, r.Steps[i].Title)
-	}
-	return screen.Send(screen.LabGraded{Lab: m.lab.ID, Status: status, Step: step})
-}
+func (m *Model) graded() tea.Cmd { return gradedCmd(m.lab.ID, m.report) }
 
 // finishVerify settles a pass with its verification: only a verified pass
 // is reported to the root (and so recorded in progress).

@@ -95,6 +95,8 @@ func (m Model) badges() string {
 	var b []string
 	if m.watching {
 		b = append(b, st.Badge.Render("● watching"))
+	} else if other := m.watch.Lab(); other != "" {
+		b = append(b, st.Muted.Render("watching "+other))
 	}
 	// "Passed" is about the grade on screen: a lab passed before but
 	// failing now says both.

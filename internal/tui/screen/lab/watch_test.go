@@ -1,0 +1,224 @@
+package lab
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/lessons"
+)
+
+// watchedTest is a Watch on the fixture's lab, as the root would own it,
+// started without running its commands: tests deliver its results.
+func watchedTest(t *testing.T) *Watch {
+	t.Helper()
+	return watchedIn(t, fixtureRoot)
+}
+
+func watchedIn(t *testing.T, root string) *Watch {
+	t.Helper()
+	w := NewWatch(Options{Root: root, Now: func() time.Time { return fixedNow }})
+	if cmd := w.Start(demoLab()); cmd == nil || !w.grading || w.Lab() != "00_demo" {
+		t.Fatalf("Start: grading %v, lab %q", w.grading, w.Lab())
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
+// watchGraded delivers r as the result of the watch's grade in flight and
+// returns the messages its commands say at once (LabGraded, ...).
+func watchGraded(t *testing.T, w *Watch, r report) tea.Cmd {
+	t.Helper()
+	if !w.grading {
+		t.Fatal("no watch grade in flight")
+	}
+	return w.Update(watchGradedMsg{seq: w.seq, report: r})
+}
+
+func watchStatus(w *Watch) string { return ansi.Strip(w.Status(*testStyles(), 80)) }
+
+func TestWatchStatusSaysWhatItLastGraded(t *testing.T) {
+	w := watchedTest(t)
+	if got := watchStatus(w); got != "watch 00_demo: grading…" {
+		t.Fatalf("while grading: %q", got)
+	}
+	cmd := watchGraded(t, w, failingReport())
+	if got := watchStatus(w); got != "watch 00_demo: step 2/2 failing · 09:00" {
+		t.Fatalf("after a failing grade: %q", got)
+	}
+	if msg := cmd(); msg != (screen.LabGraded{Lab: "00_demo", Status: "failing", Step: "step 2 (Double a number)"}) {
+		t.Fatalf("the root is told %#v", msg)
+	}
+
+	// A save: grading again, then a pass that waits for its verification.
+	w.Update(watchEventMsg{gen: w.gen, events: make(chan struct{})})
+	if !w.grading || watchStatus(w) != "watch 00_demo: grading…" {
+		t.Fatalf("a save did not re-grade: %q", watchStatus(w))
+	}
+	if cmd := watchGraded(t, w, passingReport()); cmd == nil {
+		t.Fatal("a pass is not verified")
+	}
+	if got := watchStatus(w); got != "watch 00_demo: passed once, verifying…" || w.Passed() || !w.Grading() {
+		t.Fatalf("while verifying: %q", got)
+	}
+	cmd = w.Update(watchVerifiedMsg{seq: w.seq, lab: &grade.Report{Status: grade.LabPassed}})
+	if got := watchStatus(w); got != "watch 00_demo: ✓ passed (verified)" || !w.Passed() {
+		t.Fatalf("after verification: %q", got)
+	}
+	if msg := cmd(); msg != (screen.LabPassed{Lab: "00_demo"}) {
+		t.Fatalf("the root is told %#v", msg)
+	}
+	if got := ansi.Strip(w.Status(*testStyles(), 12)); got != "watch 00_de…" {
+		t.Fatalf("not cut to the width: %q", got)
+	}
+}
+
+func TestWatchStatusForBrokenRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*report)
+		want string
+	}{
+		{"build", func(r *report) { r.BuildErrors = []string{"demo.go:5: undefined: nn"} }, "watch 00_demo: does not compile · 09:00"},
+		{"timeout", func(r *report) { r.TimedOut = true }, "watch 00_demo: timed out at step 2/2 · 09:00"},
+		{"error", func(r *report) { r.Err = errFake }, "watch 00_demo: could not grade · 09:00"},
+	} {
+		w := watchedTest(t)
+		r := failingReport()
+		tc.edit(&r)
+		watchGraded(t, w, r)
+		if got := watchStatus(w); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestWatchDropsStaleResults(t *testing.T) {
+	w := watchedTest(t)
+	seq := w.seq
+	w.Grade() // a save while grading: the first run is cancelled
+	w.Update(watchGradedMsg{seq: seq, report: passingReport()})
+	if w.report != nil || !w.grading {
+		t.Fatal("the cancelled run's result was taken")
+	}
+	gen := w.gen
+	w.Stop()
+	if w.Lab() != "" || w.grading || w.Status(*testStyles(), 80) != "" {
+		t.Fatalf("Stop left watch mode on: %q", w.Status(*testStyles(), 80))
+	}
+	if cmd := w.Update(watchEventMsg{gen: gen, events: make(chan struct{})}); cmd != nil || w.grading {
+		t.Fatal("a save after Stop graded")
+	}
+	if cmd := w.Update(watchClosedMsg{gen: gen}); cmd != nil {
+		t.Fatal("the old watcher's end was reported after Stop")
+	}
+}
+
+func TestWatcherThatCannotStartSaysWhy(t *testing.T) {
+	w := watchedTest(t)
+	cmd := w.Update(watchStartedMsg{gen: w.gen, err: errFake})
+	if w.Lab() != "" {
+		t.Fatal("watch mode still on")
+	}
+	if msg, ok := cmd().(WatchStopped); !ok || msg.Lab != "00_demo" || msg.Err != errFake {
+		t.Fatalf("not told why: %#v", msg)
+	}
+}
+
+// TestWatchedLabScreenShowsTheWatch: the screen of the watched lab shows
+// the watch's latest grade when it opens, grades through the watch, and
+// lets esc leave while a watch grade runs; closing it leaves watch mode on.
+func TestWatchedLabScreenShowsTheWatch(t *testing.T) {
+	w := watchedTest(t)
+	watchGraded(t, w, failingReport())
+	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Watch: w, Now: func() time.Time { return fixedNow }})
+	m.SetSize(80, 24)
+	m = runCmd(t, m, m.Init())
+	v := view(m)
+	for _, want := range []string{"● watching", "Graded at 09:00:00: 1 of 2 steps passed", "Double(21) = 21, want 42", "watching saves"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("the watched lab's screen lacks %q:\n%s", want, v)
+		}
+	}
+
+	m, cmd := press(t, m, "enter")
+	if cmd == nil || !w.grading || !m.grading || m.cancel != nil {
+		t.Fatalf("enter did not grade through the watch (watch %v, screen %v, own run %v)", w.grading, m.grading, m.cancel != nil)
+	}
+	if m.Capturing() {
+		t.Fatal("esc is held while a watch grade runs: the learner cannot leave")
+	}
+	if got := strings.Join(helpKeyNames(m), " "); got != "x w tab" {
+		t.Fatalf("help while a watch grade runs: %q", got)
+	}
+	m, _ = press(t, m, "x")
+	if w.grading || m.grading || w.Lab() != "00_demo" {
+		t.Fatal("x did not cancel the watch grade, or stopped watch mode")
+	}
+
+	// The grade of a save reaches the screen through the root, which
+	// gives the watch's messages to the watch first, then to the screens.
+	w.Grade()
+	r := passingReport()
+	msg := watchGradedMsg{seq: w.seq, report: r}
+	w.Update(msg)
+	m.Update(msg)
+	if v := view(m); !strings.Contains(v, "Passed once") {
+		t.Fatalf("the screen did not follow the watch:\n%s", v)
+	}
+
+	m.Close()
+	if w.Lab() != "00_demo" {
+		t.Fatal("closing the lab screen stopped the root's watch mode")
+	}
+	m = New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Watch: w})
+	m = runCmd(t, m, m.Init())
+	m, _ = press(t, m, "w")
+	if w.Lab() != "" || m.watching || !strings.Contains(view(m), "Watch mode off.") {
+		t.Fatal("w on the watched lab did not stop watch mode")
+	}
+}
+
+// TestOtherLabScreenNamesTheWatchedLab: one lab is watched at a time; the
+// screen of another says which, and w moves watch mode to its lab.
+func TestOtherLabScreenNamesTheWatchedLab(t *testing.T) {
+	root := copyFixture(t)
+	if err := os.CopyFS(filepath.Join(root, "labs/01_other"), os.DirFS(filepath.Join(root, "labs/00_demo"))); err != nil {
+		t.Fatal(err)
+	}
+	w := watchedIn(t, root)
+	other := lessons.Lab{ID: "01_other", Title: "Other", Lesson: "x", File: "demo.go", Steps: demoLab().Steps}
+	m := New(other, Options{Root: root, Styles: testStyles(), Watch: w, Now: func() time.Time { return fixedNow }})
+	m.SetSize(80, 24)
+	m = runCmd(t, m, m.Init())
+	if v := view(m); !strings.Contains(v, "watching 00_demo") || strings.Contains(v, "● watching") {
+		t.Fatalf("the header does not name the watched lab:\n%s", v)
+	}
+	_, cmd := press(t, m, "w")
+	if cmd == nil || w.Lab() != "01_other" || !m.watching {
+		t.Fatalf("w did not move watch mode: watching %q", w.Lab())
+	}
+	if v := view(m); !strings.Contains(v, "● watching") || strings.Contains(v, "00_demo") {
+		t.Fatalf("the header does not say the move:\n%s", v)
+	}
+}
+
+var errFake = errors.New("fake failure")
+
+func helpKeyNames(m *Model) []string {
+	var ks []string
+	for _, b := range m.ShortHelp() {
+		if b.Enabled() {
+			ks = append(ks, b.Help().Key)
+		}
+	}
+	return ks
+}
