@@ -13,8 +13,8 @@ import (
 // shardOwnershipScenario is the scenario shard-ownership.
 var shardOwnershipScenario = &Scenario{
 	Name:            "shard-ownership",
-	Title:           "Shards with per-shard leases: kill a worker",
-	Summary:         "Workers split the shards, one lease per shard, each taking a free shard only while it owns no more than the least loaded worker. Kill one: about a TTL later only its shards move, and the survivors end within one shard of each other.",
+	Title:           "Shard ownership: kill a worker",
+	Summary:         "Workers split the shards by rank-based targets, as in lab 09: each owns one key per shard, all on its own lease. Kill one: about a TTL later its keys expire together, only its shards move, and the survivors end within one shard of each other.",
 	Faults:          "crash a worker",
 	DefaultReplicas: 4, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
@@ -35,7 +35,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 		}
 		ws[i] = r
 	}
-	if err := run.Phase(ctx, fmt.Sprintf("%d workers share %d shards; each shard key carries its own lease", n, shards)); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("%d workers share %d shards; each hangs its shard keys on its one lease", n, shards)); err != nil {
 		return v, err
 	}
 	for _, w := range ws {
@@ -53,7 +53,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	run.Note("balanced: %s", describe(before, ws))
 
 	victim := ws[0]
-	if err := run.Phase(ctx, fmt.Sprintf("crash %s: its shard leases are orphaned, not revoked", victim.Name)); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("crash %s: its lease is orphaned, not revoked; its shard keys live until it expires", victim.Name)); err != nil {
 		return v, err
 	}
 	victim.Crash()
@@ -104,87 +104,130 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	return v, nil
 }
 
-// shardWorker registers itself under workers/ and claims free shards, one
-// per 100 ms tick, while it owns no more than the least loaded live
-// worker. Every shard key is bound to a lease of its own.
+// shardWorker is the worker of lesson 9 and lab 09: it joins under
+// workers/ on one lease, hangs every shard key it claims on that same
+// lease, and after joining and after every watch response rebalances from
+// a fresh read toward its rank-based target: the sorted live names give it
+// a rank r, and it should own shards/live shards, plus one if r < shards
+// mod live. Above its target it releases shards; below, it claims free
+// ones; it never takes a shard another worker holds.
 func shardWorker(shards int) Body {
 	return func(ctx context.Context, r *Replica) error {
-		wl, err := r.Grant(ctx, r.run.TTL(), true)
+		l, err := r.Grant(ctx, r.run.TTL(), true)
 		if err != nil {
 			return err
 		}
 		cli := r.Client()
-		if _, err := cli.Put(ctx, "workers/"+r.Name, r.Name, clientv3.WithLease(wl.ID)); err != nil {
+		if _, err := cli.Put(ctx, "workers/"+r.Name, r.Name, clientv3.WithLease(l.ID)); err != nil {
 			return err
 		}
 		r.setRole(RoleWorker, 0)
+		rev, err := rebalanceShards(ctx, r, cli, l.ID, shards)
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		members := cli.Watch(wctx, "workers/", clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+		owners := cli.Watch(wctx, "shards/", clientv3.WithPrefix(), clientv3.WithRev(rev+1))
 		for {
-			if err := r.Sleep(ctx, 100*time.Millisecond); err != nil {
+			select {
+			case <-ctx.Done():
 				return nil
-			}
-			owners, live, err := readShards(ctx, cli)
-			if err != nil {
-				continue
-			}
-			counts := map[string]int{}
-			for _, w := range live {
-				counts[w] = 0
-			}
-			for _, o := range owners {
-				counts[o]++
-			}
-			least := shards
-			for _, c := range counts {
-				least = min(least, c)
-			}
-			if counts[r.Name] > least {
-				continue
-			}
-			free := ""
-			for i := range shards {
-				s := shardName(i)
-				if _, taken := owners[s]; !taken {
-					free = s
-					break
+			case <-l.Lost():
+				return nil // its keys are gone with the lease; a crash or an expiry
+			case resp, ok := <-members:
+				if !ok || resp.Err() != nil {
+					return nil
+				}
+			case resp, ok := <-owners:
+				if !ok || resp.Err() != nil {
+					return nil
 				}
 			}
-			if free == "" {
-				continue
+			if _, err := rebalanceShards(ctx, r, cli, l.ID, shards); err != nil && ctx.Err() != nil {
+				return nil
 			}
-			sl, err := r.grant(ctx, r.run.TTL(), true, true)
-			if err != nil {
-				continue
-			}
-			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision("shards/"+free), "=", 0)).
-				Then(clientv3.OpPut("shards/"+free, r.Name, clientv3.WithLease(sl.ID))).Commit()
-			if err != nil || !resp.Succeeded {
-				sl.abandon(ctx)
-				continue
-			}
-			r.Emit(Event{Kind: ShardClaimed, Token: resp.Header.Revision, Text: fmt.Sprintf("claimed %s (now owns %d)", free, counts[r.Name]+1)})
 		}
 	}
+}
+
+// rebalanceShards reads the members and owners once and moves r toward its
+// target; it returns the revision of the read.
+func rebalanceShards(ctx context.Context, r *Replica, cli *clientv3.Client, lease clientv3.LeaseID, shards int) (int64, error) {
+	owners, live, rev, err := readShardsAt(ctx, cli)
+	if err != nil {
+		return 0, err
+	}
+	sort.Strings(live)
+	rank := sort.SearchStrings(live, r.Name)
+	if rank == len(live) || live[rank] != r.Name {
+		return rev, nil // its member key is gone: the lease expired
+	}
+	target := shards / len(live)
+	if rank < shards%len(live) {
+		target++
+	}
+	var mine []string
+	for s, o := range owners {
+		if o == r.Name {
+			mine = append(mine, s)
+		}
+	}
+	sort.Strings(mine)
+	for len(mine) > target {
+		s := mine[len(mine)-1]
+		key := "shards/" + s
+		if _, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.Value(key), "=", r.Name)).Then(clientv3.OpDelete(key)).Commit(); err != nil {
+			return rev, err
+		}
+		mine = mine[:len(mine)-1]
+		r.Emit(Event{Kind: Note, Text: fmt.Sprintf("released %s (target %d)", s, target)})
+	}
+	for i := 0; i < shards && len(mine) < target; i++ {
+		s := shardName(i)
+		if _, taken := owners[s]; taken {
+			continue
+		}
+		key := "shards/" + s
+		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, r.Name, clientv3.WithLease(lease))).Commit()
+		if err != nil {
+			return rev, err
+		}
+		if resp.Succeeded {
+			mine = append(mine, s)
+			r.Emit(Event{Kind: ShardClaimed, Token: resp.Header.Revision, Text: fmt.Sprintf("claimed %s (now owns %d, target %d)", s, len(mine), target)})
+		}
+	}
+	return rev, nil
 }
 
 func shardName(i int) string { return fmt.Sprintf("shard-%02d", i) }
 
 func readShards(ctx context.Context, cli *clientv3.Client) (owners map[string]string, live []string, err error) {
-	g, err := cli.Get(ctx, "shards/", clientv3.WithPrefix())
+	owners, live, _, err = readShardsAt(ctx, cli)
+	return owners, live, err
+}
+
+// readShardsAt reads the shard owners and the live workers in one
+// transaction, so both come from the same revision, and returns it.
+func readShardsAt(ctx context.Context, cli *clientv3.Client) (owners map[string]string, live []string, rev int64, err error) {
+	resp, err := cli.Txn(ctx).Then(
+		clientv3.OpGet("shards/", clientv3.WithPrefix()),
+		clientv3.OpGet("workers/", clientv3.WithPrefix()),
+	).Commit()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	owners = map[string]string{}
-	for _, kv := range g.Kvs {
+	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
 		owners[strings.TrimPrefix(string(kv.Key), "shards/")] = string(kv.Value)
 	}
-	w, err := cli.Get(ctx, "workers/", clientv3.WithPrefix())
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, kv := range w.Kvs {
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
 		live = append(live, string(kv.Value))
 	}
-	return owners, live, nil
+	return owners, live, resp.Header.Revision, nil
 }
 
 func shardOwners(ctx context.Context, run *Run) map[string]string {
