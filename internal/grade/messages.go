@@ -15,7 +15,10 @@ import (
 //     learner's code that is stuck, instead of a dump of every goroutine;
 //   - "test executed panic(nil) or runtime.Goexit" (a check in the grader
 //     stopped the test from a subtest) is dropped with its goroutine
-//     dump: the check's own message above it is what matters.
+//     dump: the check's own message above it is what matters;
+//   - the stall guard's panic (labs/internal/labtest.Bubble: the fake
+//     clock could never move again) keeps its report, without the
+//     "panic: labtest:" framing and without the guard's own stack.
 //
 // What the test printed before the panic (its own messages) stays first.
 func tidyFailure(test string, lines []string) []string {
@@ -29,6 +32,8 @@ func tidyFailure(test string, lines []string) []string {
 			kind = "deadlock"
 		case strings.Contains(t, "test executed panic(nil) or runtime.Goexit"):
 			kind = "goexit"
+		case strings.HasPrefix(t, stallPrefix):
+			kind = "stall"
 		default:
 			continue
 		}
@@ -46,6 +51,17 @@ func tidyFailure(test string, lines []string) []string {
 		if g := stuckGoroutine(lines[at+1:]); len(g) > 0 {
 			out = append(out, "Where your code is stuck:")
 			out = append(out, g...)
+		}
+	case "stall":
+		why, _ := stallWhy(strings.TrimSpace(lines[at]))
+		out = append(out, why)
+		// The report goes on in tab-indented lines up to a blank line;
+		// what follows is the guard's own goroutine.
+		for _, l := range lines[at+1:] {
+			if strings.TrimSpace(l) == "" {
+				break
+			}
+			out = append(out, strings.TrimPrefix(l, "\t"))
 		}
 	case "goexit":
 		if len(before) == 0 {
@@ -166,4 +182,24 @@ func shortFile(file string) string {
 		return file[:i]
 	}
 	return file
+}
+
+// stallPrefix starts the panic with which labs/internal/labtest's stall
+// guard ends a bubble whose fake clock can never move again:
+// "panic: labtest: <test> is stuck: <why>", then the report's other lines.
+// labtest cannot be imported from here (it is internal to labs/); its
+// tests check the same text.
+const (
+	stallPrefix = "panic: labtest: "
+	stallSep    = " is stuck: "
+)
+
+// stallWhy returns the <why> of a stall guard's panic line.
+func stallWhy(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, stallPrefix)
+	if !ok {
+		return "", false
+	}
+	_, why, ok := strings.Cut(rest, stallSep)
+	return why, ok
 }

@@ -407,6 +407,10 @@ func (r *Result) finish(end runEnd) {
 			r.Message = fmt.Sprintf("timed out after %v after the last step ended: something the tests started never stopped", end.timeout)
 		}
 	case len(unfinished) > 0 && crash != "":
+		if why, ok := stallWhy(crash); ok {
+			r.Message = fmt.Sprintf("%s is stuck: %s", names(unfinished), why)
+			break
+		}
 		r.Message = fmt.Sprintf("the test binary crashed during %s: %s", names(unfinished), crash)
 	case len(unfinished) > 0:
 		how := "exited"

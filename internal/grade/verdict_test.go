@@ -268,3 +268,26 @@ func TestStopAllChild(t *testing.T) {
 	StopAll()
 	os.Exit(0)
 }
+
+// The stall guard's panic (a bubble whose fake clock can never move) is
+// a failed step with the guard's report, not a crash of the grader.
+func TestRunStallMessage(t *testing.T) {
+	res, err := Run(context.Background(), fixture(t, "stall"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Steps([]string{"TestStep1_Fine", "TestStep2_Polls", "TestStep3_NeverReached"})
+	if s[0].Status != Pass || s[1].Status != Fail || s[2].Status != NotRun {
+		t.Fatalf("steps = %s, %s, %s; want pass, fail, not run", s[0].Status, s[1].Status, s[2].Status)
+	}
+	if want := "step 2 (TestStep2_Polls) is stuck: Run never waited: a goroutine"; !strings.HasPrefix(res.Message, want) {
+		t.Errorf("Message = %q, want it to start %q", res.Message, want)
+	}
+	f := strings.Join(s[1].Failure, "\n")
+	if !strings.HasPrefix(f, "Run never waited") || !strings.Contains(f, "Where your code is:\n  goroutine 9") || !strings.Contains(f, "stall.go:11") {
+		t.Errorf("failure lacks the report:\n%s", f)
+	}
+	if strings.Contains(f, "panic:") || strings.Contains(f, "stall_test.go") {
+		t.Errorf("failure keeps the panic's framing or the guard's own stack:\n%s", f)
+	}
+}

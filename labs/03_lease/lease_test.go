@@ -36,6 +36,10 @@ package lease
 //     a timer re-armed with TTL/2 = 0, which renews without ever waiting:
 //     Step 3 runs the shortest TTL and names both (the probe ends a flood
 //     of requests at one instant of the fake clock).
+//   - Run that polls the clock, or selects with a default case, instead
+//     of waiting: no request is sent and the fake clock stops; the stall
+//     guard (labtest.Bubble) ends the run after a few seconds with "Run
+//     never waited between renewals" and the place in Run.
 //   - the 0.75 x TTL window counted from the reply to the acquire or
 //     renewal instead of from when the request was sent: Step 5 delays
 //     the replies by 1 s.
@@ -49,13 +53,26 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/ownership-election/playground/labs/internal/labtest"
 	"github.com/ownership-election/playground/labs/kv"
 )
 
 const key = "leases/scheduler"
+
+// bubble runs f in a testing/synctest bubble (fake time) under labtest's
+// stall guard: if the learner's code keeps the fake clock from moving (a
+// Run that polls instead of waiting, a mutex locked twice), the run ends
+// after labtest.StallBudget with a report naming the step, instead of
+// hanging until the 30 s timeout.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	labtest.Bubble(t, f, labtest.Hint{
+		Func: "(*Lease).Run",
+		Says: "Run never waited between renewals (it must block on its ticker or timer and on ctx.Done() in a select with no default case)",
+	})
+}
 
 // probe watches a store for the grader: it calls a test's observer or
 // fault injection after each request, and once the test is over it ends
@@ -95,6 +112,7 @@ func (p *probe) close() {
 }
 
 func (p *probe) hook(op kv.Op) {
+	labtest.Progress()
 	p.mu.Lock()
 	closing, busy, f := p.closing, p.busy, p.observe
 	if op.At.Equal(p.lastAt) {
@@ -238,7 +256,7 @@ func wantLost(t *testing.T, err error, situation, ifNil string) {
 }
 
 func TestStep1_AcquireAndRenew(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		s, _ := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		if got := holder(s); got != "replica-a" {
@@ -291,7 +309,7 @@ func TestStep1_AcquireAndRenew(t *testing.T) {
 
 func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {
 	t.Run("another replica took over", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			s, _ := newStore(t)
 			a := acquire(t, s, "replica-a", 10*time.Second)
 			time.Sleep(15 * time.Second) // replica-a stalls past its TTL
@@ -304,7 +322,7 @@ func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {
 		})
 	})
 	t.Run("the lease expired and nobody took it", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			s, _ := newStore(t)
 			a := acquire(t, s, "replica-a", 10*time.Second)
 			time.Sleep(15 * time.Second)
@@ -324,7 +342,7 @@ func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {
 		// The scheduler pod is restarted under the same name while the old
 		// process is paused: the new one's lease must not be renewed (or
 		// shortened) by the old one.
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			s, _ := newStore(t)
 			old := acquire(t, s, "scheduler-0", 10*time.Second)
 			time.Sleep(15 * time.Second)
@@ -343,7 +361,7 @@ func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {
 		// the lease in that gap. The new process's key must be left alone.
 		for k := 1; k <= 6; k++ {
 			done := false
-			synctest.Test(t, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
 				s, p := newStore(t)
 				old := acquire(t, s, "scheduler-0", 10*time.Second)
 				time.Sleep(5 * time.Second)
@@ -402,7 +420,7 @@ func TestStep3_RenewsEveryHalfTTL(t *testing.T) {
 }
 
 func renewsEveryHalfTTL(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		s, p := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		got := renewals(p, "replica-a")
@@ -468,7 +486,7 @@ func renewsEveryHalfTTL(t *testing.T) {
 // ever waiting. The lease expires before any renewal can reach the store,
 // so Run must report it lost.
 func shortestTTL(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		s, p := newStore(t)
 		a, err := Acquire(s, key, "replica-a", time.Nanosecond)
 		if err != nil || a == nil {
@@ -502,7 +520,7 @@ func shortestTTL(t *testing.T) {
 }
 
 func TestStep4_StopsOnLoss(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		s, p := newStore(t)
 		a := acquire(t, s, "replica-a", 10*time.Second)
 		var (
@@ -565,7 +583,7 @@ func TestStep4_StopsOnLoss(t *testing.T) {
 }
 
 func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		s, _ := newStore(t)
 		t0 := time.Now()
 		a := acquire(t, s, "replica-a", 10*time.Second)
@@ -606,7 +624,7 @@ func TestStep5_MayActBeforeThreeQuartersTTL(t *testing.T) {
 	// TTL somewhere between the request and its reply, so the earlier
 	// instant is the safe one. Here every reply to replica-a's writes
 	// comes 1 s after the store applied them (a slow network).
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		s, p := newStore(t)
 		p.watch(func(op kv.Op) {
 			if op.Kind != kv.OpGet && op.Value == "replica-a" && op.OK {

@@ -56,3 +56,48 @@ func TestInitGuardStopsAHangingInit(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// A bubble whose fake clock can never move (a loop that never waits, a
+// mutex locked twice) is reported by Bubble's guard after the stall
+// budget, naming the test and the learner's function, instead of hanging
+// until the binary's timeout.
+func TestBubbleReportsAStall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	for _, c := range []struct {
+		run  string
+		want []string
+	}{
+		{"Step2", []string{
+			"panic: labtest: TestStep2_Spins is stuck: Run never waited between renewals: a goroutine of your code has been running (*Lease).Run (spin.go:",
+			"for 1s without ever waiting",
+			"Where your code is:",
+			"[runnable, synctest bubble",
+		}},
+		{"Step3", []string{
+			"panic: labtest: TestStep3_Relocks is stuck: a goroutine of your code has been waiting 1s in (*Lease).MayAct (spin.go:",
+			"for a mutex that nobody unlocks",
+			"(*Lease).Renew",
+		}},
+	} {
+		start := time.Now()
+		cmd := exec.Command("go", "test", "-count=1", "-run", "Step1|"+c.run, "./testdata/spin")
+		cmd.Env = append(os.Environ(), stallBudgetEnv+"=1s")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("%s: a stuck bubble passed:\n%s", c.run, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("%s: output lacks %q:\n%s", c.run, w, out)
+			}
+		}
+		if strings.Contains(string(out), "TestStep1_Quick is stuck") {
+			t.Errorf("the healthy bubble was reported:\n%s", out)
+		}
+		if d := time.Since(start); d > time.Minute {
+			t.Errorf("%s took %v", c.run, d)
+		}
+	}
+}
