@@ -27,6 +27,9 @@ func (m Model) resultsText(w int) string {
 	if !m.labsPresent {
 		return m.getLabsText(w)
 	}
+	if m.stepOpen() && len(m.stepsView()) > 0 {
+		return m.stepText(w)
+	}
 	st := m.styles
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
@@ -43,20 +46,7 @@ func (m Model) resultsText(w int) string {
 		line(st.Heading.Render("Steps") + st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
 	}
 	for i, s := range steps {
-		mark, style := "·", st.Muted
-		switch s.Status {
-		case grade.Pass:
-			mark, style = "✓", st.Success
-		case grade.Fail:
-			mark, style = "✗", st.Error
-		case grade.Skip:
-			mark, style = "-", st.Warning
-		}
-		label := fmt.Sprintf("%d. %s", i+1, s.Title)
-		if s.Status == grade.NotRun && r != nil {
-			label += " (not run)"
-		}
-		line(text.Hang(style.Render(mark)+" ", label, w))
+		line(m.stepRow(i, s, w))
 	}
 	line("")
 
@@ -128,7 +118,7 @@ func (m Model) resultsText(w int) string {
 			line(text.Indent(text.Wrap(codeLoc(st.Code.Render, strings.TrimSpace(l)), w-2), "  "))
 		}
 		if more := len(msg) - len(shown); more > 0 {
-			line(text.Indent(text.Wrap(st.Muted.Render(fmt.Sprintf("… %d more lines: go test ./labs/%s/ -run '^%s$' shows them all", more, m.lab.ID, s.Test)), w-2), "  "))
+			line(text.Indent(text.Wrap(st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens step %d with all of them", more, i+1)), w-2), "  "))
 		}
 		line("")
 	}

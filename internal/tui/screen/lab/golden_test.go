@@ -38,6 +38,13 @@ func TestGoldenScreens(t *testing.T) {
 			m = runCmd(t, m, cmd)
 			golden.RequireEqual(t, view(m))
 		})
+		t.Run(fmt.Sprintf("passing_step_open_%dx%d", w, h), func(t *testing.T) {
+			m := newTest(t, fixtureRoot, w, h)
+			m, _ = press(t, m, "enter")
+			m, _ = deliver(t, m, reportOf(testRun()))
+			m, _ = press(t, m, "k", "enter")
+			golden.RequireEqual(t, view(m))
+		})
 		t.Run(fmt.Sprintf("no_labs_%dx%d", w, h), func(t *testing.T) {
 			golden.RequireEqual(t, view(newTest(t, "", w, h))) // not run from a checkout
 		})

@@ -24,6 +24,18 @@ type KeyMap struct {
 	Bottom   key.Binding
 	Yes      key.Binding
 	No       key.Binding
+	// The results pane's steps: Up and Down move between them, OpenStep
+	// shows a step's whole output, CloseStep goes back to the list, and
+	// PrevStep and NextStep show the others' while one is open.
+	// ChooseStep only names Up and Down's use there in the full help.
+	OpenStep   key.Binding
+	CloseStep  key.Binding
+	PrevStep   key.Binding
+	NextStep   key.Binding
+	ChooseStep key.Binding
+	// Diff switches the solution pane between the diff of the learner's
+	// file against the solution and the whole solution.
+	Diff key.Binding
 }
 
 // DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
@@ -46,6 +58,13 @@ func DefaultKeyMap() KeyMap {
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
 		Yes:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
+
+		OpenStep:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open step")),
+		CloseStep:  key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "close step")),
+		PrevStep:   key.NewBinding(key.WithKeys("left", "["), key.WithHelp("←", "prev step")),
+		NextStep:   key.NewBinding(key.WithKeys("right", "]"), key.WithHelp("→", "next step")),
+		ChooseStep: key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose step")),
+		Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff/whole")),
 	}
 }
 
@@ -67,7 +86,28 @@ func (m Model) ShortHelp() []key.Binding {
 	}
 	hint := k.Hint
 	hint.SetEnabled(m.hintAvailable())
+	switch {
+	case m.stepOpen():
+		// enter and esc are the step's; g still grades.
+		return []key.Binding{onlyG(k.Grade), withHelp(k.CloseStep, "steps"), withHelp(k.NextStep, "next"), hint, k.Watch, k.Pane}
+	case m.pane == paneResults && m.report != nil:
+		return []key.Binding{onlyG(k.Grade), withHelp(k.OpenStep, "step"), hint, k.Watch, k.Edit, k.Pane}
+	case m.pane == paneSolution && m.solution != "":
+		return []key.Binding{k.Grade, k.Diff, k.Edit, k.Pane}
+	}
 	return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Pane}
+}
+
+// onlyG is the grade key where enter opens a step: g alone.
+func onlyG(b key.Binding) key.Binding {
+	b.SetHelp("g", b.Help().Desc)
+	return b
+}
+
+// withHelp is b with a shorter description, for the one-line help.
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
 }
 
 // FullHelp is every binding of the screen, grouped in columns.
@@ -80,7 +120,8 @@ func (m Model) FullHelp() [][]key.Binding {
 	}
 	return [][]key.Binding{
 		{k.Grade, k.Cancel, k.Watch, k.Hint},
-		{k.Edit, k.Solution, k.Reset, k.Yes, k.No},
+		{k.Edit, k.Solution, k.Diff, k.Reset, k.Yes, k.No},
 		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.ChooseStep, k.OpenStep, k.CloseStep, k.PrevStep, k.NextStep},
 	}
 }

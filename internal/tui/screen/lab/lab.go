@@ -127,6 +127,8 @@ type Model struct {
 	ownWatch bool
 	watching bool
 
+	steps stepsUI // the results pane's step cursor and open step
+
 	confirm  confirmKind
 	solution string // loaded reference solution, "" until shown
 
@@ -229,10 +231,11 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // Capturing reports whether the screen needs esc for itself (to cancel a
-// grade or answer a question), so the root must not treat it as "back".
-// A watch grade goes on in the background, so esc leaves then (x cancels).
+// grade, answer a question or close a step's output), so the root must
+// not treat it as "back". A watch grade goes on in the background, so esc
+// leaves then (x cancels).
 func (m Model) Capturing() bool {
-	return m.grading && !m.watching || m.confirm != confirmNone
+	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen()
 }
 
 // Close stops a running grade, and watch mode when the screen has its

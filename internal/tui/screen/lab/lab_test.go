@@ -580,18 +580,18 @@ func TestShortHelpFollowsState(t *testing.T) {
 		t.Errorf("grading: %q", got)
 	}
 	m, _ = deliver(t, m, failingReport())
-	if got := helpKeys(m); got != "enter/g h w e tab" {
+	if got := helpKeys(m); got != "g enter h w e tab" {
 		t.Errorf("failing: %q", got)
 	}
 	m, _ = press(t, m, "h", "h")
-	if got := helpKeys(m); got != "enter/g w e tab" {
+	if got := helpKeys(m); got != "g enter w e tab" {
 		t.Errorf("all hints open: %q", got)
 	}
 	m, _ = press(t, m, "s")
 	if got := helpKeys(m); got != "y n/esc" {
 		t.Errorf("question: %q", got)
 	}
-	if len(m.FullHelp()) != 3 {
+	if len(m.FullHelp()) != 4 {
 		t.Errorf("full help has %d columns", len(m.FullHelp()))
 	}
 }
@@ -606,7 +606,7 @@ func TestLongFailureIsCut(t *testing.T) {
 	}
 	m, _ = deliver(t, m, r)
 	v := view(m)
-	if !strings.Contains(v, "… 31 more lines: go test ./labs/00_demo/ -run '^TestStep2_Doubles$'") {
+	if !strings.Contains(v, "… 31 more lines: enter opens step 2 with all of them") {
 		t.Fatalf("long failure not cut:\n%s", v)
 	}
 	if !strings.Contains(v, "Press h for a hint") {

@@ -143,6 +143,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cancelGrade()
 		return nil
 	}
+	if m.stepKeys(msg) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Pane):
 		m.cyclePane(msg.String() == "shift+tab")
@@ -265,6 +268,7 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 	m.report = &r
 	m.gradedAt = m.now()
 	m.pane = paneResults
+	m.afterGrade()
 	m.layout()
 	m.resultsVP.GotoTop()
 	if r.verifying() {
@@ -304,7 +308,7 @@ func (m *Model) finishVerify(msg verifyDoneMsg) tea.Cmd {
 }
 
 func (m Model) hintAvailable() bool {
-	i := m.report.firstFailing()
+	i := m.hintStep()
 	if i < 0 {
 		return false
 	}
@@ -313,10 +317,13 @@ func (m Model) hintAvailable() bool {
 }
 
 func (m *Model) nextHint() {
-	i := m.report.firstFailing()
+	i := m.hintStep()
 	switch {
 	case m.report == nil:
 		m.setNotice("Grade first (enter): hints open for the first failing step.", false)
+		return
+	case i < 0 && m.stepOpen():
+		m.setNotice("This step passes: no hints needed.", false)
 		return
 	case i < 0:
 		m.setNotice("No failing step, no hints needed.", false)

@@ -149,9 +149,10 @@ func TestWatchedLabScreenShowsTheWatch(t *testing.T) {
 		}
 	}
 
-	m, cmd := press(t, m, "enter")
+	// g grades (enter, with a grade on screen, opens the step under the cursor).
+	m, cmd := press(t, m, "g")
 	if cmd == nil || !w.grading || !m.grading || m.cancel != nil {
-		t.Fatalf("enter did not grade through the watch (watch %v, screen %v, own run %v)", w.grading, m.grading, m.cancel != nil)
+		t.Fatalf("g did not grade through the watch (watch %v, screen %v, own run %v)", w.grading, m.grading, m.cancel != nil)
 	}
 	if m.Capturing() {
 		t.Fatal("esc is held while a watch grade runs: the learner cannot leave")

@@ -1,0 +1,206 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/grade"
+)
+
+// testRun is go test -json output for the demo lab: step 1 passes and
+// logs two lines, step 2 fails after printing 20 lines (more than the
+// results pane shows under the steps).
+func testRun() *grade.Result {
+	var ev []string
+	add := func(test, action, out string) {
+		if out != "" {
+			ev = append(ev, fmt.Sprintf(`{"Action":"output","Test":%q,"Output":%q}`, test, out+"\n"))
+			return
+		}
+		ev = append(ev, fmt.Sprintf(`{"Action":%q,"Test":%q,"Elapsed":0.25}`, action, test))
+	}
+	add("TestStep1_Adds", "run", "")
+	add("TestStep1_Adds", "", "=== RUN   TestStep1_Adds")
+	add("TestStep1_Adds", "", "    demo_test.go:8: Add(2, 3) = 5")
+	add("TestStep1_Adds", "", "    demo_test.go:9: Add(-1, 1) = 0")
+	add("TestStep1_Adds", "", "--- PASS: TestStep1_Adds (0.25s)")
+	add("TestStep1_Adds", "pass", "")
+	add("TestStep2_Doubles", "run", "")
+	add("TestStep2_Doubles", "", "=== RUN   TestStep2_Doubles")
+	for i := 1; i <= 20; i++ {
+		add("TestStep2_Doubles", "", fmt.Sprintf("    demo_test.go:13: Double(%d) = %d, want %d", i, i, 2*i))
+	}
+	add("TestStep2_Doubles", "", "--- FAIL: TestStep2_Doubles (0.25s)")
+	add("TestStep2_Doubles", "fail", "")
+	return grade.Parse(strings.NewReader(strings.Join(ev, "\n")))
+}
+
+// reportOf is the screen's report of the parsed run res, as gradeCmd
+// builds it.
+func reportOf(res *grade.Result) report {
+	lab := demoLab()
+	rep := &grade.Report{Lab: lab.ID, Status: grade.LabFailed, Result: res}
+	for _, s := range lab.Steps {
+		st := grade.Step{Test: s.Test, Title: s.Title, Status: grade.NotRun}
+		if t := res.Test(s.Test); t != nil {
+			st.Status, st.Failure, st.Elapsed = t.Status, t.Failure, t.Elapsed
+		}
+		rep.Steps = append(rep.Steps, st)
+	}
+	r := toReport(lab, rep, nil)
+	return r
+}
+
+// TestAnyStepOpens: after a grade the cursor is on the first failing step;
+// up moves it to a passing step, enter opens that step's log lines and
+// time, esc goes back to the list (and is the screen's while a step is
+// open), and the failing step shows all its lines and its hints.
+func TestAnyStepOpens(t *testing.T) {
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, reportOf(testRun()))
+	v := view(m)
+	if !strings.Contains(v, "› ✗ 2. Double a number") || !strings.Contains(v, "  ✓ 1. Add two numbers") {
+		t.Fatalf("the cursor is not on the failing step:\n%s", v)
+	}
+	if m.Capturing() {
+		t.Fatal("the list of steps holds esc: the learner could not go back")
+	}
+
+	m, _ = press(t, m, "k")
+	if v = view(m); !strings.Contains(v, "› ✓ 1. Add two numbers") {
+		t.Fatalf("k did not move the cursor up:\n%s", v)
+	}
+	m, cmd := press(t, m, "enter")
+	if cmd != nil || m.grading {
+		t.Fatal("enter on a step graded instead of opening it")
+	}
+	v = view(m)
+	for _, want := range []string{"Step 1 of 2", "1. Add two numbers", "passed in 0.25s · TestStep1_Adds",
+		"Output · 2 lines", "demo_test.go:8: Add(2, 3) = 5", "demo_test.go:9: Add(-1, 1) = 0"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("open passing step lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "Hints") || strings.Contains(v, "=== RUN") || strings.Contains(v, "--- PASS") {
+		t.Errorf("a passing step shows hints or go test's framing:\n%s", v)
+	}
+	if !m.Capturing() {
+		t.Fatal("an open step does not hold esc: esc would leave the lab")
+	}
+	if got := shortKeys(m); got != "g esc → h w tab" && got != "g esc → w tab" {
+		t.Errorf("short help with a step open: %q", got)
+	}
+
+	// → shows the next step: all 20 lines of the failure, and its hints.
+	m, _ = press(t, m, "]")
+	m.SetSize(80, 40)
+	v = view(m)
+	for _, want := range []string{"Step 2 of 2", "failed in 0.25s · TestStep2_Doubles", "Output · 20 lines",
+		"Double(1) = 1, want 2", "Double(20) = 20, want 40"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("open failing step lacks %q:\n%s", want, v)
+		}
+	}
+	m, _ = press(t, m, "h")
+	if v = view(m); !strings.Contains(v, "Twice a number is the number added to itself.") {
+		t.Errorf("h in a failing step does not open its hint:\n%s", v)
+	}
+
+	m, _ = press(t, m, "esc")
+	v = view(m)
+	if m.Capturing() || !strings.Contains(v, "Steps · 1 of 2 passed") || !strings.Contains(v, "› ✗ 2. Double a number") {
+		t.Fatalf("esc did not go back to the steps (capturing=%v):\n%s", m.Capturing(), v)
+	}
+	// The list cuts a long failure, and says where to read all of it.
+	m.SetSize(80, 24)
+	if v = view(m); !strings.Contains(v, "more lines: enter opens step 2 with all of them") {
+		t.Errorf("the cut failure does not point to the step:\n%s", v)
+	}
+}
+
+// TestOpenStepFollowsRegrades: a step left open shows the new outcome
+// when the lab is graded again (as watch mode does on a save), and g
+// grades from inside it.
+func TestOpenStepFollowsRegrades(t *testing.T) {
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, reportOf(testRun()))
+	m, _ = press(t, m, "enter") // step 2, the failing one
+	if !strings.Contains(view(m), "failed in") {
+		t.Fatalf("step 2 not open:\n%s", view(m))
+	}
+	m, cmd := press(t, m, "g")
+	if cmd == nil || !m.grading {
+		t.Fatal("g in an open step did not grade")
+	}
+	m, _ = deliver(t, m, passingReport())
+	v := view(m)
+	if !strings.Contains(v, "Step 2 of 2") || !strings.Contains(v, "passed in") || !strings.Contains(v, "(the test printed nothing)") {
+		t.Fatalf("the open step did not follow the new grade:\n%s", v)
+	}
+	if _, cmd = press(t, m, "h"); !strings.Contains(m.notice, "This step passes") {
+		t.Fatalf("h on a passing step: notice %q", m.notice)
+	}
+}
+
+// TestStepsBeforeAGrade: enter still grades before there is anything to
+// open, and a step that did not run says why.
+func TestStepsBeforeAGrade(t *testing.T) {
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "tab")
+	if strings.Contains(view(m), "›") {
+		t.Fatalf("a cursor before any grade:\n%s", view(m))
+	}
+	m, cmd := press(t, m, "enter")
+	if cmd == nil || !m.grading {
+		t.Fatal("enter before any grade did not grade")
+	}
+	r := failingReport()
+	r.Steps[0].Status, r.Steps[1].Status, r.Steps[1].Failure = grade.NotRun, grade.NotRun, nil
+	r.BuildErrors = []string{"labs/00_demo/demo.go:9:9: undefined: nn"}
+	m, _ = deliver(t, m, r)
+	m, _ = press(t, m, "enter")
+	if v := view(m); !strings.Contains(v, "did not run · TestStep1_Adds") || !strings.Contains(v, "does not compile") {
+		t.Fatalf("a step that did not run does not say why:\n%s", v)
+	}
+}
+
+func shortKeys(m *Model) string {
+	var ks []string
+	for _, b := range m.ShortHelp() {
+		if b.Enabled() {
+			ks = append(ks, b.Help().Key)
+		}
+	}
+	return strings.Join(ks, " ")
+}
+
+// TestOpenStepFitsTheScreen: an open step with a long output keeps to the
+// screen's size, down to a small terminal.
+func TestOpenStepFitsTheScreen(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 15}, {30, 8}} {
+		w, h := size[0], size[1]
+		m := newTest(t, fixtureRoot, w, h)
+		m, _ = press(t, m, "enter")
+		m, _ = deliver(t, m, reportOf(testRun()))
+		m, _ = press(t, m, "enter", "h")
+		checkFits(t, m, w, h, "open step")
+	}
+}
+
+func checkFits(t *testing.T, m *Model, w, h int, what string) {
+	t.Helper()
+	lines := strings.Split(view(m), "\n")
+	if len(lines) != h {
+		t.Errorf("%dx%d %s: %d lines", w, h, what, len(lines))
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("%dx%d %s: line %d is %d wide: %q", w, h, what, i, lw, l)
+		}
+	}
+}
