@@ -171,7 +171,7 @@ func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time
 			return err
 		}
 		if localCheck && l.Left() < time.Duration(l.TTL)*time.Second/4 {
-			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: fmt.Sprintf("local check: only %s of the lease left by its own clock; stops acting as owner", l.Left().Round(time.Millisecond))})
+			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: fmt.Sprintf("local check: lease %s by its own clock; stops acting as owner", LeftLabel(l.Left()))})
 			r.setRole(RoleSteppedDown, 0)
 			l.abandon(ctx)
 			return nil

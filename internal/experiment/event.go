@@ -44,6 +44,7 @@ const (
 	InvariantViolated Kind = "invariant-violated" // two owners at once, or a stale write accepted
 	Measured          Kind = "measured"           // a number the scenario measured (Value, Unit)
 	Note              Kind = "note"               // anything else worth a line
+	Waiting           Kind = "waiting"            // the script cannot go on until a replica held down is let go
 	Finished          Kind = "verdict"            // the last event: the verdict
 )
 
@@ -109,4 +110,20 @@ type Verdict struct {
 	Showed   bool               `json:"showed"`
 	Summary  string             `json:"summary"`
 	Figures  map[string]float64 `json:"figures,omitempty"`
+}
+
+// TTLLabel is how the course writes a lease's granted TTL, in the events,
+// the verdicts and on the screen: "TTL 5s".
+func TTLLabel(seconds int64) string { return fmt.Sprintf("TTL %ds", seconds) }
+
+// LeftLabel is how it writes the time a lease has left: "0.6s left",
+// tenths under 10 s and whole seconds above.
+func LeftLabel(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs left", d.Seconds())
+	}
+	return fmt.Sprintf("%ds left", int64(d/time.Second))
 }

@@ -138,6 +138,7 @@ func TestScenarios(t *testing.T) {
 						t.Errorf("took %s, want under %s", took, limit)
 					}
 					checkStream(t, events)
+					checkTTLWording(t, events)
 					if check := expectations[sc.Name]; check != nil {
 						check(t, v, events)
 					}

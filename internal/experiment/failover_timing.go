@@ -27,18 +27,18 @@ func runFailover(ctx context.Context, run *Run) (Verdict, error) {
 	v := Verdict{Showed: true, Figures: map[string]float64{}}
 	var parts []string
 	for i, ttl := range []int64{run.TTL(), run.TTL() + 1} {
-		if err := run.Phase(ctx, fmt.Sprintf("TTL %d s: elect an owner, then crash it", ttl)); err != nil {
+		if err := run.Phase(ctx, fmt.Sprintf("%s: elect an owner, then crash it", TTLLabel(ttl))); err != nil {
 			return v, err
 		}
 		gap, err := measureFailover(ctx, run, ttl, fmt.Sprintf("sweep-%d/", i), i)
 		if err != nil {
 			return v, err
 		}
-		run.measure(gap.Seconds(), "s", fmt.Sprintf("TTL %d s: next owner %.2f s after the crash (%.2f s over the TTL)", ttl, gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
+		run.measure(gap.Seconds(), "s", fmt.Sprintf("%s: next owner %.2fs after the crash (%.2fs over the TTL)", TTLLabel(ttl), gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
 		v.Figures[fmt.Sprintf("gap_ttl%d_s", ttl)] = gap.Seconds()
 		within := gap <= time.Duration(ttl)*time.Second+FailoverSlack
 		v.Showed = v.Showed && within && gap >= time.Duration(ttl)*time.Second-300*time.Millisecond
-		parts = append(parts, fmt.Sprintf("TTL %d s: failover after %.2f s", ttl, gap.Seconds()))
+		parts = append(parts, fmt.Sprintf("%s: failover after %.2fs", TTLLabel(ttl), gap.Seconds()))
 	}
 
 	flaps, long, err := jitterPhase(ctx, run)
@@ -106,7 +106,7 @@ func startFirstOwner(ctx context.Context, run *Run, rs []*Replica, body Body, pr
 // jitterPhase stalls the current owner's network three times and counts
 // how often ownership moved although nobody crashed.
 func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
-	if err := run.Phase(ctx, fmt.Sprintf("TTL %d s: stall the owner's network three times (its work goes on)", run.TTL())); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("%s: stall the owner's network three times (its work goes on)", TTLLabel(run.TTL()))); err != nil {
 		return 0, 0, err
 	}
 	rs := make([]*Replica, run.Params.Replicas)

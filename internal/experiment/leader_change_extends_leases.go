@@ -25,7 +25,7 @@ var leaderChangeExtendsLeasesScenario = &Scenario{
 func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 	v := Verdict{Figures: map[string]float64{}}
 	if run.TTL() < 3 {
-		return v, fmt.Errorf("use a TTL of at least 3 s: the move happens with about 1 s left")
+		return v, fmt.Errorf("use a TTL of at least 3s: the move happens with about 1s left")
 	}
 	cl := run.Cluster()
 	members := cl.Members()
@@ -33,7 +33,10 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := run.Phase(ctx, fmt.Sprintf("r1 takes a %d s lease, writes owner with it, and crashes", run.TTL())); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s), writes owner with it, and crashes", TTLLabel(run.TTL()))); err != nil {
+		return v, err
+	}
+	if err := r.await(ctx, "take a lease and write owner"); err != nil {
 		return v, err
 	}
 	l, err := r.Grant(ctx, run.TTL(), false)
@@ -67,7 +70,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 			return v, fmt.Errorf("read TTL: %w", err)
 		}
 		if t != last {
-			run.Emit(Event{Kind: Measured, TTL: t, Value: float64(t), Unit: "s", Text: fmt.Sprintf("TimeToLive says %d s", t)})
+			run.Emit(Event{Kind: Measured, TTL: t, Value: float64(t), Unit: "s", Text: fmt.Sprintf("TimeToLive says %ds left", t)})
 			last = t
 		}
 		if t <= 1 {
@@ -88,7 +91,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 		return v, err
 	}
 	to := (lead + 1) % len(members)
-	if err := run.Phase(ctx, fmt.Sprintf("about %.1f s left: move raft leadership from %s to %s", left.Seconds(), members[lead].Name, members[to].Name)); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("about %.1fs left: move raft leadership from %s to %s", left.Seconds(), members[lead].Name, members[to].Name)); err != nil {
 		return v, err
 	}
 	if err := cl.MoveLeader(ctx, to); err != nil {
@@ -102,7 +105,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 	if err != nil {
 		return v, fmt.Errorf("read TTL after the move: %w", err)
 	}
-	run.Emit(Event{Kind: Measured, TTL: after, Value: float64(after), Unit: "s", Text: fmt.Sprintf("right after the move TimeToLive says %d s (it said %d before)", after, reading)})
+	run.Emit(Event{Kind: Measured, TTL: after, Value: float64(after), Unit: "s", Text: fmt.Sprintf("right after the move TimeToLive says %ds left (it said %ds before)", after, reading)})
 
 	if err := run.Phase(ctx, "wait for etcd to delete the key"); err != nil {
 		return v, err
@@ -115,11 +118,11 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 		return v, errors.New("the key was never deleted")
 	}
 	afterMove, life := time.Since(moved), time.Since(crashed)
-	run.measure(afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2f s after the move, %.2f s after the crash (TTL %d s)", afterMove.Seconds(), life.Seconds(), run.TTL()))
+	run.measure(afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2fs after the move, %.2fs after the crash (%s)", afterMove.Seconds(), life.Seconds(), TTLLabel(run.TTL())))
 	v.Figures["ttl_before_move"], v.Figures["ttl_after_move"] = float64(reading), float64(after)
 	v.Figures["left_at_move_s"], v.Figures["gone_after_move_s"], v.Figures["lifetime_s"] = left.Seconds(), afterMove.Seconds(), life.Seconds()
 	v.Showed = after > reading && afterMove >= time.Duration(run.TTL())*time.Second
-	v.Summary = fmt.Sprintf("With %.1f s left the leader moved; TimeToLive went from %d to %d, and the key lived %.2f s after the move, %.2f s in all for a %d s TTL: the new leader restarted the lease's full TTL (plus an election timeout).", left.Seconds(), reading, after, afterMove.Seconds(), life.Seconds(), run.TTL())
+	v.Summary = fmt.Sprintf("With %.1fs left the leader moved; TimeToLive went from %ds to %ds left, and the key lived %.2fs after the move, %.2fs in all with %s: the new leader restarted the lease's full TTL (plus an election timeout).", left.Seconds(), reading, after, afterMove.Seconds(), life.Seconds(), TTLLabel(run.TTL()))
 	if !v.Showed {
 		v.Summary = "Unexpected: " + v.Summary
 	}

@@ -37,17 +37,18 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 	if cli == nil {
 		return nil, fmt.Errorf("grant lease for %s: crashed", r.Name)
 	}
-	sent := r.Now()
+	sent, sentReal := r.Now(), time.Now()
 	resp, err := cli.Grant(ctx, ttl)
 	if err != nil {
 		return nil, fmt.Errorf("grant lease for %s: %w", r.Name, err)
 	}
+	r.run.leaseAnswered(resp.ID, sentReal, resp.TTL)
 	l := &Lease{ID: resp.ID, TTL: resp.TTL, r: r, expiresAt: sent.Add(time.Duration(resp.TTL) * time.Second), lost: make(chan struct{}), quiet: quiet}
 	if !quiet {
 		r.mu.Lock()
 		r.lease = l
 		r.mu.Unlock()
-		r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, TTL %d s", int64(resp.ID), resp.TTL)})
+		r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, %s", int64(resp.ID), TTLLabel(resp.TTL))})
 	}
 	l.stopKeep = func() {}
 	if keep {
@@ -124,15 +125,16 @@ func (l *Lease) Renew(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, max(l.r.realDuration(l.Left()), 100*time.Millisecond))
 	defer cancel()
-	sent := l.r.Now()
+	sent, sentReal := l.r.Now(), time.Now()
 	resp, err := cli.KeepAliveOnce(rctx, l.ID)
 	switch {
 	case err == nil && resp.TTL > 0:
+		l.r.run.leaseAnswered(l.ID, sentReal, resp.TTL)
 		l.mu.Lock()
 		l.expiresAt = sent.Add(time.Duration(resp.TTL) * time.Second)
 		l.mu.Unlock()
 		if !l.quiet {
-			l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed, TTL back to %d s", resp.TTL)})
+			l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed: %s again", TTLLabel(resp.TTL))})
 		}
 		return nil
 	case err == nil || isLeaseNotFound(err):

@@ -35,7 +35,7 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 		{"TTL/3", ttl / 3, true},
 		{"2 x TTL (too late)", 2 * ttl, false},
 	} {
-		if err := run.Phase(ctx, fmt.Sprintf("r1 renews its %d s lease every %s (%s)", run.TTL(), c.every, c.label)); err != nil {
+		if err := run.Phase(ctx, fmt.Sprintf("r1 renews its lease (%s) every %s (%s)", TTLLabel(run.TTL()), c.every, c.label)); err != nil {
 			return v, err
 		}
 		alive, margin, err := renewEvery(ctx, rs[0], run.TTL(), c.every, 3)
@@ -43,7 +43,7 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 			return v, err
 		}
 		if alive {
-			run.measure(margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2f s", c.label, margin.Seconds()))
+			run.measure(margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2fs", c.label, margin.Seconds()))
 			v.Figures["margin_"+c.label[:5]+"_s"] = margin.Seconds()
 		}
 		ok = ok && alive == c.want
@@ -75,7 +75,7 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 	v.Showed = ok && takenOver && steppedDown
 	switch {
 	case v.Showed:
-		v.Summary = fmt.Sprintf("Renewing every TTL/2 and every TTL/3 kept the %d s lease alive; renewing every 2 x TTL was refused because the lease had expired. The owner paused for %s lost its lease, another replica took over during the pause, and the owner stepped down when it woke.", run.TTL(), 2*ttl+500*time.Millisecond)
+		v.Summary = fmt.Sprintf("Renewing every TTL/2 and every TTL/3 kept the lease (%s) alive; renewing every 2 x TTL was refused because the lease had expired. The owner paused for %s lost its lease, another replica took over during the pause, and the owner stepped down when it woke.", TTLLabel(run.TTL()), 2*ttl+500*time.Millisecond)
 	case !ok:
 		v.Summary = "Unexpected: a renewal schedule did not behave as the TTL says it should."
 	default:
@@ -88,13 +88,21 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 // reports whether every renewal was answered and the least time that was
 // left on the lease just before a renewal.
 func renewEvery(ctx context.Context, r *Replica, ttl int64, every time.Duration, n int) (bool, time.Duration, error) {
+	if err := r.await(ctx, "take a lease"); err != nil {
+		return false, 0, err
+	}
 	l, err := r.Grant(ctx, ttl, false)
 	if err != nil {
 		return false, 0, err
 	}
 	margin := time.Duration(ttl) * time.Second
 	for range n {
-		if err := r.Sleep(ctx, every); err != nil {
+		// The script renews on r's behalf: a pause held by the learner
+		// stops it, and it says so.
+		if err := sleep(ctx, r.realDuration(every)); err != nil {
+			return false, 0, err
+		}
+		if err := r.await(ctx, "renew its lease"); err != nil {
 			return false, 0, err
 		}
 		margin = min(margin, l.Left())

@@ -426,3 +426,42 @@ func (r *Replica) startWith(body Body) error {
 	r.role = RoleFollower
 	return r.startLocked()
 }
+
+// await is what a script calls before it uses the replica's client itself
+// (not from the replica's body, whose own calls simply stand still): while
+// the learner holds the replica paused or cut off, the script cannot take
+// its next step, and it says so at once, naming the replica and the step,
+// instead of hanging in silence. It returns when the replica is free again
+// or ctx is done.
+func (r *Replica) await(ctx context.Context, step string) error {
+	said := ""
+	for {
+		r.mu.Lock()
+		paused, cut, gate := r.paused, r.partitioned, r.gate
+		r.mu.Unlock()
+		why := ""
+		switch {
+		case paused:
+			why = "paused"
+		case cut:
+			why = "cut off"
+		default:
+			return ctx.Err()
+		}
+		if why != said {
+			r.Emit(Event{Kind: Waiting, Text: fmt.Sprintf("the script waits for %s to %s: %s is %s", r.Name, step, r.Name, why)})
+			said = why
+		}
+		if paused {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}

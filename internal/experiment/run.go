@@ -69,7 +69,8 @@ type Run struct {
 	rng       *rand.Rand
 	cleanup   []func()
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	storeState
 	events   []Event
 	sink     func(Event)
 	replicas []*Replica

@@ -92,12 +92,12 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	imb := spread(after, ws[1:])
 	run.Note("after: %s", describe(after, ws[1:]))
-	run.measure(took.Seconds(), "s", fmt.Sprintf("%d shards moved %.2f s after the crash (TTL %d s)", movedN, took.Seconds(), run.TTL()))
+	run.measure(took.Seconds(), "s", fmt.Sprintf("%d shards moved %.2fs after the crash (%s)", movedN, took.Seconds(), TTLLabel(run.TTL())))
 	run.measure(float64(imb), "shards", fmt.Sprintf("imbalance among survivors: %d", imb))
 	v.Figures["moved"], v.Figures["moved_from_live_workers"] = float64(movedN), float64(wrong)
 	v.Figures["imbalance"], v.Figures["move_s"] = float64(imb), took.Seconds()
 	v.Showed = wrong == 0 && movedN == shardsPerWorker && imb <= 1 && took >= run.tTLDuration()-300*time.Millisecond
-	v.Summary = fmt.Sprintf("%s's %d shards moved %.2f s after the crash (TTL %d s); %d shards of live workers moved; the survivors end with imbalance %d.", victim.Name, movedN, took.Seconds(), run.TTL(), wrong, imb)
+	v.Summary = fmt.Sprintf("%s's %d shards moved %.2fs after the crash (%s); %d shards of live workers moved; the survivors end with imbalance %d.", victim.Name, movedN, took.Seconds(), TTLLabel(run.TTL()), wrong, imb)
 	if !v.Showed {
 		v.Summary = "Unexpected: " + v.Summary
 	}

@@ -59,7 +59,7 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 		r.Crash()
 	}
 
-	if err := run.Phase(ctx, fmt.Sprintf("part 2: the same replicas run a leased election (TTL %d s)", run.TTL())); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("part 2: the same replicas run a leased election (%s)", TTLLabel(run.TTL()))); err != nil {
 		return Verdict{}, err
 	}
 	for i, r := range rs {
@@ -82,11 +82,11 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 	gap := time.Since(crashed)
 	v := Verdict{Showed: stuck && failover, Figures: map[string]float64{"failover_s": gap.Seconds()}}
 	if failover {
-		run.measure(gap.Seconds(), "s", fmt.Sprintf("a new owner %.2f s after the crash (TTL %d s)", gap.Seconds(), run.TTL()))
+		run.measure(gap.Seconds(), "s", fmt.Sprintf("a new owner %.2fs after the crash (%s)", gap.Seconds(), TTLLabel(run.TTL())))
 	}
 	switch {
 	case v.Showed:
-		v.Summary = fmt.Sprintf("Without a lease the crashed owner's key stayed for good and nobody took over; with a leased election a new owner took over %.2f s after the crash (TTL %d s).", gap.Seconds(), run.TTL())
+		v.Summary = fmt.Sprintf("Without a lease the crashed owner's key stayed for good and nobody took over; with a leased election a new owner took over %.2fs after the crash (%s).", gap.Seconds(), TTLLabel(run.TTL()))
 	case !stuck:
 		v.Summary = "Unexpected: someone took over the plain key after the crash."
 	default:

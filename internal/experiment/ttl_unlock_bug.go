@@ -29,6 +29,9 @@ type ttlLock struct {
 }
 
 func lockTTL(ctx context.Context, r *Replica, key string, ttl int64) (*ttlLock, bool, error) {
+	if err := r.await(ctx, "take the lock"); err != nil {
+		return nil, false, err
+	}
 	l, err := r.Grant(ctx, ttl, false)
 	if err != nil {
 		return nil, false, err
@@ -44,6 +47,9 @@ func lockTTL(ctx context.Context, r *Replica, key string, ttl int64) (*ttlLock, 
 // unlock deletes the key: plainly (naive) or only if it is still the
 // write this lock made (versioned). It reports whether a key was deleted.
 func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (bool, error) {
+	if err := r.await(ctx, "unlock"); err != nil {
+		return false, err
+	}
 	if !versioned {
 		resp, err := r.Client().Delete(ctx, tl.key)
 		if err != nil {
@@ -116,7 +122,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 		return 0, fmt.Errorf("P1 could not lock: %v", err)
 	}
 	p1.setRole(RoleOwner, l1.rev)
-	p1.Emit(Event{Kind: Acquired, Token: l1.rev, Text: fmt.Sprintf("locked %s (revision %d, TTL %d s, not renewed)", key, l1.rev, run.TTL())})
+	p1.Emit(Event{Kind: Acquired, Token: l1.rev, Text: fmt.Sprintf("locked %s (revision %d, %s, not renewed)", key, l1.rev, TTLLabel(run.TTL()))})
 
 	if err := run.Phase(ctx, "P1 pauses past its TTL; etcd expires the lock"); err != nil {
 		return 0, err

@@ -99,3 +99,21 @@ func TestFullHelpKeepsTheGlobalKeysAt80Columns(t *testing.T) {
 	h.mustShow("Keys on this screen", "P progress", "ctrl+c quit now", "esc back")
 	h.checkFits()
 }
+
+// TestFirstExperimentRunIsInStepMode: an experiment the learner never ran
+// opens in step mode and the footer says so; once it has run it opens in
+// auto-play, and after the learner picks a mode every experiment opens in
+// that one.
+func TestFirstExperimentRunIsInStepMode(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("x")
+	h.mustShow("Experiment: fencing", "next run: step mode · a auto-play")
+	h.keys("esc")
+	h.send(screen.ExperimentRan{Name: "fencing", Shown: true})
+	h.keys("x")
+	h.mustShow("Experiment: fencing", "next run: auto-play · a step mode")
+	h.keys("a", "esc", "x")
+	h.mustShow("next run: step mode · a auto-play")
+	h.keys("a", "esc", "x")
+	h.mustShow("next run: auto-play · a step mode")
+}

@@ -111,6 +111,9 @@ type (
 		Name  string
 		Shown bool
 	}
+	// StepModeChosen says the learner switched an experiment's run
+	// between step mode (Step) and auto-play; later runs keep the choice.
+	StepModeChosen struct{ Step bool }
 	// Predicted says the learner answered an experiment's predict
 	// question before its run; Right whether the pick was correct.
 	Predicted struct {

@@ -73,6 +73,15 @@ func running(m *Model) *Model {
 			{Name: "b3", Role: experiment.RoleOwner, Token: 7, LeaseTTL: 1, LeaseLeft: 900 * time.Millisecond},
 		},
 		resource: experiment.ResourceState{Fencing: true, Highest: 7, Value: "b3#1", Writer: "b3", Accepted: 4, Rejected: 1},
+		// etcd's view: b1's key went with its lease; b3 holds the
+		// election, b2 queues behind it. Read 200 ms ago with 0.6 s left.
+		store: experiment.StoreState{At: clock.Add(-200 * time.Millisecond), Revision: 9,
+			Keys: []experiment.StoreKey{
+				{Key: "election-1/694d7c1e5f2a9b03", Value: "b3", CreateRevision: 7, ModRevision: 7, Version: 1, Lease: 0x694d7c1e5f2a9b03},
+				{Key: "election-1/694d7c1e5f2a9b07", Value: "b2", CreateRevision: 8, ModRevision: 8, Version: 1, Lease: 0x694d7c1e5f2a9b07},
+			},
+			Leases: map[int64]experiment.StoreLease{0x694d7c1e5f2a9b03: {ID: 0x694d7c1e5f2a9b03, GrantedTTL: 1, Left: 600 * time.Millisecond, Precise: true}},
+		},
 	}
 	for i, e := range []experiment.Event{
 		{Kind: experiment.Phase, Text: "fencing on: replicas elect an owner"},
@@ -404,5 +413,156 @@ func TestFencingRowOnlyAboutFencing(t *testing.T) {
 	v := view(running(newModel(t, "ttl-unlock-bug", nil, 100, 30)))
 	if strings.Contains(v, "resource fencing") || strings.Contains(v, "highest 7") || !strings.Contains(v, `resource "b3#1" by b3`) {
 		t.Fatalf("ttl-unlock-bug shows the fencing row:\n%s", v)
+	}
+}
+
+// TestStorePanel: the store's view shows what etcd holds beside the
+// replicas: the holder of a queue with its lease counting down between
+// readings, a single key with its revisions, version and lease, shards
+// counted per owner, and "(no key)" when the run's prefix is empty.
+func TestStorePanel(t *testing.T) {
+	m := running(newModel(t, "fencing", nil, 80, 24))
+	v := view(m)
+	for _, want := range []string{"etcd holds election-1/ 2 keys · oldest b3 (create 7)", "lease …9b03 TTL 1s, 0.4s left", "then b2 (8)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("80x24 lacks %q:\n%s", want, v)
+		}
+	}
+	// The countdown runs between readings while the run is on.
+	m.now = func() time.Time { return clock.Add(300 * time.Millisecond) }
+	if v := view(m); !strings.Contains(v, "TTL 1s, 0.1s left") {
+		t.Errorf("no countdown between readings:\n%s", v)
+	}
+	m.now = func() time.Time { return clock }
+
+	// Wide: beside the cards, with the reading's revision.
+	m.SetSize(160, 45)
+	if v := view(m); !strings.Contains(v, "│ etcd holds · revision 9") || !strings.Contains(v, "oldest b3 (create 7) · lease …9b03 TTL 1s, 0.4s left") {
+		t.Errorf("160x45 has no panel beside the cards:\n%s", v)
+	}
+
+	m = running(newModel(t, "ttl-unlock-bug", nil, 100, 30))
+	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []experiment.StoreKey{
+		{Key: "lock-naive", Value: "p2", CreateRevision: 11, ModRevision: 11, Version: 1, Lease: 0x7a2b},
+	}, Leases: map[int64]experiment.StoreLease{0x7a2b: {ID: 0x7a2b, GrantedTTL: 11, Left: 4 * time.Second}}}
+	if v := view(m); !strings.Contains(v, "lock-naive = p2 · lease …7a2b TTL 11s, 4–5s left · create 11 · mod 11 · version 1") {
+		t.Errorf("single key (etcd's whole seconds):\n%s", v)
+	}
+	m.snap.store.Leases[0x7a2b] = experiment.StoreLease{ID: 0x7a2b, Gone: true}
+	if v := view(m); !strings.Contains(v, "lease …7a2b expired") {
+		t.Errorf("a lease etcd no longer knows:\n%s", v)
+	}
+	m.snap.store.Keys = nil
+	if v := view(m); !strings.Contains(v, "etcd holds (no key)") {
+		t.Errorf("empty prefix:\n%s", v)
+	}
+
+	m = running(newModel(t, "shard-ownership", nil, 80, 24))
+	m.snap.store = experiment.StoreState{At: clock, Keys: []experiment.StoreKey{
+		{Key: "workers/w1", Value: "w1", CreateRevision: 2, Lease: 1},
+		{Key: "workers/w2", Value: "w2", CreateRevision: 3, Lease: 2},
+		{Key: "shards/00", Value: "w1", CreateRevision: 4, ModRevision: 4},
+		{Key: "shards/01", Value: "w2", CreateRevision: 5, ModRevision: 5},
+		{Key: "shards/02", Value: "w1", CreateRevision: 6, ModRevision: 6},
+	}}
+	if v := view(m); !strings.Contains(v, "shards/ 3 keys: · w1 2 · w2 1") {
+		t.Errorf("shards per owner:\n%s", v)
+	}
+	if v := view(m); !strings.Contains(v, "workers/ 2 keys · oldest w1") {
+		t.Errorf("workers:\n%s", v)
+	}
+}
+
+// TestViolationStaysVisible: at 80x24 a violation early in a run stays on
+// screen, pinned over the timeline, after many lines have pushed it out
+// of the scrolling part; it is not pinned twice when it is in view.
+func TestViolationStaysVisible(t *testing.T) {
+	// The root gives a screen without a title 80x22 of a 80x24 terminal
+	// (one column of margin each side, its status and help lines).
+	m := running(newModel(t, "ttl-unlock-bug", nil, 78, 22))
+	m.snap.events = []experiment.Event{
+		{At: 100 * time.Millisecond, Kind: experiment.Phase, Text: "naive unlock (plain delete): P1 takes the lock"},
+		{At: 900 * time.Millisecond, Kind: experiment.InvariantViolated, Replica: "p3", Text: "two owners at once (p3 acquired): p2 (token 9), p3 (token 11)"},
+	}
+	for i := range 40 {
+		m.snap.events = append(m.snap.events, experiment.Event{At: time.Second + time.Duration(i)*100*time.Millisecond, Kind: experiment.Note, Text: fmt.Sprintf("line %d", i)})
+	}
+	v := view(m)
+	lines := strings.Split(v, "\n")
+	if len(lines) > 22 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	if !strings.Contains(v, "⚑") || !strings.Contains(v, "two owners at once (p3 acquired)") || !strings.Contains(v, "line 39") {
+		t.Fatalf("violation scrolled away at 80x24:\n%s", v)
+	}
+	if strings.Contains(v, "line 30") && !strings.Contains(v, "line 39") {
+		t.Fatal("the newest lines gave way to old ones")
+	}
+	// Finished: the verdict and the violation both stay.
+	m.phase = phaseDone
+	m.snap.verdict = &experiment.Verdict{Showed: true, Summary: "Naive unlock: P1 deleted P2's lock and P3 took it, 2 owners at once. Versioned unlock: P1's unlock failed, P3 did not get the lock."}
+	v = view(m)
+	if !strings.Contains(v, "two owners at once (p3 acquired)") || !strings.Contains(v, "result the effect showed") {
+		t.Fatalf("done at 80x24 lost the violation or the verdict:\n%s", v)
+	}
+	// In view already: no pin.
+	m.phase = phaseRunning
+	m.snap.events = m.snap.events[:5]
+	if v := view(m); strings.Contains(v, "⚑") || strings.Count(v, "two owners at once") != 1 {
+		t.Fatalf("a violation in view was pinned too:\n%s", v)
+	}
+}
+
+// TestStepModeInTheFooter: the footer always says which mode a run is in
+// and how to switch; a on the ready screen tells the root the choice.
+func TestStepModeInTheFooter(t *testing.T) {
+	m := New("fencing", Options{Step: true}, theme.NewStyles(true, true))
+	m.SetSize(80, 24)
+	if s := m.Status(); s != "next run: step mode · a auto-play" {
+		t.Errorf("ready, step: %q", s)
+	}
+	m, cmd := press(m, "a")
+	if s := m.Status(); s != "next run: auto-play · a step mode" {
+		t.Errorf("after a: %q", s)
+	}
+	if cmd == nil || cmd() != (screen.StepModeChosen{Step: false}) {
+		t.Error("the choice of auto-play did not reach the root")
+	}
+	m = running(m)
+	m.snap.autoplay = false
+	if s := m.Status(); s != "step mode · space next · a auto-play" {
+		t.Errorf("running, step: %q", s)
+	}
+	if v := view(m); !strings.Contains(v, "step mode: space for the next step") {
+		t.Errorf("header:\n%s", v)
+	}
+	m.snap.autoplay = true
+	if s := m.Status(); s != "auto-play · a step mode" {
+		t.Errorf("running, auto: %q", s)
+	}
+	if h := m.ShortHelp(); h[1].Help().Key != "space" {
+		t.Errorf("the step key's help says %q, want space", h[1].Help().Key)
+	}
+}
+
+// TestScriptWaitingSaysSoAtOnce: when the script says it waits for a
+// replica the learner holds down, the screen says so at once, with the
+// key that lets it go, and stops saying so once it is let go.
+func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
+	m := running(newModel(t, "ttl-unlock-bug", nil, 100, 30))
+	m.changed = clock // nothing quiet about it: the event just came
+	m.snap.replicas = []experiment.ReplicaState{{Name: "p1", Role: experiment.RoleFollower}, {Name: "p2", Role: experiment.RoleFollower, Paused: true}}
+	m.snap.events = append(m.snap.events, experiment.Event{At: 4 * time.Second, Kind: experiment.Waiting, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
+	v := view(m)
+	if !strings.Contains(v, "The script waits for p2 to take the lock: p2 is paused: select it with ←/→ and press p to resume it.") {
+		t.Fatalf("no waiting message:\n%s", v)
+	}
+	m.sel = 1
+	if v := view(m); !strings.Contains(v, "p2 is paused: press p to resume it.") {
+		t.Fatalf("selected replica:\n%s", v)
+	}
+	m.snap.replicas[1].Paused = false
+	if v := view(m); strings.Contains(v, "The script waits") {
+		t.Fatalf("message stays after the resume:\n%s", v)
 	}
 }

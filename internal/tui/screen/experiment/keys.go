@@ -29,7 +29,7 @@ type KeyMap struct {
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Start:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
-		Step:      key.NewBinding(key.WithKeys("n", "space"), key.WithHelp("n", "next step")),
+		Step:      key.NewBinding(key.WithKeys("space", "n"), key.WithHelp("space", "next step")),
 		AutoPlay:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "auto-play")),
 		Prev:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "replica")),
 		Next:      key.NewBinding(key.WithKeys("right", "l")),

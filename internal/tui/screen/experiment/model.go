@@ -42,7 +42,9 @@ type Options struct {
 	Predict *quiz.Question
 	// Learner seeds the option shuffle of the predict question.
 	Learner string
-	// Step starts the run in step mode (wait for n before each phase).
+	// Step starts the run in step mode (wait for space before each
+	// phase): the root sets it for an experiment the learner never ran,
+	// and after that keeps the learner's last choice.
 	Step bool
 	// Shared names the external cluster the learner connected to ("" for
 	// the playground's own etcd). While it connects (Etcd nil) the screen
@@ -59,6 +61,7 @@ type snapshot struct {
 	events   []experiment.Event
 	verdict  *experiment.Verdict
 	autoplay bool
+	store    experiment.StoreState // what etcd holds under the run's prefix
 }
 
 // Model is the experiment screen.
@@ -160,8 +163,24 @@ func (m *Model) FullHelp() [][]key.Binding {
 // Title is empty: the screen draws its own title.
 func (m *Model) Title() string { return "" }
 
-// Status is empty: the screen shows the run's state itself.
-func (m *Model) Status() string { return "" }
+// Status says, in the footer, whether the run steps or plays through and
+// which key changes that: a learner in step mode who does not know space
+// would otherwise think the run hangs.
+func (m *Model) Status() string {
+	if m.sc == nil || m.ask != nil || m.waiting {
+		return ""
+	}
+	if m.phase == phaseRunning {
+		if m.snap.autoplay {
+			return "auto-play · a step mode"
+		}
+		return "step mode · space next · a auto-play"
+	}
+	if m.params.Step {
+		return "next run: step mode · a auto-play"
+	}
+	return "next run: auto-play · a step mode"
+}
 
 // Typing is false: the screen takes no free text.
 func (m *Model) Typing() bool { return false }
@@ -259,6 +278,7 @@ func (m *Model) refresh() {
 	}
 	m.snap.resource = run.Resource().State()
 	m.snap.autoplay = run.AutoPlay()
+	m.snap.store = run.Store()
 	select {
 	case <-run.Done():
 		v, err := run.Wait()
@@ -293,6 +313,10 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		if key.Matches(msg, k.Start) {
 			m.notice = "pick the outcome you expect first (1-" + fmt.Sprint(len(m.order)) + ")"
 		}
+		if key.Matches(msg, k.AutoPlay) {
+			m.params.Step = !m.params.Step
+			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
+		}
 		return m, nil
 	case phaseReady, phaseDone:
 		switch {
@@ -308,6 +332,7 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.params.VersionedUnlock = cycle(m.params.VersionedUnlock)
 		case key.Matches(msg, k.AutoPlay):
 			m.params.Step = !m.params.Step
+			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
 		case key.Matches(msg, k.ScrollUp):
 			m.scroll++
 		case key.Matches(msg, k.ScrollDn):
@@ -371,6 +396,7 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		run.SetAutoPlay(on)
 		// The header follows at once, and so does the next run.
 		m.snap.autoplay, m.params.Step = on, !on
+		return m, screen.Send(screen.StepModeChosen{Step: !on})
 	case key.Matches(msg, k.Fencing):
 		res := run.Resource()
 		on := !res.State().Fencing

@@ -31,7 +31,9 @@ func (m Model) View() string {
 		top = append(top, st.Subtitle.Render(l))
 	}
 	top = append(top, ansi.Truncate(m.statusLine(), w, "…"))
-	top = append(top, m.cards(w)...)
+	if m.phase != phasePredict {
+		top = append(top, m.cardsAndStore(w, h)...)
+	}
 	top = append(top, ansi.Truncate(m.resourceLine(), w, "…"))
 	if m.notice != "" {
 		top = append(top, st.Warning.Render(ansi.Truncate(m.notice, w, "…")))
@@ -51,7 +53,9 @@ func (m Model) View() string {
 	case phasePredict:
 		bottom = m.predictPanel(w, rest)
 	case phaseDone:
-		result := m.resultPanel(w)
+		// The result and the run's key event stay; the timeline gets
+		// what is left, at least its heading and two lines when it can.
+		result := m.resultPanel(w, rest-4)
 		bottom = append(m.timeline(w, rest-len(result)), result...)
 	default:
 		bottom = m.timeline(w, rest)
@@ -70,10 +74,10 @@ func (m Model) statusLine() string {
 	if m.phase == phaseRunning {
 		state = fmt.Sprintf("running %.1fs", m.now().Sub(m.started).Seconds())
 		if !m.snap.autoplay {
-			state += " · step mode: n for the next step"
+			state += " · step mode: space for the next step"
 		}
 	}
-	parts := []string{fmt.Sprintf("TTL %d s", m.params.TTL)}
+	parts := []string{experiment.TTLLabel(m.params.TTL)}
 	if m.sc.Name == "fencing" {
 		parts = append(parts, "fencing "+variant(m.params.Fencing))
 	}
@@ -159,7 +163,7 @@ func (m Model) card(r experiment.ReplicaState, selected bool) string {
 	}
 	line3 := st.Muted.Render("no lease")
 	if r.LeaseTTL > 0 {
-		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 9) + fmt.Sprintf(" %.1fs", r.LeaseLeft.Seconds())
+		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 5) + " " + experiment.LeftLabel(r.LeaseLeft)
 	}
 	inner := cardWidth - 4
 	body := strings.Join([]string{ansi.Truncate(line1, inner, ""), ansi.Truncate(line2, inner, ""), ansi.Truncate(line3, inner, "")}, "\n")
@@ -206,18 +210,45 @@ func onOff(b bool) string {
 	return "off"
 }
 
+// keyEvent reports whether an event is one the run exists to show: an
+// invariant broken (two owners, a stale write accepted) or a stale write
+// refused.
+func keyEvent(e experiment.Event) bool {
+	return e.Kind == experiment.InvariantViolated || e.Kind == experiment.WriteRejected
+}
+
 // timeline draws the last events that fit in n lines (lease renewals are
-// left out: there are several a second).
+// left out: there are several a second). The latest key event stays
+// pinned under the heading when the lines after it would push it out of
+// view, so a violation never scrolls away unseen.
 func (m Model) timeline(w, n int) []string {
 	st := m.styles
-	if n <= 1 {
-		return nil
-	}
 	var evs []experiment.Event
+	keys, lastKey := 0, -1
 	for _, e := range m.snap.events {
 		if e.Kind != experiment.LeaseRenewed && e.Kind != experiment.Finished {
+			if keyEvent(e) {
+				keys, lastKey = keys+1, len(evs)
+			}
 			evs = append(evs, e)
 		}
+	}
+	if n <= 0 {
+		return nil
+	}
+	pinned := func() string {
+		e := evs[lastKey]
+		head := "⚑ "
+		if keys > 1 {
+			head = fmt.Sprintf("⚑ latest of %d: ", keys)
+		}
+		return st.Error.Render(ansi.Truncate(head+strings.TrimLeft(e.String(), " "), w, "…"))
+	}
+	if n == 1 {
+		if lastKey >= 0 {
+			return []string{pinned()}
+		}
+		return nil
 	}
 	out := []string{st.Heading.Render("timeline") + st.Muted.Render(fmt.Sprintf(" (%d events)", len(evs)))}
 	if len(evs) == 0 {
@@ -227,6 +258,10 @@ func (m Model) timeline(w, n int) []string {
 	rows := n - 1
 	end := max(len(evs)-m.scroll, min(rows, len(evs)))
 	start := max(0, end-rows)
+	if lastKey >= 0 && (lastKey < start || lastKey >= end) {
+		out = append(out, pinned())
+		start = max(0, end-(rows-1)) // only narrows: it stays out of view
+	}
 	for _, e := range evs[start:end] {
 		line := ansi.Truncate(e.String(), w, "…")
 		switch e.Kind {
@@ -236,7 +271,7 @@ func (m Model) timeline(w, n int) []string {
 			line = st.Success.Render(line)
 		case experiment.Phase:
 			line = st.Accent.Render(line)
-		case experiment.Paused, experiment.Partitioned, experiment.LeaseExpired, experiment.Lost, experiment.SteppedDown:
+		case experiment.Paused, experiment.Partitioned, experiment.LeaseExpired, experiment.Lost, experiment.SteppedDown, experiment.Waiting:
 			line = st.Warning.Render(line)
 		default:
 			line = st.Text.Render(line)
@@ -266,7 +301,10 @@ func (m Model) predictPanel(w, n int) []string {
 	return out
 }
 
-func (m Model) resultPanel(w int) []string {
+// resultPanel is the verdict and the prediction, in at most n lines
+// (never fewer than the verdict's heading and a line of its summary):
+// the takeaway goes first when room is short, then summary lines.
+func (m Model) resultPanel(w, n int) []string {
 	st := m.styles
 	v := m.snap.verdict
 	if v == nil {
@@ -276,11 +314,23 @@ func (m Model) resultPanel(w int) []string {
 	if !v.Showed {
 		head = st.Error.Render("the effect did not show this time")
 	}
+	predLines, takeaway := 0, 0
+	q := m.opts.Predict
+	if q != nil && m.picked >= 0 {
+		predLines, takeaway = 2, 2
+	}
+	summary := 4
+	for 1+summary+predLines+takeaway > n && takeaway > 0 {
+		takeaway--
+	}
+	for 1+summary+predLines+takeaway > n && summary > 1 {
+		summary--
+	}
 	out := []string{st.Heading.Render("result ") + head}
-	for _, l := range text.Clamp(v.Summary, w, 4) {
+	for _, l := range text.Clamp(v.Summary, w, summary) {
 		out = append(out, st.Text.Render(l))
 	}
-	if q := m.opts.Predict; q != nil && m.picked >= 0 {
+	if q != nil && m.picked >= 0 {
 		mark, style := "✓ right", st.Success
 		if !q.Options[m.picked].Correct {
 			mark, style = "✗ not what happened", st.Error
@@ -291,8 +341,10 @@ func (m Model) resultPanel(w int) []string {
 			}
 			out = append(out, st.Text.Render(l))
 		}
-		for _, l := range text.Clamp(q.Takeaway, w, 2) {
-			out = append(out, st.Muted.Render(l))
+		if takeaway > 0 {
+			for _, l := range text.Clamp(q.Takeaway, w, takeaway) {
+				out = append(out, st.Muted.Render(l))
+			}
 		}
 	}
 	return out
@@ -306,7 +358,13 @@ const stallAfter = 5 * time.Second
 // is not waiting for n: the script is waiting for a replica the learner
 // paused, partitioned or crashed. "" when nothing is wrong.
 func (m Model) stalled() string {
-	if m.phase != phaseRunning || m.changed.IsZero() || m.now().Sub(m.changed) < stallAfter {
+	if m.phase != phaseRunning {
+		return ""
+	}
+	if s := m.scriptWaits(); s != "" {
+		return s
+	}
+	if m.changed.IsZero() || m.now().Sub(m.changed) < stallAfter {
 		return ""
 	}
 	if !m.snap.autoplay && len(m.snap.events) > 0 && m.snap.events[len(m.snap.events)-1].Kind == experiment.Phase {
@@ -328,4 +386,39 @@ func (m Model) stalled() string {
 	}
 	return fmt.Sprintf("Nothing has happened for %.0f s: the script is probably waiting for a replica you stopped. %s.",
 		m.now().Sub(m.changed).Seconds(), strings.Join(held, "; "))
+}
+
+// scriptWaits says at once that the script cannot take its next step
+// until the learner lets a replica go, when the script said so (a waiting
+// event) and the replica is still held: "" otherwise.
+func (m Model) scriptWaits() string {
+	var e *experiment.Event
+	for i := len(m.snap.events) - 1; i >= 0; i-- {
+		if m.snap.events[i].Kind == experiment.Waiting {
+			e = &m.snap.events[i]
+			break
+		}
+	}
+	if e == nil {
+		return ""
+	}
+	for i, r := range m.snap.replicas {
+		if r.Name != e.Replica {
+			continue
+		}
+		how := "press "
+		if i != m.sel {
+			how = "select it with ←/→ and press "
+		}
+		switch {
+		case r.Paused:
+			how += "p to resume it"
+		case r.Partitioned:
+			how += "x to heal it"
+		default:
+			return "" // let go: the script goes on
+		}
+		return strings.ToUpper(e.Text[:1]) + e.Text[1:] + ": " + how + "."
+	}
+	return ""
 }

@@ -1,0 +1,241 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/embedetcd/access"
+)
+
+// storeScript is a small scenario for the store's view: r1 takes a TTL
+// lock (TTL 3s, not renewed) and three replicas queue in an election;
+// check reads the store at each stage. It runs until check returns.
+func storeScript(check func(ctx context.Context, run *Run, stage string) error) func(ctx context.Context, run *Run) (Verdict, error) {
+	return func(ctx context.Context, run *Run) (Verdict, error) {
+		rs, err := run.newReplicas(3)
+		if err != nil {
+			return Verdict{}, err
+		}
+		if err := check(ctx, run, "empty"); err != nil {
+			return Verdict{}, err
+		}
+		l, ok, err := lockTTL(ctx, rs[0], "lock", 3)
+		if err != nil || !ok {
+			return Verdict{}, fmt.Errorf("lock: %v %v", ok, err)
+		}
+		if err := check(ctx, run, "locked"); err != nil {
+			return Verdict{}, err
+		}
+		if _, err := l.unlock(ctx, rs[0], true); err != nil {
+			return Verdict{}, err
+		}
+		if err := startFirstOwner(ctx, run, rs, leaderLoop("election/", 100*time.Millisecond, true), "election/"); err != nil {
+			return Verdict{}, err
+		}
+		if err := check(ctx, run, "election"); err != nil {
+			return Verdict{}, err
+		}
+		return Verdict{Showed: true}, nil
+	}
+}
+
+// readUntil polls run.Store until ok accepts a reading, for at most 3 s.
+func readUntil(ctx context.Context, run *Run, ok func(StoreState) bool) (StoreState, error) {
+	var st StoreState
+	if waitFor(ctx, 3*time.Second, func() bool { st = run.Store(); return !st.At.IsZero() && ok(st) }) {
+		return st, nil
+	}
+	return st, fmt.Errorf("no matching reading; last: %+v", st)
+}
+
+func checkStoreStages(ctx context.Context, run *Run, stage string) error {
+	switch stage {
+	case "empty":
+		st, err := readUntil(ctx, run, func(st StoreState) bool { return true })
+		if err != nil {
+			return err
+		}
+		if len(st.Keys) != 0 || st.Err != "" {
+			return fmt.Errorf("a fresh run's store holds %+v (err %q)", st.Keys, st.Err)
+		}
+	case "locked":
+		st, err := readUntil(ctx, run, func(st StoreState) bool { return len(st.Keys) == 1 })
+		if err != nil {
+			return err
+		}
+		k := st.Keys[0]
+		if k.Key != "lock" || k.Value != "r1" || k.Version != 1 || k.CreateRevision == 0 || k.ModRevision != k.CreateRevision || k.Lease == 0 {
+			return fmt.Errorf("lock key read as %+v", k)
+		}
+		l, ok := st.Leases[k.Lease]
+		if !ok || l.Gone || l.GrantedTTL != 3 {
+			return fmt.Errorf("lock's lease read as %+v (ok %v)", l, ok)
+		}
+		// The grant was answered in this run, so the time left is
+		// sharpened from etcd's whole seconds and under the TTL.
+		if !l.Precise || l.Left <= time.Second || l.Left > 3*time.Second {
+			return fmt.Errorf("lease left %s (precise %v), want a precise reading in (1s, 3s]", l.Left, l.Precise)
+		}
+		// It drains in later readings: etcd's clock, not a frozen copy.
+		if _, err := readUntil(ctx, run, func(st2 StoreState) bool {
+			l2, ok := st2.Leases[k.Lease]
+			return ok && l2.Left < l.Left-200*time.Millisecond
+		}); err != nil {
+			return fmt.Errorf("the lease's time left did not drain: %w", err)
+		}
+	case "election":
+		st, err := readUntil(ctx, run, func(st StoreState) bool { return len(st.Keys) == 3 })
+		if err != nil {
+			return err
+		}
+		gs := st.Groups()
+		if len(gs) != 1 || gs[0].Dir != "election/" || !gs[0].Distinct() || gs[0].Keys[0].Value != "r1" {
+			return fmt.Errorf("groups %+v, want one election/ queue with r1 oldest", gs)
+		}
+		if l := st.Leases[gs[0].Keys[0].Lease]; l.GrantedTTL != 1 || l.Gone {
+			return fmt.Errorf("the holder's lease read as %+v", l)
+		}
+	}
+	return nil
+}
+
+// TestStoreView: the store's view reads the run's keys with their
+// revisions, version and lease, and the holder's lease draining, on the
+// in-process etcd and on a shared cluster under the learner's prefix
+// (where the keys read the same, without the prefix).
+func TestStoreView(t *testing.T) {
+	srv, _ := etcds(t)
+	remote, err := embedetcd.Connect(context.Background(), access.Settings{Endpoints: srv.Endpoints()}, "/playground/store-tester/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	for name, etcd := range map[string]embedetcd.Etcd{"in-process": srv, "shared": remote} {
+		t.Run(name, func(t *testing.T) {
+			sc := &Scenario{Name: "store-test", DefaultReplicas: 3, DefaultTTL: 1, Run: storeScript(checkStoreStages)}
+			run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: etcd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err := run.Wait(); err != nil || !v.Showed {
+				t.Fatalf("%v %s", err, v.Summary)
+			}
+		})
+	}
+}
+
+func TestStoreGroups(t *testing.T) {
+	st := StoreState{Keys: []StoreKey{
+		{Key: "workers/w1", Value: "w1", CreateRevision: 2},
+		{Key: "leader", Value: "r1", CreateRevision: 3},
+		{Key: "shards/00", Value: "w1", CreateRevision: 4},
+		{Key: "workers/w2", Value: "w2", CreateRevision: 5},
+		{Key: "shards/01", Value: "w2", CreateRevision: 6},
+		{Key: "shards/02", Value: "w1", CreateRevision: 7},
+	}}
+	gs := st.Groups()
+	var got []string
+	for _, g := range gs {
+		got = append(got, fmt.Sprintf("%s:%d:%v", g.Dir, len(g.Keys), g.Distinct()))
+	}
+	// A top-level key stands alone; keys under a directory go together,
+	// in the order of their oldest key.
+	if want := "workers/:2:true :1:true shards/:3:false"; strings.Join(got, " ") != want {
+		t.Fatalf("groups %v, want %s", got, want)
+	}
+	vals, counts := gs[2].Owners()
+	if strings.Join(vals, ",") != "w1,w2" || counts["w1"] != 2 || counts["w2"] != 1 {
+		t.Fatalf("owners %v %v", vals, counts)
+	}
+}
+
+// TestScriptSaysWhatItWaitsFor: a replica the learner pauses before the
+// step that needs it makes the script say at once that it waits for it,
+// and the script goes on when the replica resumes.
+func TestScriptSaysWhatItWaitsFor(t *testing.T) {
+	srv, _ := etcds(t)
+	resumed := make(chan struct{})
+	sc := &Scenario{Name: "await-test", DefaultReplicas: 1, DefaultTTL: 1,
+		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+			rs, err := run.newReplicas(1)
+			if err != nil {
+				return Verdict{}, err
+			}
+			rs[0].Pause() // as the learner would, before the step
+			go func() {
+				// Resume once the script has said it waits.
+				waitFor(ctx, 5*time.Second, func() bool {
+					for _, e := range run.Events(0) {
+						if e.Kind == Waiting {
+							return true
+						}
+					}
+					return false
+				})
+				close(resumed)
+				rs[0].Resume()
+			}()
+			if _, ok, err := lockTTL(ctx, rs[0], "lock", 1); err != nil || !ok {
+				return Verdict{}, fmt.Errorf("lock after resume: %v %v", ok, err)
+			}
+			return Verdict{Showed: true}, nil
+		}}
+	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := run.Wait()
+	if err != nil || !v.Showed {
+		t.Fatalf("%v %s", err, v.Summary)
+	}
+	select {
+	case <-resumed:
+	default:
+		t.Fatal("the script never said it was waiting")
+	}
+	var waiting *Event
+	for _, e := range run.Events(0) {
+		if e.Kind == Waiting {
+			waiting = &e
+			break
+		}
+	}
+	if waiting == nil || waiting.Replica != "r1" || !strings.Contains(waiting.Text, "r1 is paused") || !strings.Contains(waiting.Text, "take the lock") {
+		t.Fatalf("waiting event %+v", waiting)
+	}
+}
+
+// oldTTLForms are the TTL and time-left wordings the course no longer
+// uses: every event says "TTL 5s" and "0.6s left" (TTLLabel, LeftLabel).
+var oldTTLForms = regexp.MustCompile(`TTL \d+ s\b|\d+ s lease|TTL back to|says \d+ s\b|\d s left`)
+
+func checkTTLWording(t *testing.T, events []Event) {
+	t.Helper()
+	for _, e := range events {
+		if m := oldTTLForms.FindString(e.Text); m != "" {
+			t.Errorf("event %q uses the old TTL wording %q", e.Text, m)
+		}
+	}
+}
+
+func TestLabels(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{600 * time.Millisecond, "0.6s left"}, {-time.Second, "0.0s left"}, {12500 * time.Millisecond, "12s left"}} {
+		if got := LeftLabel(c.d); got != c.want {
+			t.Errorf("LeftLabel(%s) = %q, want %q", c.d, got, c.want)
+		}
+	}
+	if got := TTLLabel(5); got != "TTL 5s" {
+		t.Errorf("TTLLabel(5) = %q", got)
+	}
+	if !oldTTLForms.MatchString("renewed, TTL back to 1 s") || oldTTLForms.MatchString("lease 694d granted, TTL 1s") {
+		t.Error("the old-wording pattern does not tell old from new")
+	}
+}
