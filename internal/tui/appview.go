@@ -64,14 +64,9 @@ func (m Model) statusLine(w int) string {
 // globalKeys are the shared keys that apply on the active screen: quit on
 // home, back elsewhere unless the screen holds esc itself (it lists its
 // own use of esc then).
+// The offer of the next lab (o) is in the status line, not here: the
+// line has no room left for it at 80 columns.
 func (m Model) globalKeys() []key.Binding {
-	if m.offer() != "" && !m.top().Capturing() && !m.top().Typing() {
-		return append([]key.Binding{m.keys.NextLab}, m.sharedKeys()...)
-	}
-	return m.sharedKeys()
-}
-
-func (m Model) sharedKeys() []key.Binding {
 	switch {
 	case m.atHome():
 		return []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Quit}
@@ -95,6 +90,9 @@ func (m Model) fullHelp() string {
 	global := []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Back, m.keys.ForceQuit}
 	if m.atHome() {
 		global = []key.Binding{m.keys.Progress, m.keys.Help, m.keys.Quit, m.keys.ForceQuit}
+	}
+	if m.offer() != "" {
+		global = append([]key.Binding{m.keys.NextLab}, global...)
 	}
 	h := m.help
 	h.ShowAll = true

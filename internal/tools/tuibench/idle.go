@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,9 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // idleWindow is how long a process sits untouched while its CPU is counted.
@@ -23,6 +27,13 @@ const idleWindow = 10 * time.Second
 // core it used over idleWindow with nobody touching it, and the bytes it
 // wrote to the terminal meanwhile (redraws).
 func idleCPU(bin string, args []string, settle time.Duration) (share float64, wrote int64, err error) {
+	return idleCPUAfter(bin, args, settle, nil)
+}
+
+// idleCPUAfter is idleCPU with a prepare step after the settle time: it
+// may type on the terminal (term) and read what was drawn (out) to bring
+// the program into the state to measure.
+func idleCPUAfter(bin string, args []string, settle time.Duration, prepare func(term io.Writer, out *countingWriter) error) (share float64, wrote int64, err error) {
 	master, slave, err := openPTY(80, 24)
 	if err != nil {
 		return 0, 0, err
@@ -55,6 +66,11 @@ func idleCPU(bin string, args []string, settle time.Duration) (share float64, wr
 	var counted countingWriter
 	go io.Copy(&counted, master)
 	time.Sleep(settle)
+	if prepare != nil {
+		if err := prepare(master, &counted); err != nil {
+			return 0, 0, err
+		}
+	}
 	before, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
 		return 0, 0, err
@@ -98,14 +114,80 @@ func idleFigures(bin string) error {
 	}
 	fmt.Printf("idle for %v on the course map (80x24), TUI with its embedded etcd: %.2f%% of a core, %d bytes drawn\n",
 		idleWindow, 100*tui, tuiBytes)
+	if watch, watchBytes, err := idleCPUAfter(bin, nil, 3*time.Second, watchFirstLab); err != nil {
+		fmt.Printf("idle with watch mode on: not measured: %v\n", err)
+	} else {
+		fmt.Printf("idle for %v on the course map with watch mode on (lab 01_cas watched, no save): %.2f%% of a core, %d bytes drawn\n",
+			idleWindow, 100*watch, watchBytes)
+	}
 	fmt.Printf("idle for %v, `playground etcd` alone: %.2f%% of a core\n", idleWindow, 100*etcd)
 	return nil
 }
 
-// countingWriter counts what the program draws.
-type countingWriter struct{ n atomic.Int64 }
+// watchFirstLab opens the first lab from the course map (lesson 2's),
+// turns watch mode on, waits for its first grade to end (the spinner
+// stops drawing), and goes back to the course map. It needs the labs: run
+// the bench from the checkout.
+func watchFirstLab(term io.Writer, out *countingWriter) error {
+	for _, k := range []string{"j", "l", "w"} {
+		if _, err := io.WriteString(term, k); err != nil {
+			return err
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if !out.quiet(2*time.Second, 3*time.Minute) {
+		return errors.New("the first watch grade did not end within 3 minutes")
+	}
+	if !strings.Contains(out.text(), "watch") {
+		return errors.New("watch mode did not start (is the bench running in a checkout with labs/?)")
+	}
+	if _, err := io.WriteString(term, "\x1b"); err != nil { // esc: back to the course map
+		return err
+	}
+	if !out.quiet(time.Second, 10*time.Second) {
+		return errors.New("the course map did not settle")
+	}
+	return nil
+}
+
+// countingWriter counts what the program draws, and keeps the tail.
+type countingWriter struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	tail []byte
+	last time.Time // when the latest bytes came
+}
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(len(p)))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tail = append(c.tail, p...)
+	if over := len(c.tail) - 1<<16; over > 0 {
+		c.tail = c.tail[over:]
+	}
+	c.last = time.Now()
 	return len(p), nil
+}
+
+// text is the tail of what was drawn, without escape sequences.
+func (c *countingWriter) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ansi.Strip(string(c.tail))
+}
+
+// quiet waits until nothing has been drawn for d, up to limit.
+func (c *countingWriter) quiet(d, limit time.Duration) bool {
+	end := time.Now().Add(limit)
+	for time.Now().Before(end) {
+		c.mu.Lock()
+		last := c.last
+		c.mu.Unlock()
+		if time.Since(last) >= d {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
 }

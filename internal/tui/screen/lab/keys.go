@@ -74,7 +74,7 @@ func (m Model) ShortHelp() []key.Binding {
 	if m.watching {
 		// A watch grade goes on when the learner leaves: esc is back.
 		k.Cancel.SetHelp("x", "cancel")
-		k.Watch.SetHelp("w", "stop watching")
+		k.Watch.SetHelp("w", "watch off")
 	}
 	switch {
 	case m.confirm != confirmNone:
