@@ -141,13 +141,34 @@ func watchFirstLab(term io.Writer, out *countingWriter) error {
 	if !strings.Contains(out.text(), "watch") {
 		return errors.New("watch mode did not start (is the bench running in a checkout with labs/?)")
 	}
-	if _, err := io.WriteString(term, "\x1b"); err != nil { // esc: back to the course map
+	// esc: back to the course map. A lone escape byte may wait in the
+	// terminal reader for a second one, so wait for the map itself.
+	out.reset()
+	if _, err := io.WriteString(term, "\x1b"); err != nil {
 		return err
 	}
-	if !out.quiet(time.Second, 10*time.Second) {
-		return errors.New("the course map did not settle")
+	if !out.shows("Ownership election playground", 10*time.Second) || !out.quiet(time.Second, 10*time.Second) {
+		return errors.New("esc did not bring back the course map")
 	}
 	return nil
+}
+
+func (c *countingWriter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tail = nil
+}
+
+// shows waits until s was drawn, up to limit.
+func (c *countingWriter) shows(s string, limit time.Duration) bool {
+	end := time.Now().Add(limit)
+	for time.Now().Before(end) {
+		if strings.Contains(c.text(), s) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
 }
 
 // countingWriter counts what the program draws, and keeps the tail.
