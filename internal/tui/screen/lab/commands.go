@@ -34,11 +34,6 @@ type resetDoneMsg struct {
 	err    error
 }
 
-type solutionLoadedMsg struct {
-	text string
-	err  error
-}
-
 // readmeWidth is the wrap width of the README for the current layout.
 func (m Model) readmeWidth() int {
 	w := m.readmeVP.Width() - 2
@@ -98,17 +93,6 @@ func (m Model) editCmd() tea.Cmd {
 		}
 		return editorDoneMsg{err: err}
 	})
-}
-
-func (m Model) loadSolutionCmd() tea.Cmd {
-	path := m.solutionPath()
-	return func() tea.Msg {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return solutionLoadedMsg{err: fmt.Errorf("read the reference solution: %w", err)}
-		}
-		return solutionLoadedMsg{text: string(b)}
-	}
 }
 
 // resetCmd puts the original stub back. The learner's file is copied aside

@@ -188,21 +188,6 @@ func (m Model) getLabsText(w int) string {
 	return b.String()
 }
 
-func (m Model) solutionText(w int) string {
-	if m.solution == "" {
-		return ""
-	}
-	st := m.styles
-	var b strings.Builder
-	b.WriteString(st.Heading.Render("Reference solution") + st.Muted.Render(" · solutions/"+m.lab.ID+"/"+m.lab.File) + "\n\n")
-	lines := strings.Split(strings.TrimRight(m.solution, "\n"), "\n")
-	for i, l := range lines {
-		l = strings.ReplaceAll(l, "\t", "    ")
-		b.WriteString(text.Hang(st.Muted.Render(fmt.Sprintf("%4d ", i+1)), l, w) + "\n")
-	}
-	return b.String()
-}
-
 // codeLoc styles a leading "file.go:12:3:" so compiler and test locations
 // stand out from the message.
 func codeLoc(style func(...string) string, s string) string {

@@ -199,6 +199,7 @@ func (m *Model) syncWatch() {
 		m.report, m.gradedAt = w.report, w.gradedAt
 		m.pane = paneResults
 		m.notice = ""
+		m.afterGrade()
 	}
 	if m.report.verified() {
 		m.passed = true

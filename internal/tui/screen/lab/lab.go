@@ -127,7 +127,8 @@ type Model struct {
 	ownWatch bool
 	watching bool
 
-	steps stepsUI // the results pane's step cursor and open step
+	steps stepsUI    // the results pane's step cursor and open step
+	sol   solutionUI // the solution pane's diff
 
 	confirm  confirmKind
 	solution string // loaded reference solution, "" until shown

@@ -306,7 +306,7 @@ func TestPassingGradeReportsPassedAndOpensSolution(t *testing.T) {
 	}
 	m = runCmd(t, m, cmd)
 	v := view(m)
-	if !strings.Contains(v, "Reference solution") || !strings.Contains(v, "return 2 * n") {
+	if !strings.Contains(v, "Your file → solution") || !strings.Contains(v, "+func Double(n int) int { return 2 * n }") {
 		t.Fatalf("solution not shown:\n%s", v)
 	}
 }

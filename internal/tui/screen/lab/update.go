@@ -19,6 +19,7 @@ import (
 // for a new width if one is needed.
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	var cmds []tea.Cmd
+	graded := m.report
 	if m.ownWatch {
 		// The root feeds its watch itself; a screen without one feeds its own.
 		cmds = append(cmds, m.watch.Update(msg))
@@ -95,14 +96,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.setNotice("The stub was already the original; nothing to keep aside.", false)
 		}
 	case solutionLoadedMsg:
-		if msg.err != nil {
-			m.setNotice(msg.err.Error(), true)
-		} else {
-			m.solution = msg.text
-			m.pane = paneSolution
-			m.layout()
-			m.solutionVP.GotoTop()
-		}
+		m.solutionLoaded(msg)
 	case tea.MouseWheelMsg:
 		vp := m.activeVP()
 		*vp, _ = vp.Update(msg)
@@ -111,6 +105,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	if c := m.maybeRenderReadme(); c != nil {
 		cmds = append(cmds, c)
+	}
+	if m.report != graded && m.solution != "" {
+		// A new grade means a save: the diff follows the learner's file.
+		cmds = append(cmds, m.refreshSolutionCmd())
 	}
 	return m, tea.Batch(cmds...)
 }
@@ -143,12 +141,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cancelGrade()
 		return nil
 	}
-	if m.stepKeys(msg) {
+	if m.stepKeys(msg) || m.solutionKeys(msg) {
 		return nil
 	}
 	switch {
 	case key.Matches(msg, k.Pane):
 		m.cyclePane(msg.String() == "shift+tab")
+		if m.pane == paneSolution {
+			return m.refreshSolutionCmd() // the learner may have saved since
+		}
 		return nil
 	case key.Matches(msg, k.Up):
 		m.activeVP().ScrollUp(1)
@@ -194,7 +195,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Edit):
 		return m.editCmd()
 	case key.Matches(msg, k.Solution):
-		if m.passed {
+		if m.passed || m.solution != "" {
 			return m.loadSolutionCmd()
 		}
 		m.confirm = confirmSolution
