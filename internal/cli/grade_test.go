@@ -120,8 +120,12 @@ func TestGradeUsage(t *testing.T) {
 	}
 }
 
-// Lab 04's Write without its mutex passes a plain run; the verification
-// under the race detector must report it as racy, not passed.
+// Lab 04's Write without its mutex usually passes a plain run; the
+// verification under the race detector must then report it as racy, not
+// passed. Sometimes the Go runtime's own check on maps stops the plain
+// run at once ("fatal error: concurrent map writes"): that run fails, and
+// the message must say it is a race on a map. Both verdicts are right for
+// this code; a pass, a flaky verdict or a bare crash is not.
 func TestGradeRacyLab04(t *testing.T) {
 	env, out, _ := gradeEnv(t)
 	root := repoRoot(t)
@@ -155,7 +159,13 @@ func TestGradeRacyLab04(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &lab); err != nil {
 		t.Fatal(err)
 	}
-	if lab.Passed || lab.Status != "racy" || !strings.Contains(lab.Message, "runs under -race: a data race") {
-		t.Errorf("status %q message %q, want racy with the race's place", lab.Status, lab.Message)
+	t.Logf("verdict %s: %s", lab.Status, lab.Message)
+	switch {
+	case lab.Passed:
+		t.Errorf("an unlocked Write passed: %+v", lab)
+	case lab.Status == "racy" && (strings.Contains(lab.Message, "runs under -race: a data race") || strings.Contains(lab.Message, "runs under -race: step 4 (TestStep4_GCPauseScenario): a data race on a map")):
+	case lab.Status == "fail" && strings.Contains(lab.Message, "crashed: a data race on a map") && strings.Contains(lab.Message, "fencing.go:"):
+	default:
+		t.Errorf("status %q message %q, want racy with the race's place, or failed on the runtime's concurrent map check with its place", lab.Status, lab.Message)
 	}
 }

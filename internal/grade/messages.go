@@ -119,7 +119,11 @@ func parseGoroutines(lines []string) []goroutine {
 // (or a solution overlaid on it), not a test, the harness or the
 // standard library.
 func learnerFile(file string) bool {
-	file = strings.Fields(file + " ")[0]
+	f := strings.Fields(file)
+	if len(f) == 0 {
+		return false
+	}
+	file = f[0]
 	if strings.HasSuffix(stripLine(file), "_test.go") || strings.Contains(file, "/labs/internal/") || strings.Contains(file, "/pkg/mod/") {
 		return false
 	}
@@ -202,4 +206,33 @@ func stallWhy(line string) (string, bool) {
 	}
 	_, why, ok := strings.Cut(rest, stallSep)
 	return why, ok
+}
+
+// mapRace looks in lines for the runtime's own check on maps, which ends
+// the program at once, with or without the race detector, when two
+// goroutines use one map at the same time ("fatal error: concurrent map
+// writes", "... map read and map write", "... map iteration and map
+// write"). That is a data race in the learner's code, not a crash of the
+// grader: it returns a sentence saying so, with the first frame of the
+// learner's code in the failing goroutine, and true.
+func mapRace(lines []string) (string, bool) {
+	for i, l := range lines {
+		fatal := strings.TrimSpace(l)
+		if !strings.HasPrefix(fatal, "fatal error: concurrent map ") {
+			continue
+		}
+		where := ""
+		for _, next := range lines[i+1:] {
+			if t := strings.TrimSpace(next); strings.Contains(t, ".go:") && learnerFile(t) {
+				where = shortFile(t)
+				break
+			}
+		}
+		msg := fmt.Sprintf("a data race on a map: two goroutines used the same map at the same time, and the Go runtime stopped the program (%q)", fatal)
+		if where != "" {
+			msg += ", at " + where
+		}
+		return msg + ". Every access to a map that goroutines share, reads included, must hold the same lock", true
+	}
+	return "", false
 }

@@ -83,3 +83,45 @@ func TestVerifyFlaky(t *testing.T) {
 		t.Fatalf("status %s message %q, want flaky with %q", r.Status, r.Message, want)
 	}
 }
+
+// The runtime's "fatal error: concurrent map writes" is a data race in
+// the learner's code: under verification the lab is racy (not flaky), and
+// in the first run the step fails with a message that says it is a race
+// on a map and where.
+func TestConcurrentMapWritesIsARace(t *testing.T) {
+	steps := []StepSpec{{Test: "TestStep1_Fine"}, {Test: "TestStep2_Puts"}}
+	o := fixture(t, "maprace")
+	r, err := Grade(context.Background(), o, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(context.Background(), o, r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != LabRacy || !r.Verify.Race {
+		t.Fatalf("verification: status %s message %q, want racy", r.Status, r.Message)
+	}
+	for _, want := range []string{"runs under -race: step 2 (TestStep2_Puts): a data race on a map", `"fatal error: concurrent map writes"`, "maprace.go:"} {
+		if !strings.Contains(r.Message, want) {
+			t.Errorf("verification message %q lacks %q", r.Message, want)
+		}
+	}
+
+	o = fixture(t, "maprace")
+	o.Env = append(o.Env, "MAPRACE_PLAIN=1")
+	r, err = Grade(context.Background(), o, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != LabFailed || r.Steps[1].Status != Fail {
+		t.Fatalf("first run: status %s, step 2 %s, want a failed step 2", r.Status, r.Steps[1].Status)
+	}
+	for _, want := range []string{"step 2 (TestStep2_Puts) crashed: a data race on a map", "maprace.go:"} {
+		if !strings.Contains(r.Message, want) {
+			t.Errorf("first-run message %q lacks %q", r.Message, want)
+		}
+	}
+	if m := r.Steps[1].Message(); !strings.HasPrefix(m, "a data race on a map") {
+		t.Errorf("step 2's message %q, want the race first", m)
+	}
+}

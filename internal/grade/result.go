@@ -360,6 +360,9 @@ func (r *Result) finish(end runEnd) {
 			t.Status = Fail
 			t.Fails++
 			t.Failure = append(lines, "(this step did not finish)")
+			if why, ok := mapRace(lines); ok {
+				t.Failure = append([]string{why}, t.Failure...)
+			}
 		default:
 			// The binary went away without a word: an exit from the
 			// learner's code, or a signal. The step did not run to its
@@ -409,6 +412,10 @@ func (r *Result) finish(end runEnd) {
 	case len(unfinished) > 0 && crash != "":
 		if why, ok := stallWhy(crash); ok {
 			r.Message = fmt.Sprintf("%s is stuck: %s", names(unfinished), why)
+			break
+		}
+		if why, ok := mapRace(r.allLines()); ok {
+			r.Message = fmt.Sprintf("%s crashed: %s", names(unfinished), why)
 			break
 		}
 		r.Message = fmt.Sprintf("the test binary crashed during %s: %s", names(unfinished), crash)
