@@ -277,7 +277,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case lab.WatchStopped:
-		m.setNotice("Watch mode stopped: "+msg.Err.Error(), true)
+		why := "its folder watcher ended"
+		if msg.Err != nil {
+			why = msg.Err.Error()
+		}
+		m.setNotice("Watch mode stopped: "+why, true)
 		return m, m.broadcast(msg)
 	case screen.ExperimentRan:
 		now := m.now()

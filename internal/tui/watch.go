@@ -87,10 +87,10 @@ func (m *Model) openNextLab() tea.Cmd {
 // offer of the next one.
 func (m *Model) watchPassed(lab string) {
 	if next := m.nextLab(lab); next != "" {
-		m.setNotice(lab+" passed and verified ✓ · press o to open "+next+" (watch mode follows)", false)
+		m.setNotice(lab+" passed and verified ✓ · press o to open "+next, false)
 		return
 	}
-	m.setNotice(lab+" passed and verified ✓ · that was the last one: every lab of the course passes", false)
+	m.setNotice(lab+" passed and verified ✓ · every lab of the course passes now", false)
 }
 
 // watchLine is what watch mode last did, in at most w columns; "" when it

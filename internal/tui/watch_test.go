@@ -99,7 +99,8 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, what ...string) {
 // TestFlowWatchFollowsTheLearner: watch mode goes on after the learner
 // leaves the lab screen, grades a save made from the course map, says
 // what it graded in the status line, offers the next lab once the watched
-// one passes, and o opens that lab and moves the watch to it.
+// one passes, and o opens that lab and moves the watch to it; the last
+// lab's pass says the course's labs are done, and w stops watch mode.
 func TestFlowWatchFollowsTheLearner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades labs with go test")
@@ -142,16 +143,28 @@ func TestFlowWatchFollowsTheLearner(t *testing.T) {
 	tm.Send(keyMsg("o"))
 	waitScreen(t, tm, "Lab 02_next", "● watching", "watch 02_next: step 1/1 failing")
 
+	// The last lab not passed yet: its pass says the course's labs are done.
+	tripled := "package next\n\nfunc Triple(n int) int { return 3 * n }\n"
+	if err := os.WriteFile(filepath.Join(root, "labs/02_next/next.go"), []byte(tripled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, tm, "02_next passed and verified ✓ · every lab of the course passes now")
+	tm.Send(keyMsg("j"))
+	waitScreen(t, tm, "watch 02_next: ✓ passed · every lab passes")
+	tm.Send(keyMsg("o")) // nothing left to open
+	tm.Send(keyMsg("w"))
+	waitScreen(t, tm, "Watch mode off.")
+
 	tm.Send(keyMsg("ctrl+c"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 	if final.watch.Lab() != "" {
 		t.Fatalf("watch mode still on after quitting (%s)", final.watch.Lab())
 	}
-	if !final.labSolved("01_cas") || final.labSolved("02_next") {
+	if !final.labSolved("01_cas") || !final.labSolved("02_next") {
 		t.Fatalf("progress: %+v", final.prog.Labs)
 	}
-	if g := final.prog.Labs["02_next"]; g.Status != "failing" || g.Step != "step 1 (Triple)" {
-		t.Fatalf("the next lab's watch grade was not recorded: %+v", g)
+	if s, ok := final.top().(*lab.Model); !ok || s.Lab().ID != "02_next" {
+		t.Fatalf("the top screen is %s, want lab 02_next", stateOf(final))
 	}
 	for i, l := range strings.Split(ansi.Strip(final.View().Content), "\n") {
 		if w := ansi.StringWidth(l); w > 80 {
@@ -199,5 +212,49 @@ func TestNextLabIsTheNextNotPassed(t *testing.T) {
 	h.keys("o")
 	if h.state() != "home" {
 		t.Fatalf("o opened %s", h.state())
+	}
+}
+
+// longStatus is a screen whose own status is long.
+type longStatus struct{ fakeScreen }
+
+func (l *longStatus) Status() string {
+	return "question 12/14 · answered 11 · best 93% · first try 71% · retake with r"
+}
+
+// TestWatchLineFitsTheStatusLine: with watch mode on, every screen's
+// status line keeps the watch's news in view, cutting the screen's own
+// status first and the watch line with an ellipsis last, on one line of
+// the terminal's width.
+func TestWatchLineFitsTheStatusLine(t *testing.T) {
+	for _, w := range []int{80, 60, 30} {
+		_, c := watchCheckout(t)
+		h := newHarness(t, w, 24, func(o *Options) { o.Course = c; o.Etcd = startOK; o.EtcdDelay = time.Millisecond })
+		h.send(etcdStartMsg{})
+		h.m.watch.Start(*c.Lab("01_cas")) // grading: its commands are not run here
+		t.Cleanup(h.m.watch.Close)
+		closed := false
+		h.m.push(&longStatus{fakeScreen{lab: "x", closed: &closed}})
+		lines := strings.Split(h.screen(), "\n")
+		status := lines[len(lines)-2]
+		h.checkFits()
+		switch w {
+		case 80:
+			if !strings.Contains(status, "question 12/14 · answered") || !strings.Contains(status, "watch 01_cas: grading… ● etcd") {
+				t.Fatalf("at 80 columns: %q", status)
+			}
+		case 60:
+			if !strings.Contains(status, "watch 01_cas: grading… ● etcd") || !strings.Contains(status, "…") {
+				t.Fatalf("at 60 columns the screen's status is not cut for the watch line: %q", status)
+			}
+		case 30:
+			if strings.TrimSpace(status) != "watch 01_cas: gradin… ● etcd" {
+				t.Fatalf("at 30 columns: %q", status)
+			}
+		}
+		h.keys("esc")
+		if w >= 60 {
+			h.mustShow("watch 01_cas: grading…")
+		}
 	}
 }
