@@ -173,40 +173,93 @@ func TestNoColorEnvironment(t *testing.T) {
 
 // With several labs, l opens the first one not passed yet, so every lab of
 // a lesson can be reached from the course map, and the detail says which.
+// TestHomeLabKeyOpensNextUnpassedLab: l on a lesson with several labs
+// lists them by title (labs are not numbered by lesson), enter opens the
+// first not passed yet, a number opens that lab, esc closes the list.
 func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
-	c := &lessons.Course{Lessons: []*lessons.Lesson{{ID: "l1", Number: 1, Title: "One", Labs: []string{"a", "b", "c"}}}}
+	c := &lessons.Course{
+		Lessons: []*lessons.Lesson{{ID: "l1", Number: 7, Title: "One", Labs: []string{"a", "b", "c"}}},
+		Labs: []*lessons.Lab{
+			{ID: "a", Title: "Alpha lab", Lesson: "l1"}, {ID: "b", Title: "Beta lab", Lesson: "l1"}, {ID: "c", Title: "Gamma lab", Lesson: "l1"},
+		},
+	}
 	h := home.New(c, screen.Context{Styles: theme.NewStyles(true, false), Progress: progress.New()}, "")
 	h.SetSize(80, 24)
-	open := func() string {
+	open := func(keys ...string) string {
 		t.Helper()
-		_, cmd := h.Update(keyMsg("l"))
+		if _, cmd := h.Update(keyMsg("l")); cmd != nil || !h.Capturing() {
+			t.Fatalf("l on a lesson with three labs did not list them (capturing %v)", h.Capturing())
+		}
+		var cmd tea.Cmd
+		for _, k := range keys {
+			_, cmd = h.Update(keyMsg(k))
+		}
 		if cmd == nil {
-			t.Fatal("l sent nothing")
+			t.Fatalf("%v after l sent nothing", keys)
 		}
 		msg, ok := cmd().(screen.OpenLab)
 		if !ok {
-			t.Fatalf("l sent %T, want screen.OpenLab", cmd())
+			t.Fatalf("%v after l sent %T, want screen.OpenLab", keys, cmd())
+		}
+		if h.Capturing() {
+			t.Fatal("the list stayed open after a lab was picked")
 		}
 		return msg.Lab
 	}
-	if got := open(); got != "a" {
-		t.Fatalf("nothing passed: l opens %q, want a", got)
+	if got := open("enter"); got != "a" {
+		t.Fatalf("nothing passed: l enter opens %q, want a", got)
 	}
 	p := progress.New()
 	p.RecordLabPassed("l1", "a", time.Now())
+	p.Labs = map[string]progress.LabGrade{"c": {Status: "failing", Step: "step 2 (x)", At: time.Now()}}
 	h.Update(screen.ProgressChanged{Progress: p})
-	if got := open(); got != "b" {
-		t.Fatalf("a passed: l opens %q, want b", got)
+	if d := ansi.Strip(h.View()); !strings.Contains(d, "labs a, b, c (l chooses)") {
+		t.Fatalf("detail %q does not say l chooses", d)
 	}
-	if d := ansi.Strip(h.View()); !strings.Contains(d, "labs a, b, c (l: b)") {
-		t.Fatalf("detail %q does not say l opens b", d)
+	h.Update(keyMsg("l"))
+	d := ansi.Strip(h.View())
+	for _, want := range []string{"Which lab of lesson 7?", "1 a · Alpha lab  ✓ passed", "2 b · Beta lab", "3 c · Gamma lab  failing",
+		"press its number, enter for b · esc closes"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("lab list lacks %q:\n%s", want, d)
+		}
+	}
+	for _, l := range strings.Split(d, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("line wider than 80: %q", l)
+		}
+	}
+	h.Update(keyMsg("esc"))
+	if h.Capturing() {
+		t.Fatal("esc did not close the lab list")
+	}
+	if got := open("enter"); got != "b" {
+		t.Fatalf("a passed: l enter opens %q, want b", got)
+	}
+	if got := open("3"); got != "c" {
+		t.Fatalf("l 3 opens %q, want c", got)
 	}
 	for _, lab := range []string{"b", "c"} {
 		p.RecordLabPassed("l1", lab, time.Now())
 	}
 	h.Update(screen.ProgressChanged{Progress: p})
-	if got := open(); got != "a" {
-		t.Fatalf("all passed: l opens %q, want the first, a", got)
+	if got := open("enter"); got != "a" {
+		t.Fatalf("all passed: l enter opens %q, want the first, a", got)
+	}
+
+	// A lesson with one lab opens it at once, and the detail names it by title.
+	c.Lessons[0].Labs = []string{"b"}
+	h = home.New(c, screen.Context{Styles: theme.NewStyles(true, false), Progress: progress.New()}, "")
+	h.SetSize(80, 24)
+	if d := ansi.Strip(h.View()); !strings.Contains(d, "lab b Beta lab (l)") {
+		t.Fatalf("detail does not name the lab by title:\n%s", d)
+	}
+	_, cmd := h.Update(keyMsg("l"))
+	if cmd == nil {
+		t.Fatal("l on a lesson with one lab sent nothing")
+	}
+	if msg, ok := cmd().(screen.OpenLab); !ok || msg.Lab != "b" {
+		t.Fatalf("l sent %#v", cmd())
 	}
 }
 

@@ -66,6 +66,9 @@ type Model struct {
 	// choosing lists the experiments of the selected lesson when it has
 	// several: a number opens one, esc or any other key closes the list.
 	choosing []string
+	// choosingLabs lists the labs of the selected lesson when it has
+	// several, the same way.
+	choosingLabs []string
 
 	last       progress.Position // where to continue; empty Lesson when new
 	notice     string            // e.g. the progress file was corrupt
@@ -98,8 +101,8 @@ func (h *Model) Title() string { return "Ownership election playground" }
 // Status is empty: the etcd state fills the status line.
 func (h *Model) Status() string { return "" }
 
-// Capturing is true while the experiment chooser is open: esc closes it.
-func (h *Model) Capturing() bool { return h.choosing != nil }
+// Capturing is true while the experiment or lab chooser is open: esc closes it.
+func (h *Model) Capturing() bool { return h.choosing != nil || h.choosingLabs != nil }
 
 // Typing is false: the map takes no free text.
 func (h *Model) Typing() bool { return false }
@@ -186,6 +189,9 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return h, nil
 	}
 	sel := h.selected()
+	if h.choosingLabs != nil {
+		return h, h.chooseLab(k)
+	}
 	if h.choosing != nil {
 		names := h.choosing
 		h.choosing = nil
@@ -217,9 +223,7 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case key.Matches(k, h.keys.Quiz):
 		return h, screen.Send(screen.OpenQuiz{Lesson: sel.ID})
 	case key.Matches(k, h.keys.Lab):
-		if next := h.rows[h.cursor].nextLab; next != "" {
-			return h, screen.Send(screen.OpenLab{Lab: next})
-		}
+		return h, h.labKey(sel)
 	case key.Matches(k, h.keys.Experiment):
 		switch {
 		case len(sel.Experiments) == 1:
@@ -334,6 +338,9 @@ func (h Model) detail(w int, long bool) string {
 	if h.choosing != nil {
 		return h.chooser(w)
 	}
+	if h.choosingLabs != nil {
+		return h.labChooser(w)
+	}
 	st := h.styles
 	l := h.selected()
 	if l == nil {
@@ -344,10 +351,13 @@ func (h Model) detail(w int, long bool) string {
 	if l.Quiz != nil && len(l.QuizQuestions()) > 0 {
 		parts = append(parts, fmt.Sprintf("quiz of %d (t)", len(l.QuizQuestions())))
 	}
-	if len(l.Labs) == 1 {
+	switch {
+	case len(l.Labs) == 1 && h.labTitle(l.Labs[0]) != "":
+		parts = append(parts, "lab "+l.Labs[0]+" "+h.labTitle(l.Labs[0])+" (l)")
+	case len(l.Labs) == 1:
 		parts = append(parts, "lab "+l.Labs[0]+" (l)")
-	} else if len(l.Labs) > 1 {
-		parts = append(parts, "labs "+strings.Join(l.Labs, ", ")+" (l: "+h.rows[h.cursor].nextLab+")")
+	case len(l.Labs) > 1:
+		parts = append(parts, "labs "+strings.Join(l.Labs, ", ")+" (l chooses)")
 	}
 	if len(l.Experiments) > 0 {
 		if len(l.Experiments) == 1 {
@@ -367,6 +377,9 @@ func (h Model) detail(w int, long bool) string {
 		for _, o := range l.Objectives {
 			b.WriteString(st.Text.Render(text.Hang("• ", o, w)) + "\n")
 		}
+	}
+	if list := h.labList(l, w); long && list != "" {
+		b.WriteString("\n" + list)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
