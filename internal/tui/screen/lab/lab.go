@@ -1,8 +1,9 @@
 // Package lab is the lab runner screen of the playground TUI: it shows a
 // lab's README and steps, grades the learner's code with internal/grade,
-// reveals hints one at a time, watches the lab folder, opens the stub in the
-// learner's editor, and resets the stub or shows the reference solution
-// after asking.
+// reveals hints one at a time, opens the stub in the learner's editor, and
+// resets the stub or shows the reference solution after asking. Watch,
+// which the root owns, is watch mode: it re-grades the watched lab on
+// every save, whichever screen is open.
 package lab
 
 import (

@@ -223,3 +223,35 @@ func helpKeyNames(m *Model) []string {
 	}
 	return ks
 }
+
+// TestStopEndsTheFolderWatcher: the command waiting for saves returns
+// once watch mode stops, so no goroutine outlives it.
+func TestStopEndsTheFolderWatcher(t *testing.T) {
+	w := NewWatch(Options{Root: copyFixture(t)})
+	batch, ok := w.Start(demoLab())().(tea.BatchMsg)
+	if !ok || len(batch) != 2 {
+		t.Fatalf("Start should start the folder watcher and a grade: %#v", batch)
+	}
+	started, ok := batch[0]().(watchStartedMsg) // the grade (batch[1]) is not run
+	if !ok || started.err != nil {
+		t.Fatalf("the folder watcher did not start: %#v", started)
+	}
+	wait := w.Update(started)
+	if wait == nil {
+		t.Fatal("nothing waits for saves")
+	}
+	w.Stop()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- wait() }()
+	select {
+	case msg := <-done:
+		if _, ok := msg.(watchClosedMsg); !ok {
+			t.Fatalf("the wait ended with %#v", msg)
+		}
+		if cmd := w.Update(msg); cmd != nil {
+			t.Fatal("the end of a stopped watcher is reported as news")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the folder watcher outlived Stop")
+	}
+}
