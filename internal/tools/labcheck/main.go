@@ -20,6 +20,24 @@
 //	go run ./internal/tools/labcheck [-count N] [-race=false] [-p N] [-v] [LAB...]
 //	go run ./internal/tools/labcheck -bench [LAB...]
 //	go run ./internal/tools/labcheck -mutate [-p N] [-v] [LAB...]
+//	go run ./internal/tools/labcheck -write-stubs
+//
+// The labs it checks are the labs as the course ships them, not as the
+// learner left them: `make test` runs labcheck, and it must pass in a
+// learner's checkout whatever they wrote in labs/, committed or not. The
+// stubs come from labs/stubs.sum, which names each lab's stub by its git
+// blob hash; labcheck reads them with `git cat-file blob`, so a learner's
+// commits (which move HEAD) change nothing. The rest of labs/ comes from
+// HEAD, and a .go file in a lab folder that is neither the stub nor a
+// test is taken as the learner's and left out. When git's object is
+// missing (a clone without the history), labcheck says so and falls back
+// to HEAD's copy; without git at all, a stub that differs from
+// labs/stubs.sum cannot be restored, and its untouched-stub check (a) is
+// skipped with a note instead of failing on the learner's solution.
+// Course authors who change a stub run -write-stubs; the package's tests
+// fail when labs/stubs.sum does not match the stubs of the commit that
+// last wrote it, or when a later commit changed a stub together with
+// course files outside labs/ (a stub change the manifest missed).
 //
 // -bench measures instead: the wall time of grading each lab once its test
 // binary is in the build cache (what a learner waits for after a save),
@@ -66,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mutate := fs.Bool("mutate", false, "grade automatic mutants of each solution and print the score per lab instead of checking (not part of make test)")
 	runs := fs.Int("bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
 	verbose := fs.Bool("v", false, "print progress")
+	writeStubs := fs.Bool("write-stubs", false, "record the stubs in labs/ as the pristine ones in "+StubsSum+" (for course authors, after changing a stub) and exit")
 	parallel := fs.Int("p", 1, "check `N` labs at a time (etcd labs are timing-sensitive; raise only on a machine with cores to spare)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -78,6 +97,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "labcheck:", err)
 		return 1
+	}
+	if *writeStubs {
+		if err := writeStubsSum(absRoot); err != nil {
+			fmt.Fprintln(stderr, "labcheck: write", StubsSum+":", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, "labcheck: wrote", filepath.Join(absRoot, filepath.FromSlash(StubsSum)))
+		return 0
 	}
 	all, err := discover(absRoot)
 	if err != nil {
@@ -127,11 +154,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(pristineDir)
 	if cfg.Pristine, err = loadPristine(absRoot, pristineDir); err != nil {
-		fmt.Fprintln(stderr, "labcheck: read the committed labs:", err)
+		fmt.Fprintln(stderr, "labcheck: read the labs as shipped:", err)
 		return 1
 	}
 	if len(cfg.Pristine.Changed) > 0 {
-		fmt.Fprintf(stderr, "labcheck: checking the labs as committed; %d file(s) in labs/ differ from git's HEAD and are left out: %s\n", len(cfg.Pristine.Changed), strings.Join(cfg.Pristine.Changed, ", "))
+		fmt.Fprintf(stderr, "labcheck: checking the labs as the course ships them (stubs from %s); %d file(s) in labs/ differ and are left out: %s\n", StubsSum, len(cfg.Pristine.Changed), strings.Join(cfg.Pristine.Changed, ", "))
+	}
+	for _, n := range cfg.Pristine.Notes {
+		fmt.Fprintln(stderr, "labcheck:", n)
 	}
 	if *verbose {
 		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
@@ -189,11 +219,18 @@ func writeTable(w io.Writer, reports []report, cfg config) {
 			hints = "BAD"
 		}
 		fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %.1f\n", r.ID,
-			fmt.Sprintf("%d/%d", r.StubFailing, r.Steps),
+			stubColumn(r),
 			fmt.Sprintf("%d/%d pass", r.SolutionPass, r.Steps),
 			fmt.Sprintf("%d/%d", r.MutantsCaught, r.Mutants),
 			fmt.Sprintf("%d/%d", r.BugsCaught, r.Bugs),
 			fmt.Sprintf("%d/%d", r.VariantsPass, r.Variants),
 			hints, r.Elapsed.Seconds())
 	}
+}
+
+func stubColumn(r report) string {
+	if r.StubSkipped {
+		return "skipped"
+	}
+	return fmt.Sprintf("%d/%d", r.StubFailing, r.Steps)
 }
