@@ -64,10 +64,8 @@ type Worker struct {
 func (w *Worker) Owned() map[int]int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := maps.Clone(w.owned)
-	if out == nil {
-		out = map[int]int64{}
-	}
+	out := make(map[int]int64, len(w.owned))
+	maps.Copy(out, w.owned)
 	return out
 }
 

@@ -18,7 +18,11 @@ package shards
 //     until worker-b has read and is watching): Step 2.
 //   - claiming with a plain put (the test claims the shard between the
 //     worker's read and its claim), listing a shard before the claim
-//     succeeded or after its release was sent: Step 2.
+//     succeeded, only at the next read after it succeeded, or after its
+//     release was sent: Step 2 (and every fleet test, at each read).
+//   - claiming more than the target and giving the extras back; keeping a
+//     shard in Owned() that the last read showed is not the worker's (an
+//     operator handed it to another): Step 2.
 //   - a shutdown that does not revoke the lease (or revokes it with the
 //     cancelled context), or still lists shards when it revokes: Step 2.
 //   - keeping the owned shards after the session ends, clearing them only
@@ -26,8 +30,9 @@ package shards
 //   - taking keys with the worker's name but another lease for its own:
 //     Step 3.
 //   - retrying a failed session at once (a spin), giving up on the first
-//     error, a shutdown that hangs while etcd is unreachable or retries a
-//     failing revoke forever: Step 4.
+//     error, a shutdown that hangs while etcd is unreachable, retries a
+//     failing revoke forever, or keeps the lease alive after a failed
+//     revoke: Step 4.
 
 import (
 	"context"
@@ -64,6 +69,7 @@ func TestStep2_BalancedOwnership(t *testing.T) {
 	t.Run("join and leave", func(t *testing.T) { t.Parallel(); testJoinAndLeave(t) })
 	t.Run("claimed between read and claim", func(t *testing.T) { t.Parallel(); testClaimRace(t) })
 	t.Run("lease lost before a release", func(t *testing.T) { t.Parallel(); testStaleRelease(t) })
+	t.Run("shard taken away", func(t *testing.T) { t.Parallel(); testShardTakenAway(t) })
 }
 
 func TestStep3_TakeoverAfterDeath(t *testing.T) {
@@ -398,6 +404,94 @@ func testStaleRelease(t *testing.T) {
 	f.check()
 }
 
+// testShardTakenAway: worker-a shares 4 shards with worker-z, a member
+// whose key the test wrote and that claims nothing. worker-a must claim
+// exactly its target, 2. Then an operator hands one of worker-a's shards
+// to worker-z behind its back: at its next read worker-a must drop it from
+// Owned() (Owned() follows every read, not only the worker's own claims
+// and releases) and claim a free shard instead.
+func testShardTakenAway(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 4)
+	leaseZ := env.Grant(30)
+	if _, err := env.Admin.Put(env.Ctx, MemberKey(f.prefix, "worker-z"), "", clientv3.WithLease(leaseZ)); err != nil {
+		t.Fatalf("test: put worker-z's member key: %v", err)
+	}
+	var claims atomic.Int64 // shard keys worker-a asked to create, in all
+	var steal atomic.Int64  // the shard to hand to worker-z before worker-a's next read, +1 (0: none)
+	var stealErr atomic.Value
+	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		claims.Add(int64(len(f.claims(r))))
+		if r.Kind != etcdharness.KindGet || steal.Load() == 0 {
+			return nil
+		}
+		key := ShardKey(f.prefix, int(steal.Load()-1))
+		resp, err := env.Admin.Txn(env.Ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
+		switch {
+		case err != nil:
+			stealErr.Store(fmt.Sprintf("test: claim %s for worker-z: %v", key, err))
+			steal.Store(0)
+		case resp.Succeeded:
+			steal.Store(0)
+		} // else: worker-a read before the test deleted its key; try at the next read
+		return nil
+	})
+	mine := func() map[int]int64 {
+		m := map[int]int64{}
+		for _, kv := range env.List(f.prefix + "/shards/") {
+			if kv.Value == "worker-a" {
+				i, _ := strconv.Atoi(strings.TrimPrefix(kv.Key, f.prefix+"/shards/"))
+				m[i] = kv.CreateRevision
+			}
+		}
+		return m
+	}
+	env.WaitFor(f.prefix, 5*time.Second, "worker-a to own 2 of the 4 shards (worker-z is a member too), in etcd and in its Owned()", func() bool {
+		m := mine()
+		return len(m) == 2 && maps.Equal(a.w.Owned(), m)
+	})
+
+	// The operator moves worker-a's lowest shard to worker-z: it deletes
+	// worker-a's key, and worker-z claims the shard just before worker-a
+	// reads again.
+	held := mine()
+	s := slices.Min(slices.Collect(maps.Keys(held)))
+	steal.Store(int64(s) + 1)
+	key := ShardKey(f.prefix, s)
+	if _, err := env.Admin.Txn(env.Ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", held[s])).
+		Then(clientv3.OpDelete(key)).Commit(); err != nil {
+		t.Fatalf("test: delete worker-a's key %s: %v", key, err)
+	}
+	var got, etcd map[int]int64
+	var ok bool
+	deadline := time.Now().Add(5 * time.Second)
+	env.WaitFor(f.prefix, 6*time.Second, "worker-a to drop the shard taken from it", func() bool {
+		if e := stealErr.Load(); e != nil {
+			t.Fatal(e)
+		}
+		etcd, got = mine(), a.w.Owned()
+		ok = steal.Load() == 0 && len(etcd) == 2 && maps.Equal(got, etcd)
+		return ok || time.Now().After(deadline)
+	})
+	switch _, listed := got[s]; {
+	case steal.Load() != 0:
+		t.Fatalf("the test deleted worker-a's key of shard %d, and worker-a did not read again within 5 s: rebalance after every watch response", s)
+	case listed:
+		t.Fatalf("an operator handed shard %d from worker-a to worker-z (deleted worker-a's key; worker-z claimed the shard before worker-a's next read), and 5 s later worker-a's Owned() = %v still lists it: set Owned() from every read (the keys on your lease), not only from your own claims and releases", s, got)
+	case !ok:
+		t.Fatalf("worker-a lost shard %d to worker-z and should own 2 of 4 again (claiming a free one); after 5 s its Owned() = %v and etcd says it owns %v", s, got, etcd)
+	}
+	f.stop("worker-a")
+	// 2 at the start, 1 after losing one.
+	if n := claims.Load(); n > 3 {
+		t.Errorf("worker-a asked to create %d shard keys in all, where 3 were enough (its target was 2 of 4; it claimed 2, then 1 more after a shard was taken from it): it claimed more than its target and then had to give shards back. Claim only while you own fewer than your target, and count each claim that succeeded", n)
+	}
+	f.check()
+}
+
 // testDeathAndReturn: worker-b's network freezes, its lease is revoked
 // and its keep-alives end: the survivors take over, worker-b forgets its
 // shards at once, its late commit is refused; when its network comes
@@ -610,7 +704,7 @@ func testRevokeFails(t *testing.T) {
 	env := etcdharness.New(t)
 	f := newFleet(t, env, 4)
 	var revokes atomic.Int64
-	f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
 		if r.Kind == etcdharness.KindRevoke {
 			revokes.Add(1)
 			return errInjected
@@ -623,6 +717,15 @@ func testRevokeFails(t *testing.T) {
 	}
 	if revokes.Load() == 0 {
 		t.Errorf("Run returned without revoking its lease: the other workers would wait a whole TTL for its shards")
+	}
+	// The revoke failed, so the lease must run out by itself: nothing may
+	// renew it once Run has returned.
+	deadline := time.Now().Add(time.Second)
+	for a.spy.KeepAlivesOpen() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("Run returned after its revoke failed, but 1 s later its lease is still being kept alive: it never runs out, and the other workers never get its shards. Stop the keep-alives on the way out (Session.Orphan or Close, or cancel the context given to KeepAlive), whether or not the revoke works")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -669,6 +772,9 @@ type running struct {
 	stopping atomic.Bool
 	early    atomic.Value // error: Run returned before it was stopped
 	releases atomic.Int64 // release requests sent
+
+	claimMu sync.Mutex
+	claimed []claimSent // claims sent since the worker's last read
 }
 
 // hook sets (or, with nil, clears) a test's own interceptor for the
@@ -785,9 +891,86 @@ func (f *fleet) shardWrite(r etcdharness.Request) (shard int, release bool) {
 	return -1, false
 }
 
+// claims lists the shards whose keys a request writes with a put: the
+// shards it claims (a transaction may claim several).
+func (f *fleet) claims(r etcdharness.Request) []int {
+	var out []int
+	add := func(key string) {
+		num, ok := strings.CutPrefix(key, f.prefix+"/shards/")
+		if !ok {
+			return
+		}
+		if i, err := strconv.Atoi(num); err == nil {
+			out = append(out, i)
+		}
+	}
+	switch r.Kind {
+	case etcdharness.KindPut:
+		add(r.Key)
+	case etcdharness.KindTxn:
+		for _, op := range r.Then {
+			if op.IsPut() {
+				add(string(op.KeyBytes()))
+			}
+		}
+	}
+	return out
+}
+
+// claimSent is a claim a worker sent: the shard, and etcd's revision just
+// before (a key created after it with the worker's name is that claim's).
+type claimSent struct {
+	shard int
+	rev   int64
+}
+
+// checkClaimsListed is called when a worker reads or starts a watch: each
+// shard it claimed since its previous read, whose claim succeeded and whose
+// key is still there, must be in its Owned() by now, with the key's token.
+func (f *fleet) checkClaimsListed(r *running) {
+	r.claimMu.Lock()
+	sent := r.claimed
+	r.claimed = nil
+	r.claimMu.Unlock()
+	if len(sent) == 0 {
+		return
+	}
+	resp, err := f.env.Admin.Get(f.env.Ctx, f.prefix+"/shards/", clientv3.WithPrefix())
+	if err != nil {
+		return // cannot tell
+	}
+	owned, ok := ownedNow(r.w)
+	if !ok {
+		return
+	}
+	for _, c := range sent {
+		for _, kv := range resp.Kvs {
+			if string(kv.Key) != ShardKey(f.prefix, c.shard) || string(kv.Value) != r.name || kv.CreateRevision <= c.rev {
+				continue
+			}
+			if tok, listed := owned[c.shard]; !listed || tok != kv.CreateRevision {
+				f.report(fmt.Sprintf("%s's claim of shard %d succeeded (token %d), but when it next read etcd its Owned() = %v: list a shard, with its token, as soon as its claim succeeds, not only once a later read shows it", r.name, c.shard, kv.CreateRevision, owned))
+			}
+		}
+	}
+}
+
 // checkRequest looks at a worker's Owned() at the moment it sends a claim,
-// a release or its revoke.
+// a release, its revoke or a read (which must come after every claim it
+// has made so far was listed).
 func (f *fleet) checkRequest(r *running, req etcdharness.Request) {
+	if req.Kind == etcdharness.KindGet || req.Kind == etcdharness.KindWatch {
+		f.checkClaimsListed(r)
+	}
+	if shards := f.claims(req); len(shards) > 0 {
+		if resp, err := f.env.Admin.Get(f.env.Ctx, ShardKey(f.prefix, shards[0])); err == nil {
+			r.claimMu.Lock()
+			for _, s := range shards {
+				r.claimed = append(r.claimed, claimSent{shard: s, rev: resp.Header.Revision})
+			}
+			r.claimMu.Unlock()
+		}
+	}
 	shard, release := f.shardWrite(req)
 	if shard >= 0 && release {
 		r.releases.Add(1)

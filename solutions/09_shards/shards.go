@@ -76,10 +76,8 @@ type Worker struct {
 func (w *Worker) Owned() map[int]int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := maps.Clone(w.owned)
-	if out == nil {
-		out = map[int]int64{}
-	}
+	out := make(map[int]int64, len(w.owned))
+	maps.Copy(out, w.owned)
 	return out
 }
 
@@ -89,11 +87,10 @@ func (w *Worker) setOwned(m map[int]int64) {
 	w.mu.Unlock()
 }
 
+// update changes w.owned in place. Only rebalance calls it, after it has
+// set w.owned from its read, so the map is never nil here.
 func (w *Worker) update(f func(map[int]int64)) {
 	w.mu.Lock()
-	if w.owned == nil {
-		w.owned = map[int]int64{}
-	}
 	f(w.owned)
 	w.mu.Unlock()
 }
@@ -102,15 +99,16 @@ func (w *Worker) update(f func(map[int]int64)) {
 // every change under Prefix, until ctx is done. Then it gives up its
 // shards (by revoking its lease) and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		if err := w.member(ctx); err != nil && ctx.Err() == nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
+	for {
+		// A membership only ends with an error: the session ended, a
+		// request failed, or ctx is done. Start a new one after a pause.
+		_ = w.member(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // member is one membership: a lease, the member key, and rebalancing on
@@ -181,20 +179,17 @@ func (w *Worker) rebalance(ctx context.Context, lease clientv3.LeaseID) (int64, 
 		key := string(kv.Key)
 		if name, ok := strings.CutPrefix(key, w.Prefix+"/workers/"); ok {
 			members = append(members, name)
-			continue
-		}
-		if num, ok := strings.CutPrefix(key, w.Prefix+"/shards/"); ok {
-			i, err := strconv.Atoi(num)
-			if err != nil {
-				continue
-			}
-			taken[i] = true
-			if clientv3.LeaseID(kv.Lease) == lease {
-				mine[i] = kv.CreateRevision
+		} else if num, ok := strings.CutPrefix(key, w.Prefix+"/shards/"); ok {
+			if i, err := strconv.Atoi(num); err == nil {
+				taken[i] = true
+				if clientv3.LeaseID(kv.Lease) == lease {
+					mine[i] = kv.CreateRevision
+				}
 			}
 		}
 	}
-	slices.Sort(members)
+	// etcd returns a range in key order, so the member names arrive sorted
+	// (byte order): a name's index is its rank.
 	rank := slices.Index(members, w.Name)
 	if rank < 0 {
 		return 0, errors.New("our member key is gone")

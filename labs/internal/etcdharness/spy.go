@@ -157,6 +157,15 @@ func (s *Spy) LoseKeepAlives() (at time.Time, n int) {
 	return at, len(streams)
 }
 
+// KeepAlivesOpen is the number of the client's keep-alive streams that are
+// still renewing their lease: opened, and neither ended by the client (its
+// context cancelled, the lease gone) nor lost with LoseKeepAlives.
+func (s *Spy) KeepAlivesOpen() int {
+	s.hookMu.Lock()
+	defer s.hookMu.Unlock()
+	return len(s.streams)
+}
+
 func (s *Spy) hooks() (bg, ag func(string), bt func()) {
 	s.hookMu.Lock()
 	defer s.hookMu.Unlock()

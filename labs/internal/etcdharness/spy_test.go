@@ -245,6 +245,34 @@ func TestSpyLoseKeepAlivesEndsTheSession(t *testing.T) {
 	}
 }
 
+func TestSpyKeepAlivesOpen(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	s, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spy.KeepAlivesOpen(); got != 1 {
+		t.Fatalf("KeepAlivesOpen() = %d with one session, want 1", got)
+	}
+	// Orphan stops the keep-alives and returns once the session's Done has
+	// closed, which happens after the spy's stream ended.
+	s.Orphan()
+	if got := spy.KeepAlivesOpen(); got != 0 {
+		t.Fatalf("KeepAlivesOpen() = %d after Orphan, want 0", got)
+	}
+	s2, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Orphan()
+	spy.LoseKeepAlives()
+	if got := spy.KeepAlivesOpen(); got != 0 {
+		t.Fatalf("KeepAlivesOpen() = %d after LoseKeepAlives, want 0", got)
+	}
+}
+
 func TestSubFailsTheSubtest(t *testing.T) {
 	env := New(t)
 	t.Run("inner", func(t *testing.T) {
