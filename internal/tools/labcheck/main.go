@@ -46,7 +46,9 @@
 // -mutate measures how strong the graders are: it grades every automatic
 // mutant of each solution (operator swapped, condition negated, statement
 // deleted; see mutate.go), N at a time, and prints the share caught per
-// lab and for labs 05-09 together (the bar is 90%).
+// lab and for labs 05-09 together (the bar is 90%). Mutants listed in a
+// lab's solutions/NN/testdata/equivalent.txt (reviewed as behaving exactly
+// like the solution) are reported apart and not scored.
 package main
 
 import (

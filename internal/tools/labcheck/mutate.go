@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,8 +31,14 @@ type mutation struct {
 	Start, End int    // byte range of the solution replaced
 	Text       string // what replaces it
 	Line       int
-	Desc       string // e.g. "< to <="
+	Func       string // the function it is in: "F", or "T.M" for a method
+	Desc       string // e.g. "< to <= in i < n"
 }
+
+// ID names a mutant without its line number, so that an entry of a lab's
+// list of equivalent mutants survives edits elsewhere in the file:
+// "Worker.member: delete defer defer cancel()".
+func (m mutation) ID() string { return m.Func + ": " + m.Desc }
 
 // swaps are the operator replacements tried on every binary expression.
 var swaps = map[token.Token][]token.Token{
@@ -62,13 +71,14 @@ func mutations(src []byte) ([]mutation, error) {
 		if !ok || fn.Body == nil {
 			continue
 		}
+		first := len(ms)
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BinaryExpr:
 				for _, to := range swaps[n.Op] {
 					p := off(n.OpPos)
 					ms = append(ms, mutation{Start: p, End: p + len(n.Op.String()), Text: to.String(), Line: line(n.OpPos),
-						Desc: fmt.Sprintf("%s to %s", n.Op, to)})
+						Desc: fmt.Sprintf("%s to %s in %s", n.Op, to, oneLine(text(n)))})
 				}
 			case *ast.IfStmt:
 				ms = append(ms, negate(n.Cond, off, line, text, "if"))
@@ -100,9 +110,35 @@ func mutations(src []byte) ([]mutation, error) {
 			}
 			return true
 		})
+		name := fn.Name.Name
+		if fn.Recv != nil && len(fn.Recv.List) == 1 {
+			name = recvType(fn.Recv.List[0].Type) + "." + name
+		}
+		for i := first; i < len(ms); i++ {
+			ms[i].Func = name
+		}
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Start < ms[j].Start })
 	return ms, nil
+}
+
+// recvType is the name of a method's receiver type, without * or type
+// parameters.
+func recvType(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return "?"
+		}
+	}
 }
 
 func negate(cond ast.Expr, off func(token.Pos) int, line func(token.Pos) int, text func(ast.Node) string, kind string) mutation {
@@ -165,15 +201,68 @@ const (
 
 // mutateScore is one lab's automatic-mutation result.
 type mutateScore struct {
-	ID        string
-	Killed    int
-	Survived  []mutation
-	NoCompile int
-	Errors    []string
-	Elapsed   time.Duration
+	ID         string
+	Killed     int
+	Survived   []mutation
+	Equivalent []equivalentMutant // survivors the lab's list explains: not scored
+	NoCompile  int
+	Errors     []string
+	Problems   []string // entries of the list that are stale or wrong
+	Elapsed    time.Duration
 }
 
+// total is the score's denominator: the reviewed equivalent mutants are
+// left out (no test can tell them from the solution).
 func (s mutateScore) total() int { return s.Killed + len(s.Survived) }
+
+// equivalentMutant is a surviving mutant with the reason it was judged
+// equivalent.
+type equivalentMutant struct {
+	M      mutation
+	Reason string
+}
+
+// equivalentFile lists a lab's reviewed equivalent mutants: mutants of
+// the reference solution that behave exactly like it, so no test can
+// fail on them. One line per mutant, "ID -- reason", where ID is what
+// -mutate prints after the line number ("Worker.member: delete defer
+// defer cancel()"); blank lines and lines starting with # are comments.
+// A matching mutant that survives is reported as "equivalent (reviewed)"
+// and left out of the score; an entry that matches no mutant is stale, and
+// one whose mutant a test kills is wrong: both are reported as problems.
+const equivalentFile = "testdata/equivalent.txt"
+
+// equivalentEntry is one line of a lab's equivalentFile.
+type equivalentEntry struct {
+	ID, Reason string
+	Line       int
+}
+
+// readEquivalents reads a lab's list of equivalent mutants; a lab without
+// one has none.
+func readEquivalents(path string) ([]equivalentEntry, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []equivalentEntry
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		id, reason, ok := strings.Cut(l, " -- ")
+		id, reason = strings.TrimSpace(id), strings.TrimSpace(reason)
+		if !ok || id == "" || reason == "" {
+			return nil, fmt.Errorf("%s:%d: want \"ID -- reason\", got %q", path, i+1, l)
+		}
+		out = append(out, equivalentEntry{ID: id, Reason: reason, Line: i + 1})
+	}
+	return out, nil
+}
 
 // runMutate generates every automatic mutant of each lab's solution,
 // grades them (parallel workers, each with its own test binaries) and
@@ -186,6 +275,7 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 		file  string // the mutant source, written by the worker
 		src   []byte
 		tests []string
+		equiv string // why the lab's list says it is equivalent ("" if it does not)
 	}
 	scores := make([]mutateScore, len(ids))
 	var jobs []job
@@ -223,9 +313,21 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 			fmt.Fprintf(stderr, "labcheck: %s: parse the solution: %v\n", id, err)
 			return 1
 		}
+		equiv, err := readEquivalents(filepath.Join(cfg.Root, "solutions", id, equivalentFile))
+		if err != nil {
+			fmt.Fprintf(stderr, "labcheck: %s: %v\n", id, err)
+			return 1
+		}
+		reasons := map[string]string{}
+		for _, e := range equiv {
+			reasons[e.ID] = e.Reason
+			if !slices.ContainsFunc(ms, func(m mutation) bool { return m.ID() == e.ID }) {
+				scores[i].Problems = append(scores[i].Problems, fmt.Sprintf("stale entry (line %d of %s): no mutant %q", e.Line, equivalentFile, e.ID))
+			}
+		}
 		for k, m := range ms {
 			jobs = append(jobs, job{lab: i, m: m, stub: filepath.Join("labs", id, lab.File),
-				file: filepath.Join(tmp, fmt.Sprintf("%s-%03d.go", id, k)), src: src, tests: tests})
+				file: filepath.Join(tmp, fmt.Sprintf("%s-%03d.go", id, k)), src: src, tests: tests, equiv: reasons[m.ID()]})
 		}
 	}
 	fmt.Fprintf(stderr, "labcheck: %d automatic mutants of %d labs, %d at a time\n", len(jobs), len(ids), workers)
@@ -243,14 +345,19 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 				mu.Lock()
 				s := &scores[j.lab]
 				s.Elapsed += time.Since(started)
-				switch outcome {
-				case mutantKilled:
+				switch {
+				case outcome == mutantSurvived && j.equiv != "":
+					s.Equivalent = append(s.Equivalent, equivalentMutant{M: j.m, Reason: j.equiv})
+				case outcome == mutantKilled && j.equiv != "":
 					s.Killed++
-				case mutantSurvived:
+					s.Problems = append(s.Problems, fmt.Sprintf("line %d: %q is listed in %s as equivalent, but a test kills it: remove the entry", j.m.Line, j.m.ID(), equivalentFile))
+				case outcome == mutantKilled:
+					s.Killed++
+				case outcome == mutantSurvived:
 					s.Survived = append(s.Survived, j.m)
-				case mutantNoCompile:
+				case outcome == mutantNoCompile:
 					s.NoCompile++
-				case mutantInfraFailed:
+				case outcome == mutantInfraFailed:
 					s.Errors = append(s.Errors, fmt.Sprintf("line %d %s: %s", j.m.Line, j.m.Desc, msg))
 				}
 				done++
@@ -274,6 +381,11 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 		return 1
 	}
 	writeMutateReport(stdout, scores, time.Since(start))
+	for _, s := range scores {
+		if len(s.Problems) > 0 {
+			return 1
+		}
+	}
 	return 0
 }
 
@@ -312,10 +424,10 @@ func gradeMutant(ctx context.Context, cfg config, binDir, stub, file string, src
 const mutateTimeout = 20 * time.Second
 
 func writeMutateReport(w io.Writer, scores []mutateScore, took time.Duration) {
-	fmt.Fprintf(w, "%-16s %-8s %-8s %-10s %-8s %s\n", "lab", "killed", "total", "score", "skipped", "seconds")
+	fmt.Fprintf(w, "%-16s %-8s %-8s %-10s %-11s %-8s %s\n", "lab", "killed", "total", "score", "equivalent", "skipped", "seconds")
 	var etcdKilled, etcdTotal, allKilled, allTotal int
 	for _, s := range scores {
-		fmt.Fprintf(w, "%-16s %-8d %-8d %-10s %-8d %.0f\n", s.ID, s.Killed, s.total(), pct(s.Killed, s.total()), s.NoCompile, s.Elapsed.Seconds())
+		fmt.Fprintf(w, "%-16s %-8d %-8d %-10s %-11d %-8d %.0f\n", s.ID, s.Killed, s.total(), pct(s.Killed, s.total()), len(s.Equivalent), s.NoCompile, s.Elapsed.Seconds())
 		allKilled += s.Killed
 		allTotal += s.total()
 		if s.ID >= "05" && s.ID < "10" {
@@ -331,10 +443,16 @@ func writeMutateReport(w io.Writer, scores []mutateScore, took time.Duration) {
 		}
 		fmt.Fprintf(w, "labs 05-09 together: %d of %d killed (%s), bar 90%%: %s\n", etcdKilled, etcdTotal, pct(etcdKilled, etcdTotal), verdict)
 	}
-	fmt.Fprintf(w, "(mutants that do not compile are skipped; %0.f s in all)\n", took.Seconds())
+	fmt.Fprintf(w, "(mutants that do not compile are skipped; reviewed equivalent ones, listed in solutions/<lab>/%s, are not scored; %0.f s in all)\n", equivalentFile, took.Seconds())
 	for _, s := range scores {
 		for _, m := range s.Survived {
-			fmt.Fprintf(w, "%s: survived: line %d: %s\n", s.ID, m.Line, m.Desc)
+			fmt.Fprintf(w, "%s: survived: line %d: %s\n", s.ID, m.Line, m.ID())
+		}
+		for _, e := range s.Equivalent {
+			fmt.Fprintf(w, "%s: equivalent (reviewed): line %d: %s -- %s\n", s.ID, e.M.Line, e.M.ID(), e.Reason)
+		}
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "%s: problem: %s\n", s.ID, p)
 		}
 		for _, e := range s.Errors {
 			fmt.Fprintf(w, "%s: could not grade: %s\n", s.ID, e)
