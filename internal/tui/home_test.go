@@ -224,6 +224,13 @@ func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
 			t.Errorf("lab list lacks %q:\n%s", want, d)
 		}
 	}
+	var help []string
+	for _, b := range h.ShortHelp() {
+		help = append(help, b.Help().Key)
+	}
+	if got := strings.Join(help, " "); got != "1-9 enter esc" {
+		t.Errorf("help while the lab list is open: %q", got)
+	}
 	for _, l := range strings.Split(d, "\n") {
 		if ansi.StringWidth(l) > 80 {
 			t.Errorf("line wider than 80: %q", l)

@@ -389,6 +389,9 @@ func (h Model) detail(w int, long bool) string {
 // The arrows are left to the full help so that, with the global keys
 // (progress, help, quit), the line fits 80 columns.
 func (h *Model) ShortHelp() []key.Binding {
+	if h.Capturing() {
+		return h.chooserHelp()
+	}
 	return []key.Binding{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab}
 }
 

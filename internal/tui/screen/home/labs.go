@@ -141,3 +141,14 @@ func (h Model) labList(l *lessons.Lesson, w int) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// chooserHelp is the one-line help while a list of labs or experiments
+// is open: the lesson keys do not apply then.
+func (h *Model) chooserHelp() []key.Binding {
+	pick := key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "open"))
+	out := []key.Binding{pick}
+	if h.choosingLabs != nil {
+		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next to pass")))
+	}
+	return append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close list")))
+}

@@ -91,7 +91,9 @@ func (m Model) ShortHelp() []key.Binding {
 		// enter and esc are the step's; g still grades.
 		return []key.Binding{onlyG(k.Grade), withHelp(k.CloseStep, "steps"), withHelp(k.NextStep, "next"), hint, k.Watch, k.Pane}
 	case m.pane == paneResults && m.report != nil:
-		return []key.Binding{onlyG(k.Grade), withHelp(k.OpenStep, "step"), hint, k.Watch, k.Edit, k.Pane}
+		// e is in the full help: with enter's step the line would not
+		// fit 80 columns.
+		return []key.Binding{onlyG(k.Grade), withHelp(k.OpenStep, "step"), hint, k.Watch, k.Pane}
 	case m.pane == paneSolution && m.solution != "":
 		return []key.Binding{k.Grade, k.Diff, k.Edit, k.Pane}
 	}

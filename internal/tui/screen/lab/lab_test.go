@@ -580,11 +580,11 @@ func TestShortHelpFollowsState(t *testing.T) {
 		t.Errorf("grading: %q", got)
 	}
 	m, _ = deliver(t, m, failingReport())
-	if got := helpKeys(m); got != "g enter h w e tab" {
+	if got := helpKeys(m); got != "g enter h w tab" {
 		t.Errorf("failing: %q", got)
 	}
 	m, _ = press(t, m, "h", "h")
-	if got := helpKeys(m); got != "g enter w e tab" {
+	if got := helpKeys(m); got != "g enter w tab" {
 		t.Errorf("all hints open: %q", got)
 	}
 	m, _ = press(t, m, "s")

@@ -204,3 +204,59 @@ func checkFits(t *testing.T, m *Model, w, h int, what string) {
 		}
 	}
 }
+
+// TestShortHelpFitsEightyColumns: in every state the one-line help, with
+// the root's "esc back" (unless the screen holds esc) and "? help" after it, fits the 78 columns the
+// root gives it at 80.
+func TestShortHelpFitsEightyColumns(t *testing.T) {
+	width := func(m *Model) (int, string) {
+		var parts []string
+		for _, b := range m.ShortHelp() {
+			if b.Enabled() {
+				parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+			}
+		}
+		if !m.Capturing() {
+			parts = append(parts, "esc back") // the root's, when esc is not the screen's
+		}
+		parts = append(parts, "? help")
+		s := strings.Join(parts, " • ")
+		return ansi.StringWidth(s), s
+	}
+	check := func(m *Model, state string) {
+		t.Helper()
+		if w, s := width(m); w > 78 {
+			t.Errorf("%s: help is %d wide: %q", state, w, s)
+		}
+	}
+	m := newTest(t, fixtureRoot, 80, 24)
+	check(m, "fresh")
+	m, _ = press(t, m, "enter")
+	check(m, "grading")
+	m, _ = deliver(t, m, reportOf(testRun()))
+	check(m, "graded")
+	m, _ = press(t, m, "enter")
+	check(m, "step open")
+	m, _ = press(t, m, "esc", "s")
+	check(m, "question")
+	m, cmd := press(t, m, "y")
+	m = runCmd(t, m, cmd)
+	check(m, "solution")
+
+	// The full help's columns fit 78 columns too (bubbles puts four
+	// spaces between them).
+	total := 0
+	for i, col := range m.FullHelp() {
+		colW := 0
+		for _, b := range col {
+			colW = max(colW, ansi.StringWidth(b.Help().Key+" "+b.Help().Desc))
+		}
+		if i > 0 {
+			total += 4
+		}
+		total += colW
+	}
+	if total > 78 {
+		t.Errorf("full help is %d wide", total)
+	}
+}
