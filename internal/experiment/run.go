@@ -77,6 +77,7 @@ type Run struct {
 	resource *Resource
 	monitor  monitor
 	autoplay bool
+	atStep   bool // waiting in Phase for Step
 	stepc    chan struct{}
 	done     chan struct{}
 	verdict  Verdict
@@ -184,6 +185,7 @@ func (run *Run) execute() {
 	for _, r := range run.Replicas() {
 		r.stop()
 	}
+	run.finalStore()
 	if err != nil {
 		v.Showed = false
 		if v.Summary == "" {
@@ -283,12 +285,28 @@ func (run *Run) Phase(ctx context.Context, text string) error {
 	if auto {
 		return ctx.Err()
 	}
+	run.mu.Lock()
+	run.atStep = true
+	run.mu.Unlock()
+	defer func() {
+		run.mu.Lock()
+		run.atStep = false
+		run.mu.Unlock()
+	}()
 	select {
 	case <-run.stepc:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// AtStep reports whether the script, in step mode, has announced its next
+// phase and waits for Step to take it.
+func (run *Run) AtStep() bool {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.atStep
 }
 
 // Step lets a run in step mode go on to its next phase.

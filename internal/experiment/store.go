@@ -156,6 +156,9 @@ func (run *Run) Store() StoreState {
 		if run.admin == nil {
 			return
 		}
+		run.mu.Lock()
+		run.storeStarted = true
+		run.mu.Unlock()
 		go run.observeStore()
 	})
 	run.mu.Lock()
@@ -171,20 +174,46 @@ func (run *Run) observeStore() {
 		if run.ctx.Err() != nil {
 			return // cancelled mid-reading: keep the one before
 		}
-		run.mu.Lock()
-		if st.Err != "" {
-			prev := run.store
-			prev.Err = st.Err
-			st = prev
-		}
-		run.store = st
-		run.mu.Unlock()
+		run.setStore(st)
 		select {
 		case <-t.C:
 		case <-run.ctx.Done():
 			return
 		}
 	}
+}
+
+// setStore keeps a reading; a failed one keeps the keys of the one
+// before. Nothing replaces the final reading.
+func (run *Run) setStore(st StoreState) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.storeFinal {
+		return
+	}
+	if st.Err != "" {
+		prev := run.store
+		prev.Err = st.Err
+		st = prev
+	}
+	run.store = st
+}
+
+// finalStore takes the last reading, of what the script left behind,
+// before the run cleans its keys up: a script's last steps can come
+// faster than the observer reads.
+func (run *Run) finalStore() {
+	run.mu.Lock()
+	started := run.storeStarted
+	run.mu.Unlock()
+	if !started {
+		return
+	}
+	st := run.readStore(context.WithoutCancel(run.ctx))
+	run.setStore(st)
+	run.mu.Lock()
+	run.storeFinal = true
+	run.mu.Unlock()
 }
 
 // readStore reads the run's keys with one Get and the leases of the keys
@@ -236,9 +265,16 @@ func (run *Run) leaseReading(id, ttl, granted int64, sent, now time.Time) StoreL
 	if ok {
 		// etcd's reading was taken between sent and now; the estimate
 		// agrees if it lies in [ttl, ttl+1) s give or take that window.
+		// A reading of 0 is anything under a second, past expiry
+		// included (etcd rounds toward zero and expires a lease on its
+		// next pass, not at once).
 		left := exp.Sub(now)
 		slack := now.Sub(sent) + 50*time.Millisecond
-		if left >= l.Left-slack && left < l.Left+time.Second+slack {
+		lo := l.Left - slack
+		if ttl == 0 {
+			lo = -time.Second - slack
+		}
+		if left >= lo && left < l.Left+time.Second+slack {
 			l.Left, l.Precise = max(left, 0), true
 		}
 	}
@@ -271,7 +307,9 @@ func storeError(err error) string {
 
 // storeState is the observer's part of a Run.
 type storeState struct {
-	storeOnce   sync.Once
-	store       StoreState
-	leaseExpiry map[int64]time.Time // real time, from answered grants and keep-alives
+	storeOnce    sync.Once
+	storeStarted bool // someone asked: the observer runs
+	storeFinal   bool // the last reading is taken
+	store        StoreState
+	leaseExpiry  map[int64]time.Time // real time, from answered grants and keep-alives
 }

@@ -239,3 +239,29 @@ func TestLabels(t *testing.T) {
 		t.Error("the old-wording pattern does not tell old from new")
 	}
 }
+
+// TestStoreFinalReading: what the script leaves behind is read before the
+// run cleans up, though the script's last write came faster than the
+// observer reads.
+func TestStoreFinalReading(t *testing.T) {
+	srv, _ := etcds(t)
+	sc := &Scenario{Name: "store-final-test", DefaultReplicas: 1, DefaultTTL: 1,
+		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+			if _, err := readUntil(ctx, run, func(StoreState) bool { return true }); err != nil {
+				return Verdict{}, err
+			}
+			_, err := run.Admin().Put(ctx, "left-behind", "x")
+			return Verdict{Showed: err == nil}, err
+		}}
+	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := run.Wait(); err != nil || !v.Showed {
+		t.Fatalf("%v %s", err, v.Summary)
+	}
+	st := run.Store()
+	if len(st.Keys) != 1 || st.Keys[0].Key != "left-behind" || st.Keys[0].Value != "x" {
+		t.Fatalf("final reading %+v", st)
+	}
+}

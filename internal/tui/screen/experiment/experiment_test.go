@@ -518,6 +518,7 @@ func TestViolationStaysVisible(t *testing.T) {
 func TestStepModeInTheFooter(t *testing.T) {
 	m := New("fencing", Options{Step: true}, theme.NewStyles(true, true))
 	m.SetSize(80, 24)
+	m.now = func() time.Time { return clock }
 	if s := m.Status(); s != "next run: step mode · a auto-play" {
 		t.Errorf("ready, step: %q", s)
 	}
@@ -533,8 +534,22 @@ func TestStepModeInTheFooter(t *testing.T) {
 	if s := m.Status(); s != "step mode · space next · a auto-play" {
 		t.Errorf("running, step: %q", s)
 	}
-	if v := view(m); !strings.Contains(v, "step mode: space for the next step") {
-		t.Errorf("header:\n%s", v)
+	if v := view(m); !strings.Contains(v, "running 3.2s · step mode ·") {
+		t.Errorf("header, between steps:\n%s", v)
+	}
+	// At a step, with the owner's writes flooding in after the phase
+	// was announced: the header says space, and the step stays in view.
+	m.snap.atStep = true
+	m.snap.events = append(m.snap.events, experiment.Event{At: 3 * time.Second, Kind: experiment.Phase, Text: "wake b1: it writes with its old token 6"})
+	for i := range 20 {
+		m.snap.events = append(m.snap.events, experiment.Event{At: 3*time.Second + time.Duration(i)*100*time.Millisecond, Kind: experiment.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf("write %q with token 7 accepted", fmt.Sprintf("b3#%d", i))})
+	}
+	v := view(m)
+	if !strings.Contains(v, "step mode: space for the next step") {
+		t.Errorf("header, at a step:\n%s", v)
+	}
+	if !strings.Contains(v, "▶ next step (space): wake b1: it writes with its old token 6") || !strings.Contains(v, "⚑") || !strings.Contains(v, `"b3#19"`) {
+		t.Errorf("the pending step or the violation scrolled away:\n%s", v)
 	}
 	m.snap.autoplay = true
 	if s := m.Status(); s != "auto-play · a step mode" {

@@ -61,6 +61,7 @@ type snapshot struct {
 	events   []experiment.Event
 	verdict  *experiment.Verdict
 	autoplay bool
+	atStep   bool                  // the script waits for space before its next phase
 	store    experiment.StoreState // what etcd holds under the run's prefix
 }
 
@@ -272,12 +273,23 @@ func (m *Model) refresh() {
 		m.snap.events = append(m.snap.events, evs...)
 		m.changed = m.now()
 	}
-	m.snap.replicas = m.snap.replicas[:0]
+	// Replicas a script retired (the first variant's, in fencing) leave
+	// the cards to the ones that act, unless none is left.
+	var all, acting []experiment.ReplicaState
 	for _, r := range run.Replicas() {
-		m.snap.replicas = append(m.snap.replicas, r.State())
+		st := r.State()
+		all = append(all, st)
+		if st.Role != experiment.RoleRetired {
+			acting = append(acting, st)
+		}
+	}
+	m.snap.replicas = all
+	if len(acting) > 0 {
+		m.snap.replicas = acting
 	}
 	m.snap.resource = run.Resource().State()
 	m.snap.autoplay = run.AutoPlay()
+	m.snap.atStep = run.AtStep()
 	m.snap.store = run.Store()
 	select {
 	case <-run.Done():

@@ -146,6 +146,8 @@ func (m Model) leasePart(id int64, s experiment.StoreState) string {
 	}
 	var leftText string
 	switch {
+	case l.Precise && left <= 0:
+		leftText = "expiring" // etcd deletes it on its next pass
 	case l.Precise:
 		leftText = experiment.LeftLabel(left)
 	case left < time.Second:

@@ -53,9 +53,9 @@ func (m Model) View() string {
 	case phasePredict:
 		bottom = m.predictPanel(w, rest)
 	case phaseDone:
-		// The result and the run's key event stay; the timeline gets
-		// what is left, at least its heading and two lines when it can.
-		result := m.resultPanel(w, rest-4)
+		// The verdict comes first; the timeline keeps at least its
+		// heading and the run's key event (pinned) or its last line.
+		result := m.resultPanel(w, rest-2)
 		bottom = append(m.timeline(w, rest-len(result)), result...)
 	default:
 		bottom = m.timeline(w, rest)
@@ -74,7 +74,10 @@ func (m Model) statusLine() string {
 	if m.phase == phaseRunning {
 		state = fmt.Sprintf("running %.1fs", m.now().Sub(m.started).Seconds())
 		if !m.snap.autoplay {
-			state += " · step mode: space for the next step"
+			state += " · step mode"
+			if m.snap.atStep {
+				state += ": space for the next step"
+			}
 		}
 	}
 	parts := []string{experiment.TTLLabel(m.params.TTL)}
@@ -218,35 +221,48 @@ func keyEvent(e experiment.Event) bool {
 }
 
 // timeline draws the last events that fit in n lines (lease renewals are
-// left out: there are several a second). The latest key event stays
-// pinned under the heading when the lines after it would push it out of
-// view, so a violation never scrolls away unseen.
+// left out: there are several a second). Two lines stay pinned under the
+// heading when later lines push them out of view: the latest key event,
+// so a violation never scrolls away unseen, and in step mode the step the
+// script waits to take.
 func (m Model) timeline(w, n int) []string {
 	st := m.styles
 	var evs []experiment.Event
-	keys, lastKey := 0, -1
+	keys, lastKey, lastPhase := 0, -1, -1
 	for _, e := range m.snap.events {
-		if e.Kind != experiment.LeaseRenewed && e.Kind != experiment.Finished {
-			if keyEvent(e) {
-				keys, lastKey = keys+1, len(evs)
-			}
-			evs = append(evs, e)
+		if e.Kind == experiment.LeaseRenewed || e.Kind == experiment.Finished {
+			continue
 		}
+		if keyEvent(e) {
+			keys, lastKey = keys+1, len(evs)
+		}
+		if e.Kind == experiment.Phase {
+			lastPhase = len(evs)
+		}
+		evs = append(evs, e)
 	}
 	if n <= 0 {
 		return nil
 	}
-	pinned := func() string {
-		e := evs[lastKey]
+	type pin struct {
+		at     int // index in evs
+		line   string
+		pinned bool
+	}
+	var pins []*pin
+	if lastKey >= 0 {
 		head := "⚑ "
 		if keys > 1 {
 			head = fmt.Sprintf("⚑ latest of %d: ", keys)
 		}
-		return st.Error.Render(ansi.Truncate(head+strings.TrimLeft(e.String(), " "), w, "…"))
+		pins = append(pins, &pin{at: lastKey, line: st.Error.Render(ansi.Truncate(head+strings.TrimLeft(evs[lastKey].String(), " "), w, "…"))})
+	}
+	if m.phase == phaseRunning && m.snap.atStep && lastPhase >= 0 {
+		pins = append(pins, &pin{at: lastPhase, line: st.Accent.Render(ansi.Truncate("▶ next step (space): "+evs[lastPhase].Text, w, "…"))})
 	}
 	if n == 1 {
-		if lastKey >= 0 {
-			return []string{pinned()}
+		if len(pins) > 0 {
+			return []string{pins[0].line}
 		}
 		return nil
 	}
@@ -257,11 +273,24 @@ func (m Model) timeline(w, n int) []string {
 	}
 	rows := n - 1
 	end := max(len(evs)-m.scroll, min(rows, len(evs)))
-	start := max(0, end-rows)
-	if lastKey >= 0 && (lastKey < start || lastKey >= end) {
-		out = append(out, pinned())
-		start = max(0, end-(rows-1)) // only narrows: it stays out of view
+	// Pin what the window leaves out; a pin narrows the window, which may
+	// leave out another, so look again until nothing changes.
+	for changed := true; changed; {
+		changed = false
+		start := max(0, end-rows)
+		for _, p := range pins {
+			if !p.pinned && rows > 1 && (p.at < start || p.at >= end) {
+				p.pinned, rows, changed = true, rows-1, true
+				break
+			}
+		}
 	}
+	for _, p := range pins {
+		if p.pinned {
+			out = append(out, p.line)
+		}
+	}
+	start := max(0, end-rows)
 	for _, e := range evs[start:end] {
 		line := ansi.Truncate(e.String(), w, "…")
 		switch e.Kind {
@@ -323,6 +352,9 @@ func (m Model) resultPanel(w, n int) []string {
 	for 1+summary+predLines+takeaway > n && takeaway > 0 {
 		takeaway--
 	}
+	for 1+summary+predLines+takeaway > n && predLines > 1 {
+		predLines--
+	}
 	for 1+summary+predLines+takeaway > n && summary > 1 {
 		summary--
 	}
@@ -335,7 +367,7 @@ func (m Model) resultPanel(w, n int) []string {
 		if !q.Options[m.picked].Correct {
 			mark, style = "✗ not what happened", st.Error
 		}
-		for i, l := range text.Clamp("you predicted: "+q.Options[m.picked].Text, w-len(mark)-1, 2) {
+		for i, l := range text.Clamp("you predicted: "+q.Options[m.picked].Text, w-len(mark)-1, predLines) {
 			if i == 0 {
 				l += " " + style.Render(mark)
 			}
@@ -367,8 +399,8 @@ func (m Model) stalled() string {
 	if m.changed.IsZero() || m.now().Sub(m.changed) < stallAfter {
 		return ""
 	}
-	if !m.snap.autoplay && len(m.snap.events) > 0 && m.snap.events[len(m.snap.events)-1].Kind == experiment.Phase {
-		return "" // waiting for n, as the status line says
+	if m.snap.atStep {
+		return "" // waiting for space, as the status line says
 	}
 	var held []string
 	for _, r := range m.snap.replicas {
