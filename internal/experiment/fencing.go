@@ -107,6 +107,9 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	after := res.State()
 	accepted := after.Accepted > before.Accepted && after.Writer == zombie.Name ||
 		staleAccepted(run, zombie.Name, oldToken)
+	if err := run.Phase(ctx, fmt.Sprintf("fencing %s is over: the replicas retire", onOff(fencing))); err != nil {
+		return false, "", err
+	}
 	for _, r := range rs {
 		r.retire()
 	}

@@ -177,7 +177,11 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	} else {
 		p3.Emit(Event{Kind: Note, Text: "lock is held (by P2): P3 waits"})
 	}
-	// End the variant: everyone lets go, so the next one starts clean.
+	// End the variant: everyone lets go, so the next one starts clean. In
+	// step mode the learner first sees who etcd says holds the lock.
+	if err := run.Phase(ctx, "this variant is over: everyone lets go and the lock key is deleted"); err != nil {
+		return 0, err
+	}
 	for _, p := range []*Replica{p2, p3} {
 		if p.State().Role == RoleOwner {
 			p.setRole(RoleFollower, 0)
