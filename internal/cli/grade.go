@@ -138,7 +138,12 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 			steps[i] = grade.StepSpec{Test: s.Test, Title: s.Title}
 		}
 		if !*asJSON {
-			fmt.Fprintf(env.Stdout, "%s  %s\n", lab.ID, lab.Title)
+			// The labs are not numbered by lesson: say whose lab it is.
+			head := lab.ID + "  " + lab.Title
+			if l := course.Lesson(lab.Lesson); l != nil {
+				head += fmt.Sprintf("  (lesson %d: %s)", l.Number, l.Title)
+			}
+			fmt.Fprintln(env.Stdout, head)
 		}
 		r, err := grade.Grade(ctx, o, steps)
 		if ctx.Err() != nil {
