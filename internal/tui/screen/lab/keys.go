@@ -120,10 +120,11 @@ func (m Model) FullHelp() [][]key.Binding {
 			{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		}
 	}
+	// Three columns: a fourth does not fit 80 columns, so the steps'
+	// keys go under grading's.
 	return [][]key.Binding{
-		{k.Grade, k.Cancel, k.Watch, k.Hint},
+		{k.Grade, k.Cancel, k.Watch, k.Hint, k.ChooseStep, k.OpenStep, k.CloseStep, k.PrevStep, k.NextStep},
 		{k.Edit, k.Solution, k.Diff, k.Reset, k.Yes, k.No},
 		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.ChooseStep, k.OpenStep, k.CloseStep, k.PrevStep, k.NextStep},
 	}
 }

@@ -591,7 +591,7 @@ func TestShortHelpFollowsState(t *testing.T) {
 	if got := helpKeys(m); got != "y n/esc" {
 		t.Errorf("question: %q", got)
 	}
-	if len(m.FullHelp()) != 4 {
+	if len(m.FullHelp()) != 3 {
 		t.Errorf("full help has %d columns", len(m.FullHelp()))
 	}
 }

@@ -243,18 +243,20 @@ func TestShortHelpFitsEightyColumns(t *testing.T) {
 	m = runCmd(t, m, cmd)
 	check(m, "solution")
 
-	// The full help's columns fit 78 columns too (bubbles puts four
-	// spaces between them).
+	// The full help's columns fit 78 columns too: bubbles aligns each
+	// column's keys, then a space, then their descriptions, and puts four
+	// spaces between columns.
 	total := 0
 	for i, col := range m.FullHelp() {
-		colW := 0
+		keyW, descW := 0, 0
 		for _, b := range col {
-			colW = max(colW, ansi.StringWidth(b.Help().Key+" "+b.Help().Desc))
+			keyW = max(keyW, ansi.StringWidth(b.Help().Key))
+			descW = max(descW, ansi.StringWidth(b.Help().Desc))
 		}
 		if i > 0 {
 			total += 4
 		}
-		total += colW
+		total += keyW + 1 + descW
 	}
 	if total > 78 {
 		t.Errorf("full help is %d wide", total)
