@@ -149,11 +149,12 @@ func withSession(parent context.Context, s *concurrency.Session) (context.Contex
 
 // closeSession ends the session: it revokes the lease (Close bounds that
 // by the TTL, after which the lease has run out anyway), unless the lease
-// is over already.
+// is over already. Then there is nothing left to do: once Done() has
+// closed, the session has stopped its keepalive and released its context
+// by itself.
 func closeSession(s *concurrency.Session) {
 	select {
 	case <-s.Done():
-		s.Orphan() // nothing to revoke; just stop the keepalive's context
 	default:
 		s.Close()
 	}
