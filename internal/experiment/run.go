@@ -301,6 +301,13 @@ func (run *Run) Phase(ctx context.Context, text string) error {
 	}
 }
 
+// Announce is Phase for a step the script must not wait at, even in step
+// mode: one whose timing is what it measures (a lease's clock is
+// running).
+func (run *Run) Announce(text string) {
+	run.Emit(Event{Kind: Phase, Text: text})
+}
+
 // AtStep reports whether the script, in step mode, has announced its next
 // phase and waits for Step to take it.
 func (run *Run) AtStep() bool {

@@ -236,12 +236,12 @@ func (run *Run) readStore(ctx context.Context) StoreState {
 	for _, id := range st.heads(storeMaxLeases) {
 		sent := time.Now()
 		resp, err := run.admin.TimeToLive(ctx, clientv3.LeaseID(id))
-		if err != nil {
-			if isLeaseNotFound(err) {
-				st.Leases[id] = StoreLease{ID: id, Gone: true}
-				continue
-			}
-			return StoreState{At: now, Err: storeError(err)}
+		switch {
+		case isLeaseNotFound(err):
+			st.Leases[id] = StoreLease{ID: id, Gone: true}
+			continue
+		case err != nil:
+			continue // the keys stand; this lease is shown without its TTL
 		}
 		st.Leases[id] = run.leaseReading(id, resp.TTL, resp.GrantedTTL, sent, now)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,5 +264,40 @@ func TestStoreFinalReading(t *testing.T) {
 	st := run.Store()
 	if len(st.Keys) != 1 || st.Keys[0].Key != "left-behind" || st.Keys[0].Value != "x" {
 		t.Fatalf("final reading %+v", st)
+	}
+}
+
+// TestStepModeWithASlowLearner: a first run is in step mode, and a learner
+// takes time at each step. A scenario whose effect depends on a running
+// clock must still show it: leader-change-extends-leases waits only
+// before the lease is taken (it said "TimeToLive says -1s" when it waited
+// at every step).
+func TestStepModeWithASlowLearner(t *testing.T) {
+	_, cluster := etcds(t)
+	run, err := Start(context.Background(), "leader-change-extends-leases", Params{Step: true}, Env{Cluster: cluster}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps atomic.Int32
+	go func() {
+		for {
+			select {
+			case <-run.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if run.AtStep() {
+				time.Sleep(1500 * time.Millisecond) // reading the screen
+				steps.Add(1)
+				run.Step()
+			}
+		}
+	}()
+	v, err := run.Wait()
+	if err != nil || !v.Showed {
+		t.Fatalf("in step mode: %v: %s", err, v.Summary)
+	}
+	if steps.Load() == 0 {
+		t.Fatal("step mode never waited")
 	}
 }

@@ -465,7 +465,7 @@ func TestStorePanel(t *testing.T) {
 		{Key: "shards/01", Value: "w2", CreateRevision: 5, ModRevision: 5},
 		{Key: "shards/02", Value: "w1", CreateRevision: 6, ModRevision: 6},
 	}}
-	if v := view(m); !strings.Contains(v, "shards/ 3 keys: · w1 2 · w2 1") {
+	if v := view(m); !strings.Contains(v, "shards/ 3 keys by value · w1 2 · w2 1") {
 		t.Errorf("shards per owner:\n%s", v)
 	}
 	if v := view(m); !strings.Contains(v, "workers/ 2 keys · oldest w1") {
@@ -579,5 +579,15 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	m.snap.replicas[1].Paused = false
 	if v := view(m); strings.Contains(v, "The script waits") {
 		t.Fatalf("message stays after the resume:\n%s", v)
+	}
+}
+
+// TestTTLKeysKeepToTheScenariosRange: - stops at the shortest TTL the
+// scenario works with, not at 1s.
+func TestTTLKeysKeepToTheScenariosRange(t *testing.T) {
+	m := newModel(t, "leader-change-extends-leases", nil, 80, 24)
+	m, _ = press(m, "-", "-", "-", "-", "-")
+	if m.params.TTL != 3 || !strings.Contains(view(m), "TTL 3s") {
+		t.Fatalf("TTL %d after five -, want the scenario's minimum 3s", m.params.TTL)
 	}
 }

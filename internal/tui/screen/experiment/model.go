@@ -335,9 +335,11 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(msg, k.Start):
 			return m.start()
 		case key.Matches(msg, k.TTLUp):
-			m.params.TTL = min(m.params.TTL+1, 10)
+			_, hi := m.sc.TTLRange()
+			m.params.TTL = min(m.params.TTL+1, 10, hi)
 		case key.Matches(msg, k.TTLDown):
-			m.params.TTL = max(m.params.TTL-1, 1)
+			lo, _ := m.sc.TTLRange() // leader-change-extends-leases needs 3s or more
+			m.params.TTL = max(m.params.TTL-1, lo)
 		case key.Matches(msg, k.Fencing):
 			m.params.Fencing = cycle(m.params.Fencing)
 		case key.Matches(msg, k.Unlock):

@@ -56,11 +56,18 @@ func (m Model) storeLines(w, n int) []string {
 		out = append(out, st.Warning.Render(ansi.Truncate(s.Err, w, "…")))
 	}
 	groups := s.Groups()
-	if room := n - len(out); len(groups) > room {
-		groups = latestGroups(groups, max(room, 1))
+	room := max(n-len(out), 1)
+	if len(groups) > room {
+		groups = latestGroups(groups, room)
 	}
+	// Every group gets a line; lines to spare go to the first groups that
+	// want more.
+	spare := room - len(groups)
 	for _, g := range groups {
-		for _, l := range pack(m.groupParts(g, s), w) {
+		parts := m.groupParts(g, s)
+		extra := min(len(pack(parts, w, 0))-1, spare)
+		spare -= extra
+		for _, l := range pack(parts, w, 1+extra) {
 			out = append(out, st.Text.Render(l))
 		}
 	}
@@ -119,7 +126,7 @@ func (m Model) groupParts(g experiment.StoreGroup, s experiment.StoreState) []st
 		return parts
 	}
 	values, counts := g.Owners()
-	parts := []string{fmt.Sprintf("%s %d keys:", g.Dir, len(g.Keys))}
+	parts := []string{fmt.Sprintf("%s %d keys by value", g.Dir, len(g.Keys))}
 	for _, v := range values {
 		parts = append(parts, fmt.Sprintf("%s %d", v, counts[v]))
 	}
@@ -160,21 +167,27 @@ func (m Model) leasePart(id int64, s experiment.StoreState) string {
 	return fmt.Sprintf("%s %s, %s", name, experiment.TTLLabel(l.GrantedTTL), leftText)
 }
 
-// pack joins parts with " · " into lines of width w, a part too wide for
-// a line of its own cut with an ellipsis.
-func pack(parts []string, w int) []string {
+// pack joins parts with " · " into lines of width w, at most limit of
+// them (0: as many as it takes). A part that fits nowhere is left out and
+// the line ends with "…"; a part too wide for a line of its own is cut.
+func pack(parts []string, w, limit int) []string {
 	var out []string
-	line := ""
+	line, left := "", false
 	for _, p := range parts {
 		switch {
 		case line == "":
 			line = p
 		case ansi.StringWidth(line)+3+ansi.StringWidth(p) <= w:
 			line += " · " + p
-		default:
+		case limit == 0 || len(out)+1 < limit:
 			out = append(out, ansi.Truncate(line, w, "…"))
 			line = "  " + p
+		default:
+			left = true
 		}
+	}
+	if left && ansi.StringWidth(line)+2 <= w {
+		line += " …"
 	}
 	if line != "" {
 		out = append(out, ansi.Truncate(line, w, "…"))

@@ -123,7 +123,11 @@ func (m Model) cards(w int) []string {
 	row := lipgloss.JoinHorizontal(lipgloss.Top, boxes...)
 	out := strings.Split(row, "\n")
 	if hidden := len(rs) - (last - first); hidden > 0 {
-		out = append(out, m.styles.Muted.Render(fmt.Sprintf("%d more replicas: ←/→ to scroll", hidden)))
+		more := fmt.Sprintf("%d more replicas: ←/→ to scroll", hidden)
+		if hidden == 1 {
+			more = "1 more replica: ←/→ to scroll"
+		}
+		out = append(out, m.styles.Muted.Render(more))
 	}
 	return out
 }
