@@ -19,13 +19,11 @@ import (
 
 // storeHeading starts the panel: what etcd holds, or held when the run
 // ended (the run then deletes its keys).
-const storeHeading = "etcd holds"
-
 func (m Model) storeHeading() string {
 	if m.phase == phaseDone {
 		return "etcd held"
 	}
-	return storeHeading
+	return "etcd holds"
 }
 
 // storeBesideMin is the narrowest the panel may be to stand beside the
@@ -41,6 +39,8 @@ func (m Model) storeLines(w, n int) []string {
 	s := m.snap.store
 	var status string
 	switch {
+	case m.phase == phaseStarting:
+		status = "starting…"
 	case m.phase != phaseRunning && m.phase != phaseDone:
 		status = "(no run yet)"
 	case s.At.IsZero() && s.Err == "":
@@ -74,11 +74,11 @@ func (m Model) storeLines(w, n int) []string {
 	if s.More > 0 {
 		out = append(out, st.Muted.Render(fmt.Sprintf("and %d more keys", s.More)))
 	}
-	if len(out) > n {
-		out = out[:n]
-	}
 	if len(s.Keys) == 0 {
 		out = append(out, st.Muted.Render("(no key)"))
+	}
+	if len(out) > n {
+		out = out[:n]
 	}
 	return out
 }
@@ -225,7 +225,7 @@ func (m Model) cardsAndStore(w, h int) []string {
 		box := st.Box.Width(side).Render(strings.Join(lines, "\n"))
 		return strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, strings.Join(cards, "\n"), " ", box), "\n")
 	}
-	indent := len(storeHeading) + 1
+	indent := len(m.storeHeading()) + 1
 	lines := m.storeLines(w-indent, storeRows(h))
 	for i, l := range lines {
 		prefix := strings.Repeat(" ", indent)
