@@ -40,6 +40,9 @@ package lease
 //     of waiting: no request is sent and the fake clock stops; the stall
 //     guard (labtest.Bubble) ends the run after a few seconds with "Run
 //     never waited between renewals" and the place in Run.
+//   - Run holding l.mu while it waits for its ticker: MayAct waits for
+//     the mutex, which stops the fake clock too; the stall guard says so
+//     and shows Run waiting with it.
 //   - the 0.75 x TTL window counted from the reply to the acquire or
 //     renewal instead of from when the request was sent: Step 5 delays
 //     the replies by 1 s.

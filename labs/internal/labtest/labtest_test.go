@@ -73,11 +73,11 @@ func TestBubbleReportsAStall(t *testing.T) {
 			"panic: labtest: TestStep2_Spins is stuck: Run never waited between renewals: a goroutine of your code has been running (*Lease).Run (spin.go:",
 			"for 1s without ever waiting",
 			"Where your code is:",
-			"[runnable, synctest bubble",
+			"  goroutine ", "[runnable]:",
 		}},
 		{"Step3", []string{
 			"panic: labtest: TestStep3_Relocks is stuck: a goroutine of your code has been waiting 1s in (*Lease).MayAct (spin.go:",
-			"for a mutex that nobody unlocks",
+			"for a mutex that is never unlocked",
 			"(*Lease).Renew",
 		}},
 	} {

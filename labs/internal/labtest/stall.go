@@ -208,58 +208,83 @@ func baseFile(file string) string {
 // stallReport says why the bubble of test stopped moving. Its first line
 // is what a summary shows: "labtest: <test> is stuck: <why>".
 func stallReport(test, pkg string, budget time.Duration, hints []Hint, dump string) string {
-	var spinning, locked, other *stack
-	var where [2]string
+	var learners []stack // the bubble's goroutines in the learner's code
+	spinning, locked := -1, -1
 	for _, s := range parseStacks(dump) {
 		if !strings.Contains(s.header, "synctest bubble") {
 			continue
 		}
-		fn, file, ok := s.learnerFrame(pkg)
-		if !ok {
+		if _, _, ok := s.learnerFrame(pkg); !ok {
 			continue
 		}
-
 		switch {
-		case (s.state == "running" || s.state == "runnable") && spinning == nil:
-			spinning, where = &s, [2]string{funcName(fn), file}
-		case strings.Contains(s.state, "Mutex") && spinning == nil && locked == nil:
-			locked, where = &s, [2]string{funcName(fn), file}
-		case other == nil:
-			other = &s
+		case (s.state == "running" || s.state == "runnable") && spinning < 0:
+			spinning = len(learners)
+		case strings.Contains(s.state, "Mutex") && locked < 0:
+			locked = len(learners)
 		}
+		learners = append(learners, s)
 	}
+	show := -1
 	var why string
-	var show *stack
 	switch {
-	case spinning != nil:
+	case spinning >= 0:
 		show = spinning
-		why = fmt.Sprintf("a goroutine of your code has been running %s (%s) for %v without ever waiting", where[0], baseFile(where[1]), budget)
+		fn, file, _ := learners[show].learnerFrame(pkg)
+		why = fmt.Sprintf("a goroutine of your code has been running %s (%s) for %v without ever waiting", funcName(fn), baseFile(file), budget)
 		for _, h := range hints {
-			if strings.HasSuffix(where[0], h.Func) {
+			if strings.HasSuffix(funcName(fn), h.Func) {
 				why = h.Says + ": " + why
 				break
 			}
 		}
 		why += ". In the tests the clock is fake and moves only while every goroutine waits (on a channel, a timer, a ticker), so a loop that never waits, such as a select with a default case or a loop that checks time.Now(), stops time for good and never ends."
-	case locked != nil:
+	case locked >= 0:
 		show = locked
-		why = fmt.Sprintf("a goroutine of your code has been waiting %v in %s (%s) for a mutex that nobody unlocks: locked twice on one path (a method holding it calls another that locks it again), or an Unlock missing on some return? A goroutine waiting for a mutex also stops the tests' fake clock, so this never ends.", budget, where[0], baseFile(where[1]))
+		fn, file, _ := learners[show].learnerFrame(pkg)
+		why = fmt.Sprintf("a goroutine of your code has been waiting %v in %s (%s) for a mutex that is never unlocked: a method that holds it calls another that locks it again, a return without Unlock, or a goroutine that keeps it locked while it waits for something else (a ticker, a channel; see your other goroutines below). A goroutine waiting for a mutex also stops the tests' fake clock, so this never ends.", budget, funcName(fn), baseFile(file))
 	default:
-		show = other
 		why = fmt.Sprintf("nothing moved for %v: some goroutine keeps running without ever waiting, and the tests' fake clock moves only while every goroutine waits.", budget)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "labtest: %s is stuck: %s", test, why)
-	if show != nil {
-		fmt.Fprintf(&b, "\nWhere your code is:\n  %s", show.header)
-		for i, f := range show.frames {
-			if strings.HasPrefix(f[0], "created by ") {
-				continue
+	if show >= 0 {
+		b.WriteString("\nWhere your code is:")
+		writeStack(&b, learners[show], pkg)
+	}
+	var others []stack
+	for i, s := range learners {
+		if i != show {
+			others = append(others, s)
+		}
+	}
+	if len(others) > 0 {
+		b.WriteString("\nYour code's other goroutines:")
+		for i, s := range others {
+			if i == 3 {
+				fmt.Fprintf(&b, "\n  (%d more)", len(others)-i)
+				break
 			}
-			if _, _, ok := (stack{frames: [][2]string{f}}).learnerFrame(pkg); ok || i == 0 {
-				fmt.Fprintf(&b, "\n    %s\n        %s", f[0], f[1])
-			}
+			writeStack(&b, s, pkg)
 		}
 	}
 	return b.String()
+}
+
+// writeStack writes a goroutine's header, its top frame (where it is
+// running or waiting) and the frames of the learner's code.
+func writeStack(b *strings.Builder, s stack, pkg string) {
+	header := s.header
+	if i := strings.Index(header, ", synctest bubble"); i >= 0 {
+		header = header[:i] + "]:"
+	}
+	fmt.Fprintf(b, "\n  %s", header)
+	for i, f := range s.frames {
+		if strings.HasPrefix(f[0], "created by ") {
+			continue
+		}
+		if _, _, ok := (stack{frames: [][2]string{f}}).learnerFrame(pkg); ok || i == 0 {
+			fmt.Fprintf(b, "\n    %s\n        %s", f[0], f[1])
+		}
+	}
 }
