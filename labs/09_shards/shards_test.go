@@ -407,9 +407,10 @@ func testStaleRelease(t *testing.T) {
 // testShardTakenAway: worker-a shares 4 shards with worker-z, a member
 // whose key the test wrote and that claims nothing. worker-a must claim
 // exactly its target, 2. Then an operator hands one of worker-a's shards
-// to worker-z behind its back: at its next read worker-a must drop it from
-// Owned() (Owned() follows every read, not only the worker's own claims
-// and releases) and claim a free shard instead.
+// to worker-z behind its back: it rewrites the key with worker-z's name and
+// lease (its CreateRevision, worker-a's token, stays). At its next read
+// worker-a must drop the shard from Owned() (Owned() follows every read,
+// not only the worker's own claims and releases) and claim a free one.
 func testShardTakenAway(t *testing.T) {
 	env := etcdharness.New(t)
 	f := newFleet(t, env, 4)
@@ -418,24 +419,8 @@ func testShardTakenAway(t *testing.T) {
 		t.Fatalf("test: put worker-z's member key: %v", err)
 	}
 	var claims atomic.Int64 // shard keys worker-a asked to create, in all
-	var steal atomic.Int64  // the shard to hand to worker-z before worker-a's next read, +1 (0: none)
-	var stealErr atomic.Value
 	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
 		claims.Add(int64(len(f.claims(r))))
-		if r.Kind != etcdharness.KindGet || steal.Load() == 0 {
-			return nil
-		}
-		key := ShardKey(f.prefix, int(steal.Load()-1))
-		resp, err := env.Admin.Txn(env.Ctx).
-			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, "worker-z", clientv3.WithLease(leaseZ))).Commit()
-		switch {
-		case err != nil:
-			stealErr.Store(fmt.Sprintf("test: claim %s for worker-z: %v", key, err))
-			steal.Store(0)
-		case resp.Succeeded:
-			steal.Store(0)
-		} // else: worker-a read before the test deleted its key; try at the next read
 		return nil
 	})
 	mine := func() map[int]int64 {
@@ -453,35 +438,23 @@ func testShardTakenAway(t *testing.T) {
 		return len(m) == 2 && maps.Equal(a.w.Owned(), m)
 	})
 
-	// The operator moves worker-a's lowest shard to worker-z: it deletes
-	// worker-a's key, and worker-z claims the shard just before worker-a
-	// reads again.
 	held := mine()
 	s := slices.Min(slices.Collect(maps.Keys(held)))
-	steal.Store(int64(s) + 1)
-	key := ShardKey(f.prefix, s)
-	if _, err := env.Admin.Txn(env.Ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", held[s])).
-		Then(clientv3.OpDelete(key)).Commit(); err != nil {
-		t.Fatalf("test: delete worker-a's key %s: %v", key, err)
+	if _, err := env.Admin.Put(env.Ctx, ShardKey(f.prefix, s), "worker-z", clientv3.WithLease(leaseZ)); err != nil {
+		t.Fatalf("test: hand shard %d to worker-z: %v", s, err)
 	}
 	var got, etcd map[int]int64
 	var ok bool
 	deadline := time.Now().Add(5 * time.Second)
 	env.WaitFor(f.prefix, 6*time.Second, "worker-a to drop the shard taken from it", func() bool {
-		if e := stealErr.Load(); e != nil {
-			t.Fatal(e)
-		}
 		etcd, got = mine(), a.w.Owned()
-		ok = steal.Load() == 0 && len(etcd) == 2 && maps.Equal(got, etcd)
+		ok = len(etcd) == 2 && maps.Equal(got, etcd)
 		return ok || time.Now().After(deadline)
 	})
-	switch _, listed := got[s]; {
-	case steal.Load() != 0:
-		t.Fatalf("the test deleted worker-a's key of shard %d, and worker-a did not read again within 5 s: rebalance after every watch response", s)
-	case listed:
-		t.Fatalf("an operator handed shard %d from worker-a to worker-z (deleted worker-a's key; worker-z claimed the shard before worker-a's next read), and 5 s later worker-a's Owned() = %v still lists it: set Owned() from every read (the keys on your lease), not only from your own claims and releases", s, got)
-	case !ok:
+	if _, listed := got[s]; listed {
+		t.Fatalf("an operator handed shard %d from worker-a to worker-z (rewrote its key with worker-z's name and lease; the key's CreateRevision, worker-a's token %d, stayed), and 5 s later worker-a's Owned() = %v still lists it: set Owned() from every read (the keys on your lease), not only from your own claims and releases", s, held[s], got)
+	}
+	if !ok {
 		t.Fatalf("worker-a lost shard %d to worker-z and should own 2 of 4 again (claiming a free one); after 5 s its Owned() = %v and etcd says it owns %v", s, got, etcd)
 	}
 	f.stop("worker-a")
@@ -926,26 +899,31 @@ type claimSent struct {
 
 // checkClaimsListed is called when a worker reads or starts a watch: each
 // shard it claimed since its previous read, whose claim succeeded and whose
-// key is still there, must be in its Owned() by now, with the key's token.
+// key is still there on the worker's newest lease, must be in its Owned()
+// by now, with the key's token. (Not while it stops: it may have cleared
+// Owned() before revoking, and requests still on their way go out then.)
 func (f *fleet) checkClaimsListed(r *running) {
 	r.claimMu.Lock()
 	sent := r.claimed
 	r.claimed = nil
 	r.claimMu.Unlock()
-	if len(sent) == 0 {
+	granted := r.spy.Granted()
+	if len(sent) == 0 || len(granted) == 0 || r.stopping.Load() {
 		return
 	}
+	lease := granted[len(granted)-1]
 	resp, err := f.env.Admin.Get(f.env.Ctx, f.prefix+"/shards/", clientv3.WithPrefix())
 	if err != nil {
 		return // cannot tell
 	}
 	owned, ok := ownedNow(r.w)
-	if !ok {
+	if !ok || r.stopping.Load() { // stopping is set before Run's ctx is cancelled
 		return
 	}
 	for _, c := range sent {
 		for _, kv := range resp.Kvs {
-			if string(kv.Key) != ShardKey(f.prefix, c.shard) || string(kv.Value) != r.name || kv.CreateRevision <= c.rev {
+			if string(kv.Key) != ShardKey(f.prefix, c.shard) || string(kv.Value) != r.name || kv.CreateRevision <= c.rev ||
+				clientv3.LeaseID(kv.Lease) != lease {
 				continue
 			}
 			if tok, listed := owned[c.shard]; !listed || tok != kv.CreateRevision {
