@@ -82,6 +82,9 @@ func (p *Progress) Merge(o *Progress) {
 	if newer && o.Last.Lesson != "" {
 		p.Last, p.LastAt = o.Last, o.LastAt
 	}
+	if o.ExperimentMode != "" && (p.ExperimentMode == "" || o.ExperimentModeAt.After(p.ExperimentModeAt)) {
+		p.ExperimentMode, p.ExperimentModeAt = o.ExperimentMode, o.ExperimentModeAt
+	}
 	if o.Updated.After(p.Updated) {
 		p.Updated = o.Updated
 	}
@@ -109,6 +112,9 @@ func (p *Progress) sanitize() {
 		l.Attempts = max(l.Attempts, 0)
 	}
 	p.Last.Page = max(p.Last.Page, 0)
+	if p.ExperimentMode != ExperimentModeStep && p.ExperimentMode != ExperimentModeAuto {
+		p.ExperimentMode = ""
+	}
 	for name, e := range p.Experiments {
 		e.Runs = max(e.Runs, 0)
 		if e.Predicted != "right" && e.Predicted != "wrong" {

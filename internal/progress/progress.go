@@ -28,7 +28,17 @@ type Progress struct {
 	Labs map[string]LabGrade `json:"labs,omitempty"`
 	// Experiments is what the learner did with each experiment, by name.
 	Experiments map[string]ExperimentRecord `json:"experiments,omitempty"`
+	// ExperimentMode is how the learner last chose to run experiments:
+	// ExperimentModeStep or ExperimentModeAuto, empty until they chose.
+	ExperimentMode   string    `json:"experiment_mode,omitempty"`
+	ExperimentModeAt time.Time `json:"experiment_mode_at,omitzero"`
 }
+
+// The values of Progress.ExperimentMode.
+const (
+	ExperimentModeStep = "step" // pause before each step of the script
+	ExperimentModeAuto = "auto" // play the script through
+)
 
 // LabGrade is how a lab's latest grading ended.
 type LabGrade struct {
@@ -209,6 +219,16 @@ func (p *Progress) RecordExperimentRun(name string, shown bool, at time.Time) {
 	e.Shown = e.Shown || shown
 	e.LastRun = at
 	p.Experiments[name] = e
+	p.Updated = at
+}
+
+// SetExperimentMode records the learner's choice between stepping
+// through experiments (step) and auto-play, for the runs after.
+func (p *Progress) SetExperimentMode(step bool, at time.Time) {
+	p.ExperimentMode, p.ExperimentModeAt = ExperimentModeAuto, at
+	if step {
+		p.ExperimentMode = ExperimentModeStep
+	}
 	p.Updated = at
 }
 

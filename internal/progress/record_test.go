@@ -60,3 +60,32 @@ func TestLabGradesAndExperiments(t *testing.T) {
 		t.Errorf("reset left records behind")
 	}
 }
+
+// TestExperimentMode: the learner's choice of step mode or auto-play is
+// kept, a merge takes the newer choice, and a hand-edited value that means
+// nothing is dropped.
+func TestExperimentMode(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	p := New()
+	p.SetExperimentMode(true, t0)
+	if p.ExperimentMode != ExperimentModeStep || !p.ExperimentModeAt.Equal(t0) {
+		t.Fatalf("step chosen, recorded %q at %v", p.ExperimentMode, p.ExperimentModeAt)
+	}
+	o := New()
+	o.SetExperimentMode(false, t0.Add(time.Minute))
+	p.Merge(o)
+	if p.ExperimentMode != ExperimentModeAuto {
+		t.Fatalf("merge kept %q, want the newer auto", p.ExperimentMode)
+	}
+	older := New()
+	older.SetExperimentMode(true, t0)
+	p.Merge(older)
+	if p.ExperimentMode != ExperimentModeAuto {
+		t.Fatalf("an older choice replaced the newer one: %q", p.ExperimentMode)
+	}
+	p.ExperimentMode = "sometimes"
+	p.sanitize()
+	if p.ExperimentMode != "" {
+		t.Fatalf("a meaningless mode survived: %q", p.ExperimentMode)
+	}
+}

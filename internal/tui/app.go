@@ -114,10 +114,6 @@ type Model struct {
 	// watch is watch mode, which outlives the lab screen: every lab
 	// screen shares it, the status line shows it (watch.go).
 	watch *lab.Watch
-
-	// stepMode is the learner's last choice between stepping through an
-	// experiment and auto-play (nil until they make one).
-	stepMode *bool
 }
 
 // New builds the root model with the home screen on its stack.
@@ -287,8 +283,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		now := m.now()
 		return m, m.progressChanged(func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) })
 	case screen.StepModeChosen:
-		m.stepMode = &msg.Step
-		return m, nil
+		now := m.now()
+		return m, m.progressChanged(func(p *progress.Progress) { p.SetExperimentMode(msg.Step, now) })
 	case screen.Predicted:
 		now := m.now()
 		return m, m.progressChanged(func(p *progress.Progress) { p.RecordPrediction(msg.Name, msg.Right, now) })
@@ -503,7 +499,7 @@ func (m *Model) openExperiment(name string) tea.Cmd {
 	opts := experiment.Options{Learner: m.opts.Learner, Predict: m.course.PredictQuestion(name)}
 	// A first run goes step by step, so the learner can read each step
 	// before the next; after that the learner's last choice holds.
-	opts.Step = m.prog.Experiments[name].Runs == 0 || m.stepMode != nil && *m.stepMode
+	opts.Step = m.prog.Experiments[name].Runs == 0 || m.prog.ExperimentMode == progress.ExperimentModeStep
 	switch {
 	case m.etcd.phase == etcdReady:
 		opts.Etcd = m.etcd.srv

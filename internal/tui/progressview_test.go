@@ -116,4 +116,14 @@ func TestFirstExperimentRunIsInStepMode(t *testing.T) {
 	h.mustShow("next run: step mode · a auto-play")
 	h.keys("a", "esc", "x")
 	h.mustShow("next run: auto-play · a step mode")
+	h.keys("a", "esc")
+
+	// The choice is saved: after a restart it still holds.
+	saved := h.savedProgress()
+	if saved.ExperimentMode != progress.ExperimentModeStep {
+		t.Fatalf("saved experiment mode %q, want step", saved.ExperimentMode)
+	}
+	h2 := newHarness(t, 80, 24, func(o *Options) { o.Progress = saved })
+	h2.keys("x")
+	h2.mustShow("Experiment: fencing", "next run: step mode · a auto-play")
 }

@@ -198,12 +198,24 @@ func TestResultShowsPrediction(t *testing.T) {
 }
 
 func TestFitsTheSize(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 16}} {
-		for name, m := range map[string]*Model{
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 16}, {160, 45}} {
+		models := map[string]*Model{
 			"predict": newModel(t, "fencing", predictQuestion(), size[0], size[1]),
 			"running": running(newModel(t, "fencing", nil, size[0], size[1])),
 			"done":    done(newModel(t, "fencing", predictQuestion(), size[0], size[1])),
-		} {
+		}
+		// Every experiment's header, with a store holding a queue, a
+		// plain key and shards, and a pending step.
+		for _, name := range experiment.Names() {
+			m := running(newModel(t, name, nil, size[0], size[1]))
+			m.snap.atStep = true
+			m.snap.store.Keys = append(m.snap.store.Keys,
+				experiment.StoreKey{Key: "lock", Value: "p2", CreateRevision: 10, ModRevision: 12, Version: 3, Lease: 0x694d7c1e5f2a9b03},
+				experiment.StoreKey{Key: "shards/00", Value: "w1", CreateRevision: 13},
+				experiment.StoreKey{Key: "shards/01", Value: "w1", CreateRevision: 14})
+			models["running "+name] = m
+		}
+		for name, m := range models {
 			lines := strings.Split(view(m), "\n")
 			if len(lines) > size[1] {
 				t.Errorf("%s at %dx%d: %d lines", name, size[0], size[1], len(lines))
