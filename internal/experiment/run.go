@@ -318,6 +318,9 @@ func (run *Run) AtStep() bool {
 
 // Step lets a run in step mode go on to its next phase.
 func (run *Run) Step() {
+	run.mu.Lock()
+	run.atStep = false // taken: AtStep says so until the next phase
+	run.mu.Unlock()
 	select {
 	case run.stepc <- struct{}{}:
 	default:
