@@ -603,3 +603,28 @@ func TestTTLKeysKeepToTheScenariosRange(t *testing.T) {
 		t.Fatalf("TTL %d after five -, want the scenario's minimum 3s", m.params.TTL)
 	}
 }
+
+// TestRetiredReplicasLeaveTheCards: the first variant's retired replicas
+// make room for the second's; at the end, when all are retired, the cards
+// end on the last ones.
+func TestRetiredReplicasLeaveTheCards(t *testing.T) {
+	rs := func(roles ...experiment.Role) []experiment.ReplicaState {
+		var out []experiment.ReplicaState
+		for i, r := range roles {
+			out = append(out, experiment.ReplicaState{Name: fmt.Sprintf("r%d", i+1), Role: r})
+		}
+		return out
+	}
+	ret, own, cand := experiment.RoleRetired, experiment.RoleOwner, experiment.RoleCandidate
+	got, sel := cardsOf(rs(ret, ret, own, cand), 4, 0)
+	if len(got) != 2 || got[0].Name != "r3" || sel != 0 {
+		t.Fatalf("second variant: cards %v, selected %d", got, sel)
+	}
+	got, sel = cardsOf(rs(ret, ret, ret, ret), 2, 0)
+	if len(got) != 4 || sel != 3 {
+		t.Fatalf("all retired: %d cards, selected %d; want 4 and the last", len(got), sel)
+	}
+	if _, sel = cardsOf(rs(ret, ret), 2, 1); sel != 1 {
+		t.Fatalf("all retired, all shown before: selection moved to %d", sel)
+	}
+}

@@ -273,20 +273,11 @@ func (m *Model) refresh() {
 		m.snap.events = append(m.snap.events, evs...)
 		m.changed = m.now()
 	}
-	// Replicas a script retired (the first variant's, in fencing) leave
-	// the cards to the ones that act, unless none is left.
-	var all, acting []experiment.ReplicaState
+	var all []experiment.ReplicaState
 	for _, r := range run.Replicas() {
-		st := r.State()
-		all = append(all, st)
-		if st.Role != experiment.RoleRetired {
-			acting = append(acting, st)
-		}
+		all = append(all, r.State())
 	}
-	m.snap.replicas = all
-	if len(acting) > 0 {
-		m.snap.replicas = acting
-	}
+	m.snap.replicas, m.sel = cardsOf(all, len(m.snap.replicas), m.sel)
 	m.snap.resource = run.Resource().State()
 	m.snap.autoplay = run.AutoPlay()
 	m.snap.atStep = run.AtStep()
@@ -446,4 +437,25 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// cardsOf picks the replicas to draw cards for, and the selection: the
+// ones a script retired (the first variant's, in fencing) leave the cards
+// to those that act; when all are retired (the run is over) every card
+// comes back and the selection moves to the last, so the cards end on the
+// replicas that acted last. shown is how many cards were drawn before.
+func cardsOf(all []experiment.ReplicaState, shown, sel int) ([]experiment.ReplicaState, int) {
+	var acting []experiment.ReplicaState
+	for _, r := range all {
+		if r.Role != experiment.RoleRetired {
+			acting = append(acting, r)
+		}
+	}
+	switch {
+	case len(acting) > 0:
+		return acting, sel
+	case shown > 0 && shown < len(all):
+		return all, len(all) - 1
+	}
+	return all, sel
 }
