@@ -103,16 +103,20 @@ func (m Model) watchLine(w int) string {
 	case !m.watch.Passed():
 		return m.watch.Status(m.styles, w)
 	}
-	s := "watch " + lab + ": ✓ passed · every lab passes"
 	if next := m.offer(); next != "" {
-		s = "watch " + lab + ": ✓ passed · o opens " + next
+		return m.styles.Success.Render(text.FirstFit(w, "watch "+lab+": ✓ passed · o opens "+next, lab+" ✓ · o opens "+next, lab+" ✓ · o next"))
 	}
-	return m.styles.Success.Render(text.Truncate(s, w))
+	return m.styles.Success.Render(text.FirstFit(w, "watch "+lab+": ✓ passed · every lab passes", lab+" ✓ · all labs pass", lab+" ✓"))
 }
 
-// minWatchWidth is the room the watch line keeps in the status line before
-// the screen's own status gives way to it.
-const minWatchWidth = 36
+// watchMinWidth is the room the watch line keeps in the status line
+// before the screen's own status gives way to it: its shortest form.
+func (m Model) watchMinWidth() int {
+	if m.watch.Passed() {
+		return lipgloss.Width(m.watch.Lab() + " ✓ · o next")
+	}
+	return m.watch.StatusMinWidth()
+}
 
 // statusWithWatch lays out the status line while watch mode is on: the
 // screen's status on the left, then what watch mode did and a short etcd
@@ -124,8 +128,10 @@ func (m Model) statusWithWatch(w int) string {
 	if right == "" {
 		room = w
 	}
-	if lw := lipgloss.Width(left); lw > 0 && lw > room-minWatchWidth-2 {
-		left = text.Truncate(left, max(room-minWatchWidth-2, 0))
+	// The screen's status keeps its room while the watch line fits in one
+	// of its shorter forms; past that the screen's status is cut.
+	if lw, keep := lipgloss.Width(left), m.watchMinWidth(); lw > 0 && lw > room-keep-2 {
+		left = text.Truncate(left, max(room-keep-2, 0))
 	}
 	watchRoom := room
 	if left != "" {

@@ -19,6 +19,20 @@ func Truncate(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// FirstFit returns the first of forms (a text's long to short wordings)
+// that fits in w cells, else the last one cut to w.
+func FirstFit(w int, forms ...string) string {
+	for _, f := range forms {
+		if ansi.StringWidth(f) <= w {
+			return f
+		}
+	}
+	if len(forms) == 0 {
+		return ""
+	}
+	return Truncate(forms[len(forms)-1], w)
+}
+
 // Spaces returns n spaces ("" for n <= 0).
 func Spaces(n int) string {
 	if n <= 0 {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/tui/screen"
@@ -250,13 +252,15 @@ func waitEvents(gen int, ch <-chan struct{}) tea.Cmd {
 }
 
 // Status is one line on what watch mode last did, for the root's status
-// line: "watch 03_lease: step 2/5 failing · 14:03"; "" when it is off. It
-// is cut to width w.
+// line: "watch 03_lease: step 2/5 failing · 14:03"; "" when it is off.
+// When that does not fit in width it gives shorter forms ("watch 03_lease:
+// step 2/5 failing", then "03_lease ✗ 2/5"), and cuts the shortest only
+// when even that does not fit.
 func (w *Watch) Status(st theme.Styles, width int) string {
 	if w.Lab() == "" {
 		return ""
 	}
-	s, style := w.status(), st.Muted
+	style := st.Muted
 	switch {
 	case w.grading || w.report.verifying():
 		style = st.Accent
@@ -265,7 +269,52 @@ func (w *Watch) Status(st theme.Styles, width int) string {
 	case w.report != nil:
 		style = st.Warning
 	}
-	return style.Render(text.Truncate(s, width))
+	return style.Render(text.FirstFit(width, w.status(), w.statusNoTime(), w.statusShort()))
+}
+
+// StatusMinWidth is the width of the shortest form of Status: the room the
+// root keeps for it before cutting it.
+func (w *Watch) StatusMinWidth() int {
+	if w.Lab() == "" {
+		return 0
+	}
+	return ansi.StringWidth(w.statusShort())
+}
+
+// statusNoTime is status without the time of the grade.
+func (w *Watch) statusNoTime() string {
+	s := w.status()
+	if i := strings.LastIndex(s, " · "); i > 0 && w.report != nil && !w.grading {
+		return s[:i]
+	}
+	return s
+}
+
+// statusShort is the lab and a sign: "03_lease ✗ 2/5", "03_lease ✓".
+func (w *Watch) statusShort() string {
+	id, r := w.lab.ID, w.report
+	switch {
+	case w.grading:
+		return id + " grading…"
+	case r == nil:
+		return id + " waiting"
+	case r.verified():
+		return id + " ✓"
+	case r.verifying():
+		return id + " verifying…"
+	case r.unsound():
+		return id + " ✗ " + string(r.Lab.Status)
+	case r.Err != nil:
+		return id + " ✗ error"
+	case len(r.BuildErrors) > 0:
+		return id + " ✗ build"
+	case r.TimedOut:
+		return id + " ✗ timeout"
+	}
+	if i := r.firstFailing(); i >= 0 {
+		return id + fmt.Sprintf(" ✗ %d/%d", i+1, len(r.Steps))
+	}
+	return id + " ✗"
 }
 
 func (w *Watch) status() string {

@@ -76,8 +76,14 @@ func TestWatchStatusSaysWhatItLastGraded(t *testing.T) {
 	if msg := cmd(); msg != (screen.LabPassed{Lab: "00_demo"}) {
 		t.Fatalf("the root is told %#v", msg)
 	}
-	if got := ansi.Strip(w.Status(*testStyles(), 12)); got != "watch 00_de…" {
-		t.Fatalf("not cut to the width: %q", got)
+	for width, want := range map[int]string{
+		40: "watch 00_demo: ✓ passed (verified)",
+		20: "00_demo ✓",
+		6:  "00_de…",
+	} {
+		if got := ansi.Strip(w.Status(*testStyles(), width)); got != want {
+			t.Fatalf("at width %d: %q, want %q", width, got, want)
+		}
 	}
 }
 
