@@ -75,6 +75,9 @@ func measureFailover(ctx context.Context, run *Run, ttl int64, prefix string, ro
 	if err := startFirstOwner(ctx, run, rs, body, prefix); err != nil {
 		return 0, err
 	}
+	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
+		return 0, err
+	}
 	rs[0].Crash()
 	crashed := time.Now()
 	if !waitFor(ctx, time.Duration(ttl)*time.Second+5*time.Second, func() bool { return anyOwner(rs[1:]) }) {

@@ -80,6 +80,9 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	if err := run.Phase(ctx, fmt.Sprintf("pause owner %s (token %d) past its TTL", zombie.Name, oldToken)); err != nil {
 		return false, "", err
 	}
+	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
+		return false, "", err
+	}
 	zombie.Pause()
 	var successor *Replica
 	waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {

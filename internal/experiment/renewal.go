@@ -64,6 +64,9 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 		return v, errors.New("the replicas never all joined the election")
 	}
 	pause := 2*ttl + 500*time.Millisecond
+	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
+		return v, err
+	}
 	rs[0].Pause()
 	pausedAt := time.Now()
 	takenOver := waitFor(ctx, pause, func() bool { return anyOwner(rs[1:]) })

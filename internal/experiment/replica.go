@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -427,6 +428,20 @@ func (r *Replica) startWith(body Body) error {
 	return r.startLocked()
 }
 
+// held says why the learner holds the replica down ("paused", "cut
+// off"), or "" when it is free.
+func (r *Replica) held() (why string, gate chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.paused:
+		return "paused", r.gate
+	case r.partitioned:
+		return "cut off", nil
+	}
+	return "", nil
+}
+
 // await is what a script calls before it uses the replica's client itself
 // (not from the replica's body, whose own calls simply stand still): while
 // the learner holds the replica paused or cut off, the script cannot take
@@ -436,32 +451,74 @@ func (r *Replica) startWith(body Body) error {
 func (r *Replica) await(ctx context.Context, step string) error {
 	said := ""
 	for {
-		r.mu.Lock()
-		paused, cut, gate := r.paused, r.partitioned, r.gate
-		r.mu.Unlock()
-		why := ""
-		switch {
-		case paused:
-			why = "paused"
-		case cut:
-			why = "cut off"
-		default:
+		why, gate := r.held()
+		if why == "" {
+			if said != "" {
+				r.Emit(Event{Kind: Waiting, Text: "the script goes on: " + r.Name + " is free"})
+			}
 			return ctx.Err()
 		}
 		if why != said {
-			r.Emit(Event{Kind: Waiting, Text: fmt.Sprintf("the script waits for %s to %s: %s is %s", r.Name, step, r.Name, why)})
+			r.Emit(Event{Kind: Waiting, Value: 1, Text: fmt.Sprintf("the script waits for %s to %s: %s is %s", r.Name, step, r.Name, why)})
 			said = why
 		}
-		if paused {
-			select {
-			case <-gate:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			continue
-		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+		if err := waitFree(ctx, gate); err != nil {
 			return err
 		}
 	}
+}
+
+// awaitAny is await for a step any one of rs can take (a takeover): the
+// script waits, and says so, only while the learner holds all of them.
+func (run *Run) awaitAny(ctx context.Context, rs []*Replica, step string) error {
+	said := ""
+	for {
+		var held []string
+		var gate chan struct{}
+		for _, r := range rs {
+			why, g := r.held()
+			if why == "" {
+				if said != "" {
+					run.Emit(Event{Kind: Waiting, Text: "the script goes on: " + r.Name + " is free"})
+				}
+				return ctx.Err()
+			}
+			held = append(held, r.Name+" is "+why)
+			if gate == nil {
+				gate = g
+			}
+		}
+		text := fmt.Sprintf("the script waits for one of %s to %s: %s", replicaNames(rs), step, strings.Join(held, ", "))
+		if text != said {
+			run.Emit(Event{Kind: Waiting, Value: 1, Text: text})
+			said = text
+		}
+		if err := waitFree(ctx, gate); err != nil {
+			return err
+		}
+	}
+}
+
+// waitFree waits for a pause to end (its gate closes) or, for a replica
+// cut off, a little while before the caller looks again.
+func waitFree(ctx context.Context, gate chan struct{}) error {
+	if gate == nil {
+		return sleep(ctx, 50*time.Millisecond)
+	}
+	select {
+	case <-gate:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(50 * time.Millisecond): // another of several may free first
+		return nil
+	}
+}
+
+func replicaNames(rs []*Replica) string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Name
+	}
+	return strings.Join(out, ", ")
 }

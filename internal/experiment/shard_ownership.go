@@ -56,6 +56,9 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.Phase(ctx, fmt.Sprintf("crash %s: its lease is orphaned, not revoked; its shard keys live until it expires", victim.Name)); err != nil {
 		return v, err
 	}
+	if err := run.awaitAny(ctx, ws[1:], "take the crashed worker's shards"); err != nil {
+		return v, err
+	}
 	victim.Crash()
 	crashed := time.Now()
 	var after map[string]string

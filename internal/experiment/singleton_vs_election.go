@@ -76,6 +76,9 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.Phase(ctx, "crash r1, the elected owner"); err != nil {
 		return Verdict{}, err
 	}
+	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
+		return Verdict{}, err
+	}
 	rs[0].Crash()
 	crashed = time.Now()
 	failover := waitFor(ctx, ttl+3*time.Second, func() bool { return anyOwner(rs[1:]) })

@@ -3,7 +3,9 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -206,8 +208,61 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 			break
 		}
 	}
-	if waiting == nil || waiting.Replica != "r1" || !strings.Contains(waiting.Text, "r1 is paused") || !strings.Contains(waiting.Text, "take the lock") {
+	if waiting == nil || waiting.Replica != "r1" || waiting.Value != 1 || !strings.Contains(waiting.Text, "r1 is paused") || !strings.Contains(waiting.Text, "take the lock") {
 		t.Fatalf("waiting event %+v", waiting)
+	}
+	if !slices.ContainsFunc(run.Events(0), func(e Event) bool {
+		return e.Kind == Waiting && e.Value == 0 && e.Text == "the script goes on: r1 is free"
+	}) {
+		t.Fatal("no event says the script goes on")
+	}
+}
+
+// TestScriptWaitsForAnyOfSeveral: a takeover any of several replicas can
+// make waits, and says so, only while the learner holds them all.
+func TestScriptWaitsForAnyOfSeveral(t *testing.T) {
+	srv, _ := etcds(t)
+	sc := &Scenario{Name: "await-any-test", DefaultReplicas: 2, DefaultTTL: 1,
+		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+			rs, err := run.newReplicas(2)
+			if err != nil {
+				return Verdict{}, err
+			}
+			if err := run.awaitAny(ctx, rs, "take over"); err != nil {
+				return Verdict{}, err
+			}
+			if slices.ContainsFunc(run.Events(0), func(e Event) bool { return e.Kind == Waiting }) {
+				return Verdict{}, errors.New("waited although nobody was held")
+			}
+			rs[0].Pause()
+			rs[1].Partition()
+			go func() {
+				waitFor(ctx, 5*time.Second, func() bool {
+					return slices.ContainsFunc(run.Events(0), func(e Event) bool { return e.Kind == Waiting && e.Value == 1 })
+				})
+				rs[1].Heal()
+			}()
+			if err := run.awaitAny(ctx, rs, "take over"); err != nil {
+				return Verdict{}, err
+			}
+			return Verdict{Showed: true}, nil
+		}}
+	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := run.Wait(); err != nil || !v.Showed {
+		t.Fatalf("%v %s", err, v.Summary)
+	}
+	var texts []string
+	for _, e := range run.Events(0) {
+		if e.Kind == Waiting {
+			texts = append(texts, fmt.Sprintf("%v %s", e.Value, e.Text))
+		}
+	}
+	want := []string{"1 the script waits for one of r1, r2 to take over: r1 is paused, r2 is cut off", "0 the script goes on: r2 is free"}
+	if !slices.Equal(texts, want) {
+		t.Fatalf("waiting events %q\nwant %q", texts, want)
 	}
 }
 

@@ -579,7 +579,7 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	m := running(newModel(t, "ttl-unlock-bug", nil, 100, 30))
 	m.changed = clock // nothing quiet about it: the event just came
 	m.snap.replicas = []experiment.ReplicaState{{Name: "p1", Role: experiment.RoleFollower}, {Name: "p2", Role: experiment.RoleFollower, Paused: true}}
-	m.snap.events = append(m.snap.events, experiment.Event{At: 4 * time.Second, Kind: experiment.Waiting, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
+	m.snap.events = append(m.snap.events, experiment.Event{At: 4 * time.Second, Kind: experiment.Waiting, Value: 1, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
 	v := view(m)
 	if !strings.Contains(v, "The script waits for p2 to take the lock: p2 is paused: select it with ←/→ and press p to resume it.") {
 		t.Fatalf("no waiting message:\n%s", v)
@@ -591,6 +591,18 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	m.snap.replicas[1].Paused = false
 	if v := view(m); strings.Contains(v, "The script waits") {
 		t.Fatalf("message stays after the resume:\n%s", v)
+	}
+
+	// A takeover any of several can make: the script waits while all are
+	// held, and stops saying so when it says it goes on.
+	m.snap.events = append(m.snap.events, experiment.Event{At: 5 * time.Second, Kind: experiment.Waiting, Value: 1,
+		Text: "the script waits for one of a2, a3 to take over from the paused owner: a2 is paused, a3 is paused"})
+	if v := view(m); !strings.Contains(v, "a2 is paused, a3 is paused:") || !strings.Contains(v, "select one with ←/→ and press p to resume it") {
+		t.Fatalf("no message for a takeover nobody can make:\n%s", v)
+	}
+	m.snap.events = append(m.snap.events, experiment.Event{At: 6 * time.Second, Kind: experiment.Waiting, Text: "the script goes on: a3 is free"})
+	if v := view(m); strings.Contains(v, "The script waits") {
+		t.Fatalf("message stays after the script goes on:\n%s", v)
 	}
 }
 

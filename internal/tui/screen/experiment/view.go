@@ -425,8 +425,8 @@ func (m Model) stalled() string {
 }
 
 // scriptWaits says at once that the script cannot take its next step
-// until the learner lets a replica go, when the script said so (a waiting
-// event) and the replica is still held: "" otherwise.
+// until the learner lets a replica go, while the script says it waits (a
+// waiting event with Value 1, until one with Value 0): "" otherwise.
 func (m Model) scriptWaits() string {
 	var e *experiment.Event
 	for i := len(m.snap.events) - 1; i >= 0; i-- {
@@ -435,8 +435,12 @@ func (m Model) scriptWaits() string {
 			break
 		}
 	}
-	if e == nil {
+	if e == nil || e.Value == 0 {
 		return ""
+	}
+	msg := strings.ToUpper(e.Text[:1]) + e.Text[1:] + ": "
+	if e.Replica == "" {
+		return msg + "select one with ←/→ and press p to resume it (x heals one cut off)."
 	}
 	for i, r := range m.snap.replicas {
 		if r.Name != e.Replica {
@@ -448,13 +452,11 @@ func (m Model) scriptWaits() string {
 		}
 		switch {
 		case r.Paused:
-			how += "p to resume it"
+			return msg + how + "p to resume it."
 		case r.Partitioned:
-			how += "x to heal it"
-		default:
-			return "" // let go: the script goes on
+			return msg + how + "x to heal it."
 		}
-		return strings.ToUpper(e.Text[:1]) + e.Text[1:] + ": " + how + "."
+		return "" // let go: the script goes on
 	}
 	return ""
 }
