@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
