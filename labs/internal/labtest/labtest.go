@@ -3,7 +3,11 @@
 // deadlock ends with go test's own "test timed out" report (naming the
 // test that hung) instead of a terminal that hangs for go test's default
 // ten minutes, and so that an init function that never returns is
-// reported as such within InitBudget instead of not at all.
+// reported as such within InitBudget instead of not at all. Bubble runs a
+// testing/synctest bubble under a guard of its own: code that keeps the
+// fake clock from ever moving (a loop that never waits, a mutex never
+// unlocked) is reported after StallBudget with what it is doing and
+// where, instead of at the timeout.
 package labtest
 
 import (
