@@ -1,8 +1,10 @@
 package labtest
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +101,36 @@ func TestBubbleReportsAStall(t *testing.T) {
 		if d := time.Since(start); d > time.Minute {
 			t.Errorf("%s took %v", c.run, d)
 		}
+	}
+}
+
+// With -timeout 0 (a debugger session, where breakpoints stop every
+// goroutine while real time runs on) Bubble sets no guard.
+func TestBubbleNoGuardWithoutATimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	bin := filepath.Join(t.TempDir(), "spin.test")
+	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/spin").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-test.timeout=0", "-test.run=Step2")
+	cmd.Env = append(os.Environ(), stallBudgetEnv+"=500ms")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("the spinning test ended (%v) although -timeout 0 turns the guard off:\n%s", err, out.String())
+	case <-time.After(3 * time.Second):
+	}
+	cmd.Process.Kill()
+	<-done
+	if strings.Contains(out.String(), "is stuck") {
+		t.Errorf("the guard fired under -timeout 0:\n%s", out.String())
 	}
 }

@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -59,8 +60,16 @@ func Progress() { progress.Add(1) }
 // goroutine of the learner's code is doing (and hints's Says for its
 // function), and shows where it is. The panic ends the test binary: a
 // goroutine that never blocks cannot be stopped any other way.
+//
+// With -timeout 0 (no timeout, as when stepping through the code in a
+// debugger, where a breakpoint stops every goroutine and real time runs
+// on) there is no guard either.
 func Bubble(t *testing.T, f func(t *testing.T), hints ...Hint) {
 	t.Helper()
+	if fl := flag.Lookup("test.timeout"); fl != nil && fl.Value.String() == "0s" {
+		synctest.Test(t, f)
+		return
+	}
 	pkg := callerPackage()
 	done := make(chan struct{})
 	stopped := make(chan struct{})
