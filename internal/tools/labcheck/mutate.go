@@ -37,7 +37,8 @@ type mutation struct {
 
 // ID names a mutant without its line number, so that an entry of a lab's
 // list of equivalent mutants survives edits elsewhere in the file:
-// "Worker.member: delete defer defer cancel()".
+// "Worker.member: delete defer defer cancel()", and "... #2" for the
+// second identical change in the same function.
 func (m mutation) ID() string { return m.Func + ": " + m.Desc }
 
 // swaps are the operator replacements tried on every binary expression.
@@ -119,6 +120,17 @@ func mutations(src []byte) ([]mutation, error) {
 		}
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Start < ms[j].Start })
+	// The same change can occur twice in a function (two "if err != nil"):
+	// the second and later ones are numbered, in source order, so that
+	// every ID names one mutant.
+	seen := map[string]int{}
+	for i := range ms {
+		id := ms[i].ID()
+		seen[id]++
+		if n := seen[id]; n > 1 {
+			ms[i].Desc += fmt.Sprintf(" #%d", n)
+		}
+	}
 	return ms, nil
 }
 

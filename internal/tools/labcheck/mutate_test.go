@@ -76,7 +76,7 @@ type T[K comparable] struct{ n int }
 
 func (t *T[K]) Inc() { t.n++ }
 
-func G() { println() }
+func G() { println(); println() }
 `)
 	ms, err := mutations(src)
 	if err != nil {
@@ -86,7 +86,7 @@ func G() { println() }
 	for _, m := range ms {
 		ids = append(ids, m.ID())
 	}
-	want := []string{"T.Inc: delete increment t.n++", "G: delete call println()"}
+	want := []string{"T.Inc: delete increment t.n++", "G: delete call println()", "G: delete call println() #2"}
 	if !slices.Equal(ids, want) {
 		t.Fatalf("IDs = %q, want %q", ids, want)
 	}
