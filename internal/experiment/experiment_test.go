@@ -139,6 +139,7 @@ func TestScenarios(t *testing.T) {
 					}
 					checkStream(t, events)
 					checkTTLWording(t, events)
+					checkResourceFlag(t, sc, events)
 					if check := expectations[sc.Name]; check != nil {
 						check(t, v, events)
 					}
@@ -146,6 +147,17 @@ func TestScenarios(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// checkResourceFlag: a scenario whose replicas write to the protected
+// resource says so (the screen shows the resource row only then), and one
+// that says so does write to it.
+func checkResourceFlag(t *testing.T, sc *Scenario, events []Event) {
+	t.Helper()
+	wrote := slices.ContainsFunc(events, func(e Event) bool { return e.Kind == WriteAccepted || e.Kind == WriteRejected })
+	if wrote != sc.Resource {
+		t.Errorf("%s: Resource is %v but its replicas wrote to the resource: %v", sc.Name, sc.Resource, wrote)
 	}
 }
 

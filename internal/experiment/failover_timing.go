@@ -10,6 +10,7 @@ import (
 // failoverTimingScenario is the scenario failover-timing.
 var failoverTimingScenario = &Scenario{
 	Name:            "failover-timing",
+	Resource:        true,
 	Title:           "How long failover takes, and flapping under jitter",
 	Summary:         "Kill the owner and time the gap until the next one, for two TTLs: about TTL plus etcd's half-second revoke loop. Then stall the owner's network now and then: stalls near the TTL cost it the lease, a failover nobody needed.",
 	Faults:          "crash the owner; stall its network",

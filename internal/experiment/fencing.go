@@ -10,6 +10,7 @@ import (
 // fencingScenario is the scenario fencing.
 var fencingScenario = &Scenario{
 	Name:            "fencing",
+	Resource:        true,
 	Title:           "A zombie owner's late write, with and without fencing",
 	Summary:         "The owner is paused past its TTL, another replica takes over and writes, then the old owner wakes and writes with its old token. With fencing off the resource takes the stale write and loses the new owner's data; with fencing on it refuses it.",
 	Faults:          "pause the owner past its TTL",

@@ -9,6 +9,7 @@ import (
 // quorumScenario is the scenario quorum.
 var quorumScenario = &Scenario{
 	Name:            "quorum",
+	Resource:        true,
 	Title:           "A lease is only as available as etcd's quorum",
 	Summary:         "On a 3-member in-process cluster: with one member down writes and lease grants work; with two down they stall, and the owner cannot renew; when a member comes back, they work again.",
 	Faults:          "stop etcd members, then restart them",

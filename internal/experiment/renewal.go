@@ -10,6 +10,7 @@ import (
 // renewalScenario is the scenario renewal.
 var renewalScenario = &Scenario{
 	Name:            "renewal",
+	Resource:        true,
 	Title:           "Renewing a lease: on time, too late, and after a pause",
 	Summary:         "A lease renewed every TTL/2 or TTL/3 lives on; renewed later than its TTL it is gone and the renewal is refused. An owner paused longer than its TTL loses the lease, finds out when it wakes and steps down, while another replica already owns.",
 	Faults:          "renew late; pause the owner past its TTL",

@@ -15,6 +15,9 @@ type Scenario struct {
 	Summary string // what it shows, one or two sentences
 	// Faults says which faults the script injects, for the screen's header.
 	Faults string
+	// Resource: the replicas write to the protected resource (Run.Resource),
+	// so the screen shows its row; elsewhere the row would only say 0.
+	Resource bool
 	// NeedsCluster: it stops etcd members or moves the raft leader, so it
 	// runs only on the in-process 3-member cluster.
 	NeedsCluster bool

@@ -417,14 +417,20 @@ func TestQuietRunWithAStoppedReplicaSaysWhy(t *testing.T) {
 }
 
 // TestFencingRowOnlyAboutFencing: the resource line names fencing and the
-// highest token only in the fencing experiment.
+// highest token only in the fencing experiment, and appears only in the
+// experiments whose replicas write to the resource.
 func TestFencingRowOnlyAboutFencing(t *testing.T) {
 	if v := view(running(newModel(t, "fencing", nil, 100, 30))); !strings.Contains(v, "resource fencing on · highest 7") {
 		t.Fatalf("fencing experiment without its fencing row:\n%s", v)
 	}
-	v := view(running(newModel(t, "ttl-unlock-bug", nil, 100, 30)))
+	v := view(running(newModel(t, "renewal", nil, 100, 30)))
 	if strings.Contains(v, "resource fencing") || strings.Contains(v, "highest 7") || !strings.Contains(v, `resource "b3#1" by b3`) {
-		t.Fatalf("ttl-unlock-bug shows the fencing row:\n%s", v)
+		t.Fatalf("renewal shows the fencing row, or no resource row:\n%s", v)
+	}
+	for _, name := range []string{"ttl-unlock-bug", "shard-ownership", "cas-race"} {
+		if v := view(running(newModel(t, name, nil, 100, 30))); strings.Contains(v, "resource") {
+			t.Fatalf("%s, whose replicas never write to the resource, shows its row:\n%s", name, v)
+		}
 	}
 }
 

@@ -34,7 +34,9 @@ func (m Model) View() string {
 	if m.phase != phasePredict {
 		top = append(top, m.cardsAndStore(w, h)...)
 	}
-	top = append(top, ansi.Truncate(m.resourceLine(), w, "…"))
+	if m.sc.Resource {
+		top = append(top, ansi.Truncate(m.resourceLine(), w, "…"))
+	}
 	if m.notice != "" {
 		top = append(top, st.Warning.Render(ansi.Truncate(m.notice, w, "…")))
 	} else if s := m.stalled(); s != "" {
