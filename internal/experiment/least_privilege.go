@@ -65,7 +65,10 @@ func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
 	if err != nil {
 		return v, err
 	}
-	defer root.Close()
+	// With auth on, the run's admin client is refused; the store's view
+	// reads as root, until the run ends.
+	run.readStoreAs(root)
+	run.onClose(func() { root.Close() })
 
 	if err := run.Phase(ctx, "as worker-7: write its own shard, then (a bug) delete migrations/leader"); err != nil {
 		return v, err

@@ -207,6 +207,10 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
+// onClose runs f when the run ends, after the final reading of the store.
+// Only the script's goroutine calls it.
+func (run *Run) onClose(f func()) { run.cleanup = append(run.cleanup, f) }
+
 func (run *Run) close() {
 	run.cancel()
 	for i := len(run.cleanup) - 1; i >= 0; i-- {

@@ -166,6 +166,26 @@ func (run *Run) Store() StoreState {
 	return run.store
 }
 
+// readStoreAs makes the store's view read with cli from now on: a script
+// that turns etcd's authentication on (least-privilege) gives it a client
+// logged in as root, as the admin client it read with before is refused.
+// The script keeps cli open until the run ends (onClose).
+func (run *Run) readStoreAs(cli *clientv3.Client) {
+	run.mu.Lock()
+	run.storeCli = cli
+	run.mu.Unlock()
+}
+
+// storeClient is the client the store's view reads with.
+func (run *Run) storeClient() *clientv3.Client {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.storeCli != nil {
+		return run.storeCli
+	}
+	return run.admin
+}
+
 func (run *Run) observeStore() {
 	t := time.NewTicker(storeEvery)
 	defer t.Stop()
@@ -221,7 +241,8 @@ func (run *Run) finalStore() {
 func (run *Run) readStore(ctx context.Context) StoreState {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	g, err := run.admin.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithLimit(storeMaxKeys),
+	cli := run.storeClient()
+	g, err := cli.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithLimit(storeMaxKeys),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
 	now := time.Now()
 	if err != nil {
@@ -235,7 +256,7 @@ func (run *Run) readStore(ctx context.Context) StoreState {
 	st.Leases = map[int64]StoreLease{}
 	for _, id := range st.heads(storeMaxLeases) {
 		sent := time.Now()
-		resp, err := run.admin.TimeToLive(ctx, clientv3.LeaseID(id))
+		resp, err := cli.TimeToLive(ctx, clientv3.LeaseID(id))
 		switch {
 		case isLeaseNotFound(err):
 			st.Leases[id] = StoreLease{ID: id, Gone: true}
@@ -308,8 +329,9 @@ func storeError(err error) string {
 // storeState is the observer's part of a Run.
 type storeState struct {
 	storeOnce    sync.Once
-	storeStarted bool // someone asked: the observer runs
-	storeFinal   bool // the last reading is taken
+	storeStarted bool             // someone asked: the observer runs
+	storeFinal   bool             // the last reading is taken
+	storeCli     *clientv3.Client // reads with this instead of the admin client (readStoreAs)
 	store        StoreState
 	leaseExpiry  map[int64]time.Time // real time, from answered grants and keep-alives
 }

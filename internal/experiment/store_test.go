@@ -356,3 +356,27 @@ func TestStepModeWithASlowLearner(t *testing.T) {
 		t.Fatal("step mode never waited")
 	}
 }
+
+// TestStoreViewAfterAuthIsOn: least-privilege turns etcd's authentication
+// on, after which the run's admin client is refused; the store's view goes
+// on reading as root, so its final reading shows the key the worker failed
+// to delete and the shard it wrote (it said "(no key)" before).
+func TestStoreViewAfterAuthIsOn(t *testing.T) {
+	run, err := Start(context.Background(), "least-privilege", Params{}, Env{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Store() // a screen is watching: the observer runs
+	v, err := run.Wait()
+	if err != nil || !v.Showed {
+		t.Fatalf("%v %s", err, v.Summary)
+	}
+	st := run.Store()
+	got := map[string]string{}
+	for _, k := range st.Keys {
+		got[k.Key] = k.Value
+	}
+	if st.Err != "" || got["migrations/leader"] != "migrator-1" || got["stream/shards/07"] != "worker-7" {
+		t.Fatalf("final reading after auth was enabled: keys %v, error %q", got, st.Err)
+	}
+}
