@@ -31,9 +31,10 @@ func (m *Model) record(change func(*progress.Progress)) tea.Cmd {
 	}
 	path, sv, saved := m.opts.ProgressPath, m.saver, m.opts.ProgressSaved
 	m.saver.issued++
+	sv.add(change)
 	return func() tea.Msg {
-		p, applied, err := sv.apply(path, change)
-		if err == nil && saved != nil {
+		p, applied, err := sv.apply(path)
+		if err == nil && p != nil && saved != nil {
 			saved(p.Clone())
 		}
 		return progressSavedMsg{err: err, disk: p, applied: applied}
@@ -42,28 +43,48 @@ func (m *Model) record(change func(*progress.Progress)) tea.Cmd {
 
 // adopt takes the file's content as the program's progress once every
 // change handed out has reached the file, so that what other programs
-// recorded shows up; it reports whether it did.
+// recorded shows up; it reports whether the progress changed (the file
+// usually holds just what this program already has).
 func (m *Model) adopt(msg progressSavedMsg) bool {
-	if msg.err != nil || msg.disk == nil || msg.applied != m.saver.issued {
-		return false // a newer change is on its way and will bring the file's state
+	if msg.err != nil {
+		return false
 	}
-	m.prog = msg.disk
-	return true
+	return m.followFile(progressReloadedMsg{disk: msg.disk, applied: msg.applied})
 }
 
-// saver serialises the background changes to the progress file and counts
-// them, so the root knows which result is the latest.
+// saver queues the changes in the order the program made them and writes
+// them to the file in that order: the commands that carry them may run in
+// any order, so each one writes every change queued so far. A later change
+// wins where two touch the same field (the place to continue from).
 type saver struct {
 	issued uint64 // changes handed out (Update goroutine only)
 
 	mu      sync.Mutex
+	pending []func(*progress.Progress)
 	applied uint64 // changes that reached the file, or failed to
 }
 
-func (s *saver) apply(path string, change func(*progress.Progress)) (*progress.Progress, uint64, error) {
+func (s *saver) add(change func(*progress.Progress)) {
+	s.mu.Lock()
+	s.pending = append(s.pending, change)
+	s.mu.Unlock()
+}
+
+// apply writes the queued changes; it returns the file's content after
+// them, or nil when an earlier command already wrote them.
+func (s *saver) apply(path string) (*progress.Progress, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.applied++
-	p, err := progress.Update(path, change)
+	batch := s.pending
+	s.pending = nil
+	if len(batch) == 0 {
+		return nil, s.applied, nil
+	}
+	s.applied += uint64(len(batch))
+	p, err := progress.Update(path, func(p *progress.Progress) {
+		for _, change := range batch {
+			change(p)
+		}
+	})
 	return p, s.applied, err
 }
