@@ -25,9 +25,16 @@ var errKeyGone = errors.New("own queue key is gone (lease expired while waiting)
 // only its predecessor, as concurrency.Mutex and Election do. The token it
 // returns is the key's CreateRevision: the fencing token.
 func campaign(ctx context.Context, r *Replica, l *Lease, prefix, value string, st *queueStats) (int64, error) {
+	tok, _, err := campaignFacts(ctx, r, l, prefix, value, st)
+	return tok, err
+}
+
+// campaignFacts is campaign that also returns what etcd answered when the
+// replica found itself first in line: its own key as read then.
+func campaignFacts(ctx context.Context, r *Replica, l *Lease, prefix, value string, st *queueStats) (int64, *Facts, error) {
 	cli := r.Client()
 	if cli == nil {
-		return 0, errors.New("campaign: crashed")
+		return 0, nil, errors.New("campaign: crashed")
 	}
 	key := prefix + fmt.Sprintf("%016x", int64(l.ID))
 	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
@@ -35,7 +42,7 @@ func campaign(ctx context.Context, r *Replica, l *Lease, prefix, value string, s
 		Else(clientv3.OpGet(key)).Commit()
 	count(st, 1, 0)
 	if err != nil {
-		return 0, fmt.Errorf("campaign: %w", err)
+		return 0, nil, fmt.Errorf("campaign %s: %w", key, err)
 	}
 	myRev := resp.Header.Revision
 	if !resp.Succeeded {
@@ -46,21 +53,22 @@ func campaign(ctx context.Context, r *Replica, l *Lease, prefix, value string, s
 		g, err := cli.Get(ctx, prefix, opts...)
 		count(st, 1, 0)
 		if err != nil {
-			return 0, fmt.Errorf("campaign: %w", err)
+			return 0, nil, fmt.Errorf("campaign %s: %w", key, err)
 		}
 		if len(g.Kvs) == 0 {
 			own, err := cli.Get(ctx, key)
 			count(st, 1, 0)
 			if err != nil {
-				return 0, fmt.Errorf("campaign: %w", err)
+				return 0, nil, fmt.Errorf("campaign %s: %w", key, err)
 			}
 			if len(own.Kvs) == 0 {
-				return 0, errKeyGone
+				return 0, nil, errKeyGone
 			}
-			return myRev, nil
+			kv := storeKey(own.Kvs[0])
+			return myRev, &Facts{Op: "get", Key: kv.Key, Revision: own.Header.Revision, Succeeded: true, Held: &kv, Lease: kv.Lease}, nil
 		}
 		if err := waitDelete(ctx, cli, string(g.Kvs[0].Key), g.Header.Revision, l); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		count(st, 0, 1)
 	}
@@ -147,7 +155,7 @@ func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl
 				}
 				continue
 			}
-			tok, err := campaign(ctx, r, l, prefix, r.Name, nil)
+			tok, f, err := campaignFacts(ctx, r, l, prefix, r.Name, nil)
 			if err != nil {
 				l.abandon(ctx)
 				if sleep(ctx, 50*time.Millisecond) != nil {
@@ -156,7 +164,8 @@ func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl
 				continue
 			}
 			r.setRole(RoleOwner, tok)
-			r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Text: fmt.Sprintf("became owner with token %d", tok)})
+			r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Facts: f,
+				Text: fmt.Sprintf("became owner with token %d: its key %s is the oldest in line (revision %d)", tok, f.Key, f.Revision)})
 			if err := serve(ctx, r, l, tok, writeEvery, localCheck); err != nil {
 				return nil
 			}

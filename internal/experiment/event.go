@@ -45,20 +45,34 @@ const (
 	Measured          Kind = "measured"           // a number the scenario measured (Value, Unit)
 	Note              Kind = "note"               // anything else worth a line
 	Waiting           Kind = "waiting"            // the script cannot go on until a replica held down is let go
+	KeyChanged        Kind = "etcd"               // the run's watch saw a key put or deleted (Facts)
+	Stalled           Kind = "stalled"            // a replica's network froze for a while (Value: seconds), work going on
+	MemberStopped     Kind = "member-stopped"     // an etcd member was stopped (Replica: the member)
+	MemberRestarted   Kind = "member-restarted"   // ... and started again
+	LeaderMoved       Kind = "leader-moved"       // raft leadership was moved to another member
 	Finished          Kind = "verdict"            // the last event: the verdict
 )
 
-// Event is one thing that happened during a run. At is the time since the
-// run started.
+// Event is one thing that happened during a run (see History). At is the
+// time since the run started; Text is made from the event's Facts where
+// it has them, never from what the script expected.
 type Event struct {
 	At      time.Duration
 	Kind    Kind
-	Replica string  // the replica it is about, if any
+	Replica string  // the replica (or etcd member) it is about, if any
 	Token   int64   // fencing token (lock key CreateRevision), if any
 	TTL     int64   // lease TTL in seconds, if any
-	Value   float64 // a measured number (Measured) or 0
+	Value   float64 // a measured number (Measured), a clock rate, or 0
 	Unit    string  // the unit of Value ("s", "ms", "wake-ups")
 	Text    string  // human-readable description
+	// Step is the number of the Phase the event happened in (0 before
+	// the first Phase).
+	Step int
+	// Origin says who injected a fault (Kind.IsFault), "" otherwise.
+	Origin Origin
+	// Facts are the request and etcd's (or the resource's) answer behind
+	// the event, nil for events that are not about a call.
+	Facts *Facts
 }
 
 type jsonEvent struct {
@@ -70,13 +84,21 @@ type jsonEvent struct {
 	Value   float64 `json:"value,omitempty"`
 	Unit    string  `json:"unit,omitempty"`
 	Text    string  `json:"text"`
+	Step    int     `json:"step,omitempty"`
+	Origin  Origin  `json:"origin,omitempty"`
+	Facts   *Facts  `json:"facts,omitempty"`
+	// NS is At in nanoseconds, so a history read back orders and
+	// anchors its events exactly as they were recorded.
+	NS int64 `json:"ns,omitempty"`
 }
 
-// MarshalJSON writes the event with its time in seconds ("t": 1.234).
+// MarshalJSON writes the event with its time in seconds ("t": 1.234)
+// and, exactly, in nanoseconds ("ns").
 func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jsonEvent{
 		T: float64(e.At.Milliseconds()) / 1000, Kind: e.Kind, Replica: e.Replica,
 		Token: e.Token, TTL: e.TTL, Value: e.Value, Unit: e.Unit, Text: e.Text,
+		Step: e.Step, Origin: e.Origin, Facts: e.Facts, NS: int64(e.At),
 	})
 }
 
@@ -84,10 +106,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 func (e *Event) UnmarshalJSON(b []byte) error {
 	var j jsonEvent
 	if err := json.Unmarshal(b, &j); err != nil {
-		return err
+		return fmt.Errorf("read event: %w", err)
 	}
-	*e = Event{At: time.Duration(math.Round(j.T*1000)) * time.Millisecond, Kind: j.Kind, Replica: j.Replica,
-		Token: j.Token, TTL: j.TTL, Value: j.Value, Unit: j.Unit, Text: j.Text}
+	at := time.Duration(j.NS)
+	if j.NS == 0 {
+		at = time.Duration(math.Round(j.T*1000)) * time.Millisecond
+	}
+	*e = Event{At: at, Kind: j.Kind, Replica: j.Replica, Token: j.Token, TTL: j.TTL, Value: j.Value,
+		Unit: j.Unit, Text: j.Text, Step: j.Step, Origin: j.Origin, Facts: j.Facts}
 	return nil
 }
 

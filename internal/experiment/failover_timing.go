@@ -79,7 +79,7 @@ func measureFailover(ctx context.Context, run *Run, ttl int64, prefix string, ro
 	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
 		return 0, err
 	}
-	rs[0].Crash()
+	rs[0].crash(ByScript)
 	crashed := time.Now()
 	if !waitFor(ctx, time.Duration(ttl)*time.Second+5*time.Second, func() bool { return anyOwner(rs[1:]) }) {
 		return 0, errors.New("nobody took over after the crash")
@@ -148,8 +148,7 @@ func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
 		if d > ttl {
 			long++
 		}
-		owner.Emit(Event{Kind: Note, Text: fmt.Sprintf("network stalls for %s (work goes on)", d)})
-		owner.Stall(ctx, d)
+		owner.stall(ctx, d)
 		owner.Emit(Event{Kind: Note, Text: "network flows again"})
 		if err := sleep(ctx, ttl/2+500*time.Millisecond); err != nil {
 			return 0, 0, err

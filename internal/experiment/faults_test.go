@@ -58,9 +58,24 @@ func TestReplicaFaults(t *testing.T) {
 	if err != nil || !v.Showed {
 		t.Fatalf("%v", err)
 	}
+	select {
+	case <-run.Updated():
+	default:
+		t.Error("Updated never signalled new events")
+	}
+	h := run.History()
+	if h.Verdict == nil || h.Scenario != "faults-test" || h.Params.Seed != 1 || h.Timing.GrantedTTL != 1 {
+		t.Errorf("history header %+v", h)
+	}
 	kinds := map[Kind]bool{}
-	for _, e := range run.Events(0) {
+	for _, e := range h.Events {
 		kinds[e.Kind] = true
+		if e.Kind.IsFault() && e.Origin != ByLearner {
+			t.Errorf("fault %s by %q, want the learner's (exported call)", e.Kind, e.Origin)
+		}
+	}
+	if !kinds[KeyChanged] {
+		t.Error("the key watch recorded nothing")
 	}
 	for _, k := range []Kind{Partitioned, Healed, ClockChanged, Crashed, Restarted, SteppedDown} {
 		if !kinds[k] {

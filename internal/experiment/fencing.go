@@ -84,7 +84,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
 		return false, "", err
 	}
-	zombie.Pause()
+	zombie.pause(ByScript)
 	var successor *Replica
 	waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
 		for _, r := range rs[1:] {
@@ -106,7 +106,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 	if err := run.Phase(ctx, fmt.Sprintf("wake %s: it writes with its old token %d", zombie.Name, oldToken)); err != nil {
 		return false, "", err
 	}
-	zombie.Resume()
+	zombie.resume(ByScript)
 	waitFor(ctx, 2*time.Second, func() bool { return zombie.State().Role != RoleOwner })
 	after := res.State()
 	accepted := after.Accepted > before.Accepted && after.Writer == zombie.Name ||

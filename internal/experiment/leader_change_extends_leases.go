@@ -50,7 +50,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 		return v, err
 	}
 	r.Emit(Event{Kind: Acquired, TTL: l.TTL, Text: "wrote owner with its lease"})
-	r.Crash()
+	r.crash(ByScript)
 	crashed := time.Now()
 
 	ttlNow := func() (int64, error) {
@@ -93,7 +93,7 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	to := (lead + 1) % len(members)
 	run.Announce(fmt.Sprintf("about %.1fs left: move raft leadership from %s to %s", left.Seconds(), members[lead].Name, members[to].Name))
-	if err := cl.MoveLeader(ctx, to); err != nil {
+	if err := run.moveLeader(ctx, lead, to); err != nil {
 		return v, err
 	}
 	moved := time.Now()

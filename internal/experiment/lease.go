@@ -48,7 +48,8 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 		r.mu.Lock()
 		r.lease = l
 		r.mu.Unlock()
-		r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, %s", int64(resp.ID), TTLLabel(resp.TTL))})
+		r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, %s", int64(resp.ID), TTLLabel(resp.TTL)),
+			Facts: &Facts{Op: "grant", Revision: resp.GetRevision(), Succeeded: true, Lease: int64(resp.ID), GrantedTTL: resp.TTL}})
 	}
 	l.stopKeep = func() {}
 	if keep {
@@ -84,13 +85,21 @@ func (l *Lease) abandon(ctx context.Context) {
 // Lost is closed once the replica learns the lease is gone.
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
-func (l *Lease) markLost(text string) {
+func (l *Lease) markLost(text string, f *Facts) {
 	l.lostOnce.Do(func() {
 		close(l.lost)
 		if !l.quiet {
-			l.r.Emit(Event{Kind: LeaseExpired, TTL: l.TTL, Text: text})
+			l.r.Emit(Event{Kind: LeaseExpired, TTL: l.TTL, Text: text, Facts: f})
 		}
 	})
+}
+
+// errText is err's message, or orElse for no error.
+func errText(err error, orElse string) string {
+	if err == nil {
+		return orElse
+	}
+	return err.Error()
 }
 
 func (l *Lease) keep(ctx context.Context, every time.Duration) {
@@ -134,16 +143,17 @@ func (l *Lease) Renew(ctx context.Context) error {
 		l.expiresAt = sent.Add(time.Duration(resp.TTL) * time.Second)
 		l.mu.Unlock()
 		if !l.quiet {
-			l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed: %s again", TTLLabel(resp.TTL))})
+			l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed: %s again", TTLLabel(resp.TTL)),
+				Facts: &Facts{Op: "keepalive", Revision: resp.GetRevision(), Succeeded: true, Lease: int64(l.ID), GrantedTTL: resp.TTL}})
 		}
 		return nil
 	case err == nil || isLeaseNotFound(err):
-		l.markLost("renewal refused: etcd no longer knows the lease (it expired)")
+		l.markLost("renewal refused: etcd no longer knows the lease (it expired)", &Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0")})
 		return errLeaseGone
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case l.Left() <= 0:
-		l.markLost("no renewal answered within the TTL: the lease must have expired")
+		l.markLost("no renewal answered within the TTL: the lease must have expired", &Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, "")})
 		return errLeaseGone
 	default:
 		return fmt.Errorf("renew lease: %w", err)

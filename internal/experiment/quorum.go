@@ -70,19 +70,17 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.Phase(ctx, fmt.Sprintf("stop %s (a follower): 2 of 3 left, still a majority", members[follower].Name)); err != nil {
 		return v, err
 	}
-	if err := members[follower].Stop(); err != nil {
+	if err := run.stopMember(members[follower]); err != nil {
 		return v, err
 	}
-	run.Note("member %s stopped", members[follower].Name)
 	one := report("2 of 3 up", 3*time.Second)
 
 	if err := run.Phase(ctx, fmt.Sprintf("stop %s (the leader): 1 of 3 left, no majority", members[lead].Name)); err != nil {
 		return v, err
 	}
-	if err := members[lead].Stop(); err != nil {
+	if err := run.stopMember(members[lead]); err != nil {
 		return v, err
 	}
-	run.Note("member %s stopped", members[lead].Name)
 	two := report("1 of 3 up", time.Second)
 	if err := sleep(ctx, run.tTLDuration()); err != nil {
 		return v, err
@@ -93,8 +91,8 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 		return v, err
 	}
 	restart := time.Now()
-	if err := members[lead].Restart(ctx); err != nil {
-		return v, fmt.Errorf("restart %s: %w", members[lead].Name, err)
+	if err := run.restartMember(ctx, members[lead]); err != nil {
+		return v, err
 	}
 	back := waitFor(ctx, 5*time.Second, func() bool { return probe(ctx, run, time.Second) })
 	if back {
@@ -104,10 +102,9 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 	if owner {
 		run.Note("an owner is elected again")
 	}
-	if err := members[follower].Restart(ctx); err != nil {
-		return v, fmt.Errorf("restart %s: %w", members[follower].Name, err)
+	if err := run.restartMember(ctx, members[follower]); err != nil {
+		return v, err
 	}
-	run.Note("member %s restarted: 3 of 3 up", members[follower].Name)
 
 	v.Figures["ok_3_of_3"], v.Figures["ok_2_of_3"] = boolValue(all), boolValue(one)
 	v.Figures["ok_1_of_3"], v.Figures["ok_after_restart"] = boolValue(two), boolValue(back)

@@ -68,13 +68,13 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
 		return v, err
 	}
-	rs[0].Pause()
+	rs[0].pause(ByScript)
 	pausedAt := time.Now()
 	takenOver := waitFor(ctx, pause, func() bool { return anyOwner(rs[1:]) })
 	if err := sleep(ctx, pause-time.Since(pausedAt)); err != nil {
 		return v, err
 	}
-	rs[0].Resume()
+	rs[0].resume(ByScript)
 	steppedDown := waitFor(ctx, 2*time.Second, func() bool { return rs[0].State().Role != RoleOwner })
 	v.Showed = ok && takenOver && steppedDown
 	switch {

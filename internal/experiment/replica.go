@@ -224,7 +224,11 @@ func (r *Replica) nowLocked(real time.Time) time.Time {
 }
 
 // Pause freezes the replica's work and its network, like a long GC pause.
-func (r *Replica) Pause() {
+// Pause and the other exported faults are the learner's (ByLearner); the
+// scripts inject theirs with the unexported forms, recorded ByScript.
+func (r *Replica) Pause() { r.pause(ByLearner) }
+
+func (r *Replica) pause(by Origin) {
 	r.mu.Lock()
 	if r.paused {
 		r.mu.Unlock()
@@ -236,11 +240,13 @@ func (r *Replica) Pause() {
 	for _, p := range r.proxies {
 		p.Freeze()
 	}
-	r.Emit(Event{Kind: Paused, Text: "paused: work and network frozen"})
+	r.Emit(Event{Kind: Paused, Origin: by, Text: "paused: work and network frozen"})
 }
 
 // Resume ends a pause; the replica carries on where it stopped.
-func (r *Replica) Resume() {
+func (r *Replica) Resume() { r.resume(ByLearner) }
+
+func (r *Replica) resume(by Origin) {
 	r.mu.Lock()
 	if !r.paused {
 		r.mu.Unlock()
@@ -252,33 +258,39 @@ func (r *Replica) Resume() {
 	for _, p := range r.proxies {
 		p.Thaw()
 	}
-	r.Emit(Event{Kind: Resumed, Text: "resumed, unaware of the time it lost"})
+	r.Emit(Event{Kind: Resumed, Origin: by, Text: "resumed, unaware of the time it lost"})
 }
 
 // Partition cuts the replica off the network; its work goes on.
-func (r *Replica) Partition() {
+func (r *Replica) Partition() { r.partition(ByLearner) }
+
+func (r *Replica) partition(by Origin) {
 	r.mu.Lock()
 	r.partitioned = true
 	r.mu.Unlock()
 	for _, p := range r.proxies {
 		p.Partition()
 	}
-	r.Emit(Event{Kind: Partitioned, Text: "partitioned: network dropped, work continues"})
+	r.Emit(Event{Kind: Partitioned, Origin: by, Text: "partitioned: network dropped, work continues"})
 }
 
 // Heal ends a partition.
-func (r *Replica) Heal() {
+func (r *Replica) Heal() { r.heal(ByLearner) }
+
+func (r *Replica) heal(by Origin) {
 	r.mu.Lock()
 	r.partitioned = false
 	r.mu.Unlock()
 	for _, p := range r.proxies {
 		p.Heal()
 	}
-	r.Emit(Event{Kind: Healed, Text: "network back"})
+	r.Emit(Event{Kind: Healed, Origin: by, Text: "network back"})
 }
 
-// Stall freezes only the replica's network for d (jitter): its work goes on.
-func (r *Replica) Stall(ctx context.Context, d time.Duration) {
+// stall freezes only the replica's network for d (jitter): its work goes
+// on. Only scripts stall.
+func (r *Replica) stall(ctx context.Context, d time.Duration) {
+	r.Emit(Event{Kind: Stalled, Origin: ByScript, Value: d.Seconds(), Unit: "s", Text: fmt.Sprintf("network stalls for %s (work goes on)", d)})
 	for _, p := range r.proxies {
 		p.Freeze()
 	}
@@ -295,19 +307,23 @@ func (r *Replica) Stall(ctx context.Context, d time.Duration) {
 
 // SetClockRate makes the replica's local clock run at rate times real time
 // (0.5: slow, it thinks less time passed; 2: fast).
-func (r *Replica) SetClockRate(rate float64) {
+func (r *Replica) SetClockRate(rate float64) { r.setClockRate(rate, ByLearner) }
+
+func (r *Replica) setClockRate(rate float64, by Origin) {
 	r.mu.Lock()
 	now := time.Now()
 	r.clockBase = r.nowLocked(now)
 	r.clockReal = now
 	r.clockRate = rate
 	r.mu.Unlock()
-	r.Emit(Event{Kind: ClockChanged, Value: rate, Text: fmt.Sprintf("local clock now runs at %.2gx real time", rate)})
+	r.Emit(Event{Kind: ClockChanged, Origin: by, Value: rate, Text: fmt.Sprintf("local clock now runs at %.2gx real time", rate)})
 }
 
 // Crash kills the replica the way etcd sees a crash: its work stops, its
 // client is closed and its lease is orphaned, never revoked.
-func (r *Replica) Crash() {
+func (r *Replica) Crash() { r.crash(ByLearner) }
+
+func (r *Replica) crash(by Origin) {
 	r.mu.Lock()
 	if r.crashed || r.cancel == nil {
 		r.mu.Unlock()
@@ -331,7 +347,7 @@ func (r *Replica) Crash() {
 	<-done
 	r.keepers.Wait()
 	r.dropClient(cli)
-	r.Emit(Event{Kind: Crashed, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
+	r.Emit(Event{Kind: Crashed, Origin: by, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
 }
 
 // dropClient closes cli once the body that used it has returned. Until
@@ -365,7 +381,9 @@ func (r *Replica) retire() {
 
 // Restart brings a crashed replica back with a fresh client and runs its
 // body again.
-func (r *Replica) Restart() error {
+func (r *Replica) Restart() error { return r.restart(ByLearner) }
+
+func (r *Replica) restart(by Origin) error {
 	r.mu.Lock()
 	if !r.crashed {
 		r.mu.Unlock()
@@ -377,7 +395,7 @@ func (r *Replica) Restart() error {
 	if err != nil {
 		return err
 	}
-	r.Emit(Event{Kind: Restarted, Text: "restarted with a new client and no memory of its old lease"})
+	r.Emit(Event{Kind: Restarted, Origin: by, Text: "restarted with a new client and no memory of its old lease"})
 	return nil
 }
 

@@ -62,10 +62,11 @@ func (res *Resource) Write(r *Replica, token int64, value string) bool {
 		res.rejected++
 	}
 	res.mu.Unlock()
+	f := &Facts{Op: "write", Key: value, Succeeded: ok, Token: token, Highest: highest}
 	if ok {
-		r.Emit(Event{Kind: WriteAccepted, Token: token, Text: fmt.Sprintf("write %q with token %d accepted", value, token)})
+		r.Emit(Event{Kind: WriteAccepted, Token: token, Facts: f, Text: fmt.Sprintf("write %q with token %d accepted", value, token)})
 	} else {
-		r.Emit(Event{Kind: WriteRejected, Token: token, Text: fmt.Sprintf("write %q with token %d rejected: token %d already seen", value, token, highest)})
+		r.Emit(Event{Kind: WriteRejected, Token: token, Facts: f, Text: fmt.Sprintf("write %q with token %d rejected: token %d already seen", value, token, highest)})
 	}
 	return ok
 }

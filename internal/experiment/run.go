@@ -31,15 +31,21 @@ var (
 
 // Params tune a run. Zero values take the scenario's defaults.
 type Params struct {
-	Replicas int   // how many replicas (scenario default when 0)
-	TTL      int64 // lease TTL in seconds (scenario default when 0)
-	Seed     uint64
+	Replicas int    `json:"replicas"` // how many replicas (scenario default when 0)
+	TTL      int64  `json:"ttl"`      // lease TTL in seconds (scenario default when 0)
+	Seed     uint64 `json:"seed"`
 	// Fencing and VersionedUnlock pick one variant of the fencing and
 	// ttl-unlock-bug scenarios; nil runs both, side by side.
-	Fencing         *bool
-	VersionedUnlock *bool
+	Fencing         *bool `json:"fencing,omitempty"`
+	VersionedUnlock *bool `json:"versioned_unlock,omitempty"`
 	// Step makes the script wait for Run.Step before each phase.
-	Step bool
+	Step bool `json:"step,omitempty"`
+	// StepDelay, in step mode, takes every step by itself after this
+	// long, as a learner who reads that long at each step would.
+	StepDelay time.Duration `json:"step_delay_ns,omitempty"`
+	// Faults are learner faults to inject at their steps (a schedule
+	// read from a history: run --faults).
+	Faults []ScheduledFault `json:"-"`
 }
 
 // Env says which etcd to run on.
@@ -64,6 +70,7 @@ type Run struct {
 	etcd      embedetcd.Etcd
 	cluster   *embedetcd.Cluster
 	keyPrefix string // what replica clients put in front of every key
+	startRev  int64  // etcd's revision before the run wrote anything
 	asLearner bool   // RunAsLearner runs: a shared cluster, logged in as the learner
 	admin     *clientv3.Client
 	rng       *rand.Rand
@@ -71,7 +78,15 @@ type Run struct {
 
 	mu sync.Mutex
 	storeState
+	header   History // the history's identity; events are kept apart
 	events   []Event
+	updated  chan struct{}
+	watch    *keyWatch
+	timing   Timing
+	// timingNote says how the run adapted to the cluster's timing.
+	timingNote string
+	step       int  // the number of the last Phase
+	over     bool // the verdict is in
 	sink     func(Event)
 	replicas []*Replica
 	resource *Resource
@@ -98,16 +113,38 @@ func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink fu
 	name := sc.Name
 	p = sc.normalize(p)
 	run := &Run{Scenario: sc, Params: p, sink: sink, autoplay: !p.Step, stepc: make(chan struct{}, 1),
-		done: make(chan struct{}), rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}
+		done: make(chan struct{}), updated: make(chan struct{}, 1),
+		rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}
 	run.ctx, run.cancel = context.WithCancel(ctx)
 	if err := run.connect(ctx, env); err != nil {
 		run.close()
 		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
+	if err := run.prepare(ctx); err != nil {
+		run.close()
+		return nil, fmt.Errorf("run %s: %w", name, err)
+	}
 	run.resource = newResource(run, true)
 	run.start = time.Now()
+	run.header = History{Format: HistoryFormat, Scenario: name, Params: run.Params, Timing: run.timing, Started: run.start}
 	go run.execute()
 	return run, nil
+}
+
+// prepare reads the cluster's timing and the revision the key watch
+// starts after.
+func (run *Run) prepare(ctx context.Context) error {
+	t, err := readTiming(ctx, run.admin, run.Params.TTL)
+	if err != nil {
+		return err
+	}
+	run.applyTiming(t)
+	g, err := run.admin.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return fmt.Errorf("read the start revision: %w", err)
+	}
+	run.startRev = g.Header.Revision
+	return nil
 }
 
 // Execute runs the named scenario to the end and returns its verdict.
@@ -180,12 +217,22 @@ func (run *Run) execute() {
 	if run.asLearner {
 		script = run.Scenario.RunAsLearner
 	}
+	run.startKeyWatch(run.startRev)
+	if run.timingNote != "" {
+		run.Note("%s", run.timingNote)
+	}
+	ictx, stopInject := context.WithCancel(run.ctx)
+	injected := make(chan struct{})
+	go func() { defer close(injected); run.injectSchedule(ictx) }()
 	v, err := script(run.ctx, run)
+	stopInject()
+	<-injected
 	v.Scenario = run.Scenario.Name
 	for _, r := range run.Replicas() {
 		r.stop()
 	}
 	run.finalStore()
+	run.stopKeyWatch()
 	if err != nil {
 		v.Showed = false
 		if v.Summary == "" {
@@ -194,7 +241,7 @@ func (run *Run) execute() {
 	}
 	run.Emit(Event{Kind: Finished, Value: boolValue(v.Showed), Text: v.Summary})
 	run.mu.Lock()
-	run.verdict, run.err = v, err
+	run.verdict, run.err, run.over = v, err, true
 	run.mu.Unlock()
 	run.close()
 	close(run.done)
@@ -239,6 +286,10 @@ func (run *Run) Emit(e Event) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	e.At = time.Since(run.start)
+	if e.Kind == Phase {
+		run.step++
+	}
+	e.Step = run.step
 	run.record(e)
 	for _, v := range run.monitor.observe(e) {
 		v.At = e.At
@@ -250,6 +301,10 @@ func (run *Run) record(e Event) {
 	run.events = append(run.events, e)
 	if run.sink != nil {
 		run.sink(e)
+	}
+	select {
+	case run.updated <- struct{}{}:
+	default:
 	}
 }
 
@@ -297,8 +352,16 @@ func (run *Run) Phase(ctx context.Context, text string) error {
 		run.atStep = false
 		run.mu.Unlock()
 	}()
+	var delay <-chan time.Time
+	if d := run.Params.StepDelay; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		delay = t.C
+	}
 	select {
 	case <-run.stepc:
+		return nil
+	case <-delay:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -116,6 +116,9 @@ func (s *Scenario) normalize(p Params) Params {
 	if p.Seed == 0 {
 		p.Seed = 1
 	}
+	if p.StepDelay > 0 {
+		p.Step = true
+	}
 	return p
 }
 

@@ -59,7 +59,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.awaitAny(ctx, ws[1:], "take the crashed worker's shards"); err != nil {
 		return v, err
 	}
-	victim.Crash()
+	victim.crash(ByScript)
 	crashed := time.Now()
 	var after map[string]string
 	moved := waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool {

@@ -44,7 +44,7 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.Phase(ctx, fmt.Sprintf("crash r1 and watch for %s", window)); err != nil {
 		return Verdict{}, err
 	}
-	rs[0].Crash()
+	rs[0].crash(ByScript)
 	crashed := time.Now()
 	takeover := waitFor(ctx, window, func() bool { return anyOwner(rs[1:]) })
 	g, err := run.Admin().Get(ctx, "singleton")
@@ -56,7 +56,7 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 		run.Note("after %s the key still says r1 and nobody else owns: stuck until a human deletes it", time.Since(crashed).Round(100*time.Millisecond))
 	}
 	for _, r := range rs {
-		r.Crash()
+		r.crash(ByScript)
 	}
 
 	if err := run.Phase(ctx, fmt.Sprintf("part 2: the same replicas run a leased election (%s)", TTLLabel(run.TTL()))); err != nil {
@@ -79,7 +79,7 @@ func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
 		return Verdict{}, err
 	}
-	rs[0].Crash()
+	rs[0].crash(ByScript)
 	crashed = time.Now()
 	failover := waitFor(ctx, ttl+3*time.Second, func() bool { return anyOwner(rs[1:]) })
 	gap := time.Since(crashed)

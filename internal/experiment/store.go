@@ -18,12 +18,12 @@ import (
 
 // StoreKey is one key of the run as etcd holds it.
 type StoreKey struct {
-	Key            string // relative to the run's prefix
-	Value          string
-	CreateRevision int64
-	ModRevision    int64
-	Version        int64
-	Lease          int64 // lease ID, 0 for a key without one
+	Key            string `json:"key"` // relative to the run's prefix
+	Value          string `json:"value"`
+	CreateRevision int64  `json:"create_rev"`
+	ModRevision    int64  `json:"mod_rev"`
+	Version        int64  `json:"version"`
+	Lease          int64  `json:"lease,omitempty"` // lease ID, 0 for a key without one
 }
 
 // StoreLease is what etcd says of a lease that a shown key is bound to.

@@ -127,7 +127,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	if err := run.Phase(ctx, "P1 pauses past its TTL; etcd expires the lock"); err != nil {
 		return 0, err
 	}
-	p1.Pause()
+	p1.pause(ByScript)
 	gone := waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
 		g, err := run.Admin().Get(ctx, key)
 		return err == nil && len(g.Kvs) == 0
@@ -150,7 +150,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool,
 	if err := run.Phase(ctx, "P1 wakes up, believes it still holds the lock, and unlocks"); err != nil {
 		return 0, err
 	}
-	p1.Resume()
+	p1.resume(ByScript)
 	deleted, err := l1.unlock(ctx, p1, versioned)
 	if err != nil {
 		return 0, fmt.Errorf("P1 unlock: %w", err)

@@ -1,0 +1,114 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ownership-election/playground/embedetcd"
+)
+
+// stopMember stops an etcd member of the in-process cluster, as a fault
+// of the script's, recorded in the history.
+func (run *Run) stopMember(m *embedetcd.Member) error {
+	if err := m.Stop(); err != nil {
+		return fmt.Errorf("stop member %s: %w", m.Name, err)
+	}
+	run.Emit(Event{Kind: MemberStopped, Replica: m.Name, Origin: ByScript, Text: "etcd member " + m.Name + " stopped"})
+	return nil
+}
+
+// restartMember starts a stopped member again.
+func (run *Run) restartMember(ctx context.Context, m *embedetcd.Member) error {
+	if err := m.Restart(ctx); err != nil {
+		return fmt.Errorf("restart member %s: %w", m.Name, err)
+	}
+	run.Emit(Event{Kind: MemberRestarted, Replica: m.Name, Origin: ByScript, Text: "etcd member " + m.Name + " running again"})
+	return nil
+}
+
+// moveLeader hands raft leadership from member from to member to.
+func (run *Run) moveLeader(ctx context.Context, from, to int) error {
+	members := run.cluster.Members()
+	if err := run.cluster.MoveLeader(ctx, to); err != nil {
+		return fmt.Errorf("move the raft leader to %s: %w", members[to].Name, err)
+	}
+	run.Emit(Event{Kind: LeaderMoved, Replica: members[to].Name, Origin: ByScript,
+		Text: fmt.Sprintf("raft leadership moved from %s to %s", members[from].Name, members[to].Name)})
+	return nil
+}
+
+// injectSchedule plays a learner's fault schedule (Params.Faults) again:
+// each fault After into its Step, on the replica of that name, through
+// the same calls the learner's keys make. It runs beside the script
+// until the run ends.
+func (run *Run) injectSchedule(ctx context.Context) {
+	for _, f := range run.Params.Faults {
+		if !run.waitStep(ctx, f.Step) {
+			return
+		}
+		if sleep(ctx, f.After-run.sinceStep()) != nil {
+			return
+		}
+		r := run.awaitReplica(ctx, f.Replica)
+		if r == nil {
+			run.Note("the schedule's %s of %s in step %d is skipped: no replica of that name by then", f.Kind, f.Replica, f.Step)
+			continue
+		}
+		if err := applyFault(r, f); err != nil {
+			run.Note("the schedule's %s of %s: %v", f.Kind, f.Replica, err)
+		}
+	}
+}
+
+// applyFault does what the learner's key for f.Kind does.
+func applyFault(r *Replica, f ScheduledFault) error {
+	switch f.Kind {
+	case Paused:
+		r.Pause()
+	case Resumed:
+		r.Resume()
+	case Partitioned:
+		r.Partition()
+	case Healed:
+		r.Heal()
+	case Crashed:
+		r.Crash()
+	case Restarted:
+		return r.Restart()
+	case ClockChanged:
+		r.SetClockRate(f.Value)
+	default:
+		return fmt.Errorf("a learner cannot inject %s", f.Kind)
+	}
+	return nil
+}
+
+// waitStep waits until the script has reached step n (or gone past it).
+func (run *Run) waitStep(ctx context.Context, n int) bool {
+	return waitFor(ctx, 24*time.Hour, func() bool {
+		run.mu.Lock()
+		defer run.mu.Unlock()
+		return run.step >= n
+	})
+}
+
+// sinceStep is the time since the current step began.
+func (run *Run) sinceStep() time.Duration {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for i := len(run.events) - 1; i >= 0; i-- {
+		if run.events[i].Kind == Phase {
+			return time.Since(run.start) - run.events[i].At
+		}
+	}
+	return time.Since(run.start)
+}
+
+// awaitReplica returns the replica named name, waiting a little for a
+// script that creates it later in the step.
+func (run *Run) awaitReplica(ctx context.Context, name string) *Replica {
+	var r *Replica
+	waitFor(ctx, 5*time.Second, func() bool { r = run.Replica(name); return r != nil })
+	return r
+}

@@ -1,0 +1,245 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// A History is the record of one run, and the only thing the checker, the
+// timeline and a replay read. It holds:
+//
+//   - the run's identity: the scenario, its parameters (seed included) and
+//     the cluster timing the run worked with;
+//   - Events, in the order they were recorded, which is also the order of
+//     their At. Four sorts share the one list, told apart by Kind:
+//     replica events (Acquired, LeaseGranted, Released, WriteAccepted...)
+//     that carry Facts: what the replica sent and what etcd or the
+//     protected resource answered; faults (IsFault: Paused, Crashed,
+//     Partitioned, MemberStopped...) with their Origin, the script's or
+//     the learner's; KeyChanged events, one per key a watch on the
+//     run's prefix saw change, so what etcd held at every revision can be
+//     rebuilt (HoldsAt); and the script's own Phase, Note, Measured
+//     and Waiting lines;
+//   - the Verdict, once the run is over (nil while it runs).
+//
+// Every Event has Step, the number of the Phase it happened in (0 before
+// the first), which is what a fault schedule is anchored to: a learner's
+// key pressed 2.5 s into step 3 is replayed 2.5 s into step 3.
+//
+// A running Run exposes its history as it grows: Events(since) returns
+// the entries from index since on (an index into Events, stable for the
+// run's life), Updated signals that new ones exist, and History returns
+// a copy of the whole thing. A screen keeps the index it has read up to,
+// waits on Updated (or ticks) and asks for the rest. Only the Run writes
+// to its history; everything handed out is a copy.
+//
+// WriteHistory and ReadHistory keep a history in a file (JSON, one
+// document); `playground experiment replay FILE` prints one again without
+// etcd, and `experiment run NAME --faults FILE` runs its fault schedule
+// on a fresh etcd.
+type History struct {
+	// Format is the version of the file layout (HistoryFormat).
+	Format   int    `json:"format"`
+	Scenario string `json:"scenario"`
+	// Params are the run's parameters after the scenario's defaults were
+	// applied: Seed is the seed the run's random choices came from.
+	Params Params `json:"params"`
+	// Timing is what the cluster was found to do when the run began.
+	Timing  Timing    `json:"timing"`
+	Started time.Time `json:"started"`
+	Events  []Event   `json:"events"`
+	// Verdict is the checker's, set when the run ends.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// Prediction is what the learner predicted before the run, if the
+	// screen asked (the engine never sets it).
+	Prediction *Prediction `json:"prediction,omitempty"`
+}
+
+// HistoryFormat is the History.Format this package writes and reads.
+const HistoryFormat = 1
+
+// Prediction is the learner's answer to a scenario's predict question,
+// kept beside what the checker found.
+type Prediction struct {
+	Question string `json:"question"`
+	Picked   string `json:"picked"`
+	Correct  bool   `json:"correct"`
+}
+
+// Timing is the cluster's timing as the run read it: what a scenario
+// scales its waits by on a cluster it did not start.
+type Timing struct {
+	// AskedTTL is the TTL the scenario asked for; GrantedTTL what etcd
+	// granted for it (more when AskedTTL is under etcd's minimum).
+	AskedTTL   int64 `json:"asked_ttl"`
+	GrantedTTL int64 `json:"granted_ttl"`
+	// MinTTL is the TTL etcd grants when asked for 1 s: its minimum,
+	// ceil(1.5 election timeouts).
+	MinTTL int64 `json:"min_ttl"`
+	// Election is how long a leader change may take on this cluster: an
+	// election timeout, read from the minimum TTL (at most 2/3 of it).
+	Election time.Duration `json:"election_ns"`
+}
+
+// Origin says who injected a fault.
+type Origin string
+
+// The origins of a fault.
+const (
+	ByScript  Origin = "script"  // the scenario's own step
+	ByLearner Origin = "learner" // a key the learner pressed (or a replayed schedule)
+)
+
+// Facts are what a replica sent and what etcd or the protected resource
+// answered, as the client saw them. Fields a call does not have stay zero.
+type Facts struct {
+	// Op is the request: "grant", "keepalive", "timetolive", "revoke",
+	// "txn", "put", "get", "delete", "watch" (a watch event), or "write"
+	// (to the protected resource).
+	Op  string `json:"op"`
+	Key string `json:"key,omitempty"` // relative to the run's prefix
+	// If is a Txn's comparison in words ("create_revision(lock) = 0").
+	If string `json:"if,omitempty"`
+	// Revision is the revision of etcd's answer (its header).
+	Revision int64 `json:"rev,omitempty"`
+	// Succeeded: a Txn's comparison held; a write was accepted; any
+	// other call was answered without an error.
+	Succeeded bool `json:"ok"`
+	// Deleted is how many keys a delete removed, and Prev what they held
+	// (WithPrevKV): whose lock a delete took away.
+	Deleted int64      `json:"deleted,omitempty"`
+	Prev    []StoreKey `json:"prev,omitempty"`
+	// Held is the key as the answer showed it, when it did (a read, the
+	// Else branch of a failed Txn, a put's new version).
+	Held *StoreKey `json:"held,omitempty"`
+	// Lease is the lease the call is about; GrantedTTL the TTL etcd
+	// granted or renewed it with; TTLLeft what TimeToLive said is left
+	// (whole seconds rounded down, -1 when etcd no longer knows it).
+	Lease      int64 `json:"lease,omitempty"`
+	GrantedTTL int64 `json:"granted_ttl,omitempty"`
+	TTLLeft    int64 `json:"ttl_left,omitempty"`
+	// Token is the fencing token a write carried; Highest the highest
+	// the resource had accepted before it.
+	Token   int64 `json:"token,omitempty"`
+	Highest int64 `json:"highest,omitempty"`
+	// Err is the error the call ended with ("" if none).
+	Err string `json:"err,omitempty"`
+}
+
+// IsFault reports whether k is a fault: something done to a replica or
+// to etcd rather than by it.
+func (k Kind) IsFault() bool {
+	switch k {
+	case Paused, Resumed, Crashed, Restarted, Partitioned, Healed, ClockChanged,
+		Stalled, MemberStopped, MemberRestarted, LeaderMoved:
+		return true
+	}
+	return false
+}
+
+// Faults returns the history's faults, the script's and the learner's.
+func (h *History) Faults() []Event {
+	var out []Event
+	for _, e := range h.Events {
+		if e.Kind.IsFault() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ScheduledFault is one learner fault of a schedule: Kind done to Replica
+// After into step Step (Value: a clock rate).
+type ScheduledFault struct {
+	Step    int           `json:"step"`
+	After   time.Duration `json:"after_ns"`
+	Kind    Kind          `json:"kind"`
+	Replica string        `json:"replica"`
+	Value   float64       `json:"value,omitempty"`
+}
+
+// FaultSchedule is the learner's faults, each anchored to the step it
+// came in: what `experiment run --faults` injects again.
+func (h *History) FaultSchedule() []ScheduledFault {
+	stepAt := map[int]time.Duration{}
+	var out []ScheduledFault
+	for _, e := range h.Events {
+		if e.Kind == Phase {
+			stepAt[e.Step] = e.At
+		}
+		if e.Kind.IsFault() && e.Origin == ByLearner {
+			out = append(out, ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: e.Kind, Replica: e.Replica, Value: e.Value})
+		}
+	}
+	return out
+}
+
+// HoldsAt is what etcd held under the run's prefix after the first n
+// events, by the KeyChanged events among them: the key's state at the
+// highest revision the watch had reported by then.
+func (h *History) HoldsAt(n int) map[string]StoreKey {
+	held := map[string]StoreKey{}
+	for _, e := range h.Events[:min(n, len(h.Events))] {
+		if e.Kind != KeyChanged || e.Facts == nil || e.Facts.Held == nil {
+			continue
+		}
+		if e.Facts.Op == "delete" {
+			delete(held, e.Facts.Key)
+		} else {
+			held[e.Facts.Key] = *e.Facts.Held
+		}
+	}
+	return held
+}
+
+// WriteHistory writes h as one JSON document.
+func WriteHistory(w io.Writer, h History) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(h); err != nil {
+		return fmt.Errorf("write history: %w", err)
+	}
+	return nil
+}
+
+// ErrHistoryFormat: the file is a history of a layout this build cannot read.
+var ErrHistoryFormat = errors.New("experiment: unknown history format")
+
+// ReadHistory reads what WriteHistory wrote.
+func ReadHistory(r io.Reader) (History, error) {
+	var h History
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&h); err != nil {
+		return History{}, fmt.Errorf("read history: %w", err)
+	}
+	if h.Format != HistoryFormat {
+		return History{}, fmt.Errorf("%w %d (this build reads %d)", ErrHistoryFormat, h.Format, HistoryFormat)
+	}
+	if Lookup(h.Scenario) == nil {
+		return History{}, fmt.Errorf("read history: %w: %q", ErrUnknown, h.Scenario)
+	}
+	return h, nil
+}
+
+// History returns a copy of the run's history so far; Verdict is set
+// once the run is over.
+func (run *Run) History() History {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	h := run.header
+	h.Events = slices.Clone(run.events)
+	if run.over {
+		v := run.verdict
+		h.Verdict = &v
+	}
+	return h
+}
+
+// Updated receives a value (at most one waits) whenever events were
+// recorded since the last receive: a screen waits on it instead of
+// polling, and then reads Events from where it left off.
+func (run *Run) Updated() <-chan struct{} { return run.updated }

@@ -1,0 +1,74 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// handHistory is a small history written by hand: a lock taken, a fault
+// from the learner and one from the script, the key deleted.
+func handHistory() History {
+	held := StoreKey{Key: "lock", Value: "p1", CreateRevision: 5, ModRevision: 5, Version: 1, Lease: 0x10}
+	return History{Format: HistoryFormat, Scenario: "ttl-unlock-bug", Params: Params{Replicas: 3, TTL: 1, Seed: 7},
+		Timing: Timing{AskedTTL: 1, GrantedTTL: 1, MinTTL: 1, Election: 666 * time.Millisecond},
+		Events: []Event{
+			{At: time.Second, Kind: Phase, Step: 1, Text: "P1 takes the lock"},
+			{At: 1100 * time.Millisecond, Kind: KeyChanged, Step: 1, Facts: &Facts{Op: "put", Key: "lock", Revision: 5, Succeeded: true, Held: &held}},
+			{At: 2 * time.Second, Kind: Phase, Step: 2, Text: "pause"},
+			{At: 2500 * time.Millisecond, Kind: Paused, Step: 2, Replica: "p1", Origin: ByScript},
+			{At: 3250 * time.Millisecond, Kind: Crashed, Step: 2, Replica: "p3", Origin: ByLearner},
+			{At: 4 * time.Second, Kind: KeyChanged, Step: 2, Facts: &Facts{Op: "delete", Key: "lock", Revision: 6, Succeeded: true, Deleted: 1, Prev: []StoreKey{held}, Held: &StoreKey{Key: "lock", ModRevision: 6}}},
+		}}
+}
+
+func TestHistoryRoundTrip(t *testing.T) {
+	h := handHistory()
+	v := Verdict{Scenario: h.Scenario, Showed: true, Summary: "ok"}
+	h.Verdict = &v
+	var b bytes.Buffer
+	if err := WriteHistory(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadHistory(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Started, h.Started = time.Time{}, time.Time{}
+	if !reflect.DeepEqual(back, h) {
+		t.Fatalf("round trip changed the history:\n%+v\n%+v", back, h)
+	}
+}
+
+func TestHistoryRefusesOtherFormats(t *testing.T) {
+	if _, err := ReadHistory(strings.NewReader(`{"format": 99, "scenario": "fencing"}`)); !errors.Is(err, ErrHistoryFormat) {
+		t.Errorf("format 99: %v", err)
+	}
+	if _, err := ReadHistory(strings.NewReader(`{"format": 1, "scenario": "nope"}`)); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown scenario: %v", err)
+	}
+	if _, err := ReadHistory(strings.NewReader(`{"format": 1,`)); err == nil {
+		t.Error("a cut file read without an error")
+	}
+}
+
+func TestFaultScheduleAndHolds(t *testing.T) {
+	h := handHistory()
+	got := h.FaultSchedule()
+	want := []ScheduledFault{{Step: 2, After: 1250 * time.Millisecond, Kind: Crashed, Replica: "p3"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("schedule %+v, want %+v", got, want)
+	}
+	if n := len(h.Faults()); n != 2 {
+		t.Errorf("%d faults, want 2", n)
+	}
+	if held := h.HoldsAt(2); held["lock"].Value != "p1" {
+		t.Errorf("after the put etcd held %+v", held)
+	}
+	if held := h.HoldsAt(len(h.Events)); len(held) != 0 {
+		t.Errorf("after the delete etcd held %+v", held)
+	}
+}

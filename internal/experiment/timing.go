@@ -1,0 +1,93 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// readTiming asks etcd for a lease of the scenario's TTL and one of 1 s
+// (its minimum), revokes both, and derives how long a leader change may
+// take: etcd's minimum TTL is ceil(1.5 election timeouts), so an election
+// timeout is at most 2/3 of it.
+func readTiming(ctx context.Context, cli *clientv3.Client, asked int64) (Timing, error) {
+	t := Timing{AskedTTL: asked}
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for _, ttl := range []int64{asked, 1} {
+		var resp *clientv3.LeaseGrantResponse
+		err := retryTransient(tctx, func(ctx context.Context) error {
+			var err error
+			resp, err = cli.Grant(ctx, ttl)
+			return err
+		})
+		if err != nil {
+			return t, fmt.Errorf("read the cluster's timing: grant %ds: %w", ttl, err)
+		}
+		cli.Revoke(tctx, resp.ID)
+		if ttl == asked {
+			t.GrantedTTL = resp.TTL
+		}
+		if ttl == 1 {
+			t.MinTTL = resp.TTL
+		}
+	}
+	t.Election = time.Duration(t.MinTTL) * time.Second * 2 / 3
+	return t, nil
+}
+
+// applyTiming makes the run work with the TTL etcd really grants: a
+// scenario whose waits are counted in TTLs then waits as long as etcd's
+// leases last. It says so when that is not the TTL asked for.
+func (run *Run) applyTiming(t Timing) {
+	run.timing = t
+	if t.GrantedTTL > run.Params.TTL {
+		run.Params.TTL = t.GrantedTTL
+		run.timingNote = fmt.Sprintf("etcd grants no lease under %ds here (its election timeout is up to %s): the run uses %s instead of the %ds asked",
+			t.MinTTL, t.Election.Round(10*time.Millisecond), TTLLabel(t.GrantedTTL), t.AskedTTL)
+	}
+}
+
+// transient reports whether err is one a request should be sent again
+// for: the cluster is electing a leader or a member went away, and a
+// majority may well answer the next try.
+func transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch {
+	case errors.Is(err, rpctypes.ErrLeaderChanged), errors.Is(err, rpctypes.ErrNoLeader),
+		errors.Is(err, rpctypes.ErrTimeout), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
+		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost):
+		return true
+	}
+	if s, ok := status.FromError(err); ok && s.Code() == codes.Unavailable {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "leader changed") || strings.Contains(msg, "no leader")
+}
+
+// retryTransient calls f until it succeeds, fails for good, or ctx ends,
+// waiting a little between tries: a member crash that keeps quorum costs
+// a retry, not the run.
+func retryTransient(ctx context.Context, f func(ctx context.Context) error) error {
+	wait := 50 * time.Millisecond
+	for {
+		err := f(ctx)
+		if !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		if sleep(ctx, wait) != nil {
+			return err
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
