@@ -78,25 +78,25 @@ type Run struct {
 
 	mu sync.Mutex
 	storeState
-	header   History // the history's identity; events are kept apart
-	events   []Event
-	updated  chan struct{}
-	watch    *keyWatch
-	timing   Timing
+	header  History // the history's identity; events are kept apart
+	events  []Event
+	updated chan struct{}
+	watch   *keyWatch
+	timing  Timing
 	// timingNote says how the run adapted to the cluster's timing.
 	timingNote string
 	step       int  // the number of the last Phase
-	over     bool // the verdict is in
-	sink     func(Event)
-	replicas []*Replica
-	resource *Resource
-	monitor  monitor
-	autoplay bool
-	atStep   bool // waiting in Phase for Step
-	stepc    chan struct{}
-	done     chan struct{}
-	verdict  Verdict
-	err      error
+	over       bool // the verdict is in
+	sink       func(Event)
+	replicas   []*Replica
+	resource   *Resource
+	monitor    monitor
+	autoplay   bool
+	atStep     bool // waiting in Phase for Step
+	stepc      chan struct{}
+	done       chan struct{}
+	verdict    Verdict
+	err        error
 }
 
 // Start begins a run of the named scenario. sink, if not nil, receives
