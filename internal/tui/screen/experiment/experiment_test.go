@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func view(m *Model) string { return ansi.Strip(m.View()) }
 // from a real run.
 func running(m *Model) *Model {
 	m.phase, m.started = phaseRunning, clock.Add(-3200*time.Millisecond)
-	m.snap = snapshot{autoplay: true,
+	m.snap = snapshot{
 		replicas: []experiment.ReplicaState{
 			{Name: "b1", Role: experiment.RoleOwner, Token: 6, LeaseTTL: 1, LeaseLeft: 0, Paused: true},
 			{Name: "b2", Role: experiment.RoleCandidate, LeaseTTL: 1, LeaseLeft: 700 * time.Millisecond},
@@ -254,6 +255,7 @@ func TestRealRun(t *testing.T) {
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
 	m := newModel(t, "cas-race", nil, 80, 24)
 	m.params.Replicas = 5
+	m.now, m.tempo = time.Now, 0 // auto-play takes each step at once
 	m, cmd := press(m, "enter")
 	if cmd == nil {
 		t.Fatal("enter did not start the run")
@@ -541,14 +543,14 @@ func TestStepModeInTheFooter(t *testing.T) {
 		t.Errorf("ready, step: %q", s)
 	}
 	m, cmd := press(m, "a")
-	if s := m.Status(); s != "next run: auto-play · a step mode" {
+	if s := m.Status(); s != "next run: auto-play, 4 s a step · t tempo · a step mode" {
 		t.Errorf("after a: %q", s)
 	}
 	if cmd == nil || cmd() != (screen.StepModeChosen{Step: false}) {
 		t.Error("the choice of auto-play did not reach the root")
 	}
 	m = running(m)
-	m.snap.autoplay = false
+	m.params.Step = true
 	if s := m.Status(); s != "step mode · space next · a auto-play" {
 		t.Errorf("running, step: %q", s)
 	}
@@ -569,8 +571,8 @@ func TestStepModeInTheFooter(t *testing.T) {
 	if !strings.Contains(v, "▶ next step (space): wake b1: it writes with its old token 6") || !strings.Contains(v, "⚑") || !strings.Contains(v, `"b3#19"`) {
 		t.Errorf("the pending step or the violation scrolled away:\n%s", v)
 	}
-	m.snap.autoplay = true
-	if s := m.Status(); s != "auto-play · a step mode" {
+	m.params.Step = false
+	if s := m.Status(); s != "auto-play, 4 s a step · t tempo · a step mode" {
 		t.Errorf("running, auto: %q", s)
 	}
 	if h := m.ShortHelp(); h[1].Help().Key != "space" {
@@ -580,18 +582,19 @@ func TestStepModeInTheFooter(t *testing.T) {
 
 // TestScriptWaitingSaysSoAtOnce: when the script says it waits for a
 // replica the learner holds down, the screen says so at once, with the
-// key that lets it go, and stops saying so once it is let go.
+// key that lets it go in the state the replica is in, and stops saying so
+// once it is let go.
 func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	m := running(newModel(t, "ttl-unlock-bug", nil, 100, 30))
 	m.changed = clock // nothing quiet about it: the event just came
 	m.snap.replicas = []experiment.ReplicaState{{Name: "p1", Role: experiment.RoleFollower}, {Name: "p2", Role: experiment.RoleFollower, Paused: true}}
 	m.snap.events = append(m.snap.events, experiment.Event{At: 4 * time.Second, Kind: experiment.Waiting, Value: 1, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
 	v := view(m)
-	if !strings.Contains(v, "The script waits for p2 to take the lock: p2 is paused: select it with ←/→ and press p to resume it.") {
+	if !strings.Contains(v, "The script waits for p2, which is paused: select it (tab) and press p to resume it.") {
 		t.Fatalf("no waiting message:\n%s", v)
 	}
 	m.sel = 1
-	if v := view(m); !strings.Contains(v, "p2 is paused: press p to resume it.") {
+	if v := view(m); !strings.Contains(v, "The script waits for p2, which is paused: press p to resume it.") {
 		t.Fatalf("selected replica:\n%s", v)
 	}
 	m.snap.replicas[1].Paused = false
@@ -599,16 +602,66 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 		t.Fatalf("message stays after the resume:\n%s", v)
 	}
 
-	// A takeover any of several can make: the script waits while all are
-	// held, and stops saying so when it says it goes on.
+	// A takeover any of several can make, while the learner has cut both
+	// off: the hint says x heals them, whatever the script's sentence
+	// says, and goes when the script says it goes on.
+	m.snap.replicas = []experiment.ReplicaState{{Name: "a1", Role: experiment.RoleOwner, Token: 2},
+		{Name: "a2", Role: experiment.RoleCandidate, Partitioned: true}, {Name: "a3", Role: experiment.RoleCandidate, Partitioned: true}}
+	m.sel = 0
 	m.snap.events = append(m.snap.events, experiment.Event{At: 5 * time.Second, Kind: experiment.Waiting, Value: 1,
-		Text: "the script waits for one of a2, a3 to take over from the paused owner: a2 is paused, a3 is paused"})
-	if v := view(m); !strings.Contains(v, "a2 is paused, a3 is paused:") || !strings.Contains(v, "select one with ←/→ and press p to resume it") {
+		Text: "the script waits for one of a2, a3 to take over from the paused owner: a2 is cut off, a3 is cut off"})
+	v = view(m)
+	if !strings.Contains(v, "The script waits for a2 or a3, both cut off: select one (tab) and press x to heal it.") {
 		t.Fatalf("no message for a takeover nobody can make:\n%s", v)
+	}
+	if strings.Contains(v, "press p") || strings.Contains(v, "paused owner") {
+		t.Fatalf("the hint names a pause nobody is in:\n%s", v)
 	}
 	m.snap.events = append(m.snap.events, experiment.Event{At: 6 * time.Second, Kind: experiment.Waiting, Text: "the script goes on: a3 is free"})
 	if v := view(m); strings.Contains(v, "The script waits") {
 		t.Fatalf("message stays after the script goes on:\n%s", v)
+	}
+}
+
+// TestHintsPerStateFit78: for every way of holding the replicas a script
+// waits for (paused, cut off, crashed, mixed; one or several; selected
+// or not), the hint names the key that frees each, and none of the
+// other keys, in one line of at most 78 cells (an 80-column terminal
+// less the margins).
+func TestHintsPerStateFit78(t *testing.T) {
+	states := map[string]experiment.ReplicaState{
+		"paused":  {Paused: true},
+		"cut off": {Partitioned: true},
+		"crashed": {Crashed: true, Role: experiment.RoleCrashed},
+	}
+	keyOf := map[string]string{"paused": "p", "cut off": "x", "crashed": "r"}
+	names := []string{"replica-10", "replica-11", "replica-12"}
+	combos := [][]string{{"paused"}, {"cut off"}, {"crashed"}, {"paused", "paused"}, {"cut off", "cut off", "cut off"},
+		{"paused", "cut off"}, {"crashed", "paused", "cut off"}}
+	for _, combo := range combos {
+		for _, sel := range []int{0, len(combo)} { // a waited-for one selected, or another
+			var rs []experiment.ReplicaState
+			for i, st := range combo {
+				r := states[st]
+				r.Name = names[i]
+				rs = append(rs, r)
+			}
+			rs = append(rs, experiment.ReplicaState{Name: "free", Role: experiment.RoleOwner})
+			e := experiment.Event{Kind: experiment.Waiting, Value: 1, Text: "the script waits for one of " + strings.Join(names[:len(combo)], ", ") + " to take over"}
+			if len(combo) == 1 {
+				e = experiment.Event{Kind: experiment.Waiting, Value: 1, Replica: names[0], Text: "the script waits for " + names[0]}
+			}
+			hint := holdHint(waitedFor(e, rs, sel), 78)
+			if w := ansi.StringWidth(hint); w > 78 || hint == "" {
+				t.Errorf("%v, selected %d: %d cells: %q", combo, sel, w, hint)
+			}
+			for st, k := range keyOf {
+				has := strings.Contains(hint, " "+k+" ")
+				if want := slices.Contains(combo, st); has != want {
+					t.Errorf("%v, selected %d: names key %s: %v, want %v: %q", combo, sel, k, has, want, hint)
+				}
+			}
+		}
 	}
 }
 

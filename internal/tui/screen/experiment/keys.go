@@ -9,6 +9,7 @@ type KeyMap struct {
 	Start     key.Binding
 	Step      key.Binding
 	AutoPlay  key.Binding
+	Tempo     key.Binding
 	Prev      key.Binding
 	Next      key.Binding
 	Pause     key.Binding
@@ -31,6 +32,7 @@ func DefaultKeyMap() KeyMap {
 		Start:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		Step:      key.NewBinding(key.WithKeys("space", "n"), key.WithHelp("space", "next step")),
 		AutoPlay:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "auto-play")),
+		Tempo:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "auto-play tempo")),
 		Prev:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "replica")),
 		Next:      key.NewBinding(key.WithKeys("right", "l")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
@@ -56,7 +58,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp lists every key.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Start, k.Step, k.AutoPlay, k.Choose},
+		{k.Start, k.Step, k.AutoPlay, k.Tempo, k.Choose},
 		{k.Prev, k.Pause, k.Crash, k.Restart, k.Partition, k.SlowClock},
 		{k.Fencing, k.Unlock, k.TTLUp, k.ScrollUp},
 	}

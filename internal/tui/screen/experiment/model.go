@@ -60,7 +60,6 @@ type snapshot struct {
 	resource experiment.ResourceState
 	events   []experiment.Event
 	verdict  *experiment.Verdict
-	autoplay bool
 	atStep   bool                  // the script waits for space before its next phase
 	store    experiment.StoreState // what etcd holds under the run's prefix
 }
@@ -82,6 +81,8 @@ type Model struct {
 	cancel  context.CancelFunc
 	snap    snapshot
 	sel     int // selected replica
+	tempo   time.Duration // auto-play's wait at each step
+	step    stepClock     // the step the script waits at
 	scroll  int // timeline lines scrolled up from the bottom
 	err     error
 	notice  string
@@ -115,7 +116,7 @@ func New(name string, opts Options, st theme.Styles) *Model {
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", name)}
 	}
 	m := Model{sc: sc, opts: opts, styles: st, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}}
+		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo}
 	m.phase = phaseReady
 	if q := opts.Predict; q != nil && len(q.Options) > 0 {
 		m.phase = phasePredict
@@ -172,15 +173,15 @@ func (m *Model) Status() string {
 		return ""
 	}
 	if m.phase == phaseRunning {
-		if m.snap.autoplay {
-			return "auto-play · a step mode"
+		if m.auto() {
+			return "auto-play, " + tempoLabel(m.tempo) + " · t tempo · a step mode"
 		}
 		return "step mode · space next · a auto-play"
 	}
 	if m.params.Step {
 		return "next run: step mode · a auto-play"
 	}
-	return "next run: auto-play · a step mode"
+	return "next run: auto-play, " + tempoLabel(m.tempo) + " · t tempo · a step mode"
 }
 
 // Typing is false: the screen takes no free text.
@@ -215,8 +216,9 @@ func tick(run *experiment.Run) tea.Cmd {
 }
 
 func (m Model) start() (Model, tea.Cmd) {
-	m.phase, m.err, m.notice, m.scroll, m.snap = phaseStarting, nil, "", 0, snapshot{}
+	m.phase, m.err, m.notice, m.scroll, m.snap, m.step = phaseStarting, nil, "", 0, snapshot{}, stepClock{}
 	name, p, env := m.sc.Name, m.params, experiment.Env{Etcd: m.opts.Etcd}
+	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
 	return m, func() tea.Msg {
 		ctx, cancel := context.WithCancel(context.Background())
 		run, err := experiment.Start(ctx, name, p, env, nil)
@@ -279,7 +281,6 @@ func (m *Model) refresh() {
 	}
 	m.snap.replicas, m.sel = cardsOf(all, len(m.snap.replicas), m.sel)
 	m.snap.resource = run.Resource().State()
-	m.snap.autoplay = run.AutoPlay()
 	m.snap.atStep = run.AtStep()
 	m.snap.store = run.Store()
 	select {
@@ -295,6 +296,9 @@ func (m *Model) refresh() {
 	}
 	if m.sel >= len(m.snap.replicas) {
 		m.sel = max(0, len(m.snap.replicas)-1)
+	}
+	if m.phase == phaseRunning {
+		m.autoStep()
 	}
 }
 
@@ -338,6 +342,8 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(msg, k.AutoPlay):
 			m.params.Step = !m.params.Step
 			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
+		case key.Matches(msg, k.Tempo):
+			m.tempo = nextTempo(m.tempo)
 		case key.Matches(msg, k.ScrollUp):
 			m.scroll++
 		case key.Matches(msg, k.ScrollDn):
@@ -397,11 +403,14 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Step):
 		run.Step()
 	case key.Matches(msg, k.AutoPlay):
-		on := !run.AutoPlay()
-		run.SetAutoPlay(on)
-		// The header follows at once, and so does the next run.
-		m.snap.autoplay, m.params.Step = on, !on
-		return m, screen.Send(screen.StepModeChosen{Step: !on})
+		// The header follows at once, and so does the next run; a step
+		// the script already waits at waits a whole tempo from now.
+		m.params.Step = !m.params.Step
+		m.step.since = m.now()
+		return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
+	case key.Matches(msg, k.Tempo):
+		m.tempo = nextTempo(m.tempo)
+		return m, nil
 	case key.Matches(msg, k.Fencing):
 		res := run.Resource()
 		on := !res.State().Fencing

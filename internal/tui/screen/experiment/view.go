@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ func (m Model) View() string {
 	}
 	if m.notice != "" {
 		top = append(top, st.Warning.Render(ansi.Truncate(m.notice, w, "…")))
-	} else if s := m.stalled(); s != "" {
+	} else if s := m.stalled(w); s != "" {
 		for _, l := range text.Clamp(s, w, 2) {
 			top = append(top, st.Warning.Render(l))
 		}
@@ -75,11 +76,14 @@ func (m Model) statusLine() string {
 		phaseStarting: "starting etcd and replicas…", phaseRunning: "running", phaseDone: "finished: enter runs it again"}[m.phase]
 	if m.phase == phaseRunning {
 		state = fmt.Sprintf("running %.1fs", m.now().Sub(m.started).Seconds())
-		if !m.snap.autoplay {
+		switch {
+		case !m.auto():
 			state += " · step mode"
 			if m.snap.atStep {
 				state += ": space for the next step"
 			}
+		case m.snap.atStep:
+			state += fmt.Sprintf(" · next step in %.0f s", math.Ceil(m.nextStepIn().Seconds()))
 		}
 	}
 	parts := []string{experiment.TTLLabel(m.params.TTL)}
@@ -236,7 +240,7 @@ func (m Model) timeline(w, n int) []string {
 	var evs []experiment.Event
 	keys, lastKey, lastPhase := 0, -1, -1
 	for _, e := range m.snap.events {
-		if e.Kind == experiment.LeaseRenewed || e.Kind == experiment.Finished {
+		if e.Kind == experiment.LeaseRenewed || e.Kind == experiment.Finished || e.Kind == experiment.Waiting {
 			continue
 		}
 		if keyEvent(e) {
@@ -395,11 +399,11 @@ const stallAfter = 5 * time.Second
 // stalled explains a run that has emitted nothing for a while although it
 // is not waiting for n: the script is waiting for a replica the learner
 // paused, partitioned or crashed. "" when nothing is wrong.
-func (m Model) stalled() string {
+func (m Model) stalled(w int) string {
 	if m.phase != phaseRunning {
 		return ""
 	}
-	if s := m.scriptWaits(); s != "" {
+	if s := m.scriptWaits(w); s != "" {
 		return s
 	}
 	if m.changed.IsZero() || m.now().Sub(m.changed) < stallAfter {
@@ -427,38 +431,17 @@ func (m Model) stalled() string {
 }
 
 // scriptWaits says at once that the script cannot take its next step
-// until the learner lets a replica go, while the script says it waits (a
-// waiting event with Value 1, until one with Value 0): "" otherwise.
-func (m Model) scriptWaits() string {
-	var e *experiment.Event
+// until the learner lets a replica go, in one line of w cells, while the
+// script says it waits (a waiting event with Value 1, until one with
+// Value 0): "" otherwise.
+func (m Model) scriptWaits(w int) string {
 	for i := len(m.snap.events) - 1; i >= 0; i-- {
-		if m.snap.events[i].Kind == experiment.Waiting {
-			e = &m.snap.events[i]
-			break
+		if e := m.snap.events[i]; e.Kind == experiment.Waiting {
+			if e.Value == 0 {
+				return ""
+			}
+			return holdHint(waitedFor(e, m.snap.replicas, m.sel), w)
 		}
-	}
-	if e == nil || e.Value == 0 {
-		return ""
-	}
-	msg := strings.ToUpper(e.Text[:1]) + e.Text[1:] + ": "
-	if e.Replica == "" {
-		return msg + "select one with ←/→ and press p to resume it (x heals one cut off)."
-	}
-	for i, r := range m.snap.replicas {
-		if r.Name != e.Replica {
-			continue
-		}
-		how := "press "
-		if i != m.sel {
-			how = "select it with ←/→ and press "
-		}
-		switch {
-		case r.Paused:
-			return msg + how + "p to resume it."
-		case r.Partitioned:
-			return msg + how + "x to heal it."
-		}
-		return "" // let go: the script goes on
 	}
 	return ""
 }
