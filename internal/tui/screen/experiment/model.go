@@ -80,10 +80,10 @@ type Model struct {
 	run     *experiment.Run
 	cancel  context.CancelFunc
 	snap    snapshot
-	sel     int // selected replica
+	sel     int           // selected replica
 	tempo   time.Duration // auto-play's wait at each step
 	step    stepClock     // the step the script waits at
-	scroll  int // timeline lines scrolled up from the bottom
+	scroll  int           // timeline lines scrolled up from the bottom
 	err     error
 	notice  string
 	started time.Time
