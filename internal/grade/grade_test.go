@@ -243,6 +243,37 @@ func TestParseCountAggregates(t *testing.T) {
 	if res.Passed {
 		t.Fatal("a run with a failing repeat passed")
 	}
+	if !slices.Equal(tt.Repeats, []Status{Pass, Fail, Pass}) {
+		t.Errorf("repeats = %v, want pass, fail, pass", tt.Repeats)
+	}
+}
+
+// Subtests are recorded by the name go test -run gives them, with a
+// failure in any repeat kept.
+func TestParseSubtests(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestStep2_Swap"}`,
+		`{"Action":"run","Test":"TestStep2_Swap/stale_version"}`,
+		`{"Action":"output","Test":"TestStep2_Swap/stale_version","Output":"    --- FAIL: TestStep2_Swap/stale_version (0.00s)\n"}`,
+		`{"Action":"fail","Test":"TestStep2_Swap/stale_version"}`,
+		`{"Action":"run","Test":"TestStep2_Swap/fresh"}`,
+		`{"Action":"pass","Test":"TestStep2_Swap/fresh"}`,
+		`{"Action":"output","Test":"TestStep2_Swap","Output":"--- FAIL: TestStep2_Swap (0.01s)\n"}`,
+		`{"Action":"fail","Test":"TestStep2_Swap"}`,
+		`{"Action":"run","Test":"TestStep2_Swap"}`,
+		`{"Action":"run","Test":"TestStep2_Swap/stale_version"}`,
+		`{"Action":"pass","Test":"TestStep2_Swap/stale_version"}`,
+		`{"Action":"output","Test":"TestStep2_Swap","Output":"--- PASS: TestStep2_Swap (0.01s)\n"}`,
+		`{"Action":"pass","Test":"TestStep2_Swap"}`,
+	}, "\n")
+	tt := Parse(strings.NewReader(in)).Test("TestStep2_Swap")
+	want := []Subtest{{Name: "TestStep2_Swap/stale_version", Status: Fail}, {Name: "TestStep2_Swap/fresh", Status: Pass}}
+	if !slices.Equal(tt.Subtests, want) {
+		t.Fatalf("subtests = %+v, want %+v", tt.Subtests, want)
+	}
+	if tt.Subtest("TestStep2_Swap/fresh") == nil || tt.Subtest("TestStep2_Swap/other") != nil {
+		t.Error("Subtest finds a missing subtest or misses a present one")
+	}
 }
 
 func TestWatchDebounces(t *testing.T) {

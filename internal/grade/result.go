@@ -36,12 +36,56 @@ type Test struct {
 	Failure []string
 	// Output holds what the last repeat printed, framing removed.
 	Output []string
+	// Repeats holds each finished repeat's outcome, in order (what a
+	// -count run needs to tell "failed every time" from "failed once").
+	Repeats []Status
+	// Subtests are the subtests (at any depth: "TestX/a/b", as go test
+	// -run names them) that ran, in the order they first ran; one failed
+	// when any repeat of it failed.
+	Subtests []Subtest
 
 	finished bool
 	started  bool // a repeat began (run event) and has not ended
 	verdict  bool // the testing package printed "--- PASS/FAIL/SKIP: Name" for this repeat
 	current  lineBuf
 	subStart map[string]int // subtest name -> index in current where its lines begin
+	subIndex map[string]int // subtest name -> index in Subtests
+}
+
+// Subtest is one subtest's outcome over every repeat.
+type Subtest struct {
+	Name   string
+	Status Status
+}
+
+// Subtest returns the named subtest ("TestX/a") of t, or nil.
+func (t *Test) Subtest(name string) *Subtest {
+	if i, ok := t.subIndex[name]; ok {
+		return &t.Subtests[i]
+	}
+	return nil
+}
+
+// subEvent records a subtest's run and its outcome.
+func (t *Test) subEvent(name, action string) {
+	if t.subIndex == nil {
+		t.subIndex = map[string]int{}
+	}
+	i, ok := t.subIndex[name]
+	if !ok {
+		i = len(t.Subtests)
+		t.subIndex[name] = i
+		t.Subtests = append(t.Subtests, Subtest{Name: name, Status: NotRun})
+	}
+	st := &t.Subtests[i]
+	switch {
+	case action == "fail":
+		st.Status = Fail
+	case action == "pass" && st.Status != Fail:
+		st.Status = Pass
+	case action == "skip" && st.Status == NotRun:
+		st.Status = Skip
+	}
 }
 
 // CompileError is one line of compiler output that names a position.
@@ -217,6 +261,12 @@ func (r *Result) testEvent(ev event) {
 		r.byName[top] = t
 		r.Tests = append(r.Tests, t)
 	}
+	if isSub {
+		switch ev.Action {
+		case "run", "pass", "fail", "skip":
+			t.subEvent(ev.Test, ev.Action)
+		}
+	}
 	switch ev.Action {
 	case "run":
 		if !isSub {
@@ -262,6 +312,7 @@ func (r *Result) testEvent(ev event) {
 		t.Runs++
 		t.Elapsed = time.Duration(ev.Elapsed * float64(time.Second))
 		t.Output = t.current.lines()
+		t.Repeats = append(t.Repeats, statusOf(ev.Action))
 		switch ev.Action {
 		case "fail":
 			t.Fails++
@@ -282,6 +333,18 @@ func (r *Result) testEvent(ev event) {
 			}
 		}
 	}
+}
+
+func statusOf(action string) Status {
+	switch action {
+	case "pass":
+		return Pass
+	case "fail":
+		return Fail
+	case "skip":
+		return Skip
+	}
+	return NotRun
 }
 
 // topVerdict reports whether line is the testing package's verdict line
@@ -359,6 +422,7 @@ func (r *Result) finish(end runEnd) {
 		case timedOut || crash != "":
 			t.Status = Fail
 			t.Fails++
+			t.Repeats = append(t.Repeats, Fail)
 			t.Failure = append(lines, "(this step did not finish)")
 			if why, ok := mapRace(lines); ok {
 				t.Failure = append([]string{why}, t.Failure...)

@@ -42,6 +42,19 @@ func discover(root string) ([]string, error) {
 // stepTests returns the TestStep* functions declared in dir/*_test.go, in
 // file order.
 func stepTests(dir string) ([]string, error) {
+	all, err := testFuncs(dir)
+	var names []string
+	for _, n := range all {
+		if stepTest.MatchString(n) {
+			names = append(names, n)
+		}
+	}
+	return names, err
+}
+
+// testFuncs returns every Test* function declared in dir/*_test.go, in
+// file order.
+func testFuncs(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
 		return nil, err
@@ -55,7 +68,7 @@ func stepTests(dir string) ([]string, error) {
 			return nil, fmt.Errorf("parse %s: %w", f, err)
 		}
 		for _, d := range af.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && stepTest.MatchString(fn.Name.Name) {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
 				names = append(names, fn.Name.Name)
 			}
 		}
@@ -219,8 +232,10 @@ type report struct {
 	Variants      int
 	VariantsPass  int
 	HintsOK       bool
-	Elapsed       time.Duration
-	Problems      []string
+	// Promises is how many the lab's contract lists, -1 without one.
+	Promises int
+	Elapsed  time.Duration
+	Problems []string
 }
 
 type config struct {
@@ -258,153 +273,303 @@ func (cfg config) options(id string) grade.Options {
 	return grade.Options{Dir: cfg.Root, Lab: id, Timeout: cfg.Timeout, Env: cfg.Env, BinDir: cfg.BinDir, Overlay: cfg.overlay(nil)}
 }
 
-// checkLab runs (a) to (d) for one lab.
-func checkLab(ctx context.Context, cfg config, id string) (r report) {
-	start := time.Now()
-	r = report{ID: id, HintsOK: true}
-	defer func() { r.Elapsed = time.Since(start) }()
-	fail := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
-	logf := cfg.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+// BugRuns is how many times every learner bug is graded: each run must
+// fail a step, so a bug caught now and then counts as not caught.
+const BugRuns = 5
 
-	dir := cfg.labsDir(id)
-	manifestPath := filepath.Join(dir, "lab.yaml")
-	data, err := os.ReadFile(manifestPath)
-	if err != nil {
-		r.HintsOK = false
-		fail("no manifest: %v", err)
-		return r
+// labCheck is one lab's check in progress.
+type labCheck struct {
+	cfg   config
+	id    string
+	r     *report
+	logf  func(format string, args ...any)
+	dir   string   // the lab folder as shipped
+	tests []string // its TestStep* functions
+	lab   *lessons.Lab
+	// stub and solution are the lab's file and its solution, relative to
+	// the module root.
+	stub, solution string
+	contract       *contract
+	base           grade.Options
+}
+
+func (c *labCheck) fail(format string, args ...any) {
+	c.r.Problems = append(c.r.Problems, fmt.Sprintf(format, args...))
+}
+
+// checkLab runs (a) to (e) and the contract check for one lab.
+func checkLab(ctx context.Context, cfg config, id string) report {
+	start := time.Now()
+	r := report{ID: id, HintsOK: true, Promises: -1}
+	c := &labCheck{cfg: cfg, id: id, r: &r, logf: cfg.Log, dir: cfg.labsDir(id), base: cfg.options(id)}
+	if c.logf == nil {
+		c.logf = func(string, ...any) {}
 	}
-	tests, err := stepTests(dir)
-	if err != nil {
-		fail("%v", err)
+	if c.readManifest() && c.readContract() && c.findFiles() && c.checkStub(ctx) && c.checkSolution(ctx) {
+		c.checkWrongSolutions(ctx)
+		c.checkVariants(ctx)
 	}
-	r.Steps = len(tests)
+	r.Elapsed = time.Since(start)
+	return r
+}
+
+// readManifest reads lab.yaml and the step tests and checks (c).
+func (c *labCheck) readManifest() bool {
+	data, err := os.ReadFile(filepath.Join(c.dir, "lab.yaml"))
+	if err != nil {
+		c.r.HintsOK = false
+		c.fail("no manifest: %v", err)
+		return false
+	}
+	if c.tests, err = stepTests(c.dir); err != nil {
+		c.fail("%v", err)
+	}
+	c.r.Steps = len(c.tests)
 	known := map[string]bool{}
-	for _, t := range tests {
+	for _, t := range c.tests {
 		known[t] = true
 	}
-	lab, probs := lessons.ParseLab(filepath.Join("labs", id, "lab.yaml"), id, data, known)
+	lab, probs := lessons.ParseLab(filepath.Join("labs", c.id, "lab.yaml"), c.id, data, known)
 	for _, p := range probs {
-		r.HintsOK = false
-		fail("%s", p)
+		c.r.HintsOK = false
+		c.fail("%s", p)
 	}
-	if ps := manifestProblems(lab, tests); len(ps) > 0 {
-		r.HintsOK = false
-		r.Problems = append(r.Problems, ps...)
+	if ps := manifestProblems(lab, c.tests); len(ps) > 0 {
+		c.r.HintsOK = false
+		c.r.Problems = append(c.r.Problems, ps...)
 	}
-	if lab.File == "" {
-		return r
-	}
-	stub := filepath.Join("labs", id, lab.File)
-	solution := filepath.Join("solutions", id, lab.File)
-	if _, err := os.Stat(filepath.Join(dir, lab.File)); err != nil {
-		fail("stub file: %v", err)
-		return r
-	}
-	if _, err := os.Stat(filepath.Join(cfg.Root, solution)); err != nil {
-		fail("solution file: %v", err)
-		return r
-	}
-	if src, err := os.ReadFile(filepath.Join(dir, lab.File)); err == nil {
-		r.Problems = append(r.Problems, stubTextProblems(string(src))...)
-	}
-	base := cfg.options(id)
+	c.lab = lab
+	return lab.File != ""
+}
 
-	// (a) the untouched stub: every step test fails. Without git, a stub
-	// the learner changed cannot be restored (loadPristine said so).
-	var ps []string
-	if cfg.Pristine != nil && cfg.Pristine.Unchecked[filepath.ToSlash(stub)] {
-		r.StubSkipped = true
-	} else {
-		logf("%s: stub", id)
-		res, err := grade.Run(ctx, base)
-		if err != nil {
-			fail("run the stub: %v", err)
-			return r
+// readContract reads contract.yaml and checks it against the test
+// functions; the solution run checks the rest (contractRunProblems).
+func (c *labCheck) readContract() bool {
+	ct, probs := loadContract(c.dir)
+	c.r.Problems = append(c.r.Problems, probs...)
+	if ct == nil {
+		if len(probs) == 0 && contractRequired(c.id) {
+			c.fail("no %s: list every promise the README and the stub make, each with the tests that check it", ContractFile)
 		}
-		r.StubFailing, ps = stubProblems(res, tests)
-		r.Problems = append(r.Problems, ps...)
+		return true
 	}
+	c.contract = ct
+	c.r.Promises = len(ct.Promises)
+	funcs := map[string]bool{}
+	names, err := testFuncs(c.dir)
+	if err != nil {
+		c.fail("%v", err)
+	}
+	for _, n := range names {
+		funcs[n] = true
+	}
+	c.r.Problems = append(c.r.Problems, contractProblems(ct, c.dir, c.tests, funcs)...)
+	return true
+}
 
-	// (b) the solution, under -race, repeatedly.
-	logf("%s: solution (race=%v, count=%d)", id, cfg.Race, cfg.Count)
-	o := base
-	o.Overlay = cfg.overlay(map[string]string{stub: solution})
-	o.Race, o.Count = cfg.Race, cfg.Count
-	o.Timeout = cfg.Timeout * time.Duration(cfg.Count) // the timeout covers every repeat
-	res, err := grade.Run(ctx, o)
+// findFiles locates the stub and the solution and checks the stub's text.
+func (c *labCheck) findFiles() bool {
+	c.stub = filepath.Join("labs", c.id, c.lab.File)
+	c.solution = filepath.Join("solutions", c.id, c.lab.File)
+	src, err := os.ReadFile(filepath.Join(c.dir, c.lab.File))
 	if err != nil {
-		fail("run the solution: %v", err)
-		return r
+		c.fail("stub file: %v", err)
+		return false
 	}
-	r.SolutionPass, ps = solutionProblems(res, tests, cfg.Count)
-	r.Problems = append(r.Problems, ps...)
+	if _, err := os.Stat(filepath.Join(c.cfg.Root, c.solution)); err != nil {
+		c.fail("solution file: %v", err)
+		return false
+	}
+	c.r.Problems = append(c.r.Problems, stubTextProblems(string(src))...)
+	return true
+}
 
-	// (d) every planted wrong solution (mutants and learner bugs, stored
-	// as patches of the solution) fails at least one step test.
-	solSrc, err := os.ReadFile(filepath.Join(cfg.Root, solution))
-	if err != nil {
-		fail("read the solution: %v", err)
-		return r
+// checkStub checks (a): on the untouched stub every step test fails.
+// Without git, a stub the learner changed cannot be restored
+// (loadPristine said so) and the check is skipped.
+func (c *labCheck) checkStub(ctx context.Context) bool {
+	if c.cfg.Pristine != nil && c.cfg.Pristine.Unchecked[filepath.ToSlash(c.stub)] {
+		c.r.StubSkipped = true
+		return true
 	}
-	tmp, err := os.MkdirTemp("", "labcheck-"+id+"-")
+	c.logf("%s: stub", c.id)
+	res, err := grade.Run(ctx, c.base)
 	if err != nil {
-		fail("temporary folder: %v", err)
-		return r
+		c.fail("run the stub: %v", err)
+		return false
+	}
+	var ps []string
+	c.r.StubFailing, ps = stubProblems(res, c.tests)
+	c.r.Problems = append(c.r.Problems, ps...)
+	return true
+}
+
+// repeated are the options of a run of file in place of the stub, under
+// -race when configured and -count times; the timeout covers every
+// repeat.
+func (c *labCheck) repeated(file string) grade.Options {
+	o := c.base
+	o.Overlay = c.cfg.overlay(map[string]string{c.stub: file})
+	o.Race, o.Count = c.cfg.Race, c.cfg.Count
+	o.Timeout = c.cfg.Timeout * time.Duration(c.cfg.Count)
+	return o
+}
+
+// checkSolution checks (b), and that every test the contract lists ran.
+func (c *labCheck) checkSolution(ctx context.Context) bool {
+	c.logf("%s: solution (race=%v, count=%d)", c.id, c.cfg.Race, c.cfg.Count)
+	res, err := grade.Run(ctx, c.repeated(c.solution))
+	if err != nil {
+		c.fail("run the solution: %v", err)
+		return false
+	}
+	var ps []string
+	c.r.SolutionPass, ps = solutionProblems(res, c.tests, c.cfg.Count)
+	c.r.Problems = append(c.r.Problems, ps...)
+	if c.contract != nil {
+		c.r.Problems = append(c.r.Problems, contractRunProblems(c.contract, res)...)
+	}
+	return true
+}
+
+// checkWrongSolutions checks (d): every mutant fails a step test, and
+// every learner bug fails one in each of BugRuns runs.
+func (c *labCheck) checkWrongSolutions(ctx context.Context) {
+	solSrc, err := os.ReadFile(filepath.Join(c.cfg.Root, c.solution))
+	if err != nil {
+		c.fail("read the solution: %v", err)
+		return
+	}
+	tmp, err := os.MkdirTemp("", "labcheck-"+c.id+"-")
+	if err != nil {
+		c.fail("temporary folder: %v", err)
+		return
 	}
 	defer os.RemoveAll(tmp)
-	var wrong []wrongSolution
-	for _, kind := range []struct{ dir, name string }{{"mutants", "mutant"}, {"bugs", "bug"}} {
-		ws, ps := loadPatches(cfg.Root, id, kind.dir, kind.name, string(solSrc), tmp)
-		wrong = append(wrong, ws...)
-		r.Problems = append(r.Problems, ps...)
-		n := len(ws) + len(ps)
-		if kind.dir == "mutants" {
-			r.Mutants = n
-		} else {
-			r.Bugs = n
+	mutants, ps := loadPatches(c.cfg.Root, c.id, "mutants", "mutant", string(solSrc), tmp)
+	c.r.Problems = append(c.r.Problems, ps...)
+	c.r.Mutants = len(mutants) + len(ps)
+	bugs, ps := loadPatches(c.cfg.Root, c.id, "bugs", "bug", string(solSrc), tmp)
+	c.r.Problems = append(c.r.Problems, ps...)
+	c.r.Bugs = len(bugs) + len(ps)
+	for _, w := range mutants {
+		c.logf("%s: mutant %s", c.id, w.Name)
+		if c.judge(w, func() (string, error) { return runMutant(ctx, c.cfg, c.base, c.stub, w, c.tests) }) {
+			c.r.MutantsCaught++
 		}
 	}
-	for _, w := range wrong {
-		logf("%s: %s %s", id, w.Kind, w.Name)
-		if p, err := runMutant(ctx, cfg, base, stub, w, tests); err != nil {
-			fail("run %s %s: %v", w.Kind, w.Name, err)
-		} else if p != "" {
-			fail("%s", p)
-		} else if w.Kind == "mutant" {
-			r.MutantsCaught++
-		} else {
-			r.BugsCaught++
+	for _, w := range bugs {
+		c.logf("%s: bug %s (x%d)", c.id, w.Name, BugRuns)
+		if c.judge(w, func() (string, error) { return runBug(ctx, c.cfg, c.base, c.stub, w, c.tests) }) {
+			c.r.BugsCaught++
 		}
 	}
+}
 
-	// (e) every correct variant passes every step test under -race,
-	// -count times.
-	variants, _ := filepath.Glob(filepath.Join(cfg.Root, "solutions", id, "testdata", "variants", "*.go"))
+// judge runs one wrong solution's check and records its problem; it
+// reports whether the wrong solution was caught.
+func (c *labCheck) judge(w wrongSolution, run func() (string, error)) bool {
+	p, err := run()
+	switch {
+	case err != nil:
+		c.fail("run %s %s: %v", w.Kind, w.Name, err)
+	case p != "":
+		c.fail("%s", p)
+	default:
+		return true
+	}
+	return false
+}
+
+// checkVariants checks (e): every correct variant passes every step test
+// under -race, -count times.
+func (c *labCheck) checkVariants(ctx context.Context) {
+	variants, _ := filepath.Glob(filepath.Join(c.cfg.Root, "solutions", c.id, "testdata", "variants", "*.go"))
 	sort.Strings(variants)
-	r.Variants = len(variants)
+	c.r.Variants = len(variants)
 	for _, v := range variants {
 		name := filepath.Base(v)
-		logf("%s: variant %s (race=%v, count=%d)", id, name, cfg.Race, cfg.Count)
-		o := base
-		o.Overlay = cfg.overlay(map[string]string{stub: v})
-		o.Race, o.Count = cfg.Race, cfg.Count
-		o.Timeout = cfg.Timeout * time.Duration(cfg.Count) // the timeout covers every repeat
-		res, err := grade.Run(ctx, o)
+		c.logf("%s: variant %s (race=%v, count=%d)", c.id, name, c.cfg.Race, c.cfg.Count)
+		res, err := grade.Run(ctx, c.repeated(v))
 		if err != nil {
-			fail("run variant %s: %v", name, err)
+			c.fail("run variant %s: %v", name, err)
 			continue
 		}
-		_, ps := solutionProblems(res, tests, cfg.Count)
+		_, ps := solutionProblems(res, c.tests, c.cfg.Count)
 		if len(ps) == 0 {
-			r.VariantsPass++
+			c.r.VariantsPass++
 		}
 		for _, p := range ps {
-			fail("variant %s: %s", name, p)
+			c.fail("variant %s: %s", name, p)
 		}
 	}
-	return r
+}
+
+// runBug grades one learner bug BugRuns times in one go test run and
+// returns "" when a step test failed in every run. As with mutants the
+// fast build goes first; a bug that some run let through is graded again
+// under -race (data races are caught only there), where every run must
+// fail.
+func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w wrongSolution, tests []string) (string, error) {
+	o := base
+	o.Overlay = cfg.overlay(map[string]string{stub: w.Path})
+	o.Count = BugRuns
+	o.Timeout = cfg.Timeout * BugRuns
+	res, err := grade.Run(ctx, o)
+	if err != nil {
+		return "", err
+	}
+	if res.BuildFailed {
+		return fmt.Sprintf("bug %s does not compile: %s", w.Name, res.Message), nil
+	}
+	missed := missedRuns(res, tests, BugRuns)
+	if missed == 0 {
+		return "", nil
+	}
+	how := ""
+	if cfg.Race {
+		o.Race = true
+		if res, err = grade.Run(ctx, o); err != nil {
+			return "", err
+		}
+		if missed = missedRuns(res, tests, BugRuns); missed == 0 {
+			return "", nil
+		}
+		how = " under -race"
+	}
+	if missed == BugRuns {
+		return fmt.Sprintf("bug %s passes every test%s: the graders do not catch its bug", w.Name, how), nil
+	}
+	return fmt.Sprintf("bug %s passes every test in %d of %d runs%s: the graders catch it only sometimes", w.Name, missed, BugRuns, how), nil
+}
+
+// missedRuns counts the repeats of a -count=n run in which no step test
+// failed. go test runs every test once per repeat, so repeat k of each
+// test belongs to run k. Repeats the binary never reached because a step
+// crashed it count as caught.
+func missedRuns(res *grade.Result, tests []string, n int) int {
+	crashed := false
+	for _, s := range res.Steps(tests) {
+		if s.Status == grade.Fail && !res.Completed {
+			crashed = true
+		}
+	}
+	missed := 0
+	for k := range n {
+		caught, reached := false, false
+		for _, name := range tests {
+			t := res.Test(name)
+			if t == nil || k >= len(t.Repeats) {
+				continue
+			}
+			reached = true
+			if t.Repeats[k] == grade.Fail {
+				caught = true
+			}
+		}
+		if !caught && (reached || !crashed) {
+			missed++
+		}
+	}
+	return missed
 }

@@ -26,8 +26,11 @@ func TestCheckLabOnAGoodLab(t *testing.T) {
 	if r.Mutants != 2 || r.MutantsCaught != 1 {
 		t.Errorf("mutants caught %d/%d, want 1/2", r.MutantsCaught, r.Mutants)
 	}
-	if r.Bugs != 2 || r.BugsCaught != 1 {
-		t.Errorf("bugs caught %d/%d, want 1/2 (one is stale)", r.BugsCaught, r.Bugs)
+	if r.Bugs != 3 || r.BugsCaught != 1 {
+		t.Errorf("bugs caught %d/%d, want 1/3 (one is stale, one caught in some runs only)", r.BugsCaught, r.Bugs)
+	}
+	if r.Promises != 2 {
+		t.Errorf("promises = %d, want the contract's 2", r.Promises)
 	}
 	if r.Variants != 2 || r.VariantsPass != 1 {
 		t.Errorf("variants passing %d/%d, want 1/2", r.VariantsPass, r.Variants)
@@ -37,13 +40,14 @@ func TestCheckLabOnAGoodLab(t *testing.T) {
 		"mutant survivor.patch passes every test",
 		"stale patch stale.patch: hunk 1 matches 0 times",
 		"variant wrong.go: TestStep2_Negative fails with the solution",
+		"bug sometimes.patch passes every test in 2 of 5 runs: the graders catch it only sometimes",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
 		}
 	}
-	if len(r.Problems) != 3 {
-		t.Errorf("problems = %q, want exactly the three above", r.Problems)
+	if len(r.Problems) != 4 {
+		t.Errorf("problems = %q, want exactly the four above", r.Problems)
 	}
 }
 
@@ -55,6 +59,14 @@ func TestCheckLabOnALeakyLab(t *testing.T) {
 		"test TestStep2_Unlisted has no step in lab.yaml",
 		"TestStep2_Unlisted fails with the solution",
 		"needs at least one hint",
+		"contract.yaml: promise 2 (Bad_ID): id must be kebab-case",
+		"contract.yaml: promise 2 (Bad_ID): says nothing",
+		"contract.yaml: promise 2 (Bad_ID): from NOWHERE.md: no such file",
+		"contract.yaml: promise 2 (Bad_ID): lists no test",
+		"contract.yaml: promise 3 (gone): test TestStep9_Gone: no function TestStep9_Gone",
+		"contract.yaml: TestStep2_Unlisted is listed by no promise",
+		"contract.yaml: promise adds: subtest TestStep1_Adds/renamed_subtest did not run on the solution (ran: none)",
+		"contract.yaml: promise gone: TestStep9_Gone did not run on the solution",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
@@ -121,7 +133,7 @@ func TestCheckLabChecksTheCommittedStubs(t *testing.T) {
 		t.Errorf("report = %+v, want the committed stub failing both steps and the solution passing", r)
 	}
 	for _, prob := range r.Problems {
-		if !strings.Contains(prob, "survivor.patch") && !strings.Contains(prob, "stale.patch") && !strings.Contains(prob, "wrong.go") {
+		if !strings.Contains(prob, "survivor.patch") && !strings.Contains(prob, "stale.patch") && !strings.Contains(prob, "wrong.go") && !strings.Contains(prob, "sometimes.patch") {
 			t.Errorf("unexpected problem in a solved checkout: %s", prob)
 		}
 	}

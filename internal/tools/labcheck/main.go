@@ -10,10 +10,15 @@
 //	    mutants (solutions/<id>/testdata/mutants/*.patch) and the learner
 //	    bugs (bugs/*.patch), each a small patch of the current solution
 //	    (see patch.go for the format; a patch that no longer applies is
-//	    reported as stale);
+//	    reported as stale); every learner bug is graded BugRuns (5) times
+//	    in one go test run, and each run must fail a step;
 //	(e) every correct variant (solutions/<id>/testdata/variants/*.go, a
 //	    whole solution file in another style) passes every step test
-//	    under -race, -count times.
+//	    under -race, -count times;
+//	(f) the lab's contract (labs/<id>/contract.yaml, see contract.go)
+//	    lists every promise its README and stub make with at least one
+//	    test each, every test it lists ran on the solution, and every
+//	    step test is listed by a promise.
 //
 // It prints one row per lab and exits 1 on any violation, 2 on bad usage.
 //
@@ -214,19 +219,23 @@ func writeTable(w io.Writer, reports []report, cfg config) {
 	if cfg.Race {
 		sol += " -race"
 	}
-	fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %s\n", "lab", "stub fails", sol, "mutants caught", "bugs caught", "variants pass", "hints", "seconds")
+	fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %-9s %s\n", "lab", "stub fails", sol, "mutants caught", fmt.Sprintf("bugs x%d", BugRuns), "variants pass", "hints", "promises", "seconds")
 	for _, r := range reports {
 		hints := "ok"
 		if !r.HintsOK {
 			hints = "BAD"
 		}
-		fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %.1f\n", r.ID,
+		promises := "-"
+		if r.Promises >= 0 {
+			promises = fmt.Sprint(r.Promises)
+		}
+		fmt.Fprintf(w, "%-16s %-11s %-19s %-15s %-12s %-14s %-6s %-9s %.1f\n", r.ID,
 			stubColumn(r),
 			fmt.Sprintf("%d/%d pass", r.SolutionPass, r.Steps),
 			fmt.Sprintf("%d/%d", r.MutantsCaught, r.Mutants),
 			fmt.Sprintf("%d/%d", r.BugsCaught, r.Bugs),
 			fmt.Sprintf("%d/%d", r.VariantsPass, r.Variants),
-			hints, r.Elapsed.Seconds())
+			hints, promises, r.Elapsed.Seconds())
 	}
 }
 

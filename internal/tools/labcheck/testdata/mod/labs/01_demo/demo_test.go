@@ -9,7 +9,9 @@ func TestStep1_Adds(t *testing.T) {
 }
 
 func TestStep2_Negative(t *testing.T) {
-	if got := Add(-1, -1); got != -2 {
-		t.Fatalf("Add(-1, -1) = %d, want -2", got)
-	}
+	t.Run("both negative", func(t *testing.T) {
+		if got := Add(-1, -1); got != -2 {
+			t.Fatalf("Add(-1, -1) = %d, want -2", got)
+		}
+	})
 }
