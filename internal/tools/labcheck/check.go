@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -529,6 +530,9 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 	how := ""
 	if cfg.Race {
 		o.Race = true
+		// The race detector reports a race once per process: without
+		// this, a racy bug fails the first of the repeats only.
+		o.Env = append(slices.Clone(o.Env), raceEveryTime)
 		if res, err = grade.Run(ctx, o); err != nil {
 			return "", err
 		}
@@ -542,6 +546,11 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 	}
 	return fmt.Sprintf("bug %s passes every test in %d of %d runs%s: the graders catch it only sometimes", w.Name, missed, BugRuns, how), nil
 }
+
+// raceEveryTime makes the race detector report a race again each time it
+// happens, not only the first time in a process (ThreadSanitizer's
+// suppress_equal_* options, which GORACE passes on).
+const raceEveryTime = "GORACE=suppress_equal_stacks=0 suppress_equal_addresses=0"
 
 // missedRuns counts the repeats of a -count=n run in which no step test
 // failed. go test runs every test once per repeat, so repeat k of each
