@@ -28,7 +28,8 @@ func withTestLabs(t *testing.T) {
 // check` must find nothing wrong with it.
 func TestCheckEmbeddedCourse(t *testing.T) {
 	code, out, errOut := run(t, "", "check")
-	if code != 0 || !strings.HasPrefix(out, "ok: 10 lessons, ") || errOut != "" {
+	// The counts change as lessons are added; the verdict is what matters.
+	if code != 0 || !strings.HasPrefix(out, "ok: ") || !strings.HasSuffix(out, "no problems\n") || errOut != "" {
 		t.Errorf("check exited %d\n%s%s", code, out, errOut)
 	}
 }
