@@ -2,11 +2,15 @@ package class
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -17,11 +21,15 @@ type Board struct {
 	learners  []string
 	summaries map[string]Summary
 	rev       int64 // store revision the board was read at
+	state     State
 }
 
-// maxTxnOps stays under etcd's default limit of operations per
-// transaction (128), so a large class is read in a few round trips.
-const maxTxnOps = 100
+// maxTxnOps is how many summaries one read asks for. Summaries are a few
+// kilobytes, but a learner may write anything up to etcd's request limit
+// (1.5 MiB) under their key; 16 of those are 24 MiB in one answer, so a
+// class of 200 is read in 13 round trips without a flood swelling the
+// board.
+const maxTxnOps = 16
 
 // LoadBoard reads the roster and every learner's summary, with a client
 // authenticated as root (or a user allowed to read every prefix).
@@ -49,10 +57,7 @@ func LoadBoard(ctx context.Context, root *clientv3.Client) (*Board, error) {
 			if len(kvs) == 0 {
 				continue
 			}
-			if s, err := decodeSummary(kvs[0].Value); err == nil {
-				s.Learner = batch[i]
-				b.summaries[batch[i]] = s
-			}
+			b.summaries[batch[i]] = readSummary(batch[i], kvs[0].Value)
 		}
 	}
 	return b, nil
@@ -111,72 +116,260 @@ func (b *Board) insertLocked(name string) {
 	}
 }
 
-// Watch keeps the board current until ctx ends: it watches the roster and
-// every learner's summary key from the revision the board was read at, so
-// no publication between the read and the watch is missed. changed is
-// called (from the watch goroutine) with the learner whose line changed.
-// Watches survive a member failure: the client resumes them on another
-// member from the last revision seen.
+// State is how the board's view of the cluster stands: live while its
+// watch runs, reconnecting (with the reason) after the cluster failed it,
+// and any alarm the cluster raised (a full database stops every learner's
+// writes, so the board says so first).
+type State struct {
+	Live   bool
+	Reason string // why the board is not live, in a line
+	Alarm  string // an alarm the cluster reports, "" when none
+}
+
+// State returns the board's state; Watch keeps it current.
+func (b *Board) State() State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state
+}
+
+func (b *Board) setState(st State) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	changed := b.state != st
+	b.state = st
+	return changed
+}
+
+// replace takes a fresh read's roster, summaries and revision.
+func (b *Board) replace(o *Board) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.learners, b.summaries, b.rev = o.learners, o.summaries, o.rev
+}
+
+func (b *Board) remove(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.summaries, name)
+	if i, ok := slices.BinarySearch(b.learners, name); ok {
+		b.learners = slices.Delete(b.learners, i, i+1)
+	}
+}
+
+func (b *Board) revision() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rev
+}
+
+// Everyone is the name Watch passes to changed when the whole board may
+// have changed (a re-read, a change of State).
+const Everyone = ""
+
+// Board timings: how often the cluster is probed while the watch is
+// quiet, how long a probe may take, and the longest wait between
+// reconnection attempts.
+const (
+	probeEvery   = 3 * time.Second
+	probeTimeout = 3 * time.Second
+	maxBackoff   = 5 * time.Second
+)
+
+// Watch keeps the board current until ctx ends, and returns nil then. It
+// watches the roster and every learner's summary key from the revision
+// the board was read at, so nothing published between the read and the
+// watch is missed. When the cluster fails the watch (a leader change, a
+// lost member, a compaction) or stops answering the board's probe, the
+// board says it is reconnecting, reads everything again and watches on
+// from there. changed is called (from Watch's goroutines) with the learner
+// whose line changed, or Everyone.
 func (b *Board) Watch(ctx context.Context, root *clientv3.Client, changed func(learner string)) error {
-	ctx = clientv3.WithRequireLeader(ctx)
-	from := clientv3.WithRev(b.rev + 1)
-	roster := root.Watch(ctx, RosterPrefix, clientv3.WithPrefix(), from)
-	// One watch over every prefix would also carry every experiment and
-	// lab write of the whole class; a watch per summary key carries only
-	// what the board shows. They share one gRPC stream.
-	summaries := make(chan string, 64)
+	if changed == nil {
+		changed = func(string) {}
+	}
+	b.setState(State{Live: true})
+	backoff := 250 * time.Millisecond
+	for {
+		err := b.watchOnce(ctx, root, changed)
+		if ctx.Err() != nil {
+			return nil
+		}
+		b.setState(State{Reason: reconnectReason(err), Alarm: b.State().Alarm})
+		changed(Everyone)
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, maxBackoff)
+			fresh, err := LoadBoard(ctx, root)
+			if err == nil {
+				b.replace(fresh)
+				break
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			b.setState(State{Reason: reconnectReason(err), Alarm: b.State().Alarm})
+		}
+		backoff = 250 * time.Millisecond
+		b.setState(State{Live: true, Alarm: b.State().Alarm})
+		changed(Everyone)
+	}
+}
+
+func reconnectReason(err error) string {
+	if err == nil {
+		return "the watch ended"
+	}
+	return text1(err.Error())
+}
+
+// text1 is the first line of s.
+func text1(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// watchOnce watches from the board's revision until a watch fails or the
+// probe finds the cluster gone; it returns why.
+func (b *Board) watchOnce(ctx context.Context, root *clientv3.Client, changed func(string)) error {
+	ctx, cancel := context.WithCancelCause(clientv3.WithRequireLeader(ctx))
+	defer cancel(nil)
+	fail := func(err error) { cancel(err) }
+	from := clientv3.WithRev(b.revision() + 1)
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	watchOne := func(name string, rev clientv3.OpOption) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for resp := range root.Watch(ctx, Prefix(name)+SummaryKey, rev) {
-				for _, ev := range resp.Events {
-					if ev.Type != clientv3.EventTypePut {
-						continue
-					}
-					if s, err := decodeSummary(ev.Kv.Value); err == nil {
-						b.set(name, s)
-						select {
-						case summaries <- name:
-						case <-ctx.Done():
-							return
-						}
-					}
-				}
-			}
+			b.followSummary(ctx, root, name, rev, changed, fail)
 		}()
 	}
 	for _, n := range b.Learners() {
 		watchOne(n, from)
 	}
-	defer wg.Wait()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case name := <-summaries:
-			if changed != nil {
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		b.followRoster(ctx, root, from, watchOne, changed, fail)
+	}()
+	go func() {
+		defer wg.Done()
+		b.probe(ctx, root, changed, fail)
+	}()
+	<-ctx.Done()
+	return context.Cause(ctx)
+}
+
+// followSummary applies one learner's summary changes: a put replaces the
+// line (an unreadable value shows as invalid rather than leaving the old
+// values up), a delete clears it.
+func (b *Board) followSummary(ctx context.Context, root *clientv3.Client, name string, rev clientv3.OpOption, changed func(string), fail func(error)) {
+	for resp := range root.Watch(ctx, Prefix(name)+SummaryKey, rev) {
+		if err := resp.Err(); err != nil {
+			fail(fmt.Errorf("watch %s's summary: %w", name, err))
+			return
+		}
+		for _, ev := range resp.Events {
+			s := Summary{Learner: name}
+			if ev.Type == clientv3.EventTypePut {
+				s = readSummary(name, ev.Kv.Value)
+			}
+			if b.has(name) {
+				b.set(name, s)
 				changed(name)
-			}
-		case resp, ok := <-roster:
-			if !ok {
-				return ctx.Err()
-			}
-			if err := resp.Err(); err != nil {
-				return fmt.Errorf("watch the class roster: %w", err)
-			}
-			for _, ev := range resp.Events {
-				if ev.Type != clientv3.EventTypePut || ev.IsModify() {
-					continue
-				}
-				name := strings.TrimPrefix(string(ev.Kv.Key), RosterPrefix)
-				b.addLearner(name)
-				watchOne(name, clientv3.WithRev(ev.Kv.ModRevision))
-				if changed != nil {
-					changed(name)
-				}
 			}
 		}
 	}
+	if ctx.Err() == nil {
+		fail(fmt.Errorf("watch %s's summary: the watch closed", name))
+	}
+}
+
+// followRoster adds learners set up after the read and drops the ones
+// removed.
+func (b *Board) followRoster(ctx context.Context, root *clientv3.Client, from clientv3.OpOption, watchOne func(string, clientv3.OpOption), changed func(string), fail func(error)) {
+	for resp := range root.Watch(ctx, RosterPrefix, clientv3.WithPrefix(), from) {
+		if err := resp.Err(); err != nil {
+			fail(fmt.Errorf("watch the class roster: %w", err))
+			return
+		}
+		for _, ev := range resp.Events {
+			name := strings.TrimPrefix(string(ev.Kv.Key), RosterPrefix)
+			switch {
+			case ev.Type == clientv3.EventTypeDelete:
+				b.remove(name)
+			case ev.IsCreate() && !b.has(name):
+				b.addLearner(name)
+				watchOne(name, clientv3.WithRev(ev.Kv.ModRevision))
+			default:
+				continue
+			}
+			changed(name)
+		}
+	}
+	if ctx.Err() == nil {
+		fail(errors.New("watch the class roster: the watch closed"))
+	}
+}
+
+// probe asks the cluster for its alarms every few seconds: the answer
+// keeps the alarm on the board current, and no answer means the watch is
+// waiting on a cluster that is gone (a watch alone would wait silently).
+func (b *Board) probe(ctx context.Context, root *clientv3.Client, changed func(string), fail func(error)) {
+	t := time.NewTicker(probeEvery)
+	defer t.Stop()
+	for {
+		alarm, err := Alarm(ctx, root, probeTimeout)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			fail(fmt.Errorf("the cluster does not answer: %w", err))
+			return
+		}
+		st := b.State()
+		st.Alarm = alarm
+		if b.setState(st) {
+			changed(Everyone)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (b *Board) has(name string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := slices.BinarySearch(b.learners, name)
+	return ok
+}
+
+// Alarm reads the cluster's alarms and describes them in a line, "" when
+// there are none. NOSPACE is the one a class meets: a database over its
+// quota takes no more writes from anyone until root repairs it.
+func Alarm(ctx context.Context, root *clientv3.Client, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := root.AlarmList(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read the cluster's alarms: %w", err)
+	}
+	var parts []string
+	for _, a := range r.Alarms {
+		switch a.Alarm {
+		case etcdserverpb.AlarmType_NOSPACE:
+			parts = append(parts, "NOSPACE: etcd is full, nobody can save; run playground class repair")
+		case etcdserverpb.AlarmType_CORRUPT:
+			parts = append(parts, fmt.Sprintf("CORRUPT: member %x reports a corrupt database", a.MemberID))
+		}
+	}
+	return strings.Join(slices.Compact(parts), "; "), nil
 }

@@ -167,7 +167,7 @@ func TestClassOfThirty(t *testing.T) {
 	}
 	var buf strings.Builder
 	course := class.Course{Lessons: []class.CourseLesson{{ID: "l1", Pages: rounds}, {ID: "l2", Pages: rounds}}, Labs: labs}
-	if err := class.WriteJSON(&buf, course, class.Rows(course, fresh.Snapshot())); err != nil {
+	if err := class.WriteJSON(&buf, course, class.Rows(course, fresh.Snapshot(), time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(buf.String(), `"published": true`); n != 30 {

@@ -34,38 +34,51 @@ type Row struct {
 	Labs         []bool    `json:"labs"` // in Course.Labs order
 	Updated      time.Time `json:"updated,omitzero"`
 	Summary      Summary   `json:"summary"`
+	// Invalid lists what the course cannot have produced in the summary
+	// (Course.Check); such a row counts no progress at all.
+	Invalid []string `json:"invalid,omitempty"`
 }
 
-// Rows computes every learner's totals against c.
-func Rows(c Course, summaries []Summary) []Row {
+// Rows computes every learner's totals against c. A summary that fails
+// Course.Check at now is shown as invalid, with zero progress: a learner
+// can write anything under their prefix, so nothing unchecked is counted.
+func Rows(c Course, summaries []Summary, now time.Time) []Row {
 	rows := make([]Row, len(summaries))
 	for i, s := range summaries {
-		r := Row{Learner: s.Learner, Published: !s.Updated.IsZero() || len(s.Lessons) > 0 || len(s.Labs) > 0, Updated: s.Updated, Summary: s}
-		var quizSum float64
-		for _, l := range c.Lessons {
-			ls := s.Lessons[l.ID]
-			r.PagesRead += min(ls.Pages(), l.Pages)
-			if l.Pages > 0 && ls.Pages() >= l.Pages {
-				r.LessonsRead++
-			}
-			if ls.QuizTaken {
-				r.QuizzesTaken++
-				quizSum += ls.QuizBest
-			}
-		}
-		if r.QuizzesTaken > 0 {
-			r.QuizAverage = quizSum / float64(r.QuizzesTaken)
-		}
-		r.Labs = make([]bool, len(c.Labs))
-		for j, lab := range c.Labs {
-			_, r.Labs[j] = s.Labs[lab]
-			if r.Labs[j] {
-				r.LabsPassed++
-			}
-		}
-		rows[i] = r
+		rows[i] = row(c, s, now)
 	}
 	return rows
+}
+
+func row(c Course, s Summary, now time.Time) Row {
+	r := Row{Learner: s.Learner, Published: s.Unreadable != "" || !s.Updated.IsZero() || len(s.Lessons) > 0 || len(s.Labs) > 0, Updated: s.Updated, Summary: s}
+	r.Labs = make([]bool, len(c.Labs))
+	if r.Invalid = c.Check(s, now); len(r.Invalid) > 0 {
+		r.Updated, r.Summary = time.Time{}, Summary{Learner: s.Learner}
+		return r
+	}
+	var quizSum float64
+	for _, l := range c.Lessons {
+		ls := s.Lessons[l.ID]
+		r.PagesRead += min(ls.Pages(), l.Pages)
+		if l.Pages > 0 && ls.Pages() >= l.Pages {
+			r.LessonsRead++
+		}
+		if ls.QuizTaken {
+			r.QuizzesTaken++
+			quizSum += ls.QuizBest
+		}
+	}
+	if r.QuizzesTaken > 0 {
+		r.QuizAverage = quizSum / float64(r.QuizzesTaken)
+	}
+	for j, lab := range c.Labs {
+		_, r.Labs[j] = s.Labs[lab]
+		if r.Labs[j] {
+			r.LabsPassed++
+		}
+	}
+	return r
 }
 
 // TotalPages is the number of pages in the course.
@@ -90,6 +103,10 @@ func WritePlain(w io.Writer, c Course, rows []Row) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-16s %-5s %-8s %-10s %-6s %-*s %s\n", "LEARNER", "READ", "LESSONS", "QUIZZES", "LABS", max(len(c.Labs), 4), "PASSED", "UPDATED")
 	for _, r := range rows {
+		if len(r.Invalid) > 0 {
+			fmt.Fprintf(&b, "%-16s INVALID SUMMARY: %s\n", trunc(r.Learner, 16), strings.Join(r.Invalid, "; "))
+			continue
+		}
 		quiz := "-"
 		if r.QuizzesTaken > 0 {
 			quiz = fmt.Sprintf("%d, %3.0f%%", r.QuizzesTaken, 100*r.QuizAverage)
@@ -140,6 +157,7 @@ func WriteCSV(w io.Writer, c Course, rows []Row) error {
 		head = append(head, l.ID+" pages", l.ID+" quiz")
 	}
 	head = append(head, c.Labs...)
+	head = append(head, "invalid")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -161,6 +179,7 @@ func WriteCSV(w io.Writer, c Course, rows []Row) error {
 			}
 			rec = append(rec, passed)
 		}
+		rec = append(rec, strings.Join(r.Invalid, "; "))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -32,12 +32,24 @@ type Publisher struct {
 	done    chan struct{}
 	cancel  context.CancelFunc
 	lastErr error
+
+	course   *Course // when set, a published summary it refuses is replaced, not merged
+	replaced bool    // the published value was refused: write even if s adds nothing
 }
 
 // NewPublisher publishes through kv, which must already be under the
 // learner's prefix (embedetcd.Remote's clients are).
 func NewPublisher(kv clientv3.KV) *Publisher {
 	return &Publisher{kv: kv, key: SummaryKey}
+}
+
+// Against makes the publisher replace a published summary that c refuses
+// (Course.Check) instead of merging with it: someone may have written
+// nonsense under the learner's key with etcdctl, and merging would keep it
+// on the board forever. It returns p.
+func (p *Publisher) Against(c Course) *Publisher {
+	p.course = &c
+	return p
 }
 
 // Publish writes s merged with the published summary and returns once etcd
@@ -56,7 +68,7 @@ func (p *Publisher) Publish(ctx context.Context, s Summary) error {
 				return err
 			}
 		}
-		if p.rev != 0 && p.last.covers(s) {
+		if p.rev != 0 && !p.replaced && p.last.covers(s) {
 			return nil
 		}
 		merged := p.last.Merge(s)
@@ -72,7 +84,7 @@ func (p *Publisher) Publish(ctx context.Context, s Summary) error {
 			return fmt.Errorf("publish class summary: %w", err)
 		}
 		if r.Succeeded {
-			p.last, p.rev = merged, r.Header.Revision
+			p.last, p.rev, p.replaced = merged, r.Header.Revision, false
 			return nil
 		}
 		if err := p.absorb(r.Responses[0].GetResponseRange().Kvs); err != nil {
@@ -85,13 +97,16 @@ func (p *Publisher) Publish(ctx context.Context, s Summary) error {
 func (p *Publisher) absorb(kvs []*mvccpb.KeyValue) error {
 	p.known = true
 	if len(kvs) == 0 {
-		p.last, p.rev = Summary{}, 0
+		p.last, p.rev, p.replaced = Summary{}, 0, false
 		return nil
 	}
 	s, err := decodeSummary(kvs[0].Value)
-	if err != nil {
-		// A damaged summary is replaced rather than blocking every pass.
-		s = Summary{}
+	if err != nil || (p.course != nil && len(p.course.Check(s, time.Now())) > 0) {
+		// A damaged or impossible summary is replaced rather than kept
+		// by every merge.
+		s, p.replaced = Summary{}, true
+	} else {
+		p.replaced = false
 	}
 	p.last, p.rev = s, kvs[0].ModRevision
 	return nil

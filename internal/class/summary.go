@@ -18,6 +18,9 @@ type Summary struct {
 	Updated time.Time                `json:"updated"`
 	Lessons map[string]LessonSummary `json:"lessons,omitempty"` // by lesson id
 	Labs    map[string]LabSummary    `json:"labs,omitempty"`    // by lab id
+	// Unreadable says why the published value could not be read as a
+	// summary (not JSON, too large); the board shows it as invalid.
+	Unreadable string `json:"-"`
 }
 
 // LessonSummary is one lesson's line on the board.
@@ -128,10 +131,30 @@ func union(a, b []int) []int {
 // LabsPassed counts the labs passed.
 func (s Summary) LabsPassed() int { return len(s.Labs) }
 
+// MaxSummaryBytes bounds a published summary. A whole course's summary is
+// a few kilobytes; a larger value is a learner writing something else
+// under the key, and the board does not keep it.
+const MaxSummaryBytes = 64 << 10
+
 func decodeSummary(b []byte) (Summary, error) {
 	var s Summary
+	if len(b) > MaxSummaryBytes {
+		return s, fmt.Errorf("decode class summary: %d bytes, more than the %d a summary can be", len(b), MaxSummaryBytes)
+	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fmt.Errorf("decode class summary: %w", err)
 	}
 	return s, nil
+}
+
+// readSummary decodes a published value for the board: one that cannot
+// be read is kept as an unreadable summary, so the board shows it as
+// invalid instead of keeping the learner's older values up.
+func readSummary(name string, b []byte) Summary {
+	s, err := decodeSummary(b)
+	if err != nil {
+		s = Summary{Unreadable: err.Error()}
+	}
+	s.Learner = name
+	return s
 }

@@ -322,7 +322,7 @@ func classStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return env.Etcd.Explain(err)
 	}
-	rows := class.Rows(course, board.Snapshot())
+	rows := class.Rows(course, board.Snapshot(), time.Now())
 	switch {
 	case *asJSON:
 		return class.WriteJSON(env.Stdout, course, rows)
@@ -345,7 +345,7 @@ func classStatus(ctx context.Context, env *Env, args []string) error {
 		close(changes)
 		watchErr <- err
 	}()
-	m := classboard.New(classboard.Options{Course: course, Snapshot: board.Snapshot, Changes: changes, Where: strings.Join(env.Etcd.Endpoints, ",")})
+	m := classboard.New(classboard.Options{Course: course, Snapshot: board.Snapshot, State: board.State, Changes: changes, Where: strings.Join(env.Etcd.Endpoints, ",")})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(env.Stdin), tea.WithOutput(env.Stdout)).Run()
 	cancel()
 	if werr := <-watchErr; werr != nil && !errors.Is(werr, context.Canceled) {
@@ -394,9 +394,13 @@ func publishToClass(ctx context.Context, env *Env, p *progress.Progress) error {
 	if err != nil {
 		return err
 	}
+	course, err := classCourse(env)
+	if err != nil {
+		return err
+	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return class.NewPublisher(cli.KV).Publish(pctx, class.FromProgress(s.User, p))
+	return class.NewPublisher(cli.KV).Against(course).Publish(pctx, class.FromProgress(s.User, p))
 }
 
 // classPublisher publishes a learner's progress to the class board from
@@ -404,6 +408,7 @@ func publishToClass(ctx context.Context, env *Env, p *progress.Progress) error {
 // cluster is away, never blocking the screen.
 type classPublisher struct {
 	settings access.Settings
+	course   *class.Course // nil: published summaries are merged unchecked
 	offers   chan *progress.Progress
 	done     chan struct{}
 }
@@ -416,6 +421,9 @@ func startClassPublisher(env *Env, first *progress.Progress) *classPublisher {
 		return nil
 	}
 	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{})}
+	if c, err := classCourse(env); err == nil { // the TUI loaded this course already
+		cp.course = &c
+	}
 	go cp.run()
 	cp.Offer(first)
 	return cp
@@ -438,6 +446,14 @@ func (cp *classPublisher) Offer(p *progress.Progress) {
 		default:
 		}
 	}
+}
+
+func (cp *classPublisher) newPublisher(kv clientv3.KV) *class.Publisher {
+	p := class.NewPublisher(kv)
+	if cp.course != nil {
+		p.Against(*cp.course)
+	}
+	return p
 }
 
 // Close flushes what is pending for up to wait.
@@ -473,7 +489,7 @@ func (cp *classPublisher) run() {
 			if err == nil {
 				cli, cerr := r.Client()
 				if cerr == nil {
-					remote, pub = r, class.NewPublisher(cli.KV).Start()
+					remote, pub = r, cp.newPublisher(cli.KV).Start()
 					break
 				}
 				r.Close()

@@ -50,6 +50,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 type Options struct {
 	Course   class.Course
 	Snapshot func() []class.Summary // the board's current state
+	State    func() class.State     // live or reconnecting, and alarms; nil: always live
 	Changes  <-chan string          // a learner's name each time their line changes; closed when the watch ends
 	Where    string                 // the cluster, for the title
 	Now      func() time.Time       // clock, for "updated" ages (tests)
@@ -110,7 +111,7 @@ func (m Model) wait() tea.Cmd {
 }
 
 func (m *Model) refresh() {
-	m.rows = class.Rows(m.opts.Course, m.opts.Snapshot())
+	m.rows = class.Rows(m.opts.Course, m.opts.Snapshot(), m.opts.Now())
 	if m.byProg {
 		slices.SortStableFunc(m.rows, func(a, b class.Row) int {
 			if d := (b.LabsPassed*10000 + b.PagesRead) - (a.LabsPassed*10000 + a.PagesRead); d != 0 {
@@ -200,12 +201,17 @@ func (m Model) Render() string {
 	for _, r := range m.rows {
 		passedAll += r.LabsPassed
 	}
-	state := "live"
-	if !m.watching {
-		state = "not updating"
+	st := m.state()
+	state := s.Muted.Render("live")
+	switch {
+	case !m.watching:
+		state = s.Error.Render("not updating")
+	case !st.Live:
+		state = s.Warning.Render("reconnecting")
 	}
-	b.WriteString(s.Title.Render("Class") + s.Muted.Render(fmt.Sprintf("  %d learners · %d labs passed · %s · %s", len(m.rows), passedAll, m.opts.Where, state)))
-	b.WriteString("\n\n")
+	b.WriteString(s.Title.Render("Class") + s.Muted.Render(fmt.Sprintf("  %d learners · %d labs passed · %s · ", len(m.rows), passedAll, m.opts.Where)) + state)
+	b.WriteString("\n")
+	b.WriteString(m.notice(st) + "\n")
 	labW := max(len(m.opts.Course.Labs), 4)
 	nameW := max(min(m.width-48-labW, 24), 8)
 	b.WriteString(s.Heading.Render(fmt.Sprintf("  %-*s %-5s %-8s %-11s %-6s %-*s %s", nameW, "learner", "read", "lessons", "quizzes", "labs", labW, "passed", "updated")))
@@ -232,6 +238,15 @@ func (m Model) Render() string {
 			updated = ago(now.Sub(r.Updated))
 		}
 		name := ansi.Truncate(r.Learner, nameW, "…")
+		if len(r.Invalid) > 0 {
+			line := fmt.Sprintf("%-*s ", nameW, name)
+			if i == m.cursor {
+				line = s.Selected.Render(line)
+			}
+			why := ansi.Truncate("✗ invalid summary: "+r.Invalid[0], max(m.width-nameW-6, 10), "…")
+			b.WriteString("  " + line + s.Error.Render(why) + "\n")
+			continue
+		}
 		line := fmt.Sprintf("%-*s %-5s %-8s %-11s %-6s ", nameW, name, fmt.Sprintf("%d%%", r.Percent(m.opts.Course)), fmt.Sprintf("%d/%d", r.LessonsRead, len(m.opts.Course.Lessons)), quiz, fmt.Sprintf("%d/%d", r.LabsPassed, len(m.opts.Course.Labs)))
 		mark := "  "
 		if at, ok := m.changed[r.Learner]; ok && now.Sub(at) < 10*time.Second {
@@ -250,6 +265,28 @@ func (m Model) Render() string {
 	}
 	b.WriteString("\n" + m.help.View(m.keys))
 	return s.App.Render(b.String())
+}
+
+// state is the board's connection state; a board without a State source
+// (tests, benchmarks) is live.
+func (m Model) state() class.State {
+	if m.opts.State == nil {
+		return class.State{Live: true}
+	}
+	return m.opts.State()
+}
+
+// notice is the line under the title: an alarm first (it stops the whole
+// class), then why the board is reconnecting, else empty.
+func (m Model) notice(st class.State) string {
+	w := max(m.width-4, 20)
+	switch {
+	case st.Alarm != "":
+		return m.styles.Error.Render(ansi.Truncate("⚠ "+st.Alarm, w, "…"))
+	case m.watching && !st.Live && st.Reason != "":
+		return m.styles.Warning.Render(ansi.Truncate("reconnecting: "+st.Reason, w, "…"))
+	}
+	return ""
 }
 
 func ago(d time.Duration) string {

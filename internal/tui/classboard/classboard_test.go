@@ -45,7 +45,7 @@ func TestBoardShowsChangesAndSorts(t *testing.T) {
 	}
 	sums["learner02"] = class.Summary{Learner: "learner02", Updated: time.Date(2026, 11, 30, 9, 58, 0, 0, time.UTC),
 		Lessons: map[string]class.LessonSummary{"l1": {Read: []int{0, 1}}},
-		Labs:    map[string]class.LabSummary{"02_lock": {Passed: time.Now()}}}
+		Labs:    map[string]class.LabSummary{"02_lock": {Passed: time.Date(2026, 11, 30, 9, 59, 0, 0, time.UTC)}}}
 	m, cmd := m.Update(ChangedMsg{Learner: "learner02"})
 	if cmd == nil {
 		t.Error("after a change the board must wait for the next one")
@@ -103,4 +103,36 @@ func lineWith(s, sub string) string {
 		}
 	}
 	return ""
+}
+
+func TestBoardShowsInvalidSummariesAndTheCluster(t *testing.T) {
+	opts, sums := board(2)
+	now := opts.Now()
+	sums["learner00"] = class.Summary{Learner: "learner00", Updated: now,
+		Lessons: map[string]class.LessonSummary{"l1": {Read: []int{0, 1}, QuizTaken: true, QuizBest: 50}},
+		Labs:    map[string]class.LabSummary{"01_cas": {Passed: now}, "02_lock": {Passed: now}}}
+	st := class.State{Live: true}
+	opts.State = func() class.State { return st }
+	opts.Changes = make(chan string)
+	var m tea.Model = New(opts)
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s := screen(m)
+	line := lineWith(s, "learner00")
+	if !strings.Contains(line, "invalid summary") || !strings.Contains(line, "5000%") {
+		t.Errorf("a quiz score of 5000%% must show as invalid, not as progress: %q", line)
+	}
+	if !strings.Contains(s, "0 labs passed") {
+		t.Errorf("an invalid summary's labs must not count:\n%s", s)
+	}
+	st = class.State{Reason: "etcdserver: leader changed"}
+	m, _ = m.Update(ChangedMsg{Learner: class.Everyone})
+	s = screen(m)
+	if !strings.Contains(s, "reconnecting: etcdserver: leader changed") || strings.Contains(strings.SplitN(s, "\n", 2)[0], "live") {
+		t.Errorf("a board whose watch failed must say it is reconnecting and why:\n%s", s)
+	}
+	st = class.State{Live: true, Alarm: "NOSPACE: etcd is full, nobody can save; run playground class repair"}
+	m, _ = m.Update(ChangedMsg{Learner: class.Everyone})
+	if s := screen(m); !strings.Contains(s, "NOSPACE") || !strings.Contains(s, "class repair") {
+		t.Errorf("an alarm must be on the board with its fix:\n%s", s)
+	}
 }
