@@ -38,6 +38,18 @@ var (
 	DefaultTicks = Ticks{TickMs: 100, ElectionMs: 1000}
 )
 
+// WithQuota sets the backend quota (etcd's --quota-backend-bytes): past
+// it the member raises NOSPACE and refuses writes until it is compacted,
+// defragmented and the alarm disarmed.
+func WithQuota(bytes int64) Option { return func(c *config) { c.quota = bytes } }
+
+// WithAutoCompaction makes the member compact its history periodically,
+// keeping retention of it (etcd's --auto-compaction-mode=periodic
+// --auto-compaction-retention), so old revisions do not fill the quota.
+func WithAutoCompaction(retention time.Duration) Option {
+	return func(c *config) { c.compaction = retention }
+}
+
 // Option configures Start and StartCluster.
 type Option func(*config)
 
@@ -51,6 +63,8 @@ type config struct {
 	startTimeout time.Duration
 	closeWait    time.Duration
 	tls          *ServerTLS
+	quota        int64         // backend quota in bytes; 0 is etcd's default (2 GiB)
+	compaction   time.Duration // periodic auto-compaction retention; 0 is none
 }
 
 func newConfig(opts []Option) *config {

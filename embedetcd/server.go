@@ -79,6 +79,11 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
 	// default cost makes every user add and login take ~60 ms, more
 	// under -race.
 	ec.BcryptCost = uint(bcrypt.MinCost)
+	ec.QuotaBackendBytes = s.cfg.quota
+	if s.cfg.compaction > 0 {
+		ec.AutoCompactionMode = "periodic"
+		ec.AutoCompactionRetention = s.cfg.compaction.String()
+	}
 	if t := s.cfg.tls; t != nil {
 		ec.ClientTLSInfo = transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile}
 		if t.ClientCertAuth {

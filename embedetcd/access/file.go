@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/atomicfile"
 )
 
 // fileFormat is a settings file as `playground class setup` writes it: all
@@ -72,7 +74,9 @@ func (s Settings) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o600)
+	// Written anew, not over the old file, so it is 0600 whatever mode
+	// an earlier copy had: it holds a password.
+	return atomicfile.Write(path, append(b, '\n'), 0o600)
 }
 
 // EnvFile is s as lines of `export NAME=value` for a shell to source; the

@@ -3,6 +3,7 @@ package class_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -96,6 +97,16 @@ func TestClassOnDebianEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
+	if _, err := class.CheckServer(ctx, rootS, root, false); !errors.Is(err, class.ErrOldEtcd) || !strings.Contains(err.Error(), "--allow-etcd-3.4") {
+		t.Errorf("class setup's check on etcd 3.4: %v, want a refusal that names --allow-etcd-3.4", err)
+	}
+	srv, err := class.CheckServer(ctx, rootS, root, true)
+	if err != nil {
+		t.Fatalf("the check with --allow-etcd-3.4: %v", err)
+	}
+	if w := strings.Join(srv.Warnings, "\n"); !strings.Contains(w, "revoke") || !strings.Contains(w, "leases") || !strings.Contains(w, "--quota-backend-bytes") {
+		t.Errorf("warnings on etcd %s with --allow-etcd-3.4 and no quota:\n%s\nwant the leases warning and the quota's fix", srv.Version, w)
+	}
 	actions, err := class.Setup(ctx, rootS, root, []class.Learner{{Name: "ada"}, {Name: "bob"}}, nil)
 	if err != nil {
 		t.Fatalf("class setup on etcd %s: %v", bin, err)

@@ -69,7 +69,7 @@ func Setup(ctx context.Context, rootSettings access.Settings, root *clientv3.Cli
 	}
 	out := make([]Action, 0, len(learners))
 	for _, l := range learners {
-		a, err := setupOne(ctx, root, l, known[l.Name])
+		a, err := setupOne(ctx, rootSettings, root, l, known[l.Name])
 		if err != nil {
 			return out, fmt.Errorf("class setup %s: %w", l.Name, err)
 		}
@@ -78,7 +78,7 @@ func Setup(ctx context.Context, rootSettings access.Settings, root *clientv3.Cli
 	return out, nil
 }
 
-func setupOne(ctx context.Context, root *clientv3.Client, l Learner, known string) (Action, error) {
+func setupOne(ctx context.Context, rootSettings access.Settings, root *clientv3.Client, l Learner, known string) (Action, error) {
 	a := Action{Learner: l.Name}
 	role := RoleName(l.Name)
 	user, err := root.UserGet(ctx, l.Name)
@@ -100,6 +100,15 @@ func setupOne(ctx context.Context, root *clientv3.Client, l Learner, known strin
 			a.Password = known
 		}
 		a.PasswordUnknown = a.Password == ""
+		if l.Password != "" {
+			set, err := setPassword(ctx, rootSettings, root, l)
+			if err != nil {
+				return a, err
+			}
+			if set {
+				a.Changes = append(a.Changes, "password set")
+			}
+		}
 	}
 
 	perms, err := root.RoleGet(ctx, role)
@@ -136,6 +145,26 @@ func setupOne(ctx context.Context, root *clientv3.Client, l Learner, known strin
 		a.Changes = append(a.Changes, "added to roster")
 	}
 	return a, nil
+}
+
+// setPassword makes the password the learners file gives for an existing
+// user the one that works, so the settings written with it log in. It
+// first tries to log in with it, so running setup again changes nothing.
+func setPassword(ctx context.Context, rootSettings access.Settings, root *clientv3.Client, l Learner) (bool, error) {
+	s := rootSettings
+	s.User, s.Password = l.Name, l.Password
+	cli, err := s.New(nil)
+	if err == nil {
+		cli.Close()
+		return false, nil
+	}
+	if !errors.Is(err, access.ErrWrongPassword) {
+		return false, fmt.Errorf("check the password the learners file gives: %w", err)
+	}
+	if _, err := root.UserChangePassword(ctx, l.Name, l.Password); err != nil {
+		return false, fmt.Errorf("set the password the learners file gives: %w", err)
+	}
+	return true, nil
 }
 
 // authEnabled asks the cluster whether authentication is on. etcd 3.4

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/atomicfile"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/pki"
 	"github.com/ownership-election/playground/internal/progress"
@@ -26,16 +27,19 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "class",
-		Usage:   "class setup|remove|status ...",
+		Usage:   "class setup|remove|status|repair ...",
 		Summary: "run a class on a shared etcd cluster (instructors; needs --user root)",
 		Help: `Subcommands (connect with the global flags, as etcd's root user):
   class setup --learners FILE [--out DIR] [--format json|env]
-                     [--learner-endpoints URLS]
+                     [--learner-endpoints URLS] [--allow-etcd-3.4]
       For each learner in FILE (one a line: NAME or NAME PASSWORD), an etcd
       user and a role that may read and write /playground/NAME/ only. A
       password is generated unless given. Settings to hand out are written
       to DIR (default class-settings): NAME.json (use with --class), or
-      NAME.env plus ca.crt. Running it again changes nothing.
+      NAME.env plus ca.crt. Running it again changes nothing. It refuses
+      etcd older than 3.5 (learners could see and revoke each other's
+      leases) unless --allow-etcd-3.4, and warns when the cluster runs
+      without a quota or compaction of its own (docs/class.md).
   class remove (--learners FILE | NAME...) [--purge]
       Takes users, roles and roster entries away; --purge also deletes
       every key under their prefixes.
@@ -46,6 +50,10 @@ func init() {
   class status [--plain | --json | --csv]
       Every learner's lessons, quizzes and labs, updated live as they
       work. --plain, --json and --csv print it once (for grade books).
+      A summary the course cannot have produced shows as invalid.
+  class repair
+      After a learner filled the cluster (NOSPACE: nobody can save):
+      compacts the history, defragments every member, disarms the alarm.
 
 Authentication must be on (class setup says how to turn it on).
 Exit codes: 0 done, 1 failed, 2 bad usage.`,
@@ -55,7 +63,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage.`,
 
 func runClass(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		return Usagef("class needs a subcommand: setup, remove or status")
+		return Usagef("class needs a subcommand: setup, remove, status, repair or certs")
 	}
 	sub, rest := args[0], args[1:]
 	if sub == "certs" {
@@ -71,8 +79,29 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 		return classRemove(ctx, env, rest)
 	case "status":
 		return classStatus(ctx, env, rest)
+	case "repair":
+		return classRepair(ctx, env, rest)
 	}
-	return Usagef("unknown class subcommand %q: want setup, remove, status or certs", sub)
+	return Usagef("unknown class subcommand %q: want setup, remove, status, repair or certs", sub)
+}
+
+func classRepair(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 {
+		return Usagef("class repair takes no arguments")
+	}
+	root, err := rootClient(ctx, env.Etcd)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	done, err := class.Repair(ctx, root)
+	for _, line := range done {
+		fmt.Fprintln(env.Stdout, line)
+	}
+	if err != nil {
+		return env.Etcd.Explain(err)
+	}
+	return nil
 }
 
 func classCerts(env *Env, args []string) error {
@@ -135,6 +164,7 @@ func classSetup(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "class-settings", "folder for the settings to hand out")
 	format := fs.String("format", "json", "json or env")
 	learnerEps := fs.String("learner-endpoints", "", "endpoints the learners use, if not the ones you connect to")
+	allowOld := fs.Bool("allow-etcd-3.4", false, "run a class on etcd 3.4, whose leases learners can see and revoke across prefixes")
 	if err := fs.Parse(args); err != nil {
 		return Usagef("%v", err)
 	}
@@ -162,6 +192,17 @@ func classSetup(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer root.Close()
+	srv, err := class.CheckServer(ctx, env.Etcd, root, *allowOld)
+	if errors.Is(err, class.ErrOldEtcd) {
+		fmt.Fprintf(env.Stderr, "class setup: %v\n", err)
+		return &ExitError{Code: 1}
+	}
+	if err != nil {
+		return fmt.Errorf("%w", env.Etcd.Explain(err))
+	}
+	for _, w := range srv.Warnings {
+		fmt.Fprintln(env.Stderr, w)
+	}
 	actions, err := class.Setup(ctx, env.Etcd, root, learners, knownPasswords(*out, learners))
 	for _, a := range actions {
 		line, werr := writeHandout(*out, *format, handout, a)
@@ -250,7 +291,7 @@ func writeHandout(dir, format string, base access.Settings, a class.Action) (str
 			}
 		}
 		path = filepath.Join(dir, a.Learner+".env")
-		if err := os.WriteFile(path, []byte(s.EnvFile(ca)), 0o600); err != nil {
+		if err := atomicfile.Write(path, []byte(s.EnvFile(ca)), 0o600); err != nil {
 			return "", err
 		}
 	}

@@ -5,11 +5,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/pki"
+)
+
+// The class cluster's limits, as docs/class.md gives them: 4 GiB of
+// backend (room for hundreds of learners' experiments, and well under a
+// small disk) and one hour of history.
+const (
+	ClassQuota      = 4 << 30
+	ClassCompaction = time.Hour
 )
 
 // classDemoTLS makes a CA and a server certificate in dir for
@@ -39,6 +48,10 @@ func classDemoTLS(dir, host string, opts []embedetcd.Option) (string, []embedetc
 	if err != nil {
 		return "", nil, fmt.Errorf("class demo: %w", err)
 	}
+	// What docs/class.md asks of a class cluster: a quota of its own, so
+	// that one learner's writes alarm before the disk fills, and automatic
+	// compaction, so that old revisions are given back.
+	opts = append(opts, embedetcd.WithQuota(ClassQuota), embedetcd.WithAutoCompaction(ClassCompaction))
 	return caFile, append(opts, embedetcd.WithClientTLS(embedetcd.ServerTLS{CertFile: cert, KeyFile: key, CAFile: caFile})), nil
 }
 
