@@ -22,7 +22,14 @@ type Problem = quiz.Problem
 type Course struct {
 	Lessons []*Lesson
 	Labs    []*Lab // sorted by id
+	// ExperimentTitles are the one-line titles of the experiments
+	// lessons may name, by name (Sources.ExperimentTitles).
+	ExperimentTitles map[string]string
 }
+
+// ExperimentTitle is the one-line title of the named experiment, "" when
+// the course was not told it.
+func (c *Course) ExperimentTitle(name string) string { return c.ExperimentTitles[name] }
 
 // Lesson is one lesson folder.
 type Lesson struct {
@@ -126,6 +133,9 @@ type Sources struct {
 	// Experiments are the known experiment names. When nil, experiment
 	// references are not checked.
 	Experiments []string
+	// ExperimentTitles are the experiments' one-line titles, by name, for
+	// screens that list a lesson's experiments (Course.ExperimentTitle).
+	ExperimentTitles map[string]string
 	// QuizFloor is the fewest questions each lesson's end-of-lesson quiz
 	// (Lesson.QuizQuestions) must have; 0 sets no floor. The built-in
 	// course sets content.QuizFloor.

@@ -50,7 +50,7 @@ func Outline(src Sources) *Course {
 // read loads the files of a course (only lesson.md files when outline);
 // Load adds the checks across files.
 func read(src Sources, outline bool) (*Course, []Problem) {
-	c := &Course{}
+	c := &Course{ExperimentTitles: src.ExperimentTitles}
 	var probs []Problem
 	report := func(p ...Problem) { probs = append(probs, p...) }
 	cpath := func(p string) string { return joinRoot(src.CourseRoot, p) }

@@ -47,7 +47,7 @@ func loadCourse(env *Env, dir string) (*lessons.Course, []lessons.Problem, error
 func courseSources(env *Env, dir string) (lessons.Sources, error) {
 	src := content.Sources()
 	src.Labs = labCatalog()
-	src.Experiments = knownExperiments()
+	src.Experiments, src.ExperimentTitles = knownExperiments(), experimentTitles()
 	if dir == "" {
 		dir = env.ContentDir
 	}

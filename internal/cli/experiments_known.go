@@ -6,3 +6,13 @@ import "github.com/ownership-election/playground/internal/experiment"
 // questions may refer to: exactly the scenarios registered in
 // internal/experiment, so `playground check` validates against what runs.
 func knownExperiments() []string { return experiment.Names() }
+
+// experimentTitles returns each registered scenario's one-line title by
+// name, for the course map's list of a lesson's experiments.
+func experimentTitles() map[string]string {
+	titles := map[string]string{}
+	for _, sc := range experiment.Scenarios() {
+		titles[sc.Name] = sc.Title
+	}
+	return titles
+}

@@ -62,7 +62,7 @@ type Options struct {
 	// EtcdLogPath is where etcd writes its log, shown when it fails.
 	EtcdLogPath string
 	// Lab configures the lab runner screens (the checkout, the catalogue,
-	// the graders' environment); Passed and Styles are set per lab.
+	// the graders' environment); Lab, Passed and Last are set per lab.
 	Lab lab.Options
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -153,13 +153,13 @@ func New(opts Options) Model {
 	m.watch = lab.NewWatch(m.opts.Lab)
 	m.loading = opts.Load != nil
 	m.etcd = newEtcdState(opts)
-	m.stack = []screen.Screen{home.New(m.course, m.screenContext(), opts.ProgressNotice)}
+	m.stack = []screen.Screen{home.New(m.screenContext(), home.Options{Notice: opts.ProgressNotice})}
 	m.resize(m.width, m.height)
 	return m
 }
 
 func (m Model) screenContext() screen.Context {
-	return screen.Context{Styles: m.styles, Progress: m.prog, Learner: m.opts.Learner}
+	return screen.Context{Course: m.course, Styles: m.styles, Progress: m.prog, Learner: m.opts.Learner}
 }
 
 // Init asks for the background colour and schedules etcd's start for just
@@ -348,7 +348,7 @@ func (m *Model) openProgress() tea.Cmd {
 	if _, ok := m.top().(*progressview.Model); ok {
 		return nil
 	}
-	return m.push(progressview.New(m.course, m.screenContext(), m.opts.ProgressPath))
+	return m.push(progressview.New(m.screenContext(), progressview.Options{File: m.opts.ProgressPath}))
 }
 
 // resetProgress forgets what r names, in memory and on disk, and tells
@@ -451,7 +451,7 @@ func (m *Model) openLesson(id string, page int) tea.Cmd {
 		return nil
 	}
 	m.truncate(1) // a lesson is always one step from home
-	return m.push(reader.New(l, page, m.screenContext()))
+	return m.push(reader.New(m.screenContext(), reader.Options{Lesson: l, Page: page}))
 }
 
 func (m *Model) openQuiz(lessonID string) tea.Cmd {
@@ -460,7 +460,7 @@ func (m *Model) openQuiz(lessonID string) tea.Cmd {
 		m.setNotice("this lesson has no quiz", true)
 		return nil
 	}
-	return m.push(quiz.New(l, m.screenContext()))
+	return m.push(quiz.New(m.screenContext(), quiz.Options{Lesson: l}))
 }
 
 // practice reports whether the top is a lab or an experiment: another one
@@ -478,16 +478,15 @@ func (m *Model) openLab(id string) tea.Cmd {
 		l = &lessons.Lab{ID: id, Title: id}
 	}
 	opts := m.opts.Lab
+	opts.Lab = *l
 	opts.Lesson = m.course.Lesson(l.Lesson)
 	opts.Watch = m.watch
 	opts.Passed = m.prog.LabPassed(l.Lesson, l.ID)
 	if g, ok := m.prog.Labs[l.ID]; ok {
 		opts.Last = &g
 	}
-	st := m.styles
-	opts.Styles = &st
 	m.replacePractice()
-	s := lab.New(*l, opts)
+	s := lab.New(m.screenContext(), opts)
 	if m.etcd.phase == etcdReady {
 		s.Update(screen.EtcdReady{Etcd: m.etcd.srv, External: m.etcd.external})
 	}
@@ -496,7 +495,7 @@ func (m *Model) openLab(id string) tea.Cmd {
 
 func (m *Model) openExperiment(name string) tea.Cmd {
 	m.replacePractice()
-	opts := experiment.Options{Learner: m.opts.Learner, Predict: m.course.PredictQuestion(name)}
+	opts := experiment.Options{Name: name, Predict: m.course.PredictQuestion(name)}
 	// A first run goes step by step, so the learner can read each step
 	// before the next; after that the learner's last choice holds.
 	opts.Step = m.prog.Experiments[name].Runs == 0 || m.prog.ExperimentMode == progress.ExperimentModeStep
@@ -508,7 +507,7 @@ func (m *Model) openExperiment(name string) tea.Cmd {
 	case m.etcd.external:
 		opts.Shared = m.opts.EtcdShared
 	}
-	return m.push(experiment.New(name, opts, m.styles))
+	return m.push(experiment.New(m.screenContext(), opts))
 }
 
 func (m *Model) setNotice(s string, isErr bool) {

@@ -183,7 +183,7 @@ func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
 			{ID: "a", Title: "Alpha lab", Lesson: "l1"}, {ID: "b", Title: "Beta lab", Lesson: "l1"}, {ID: "c", Title: "Gamma lab", Lesson: "l1"},
 		},
 	}
-	h := home.New(c, screen.Context{Styles: theme.NewStyles(true, false), Progress: progress.New()}, "")
+	h := home.New(screen.Context{Course: c, Styles: theme.NewStyles(true, false), Progress: progress.New()}, home.Options{})
 	h.SetSize(80, 24)
 	open := func(keys ...string) string {
 		t.Helper()
@@ -256,7 +256,7 @@ func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
 
 	// A lesson with one lab opens it at once, and the detail names it by title.
 	c.Lessons[0].Labs = []string{"b"}
-	h = home.New(c, screen.Context{Styles: theme.NewStyles(true, false), Progress: progress.New()}, "")
+	h = home.New(screen.Context{Course: c, Styles: theme.NewStyles(true, false), Progress: progress.New()}, home.Options{})
 	h.SetSize(80, 24)
 	if d := ansi.Strip(h.View()); !strings.Contains(d, "lab b Beta lab (l)") {
 		t.Fatalf("detail does not name the lab by title:\n%s", d)

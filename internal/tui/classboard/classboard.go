@@ -20,7 +20,7 @@ import (
 
 // KeyMap is the board's bindings.
 type KeyMap struct {
-	Nav  theme.NavKeys
+	theme.NavKeys
 	Sort key.Binding
 	Help key.Binding
 	Quit key.Binding
@@ -29,21 +29,21 @@ type KeyMap struct {
 // DefaultKeyMap returns the board's bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Nav:  theme.DefaultNavKeys(),
-		Sort: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by name/progress")),
-		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit: key.NewBinding(key.WithKeys("q", "esc", "ctrl+c"), key.WithHelp("q", "quit")),
+		NavKeys: theme.DefaultNavKeys(),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by name/progress")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:    key.NewBinding(key.WithKeys("q", "esc", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
 // ShortHelp implements help.KeyMap.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Nav.Up, k.Nav.Down, k.Sort, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Sort, k.Help, k.Quit}
 }
 
 // FullHelp implements help.KeyMap.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom}, {k.Sort, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Sort, k.Help, k.Quit}}
 }
 
 // Options is what the board shows and where updates come from.
@@ -148,17 +148,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Sort):
 			m.byProg = !m.byProg
 			m.refresh()
-		case key.Matches(msg, k.Nav.Up):
+		case key.Matches(msg, k.Up):
 			m.cursor = max(m.cursor-1, 0)
-		case key.Matches(msg, k.Nav.Down):
+		case key.Matches(msg, k.Down):
 			m.cursor = min(m.cursor+1, max(len(m.rows)-1, 0))
-		case key.Matches(msg, k.Nav.PageUp):
+		case key.Matches(msg, k.PageUp):
 			m.cursor = max(m.cursor-m.visible(), 0)
-		case key.Matches(msg, k.Nav.PageDown):
+		case key.Matches(msg, k.PageDown):
 			m.cursor = min(m.cursor+m.visible(), max(len(m.rows)-1, 0))
-		case key.Matches(msg, k.Nav.Top):
+		case key.Matches(msg, k.Top):
 			m.cursor = 0
-		case key.Matches(msg, k.Nav.Bottom):
+		case key.Matches(msg, k.Bottom):
 			m.cursor = max(len(m.rows)-1, 0)
 		}
 	}

@@ -2,15 +2,17 @@
 // screens (internal/tui/screen/home, reader, quiz, lab, experiment, ...):
 // the Screen interface the root hosts every screen through, and the
 // messages screens send to ask for another screen or to record progress.
-// A new screen is a package with a constructor returning a Screen, plus an
-// Open message the root turns into it.
+// A new screen is a package with a Model that embeds Base, a constructor
+// New(Context, Options) *Model, and an Open message the root turns into it.
+//
+// The package links no etcd: a screen that only shows text (home, reader,
+// quiz, progress) builds without the etcd server or client.
 package screen
 
 import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
@@ -125,10 +127,19 @@ type (
 	ProgressChanged struct{ Progress *progress.Progress }
 )
 
+// Etcd is the running etcd as the contract names it: where it listens.
+// The value is always the root's embedetcd.Etcd (the server it started or
+// the cluster it connected to); a screen that runs clients of its own
+// (the experiment screen) asserts it back to embedetcd.Etcd. Naming the
+// embedetcd type here would link etcd's server into every screen.
+type Etcd interface {
+	Endpoints() []string
+}
+
 // EtcdReady reaches every screen when the etcd start finishes: Etcd is the
 // running server (or the external cluster), or Err why it failed.
 type EtcdReady struct {
-	Etcd embedetcd.Etcd
+	Etcd Etcd
 	Err  error
 	// External says Etcd is a cluster the learner named rather than the
 	// etcd the playground started.
@@ -149,8 +160,12 @@ type EtcdStatus struct {
 	Failed bool
 }
 
-// Context is what every screen constructor may need from the root.
+// Context is what every screen constructor may need from the root: every
+// screen's New takes it first, then the screen's own Options.
 type Context struct {
+	// Course is the course as loaded so far (an outline until
+	// CourseLoaded).
+	Course   *lessons.Course
 	Styles   theme.Styles
 	Progress *progress.Progress
 	// Learner is the learner's identity: it seeds the per-learner option

@@ -33,7 +33,7 @@ func predictQuestion() *quiz.Question {
 
 func newModel(t *testing.T, name string, q *quiz.Question, w, h int) *Model {
 	t.Helper()
-	m := New(name, Options{Predict: q, Learner: "tester"}, theme.NewStyles(true, true))
+	m := New(screen.Context{Styles: theme.NewStyles(true, true), Learner: "tester"}, Options{Name: name, Predict: q})
 	if err := m.err; err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestRealRun(t *testing.T) {
 }
 
 func TestUnknownExperimentSaysSo(t *testing.T) {
-	m := New("no-such-experiment", Options{}, theme.NewStyles(true, true))
+	m := New(screen.Context{Styles: theme.NewStyles(true, true)}, Options{Name: "no-such-experiment"})
 	m.SetSize(80, 24)
 	if v := view(m); !strings.Contains(v, "no experiment") {
 		t.Fatalf("unknown experiment view: %q", v)
@@ -295,7 +295,7 @@ func TestUnknownExperimentSaysSo(t *testing.T) {
 
 // The screen says which etcd a run uses.
 func TestSaysWhereItRuns(t *testing.T) {
-	m := New("fencing", Options{}, theme.NewStyles(true, true))
+	m := New(screen.Context{Styles: theme.NewStyles(true, true)}, Options{Name: "fencing"})
 	m.SetSize(80, 24)
 	if v := view(m); !strings.Contains(v, "Runs on an in-process etcd started for this run") {
 		t.Fatalf("no 'Runs on' line:\n%s", v)
@@ -308,7 +308,7 @@ func TestSaysWhereItRuns(t *testing.T) {
 // line then says where it runs.
 func TestAsksBeforeLeavingAFailedSharedEtcd(t *testing.T) {
 	st := theme.NewStyles(true, true)
-	m := New("renewal", Options{Shared: "https://class.example:2379", SharedErr: errors.New("context deadline exceeded")}, st)
+	m := New(screen.Context{Styles: st}, Options{Name: "renewal", Shared: "https://class.example:2379", SharedErr: errors.New("context deadline exceeded")})
 	m.SetSize(100, 30)
 	v := view(m)
 	if !strings.Contains(v, "The shared etcd at https://class.example:2379 is not reachable: context deadline exceeded") || !strings.Contains(v, "y run it on an in-process etcd") {
@@ -325,7 +325,7 @@ func TestAsksBeforeLeavingAFailedSharedEtcd(t *testing.T) {
 	m.Close()
 
 	// Still connecting: it waits, and a failure then asks too.
-	m = New("renewal", Options{Shared: "https://class.example:2379"}, st)
+	m = New(screen.Context{Styles: st}, Options{Name: "renewal", Shared: "https://class.example:2379"})
 	m.SetSize(100, 30)
 	if v := view(m); !strings.Contains(v, "Connecting to the shared etcd at https://class.example:2379") {
 		t.Fatalf("while connecting:\n%s", v)
@@ -378,7 +378,7 @@ func TestKeysWithoutARunSaySo(t *testing.T) {
 // auto-play at once and keeps it for the next run.
 func TestAutoPlayDuringARunUpdatesTheHeader(t *testing.T) {
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
-	m := New("cas-race", Options{Step: true}, theme.NewStyles(true, true))
+	m := New(screen.Context{Styles: theme.NewStyles(true, true)}, Options{Name: "cas-race", Step: true})
 	m.SetSize(80, 24)
 	m, cmd := press(m, "enter")
 	_, _ = m.Update(cmd())
@@ -536,7 +536,7 @@ func TestViolationStaysVisible(t *testing.T) {
 // TestStepModeInTheFooter: the footer always says which mode a run is in
 // and how to switch; a on the ready screen tells the root the choice.
 func TestStepModeInTheFooter(t *testing.T) {
-	m := New("fencing", Options{Step: true}, theme.NewStyles(true, true))
+	m := New(screen.Context{Styles: theme.NewStyles(true, true)}, Options{Name: "fencing", Step: true})
 	m.SetSize(80, 24)
 	m.now = func() time.Time { return clock }
 	if s := m.Status(); s != "next run: step mode · a auto-play" {

@@ -18,7 +18,6 @@ import (
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui/screen"
-	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -34,14 +33,14 @@ const (
 
 // Options configure the screen.
 type Options struct {
+	// Name is the scenario to show (see internal/experiment).
+	Name string
 	// Etcd is where ordinary scenarios run; nil starts an in-process
 	// server for the run. Scenarios that need the in-process cluster
 	// start their own.
 	Etcd embedetcd.Etcd
 	// Predict is the predict question about this experiment, if any.
 	Predict *quiz.Question
-	// Learner seeds the option shuffle of the predict question.
-	Learner string
 	// Step starts the run in step mode (wait for space before each
 	// phase): the root sets it for an experiment the learner never ran,
 	// and after that keeps the learner's last choice.
@@ -66,12 +65,10 @@ type snapshot struct {
 
 // Model is the experiment screen.
 type Model struct {
-	sc     *experiment.Scenario
-	opts   Options
-	styles theme.Styles
-	keys   KeyMap
-	width  int
-	height int
+	screen.Base
+	sc   *experiment.Scenario
+	opts Options
+	keys KeyMap
 
 	phase   phase
 	params  experiment.Params
@@ -107,20 +104,20 @@ type (
 	tickMsg struct{ run *experiment.Run }
 )
 
-// New builds the screen for the named experiment. An unknown name gives
-// a screen that says so.
-func New(name string, opts Options, st theme.Styles) *Model {
-	sc := experiment.Lookup(name)
+// New builds the screen for the experiment opts.Name. An unknown name
+// gives a screen that says so.
+func New(ctx screen.Context, opts Options) *Model {
+	sc := experiment.Lookup(opts.Name)
 	if sc == nil {
-		return &Model{styles: st, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-			err: fmt.Errorf("no experiment %q (see: playground experiment list)", name)}
+		return &Model{Base: screen.NewBase(ctx), keys: DefaultKeyMap(), picked: -1, now: time.Now,
+			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
 	}
-	m := Model{sc: sc, opts: opts, styles: st, keys: DefaultKeyMap(), picked: -1, now: time.Now,
+	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
 		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo}
 	m.phase = phaseReady
 	if q := opts.Predict; q != nil && len(q.Options) > 0 {
 		m.phase = phasePredict
-		m.order = quiz.Shuffle(q, opts.Learner)
+		m.order = quiz.Shuffle(q, ctx.Learner)
 	}
 	switch {
 	case opts.Etcd != nil:
@@ -134,12 +131,6 @@ func New(name string, opts Options, st theme.Styles) *Model {
 	}
 	return &m
 }
-
-// SetSize sets the area the screen may draw in.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
-
-// SetStyles changes the styles (after the background colour is known).
-func (m *Model) SetStyles(st theme.Styles) { m.styles = st }
 
 var _ screen.Screen = (*Model)(nil)
 
@@ -162,9 +153,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return m.keys.FullHelp()
 }
 
-// Title is empty: the screen draws its own title.
-func (m *Model) Title() string { return "" }
-
 // Status says, in the footer, whether the run steps or plays through and
 // which key changes that: a learner in step mode who does not know space
 // would otherwise think the run hangs.
@@ -184,19 +172,12 @@ func (m *Model) Status() string {
 	return "next run: auto-play, " + tempoLabel(m.tempo) + " · t tempo · a step mode"
 }
 
-// Typing is false: the screen takes no free text.
-func (m *Model) Typing() bool { return false }
-
 // Update handles a message; see update.
 func (m *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
 	next, cmd := m.update(msg)
 	*m = next
 	return m, cmd
 }
-
-// Capturing reports whether esc must stay with the screen: never; leaving
-// stops the run (Close).
-func (m Model) Capturing() bool { return false }
 
 // Close stops a running experiment.
 func (m *Model) Close() {
@@ -207,9 +188,6 @@ func (m *Model) Close() {
 		m.run.Stop()
 	}
 }
-
-// Init has nothing to start: the run begins on a key.
-func (m Model) Init() tea.Cmd { return nil }
 
 func tick(run *experiment.Run) tea.Cmd {
 	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{run: run} })

@@ -32,7 +32,7 @@ const storeBesideMin = 46
 
 // storeLines describes what etcd holds in at most n lines of width w.
 func (m Model) storeLines(w, n int) []string {
-	st := m.styles
+	st := m.Styles
 	if n <= 0 || w <= 0 {
 		return nil
 	}
@@ -209,7 +209,7 @@ func storeRows(h int) int {
 // cardsAndStore draws the replica cards with the store's view beside them
 // when it fits, else under them.
 func (m Model) cardsAndStore(w, h int) []string {
-	st := m.styles
+	st := m.Styles
 	cards := m.cards(w)
 	cardsW := 0
 	for _, l := range cards {

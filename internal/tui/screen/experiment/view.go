@@ -17,8 +17,8 @@ const cardWidth = 19
 
 // View draws the screen in the size given by SetSize.
 func (m Model) View() string {
-	w, h := max(m.width, 40), max(m.height, 12)
-	st := m.styles
+	w, h := max(m.Width, 40), max(m.Height, 12)
+	st := m.Styles
 	if m.sc == nil {
 		return st.Error.Render(text.Wrap(m.err.Error(), w))
 	}
@@ -71,7 +71,7 @@ func (m Model) View() string {
 }
 
 func (m Model) statusLine() string {
-	st := m.styles
+	st := m.Styles
 	state := map[phase]string{phasePredict: "predict first", phaseReady: "ready: enter runs it",
 		phaseStarting: "starting etcd and replicas…", phaseRunning: "running", phaseDone: "finished: enter runs it again"}[m.phase]
 	if m.phase == phaseRunning {
@@ -133,13 +133,13 @@ func (m Model) cards(w int) []string {
 		if hidden == 1 {
 			more = "1 more replica: ←/→ to scroll"
 		}
-		out = append(out, m.styles.Muted.Render(more))
+		out = append(out, m.Styles.Muted.Render(more))
 	}
 	return out
 }
 
 func (m Model) card(r experiment.ReplicaState, selected bool) string {
-	st := m.styles
+	st := m.Styles
 	name := r.Name
 	if selected {
 		name = st.Selected.Render("▸" + r.Name)
@@ -194,7 +194,7 @@ func bar(left, ttl time.Duration, width int) string {
 }
 
 func (m Model) resourceLine() string {
-	st := m.styles
+	st := m.Styles
 	if m.phase == phasePredict || m.phase == phaseReady || m.phase == phaseStarting {
 		return st.Muted.Render("resource: (not running)")
 	}
@@ -236,7 +236,7 @@ func keyEvent(e experiment.Event) bool {
 // so a violation never scrolls away unseen, and in step mode the step the
 // script waits to take.
 func (m Model) timeline(w, n int) []string {
-	st := m.styles
+	st := m.Styles
 	var evs []experiment.Event
 	keys, lastKey, lastPhase := 0, -1, -1
 	for _, e := range m.snap.events {
@@ -321,7 +321,7 @@ func (m Model) timeline(w, n int) []string {
 }
 
 func (m Model) predictPanel(w, n int) []string {
-	st := m.styles
+	st := m.Styles
 	q := m.opts.Predict
 	out := []string{st.Heading.Render("Predict first: what will happen?")}
 	for _, l := range text.Clamp(text.Inline(strings.TrimSpace(q.Prompt)), w, max(2, n-2-2*len(m.order))) {
@@ -344,7 +344,7 @@ func (m Model) predictPanel(w, n int) []string {
 // (never fewer than the verdict's heading and a line of its summary):
 // the takeaway goes first when room is short, then summary lines.
 func (m Model) resultPanel(w, n int) []string {
-	st := m.styles
+	st := m.Styles
 	v := m.snap.verdict
 	if v == nil {
 		return nil

@@ -39,15 +39,16 @@ func runsOn(sc *experiment.Scenario, etcd embedetcd.Etcd) string {
 // screen waits for (or its failure), or the playground's own for the next
 // run.
 func (m Model) etcdReady(msg screen.EtcdReady) Model {
+	etcd, _ := msg.Etcd.(embedetcd.Etcd) // the root's; see screen.Etcd
 	switch {
-	case m.waiting && (msg.Err != nil || msg.Etcd == nil):
+	case m.waiting && (msg.Err != nil || etcd == nil):
 		m.waiting, m.ask = false, msg.Err
 		if m.ask == nil {
 			m.ask = errors.New("no etcd")
 		}
-	case msg.Err == nil && msg.Etcd != nil && m.opts.Etcd == nil && m.ask == nil:
-		m.waiting, m.opts.Etcd = false, msg.Etcd
-		m.on = runsOn(m.sc, msg.Etcd)
+	case msg.Err == nil && etcd != nil && m.opts.Etcd == nil && m.ask == nil:
+		m.waiting, m.opts.Etcd = false, etcd
+		m.on = runsOn(m.sc, etcd)
 	}
 	return m
 }
@@ -65,7 +66,7 @@ func (m Model) fallbackKey(k tea.KeyPressMsg) Model {
 // sharedView is the screen while the shared cluster connects or after it
 // failed; "" otherwise.
 func (m Model) sharedView(w int) string {
-	st := m.styles
+	st := m.Styles
 	switch {
 	case m.ask != nil:
 		return text.Wrap(st.Error.Render("The shared etcd at "+m.opts.Shared+" is not reachable: "+m.ask.Error())+"\n\n"+

@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/text"
@@ -53,10 +52,9 @@ type lessonRow struct {
 
 // Model is the course map.
 type Model struct {
+	screen.Base
 	course *lessons.Course
-	styles theme.Styles
 	keys   KeyMap
-	w, h   int
 
 	progress *progress.Progress // the learner's, owned by the root
 
@@ -76,39 +74,27 @@ type Model struct {
 	etcdFailed bool // the status line cannot hold the reason and log path
 }
 
-// New builds the course map of c; notice is shown above it (for example
-// that the progress file could not be read) until the program ends.
-func New(c *lessons.Course, ctx screen.Context, notice string) *Model {
-	h := &Model{course: c, styles: ctx.Styles, keys: DefaultKeyMap(), notice: notice, progress: ctx.Progress}
+// Options configure the course map.
+type Options struct {
+	// Notice is shown above the map (for example that the progress file
+	// could not be read) until the program ends.
+	Notice string
+}
+
+// New builds the map of ctx.Course.
+func New(ctx screen.Context, opts Options) *Model {
+	h := &Model{Base: screen.NewBase(ctx), course: ctx.Course, keys: DefaultKeyMap(), notice: opts.Notice, progress: ctx.Progress}
 	h.refresh(ctx.Progress)
 	return h
 }
 
 var _ screen.Screen = (*Model)(nil)
 
-// Init has nothing to start.
-func (h *Model) Init() tea.Cmd { return nil }
-
-// SetStyles replaces the styles.
-func (h *Model) SetStyles(st theme.Styles) { h.styles = st }
-
-// SetSize gives the map its area.
-func (h *Model) SetSize(w, ht int) { h.w, h.h = w, ht }
-
 // Title is the program's name.
 func (h *Model) Title() string { return "Ownership election playground" }
 
-// Status is empty: the etcd state fills the status line.
-func (h *Model) Status() string { return "" }
-
 // Capturing is true while the experiment or lab chooser is open: esc closes it.
 func (h *Model) Capturing() bool { return h.choosing != nil || h.choosingLabs != nil }
-
-// Typing is false: the map takes no free text.
-func (h *Model) Typing() bool { return false }
-
-// Close has nothing to release.
-func (h *Model) Close() {}
 
 // Update moves the cursor and opens what the keys ask for; progress and
 // etcd news refresh the map.
@@ -236,57 +222,57 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 // roomy is when there is height for each lesson's summary under its title.
-func (h Model) roomy() bool { return h.wide() && h.h >= 2*len(h.rows)+8 }
+func (h Model) roomy() bool { return h.wide() && h.Height >= 2*len(h.rows)+8 }
 
 // wide is when the detail panel goes beside the list instead of below.
-func (h Model) wide() bool { return h.w >= 110 }
+func (h Model) wide() bool { return h.Width >= 110 }
 
 // View draws the map.
 func (h *Model) View() string {
-	st := h.styles
+	st := h.Styles
 	var top []string
-	top = append(top, st.Subtitle.Render(text.Truncate("Leader election, locks, leases and fencing tokens, on a real etcd.", h.w)))
+	top = append(top, st.Subtitle.Render(text.Truncate("Leader election, locks, leases and fencing tokens, on a real etcd.", h.Width)))
 	if h.notice != "" {
-		top = append(top, st.Warning.Render(text.Wrap("! "+h.notice, h.w)))
+		top = append(top, st.Warning.Render(text.Wrap("! "+h.notice, h.Width)))
 	}
 	top = append(top, h.continueLine(), "")
 
-	listW := h.w
+	listW := h.Width
 	if h.wide() {
-		listW = min(max(h.w*60/100, 76), 90)
+		listW = min(max(h.Width*60/100, 76), 90)
 	}
 	list := h.list(listW)
 	var body string
 	if h.wide() {
-		detailW := h.w - listW - 3
+		detailW := h.Width - listW - 3
 		detail := h.detail(detailW, true)
 		rows := max(lipgloss.Height(list), lipgloss.Height(detail))
 		body = text.Columns(rows, st.Muted.Render(" │ "), text.Block{Text: list, W: listW}, text.Block{Text: detail, W: detailW})
 	} else {
-		body = list + "\n\n" + h.detail(h.w, false)
+		body = list + "\n\n" + h.detail(h.Width, false)
 	}
 	out := strings.Join(top, "\n") + "\n" + body
 	if h.etcdFailed && h.etcdInfo != "" {
 		used := lipgloss.Height(out)
-		if gap := h.h - used - 1; gap > 0 {
+		if gap := h.Height - used - 1; gap > 0 {
 			out += strings.Repeat("\n", gap)
 		} else {
 			out += "\n"
 		}
-		out += st.Error.Render(text.Wrap(h.etcdInfo, h.w))
+		out += st.Error.Render(text.Wrap(h.etcdInfo, h.Width))
 	}
 	return out
 }
 
 func (h Model) continueLine() string {
-	st := h.styles
+	st := h.Styles
 	if h.last.Lesson == "" {
 		return st.Text.Render("New here? Start with lesson 1: press ") + st.Accent.Render("enter") +
 			st.Text.Render(" to read it.")
 	}
 	l := h.course.Lesson(h.last.Lesson)
 	s := fmt.Sprintf("Continue where you left off: %02d %s, page %d/%d", l.Number, l.Title, h.last.Page+1, len(l.Pages))
-	return st.Accent.Render("c") + st.Text.Render(" "+text.Truncate(s, h.w-2))
+	return st.Accent.Render("c") + st.Text.Render(" "+text.Truncate(s, h.Width-2))
 }
 
 // statsHeader names the columns of the course map.
@@ -300,7 +286,7 @@ func (r lessonRow) stats() string {
 }
 
 func (h Model) list(w int) string {
-	st := h.styles
+	st := h.Styles
 	statsW := lipgloss.Width(statsHeader)
 	titleW := w - 2 - statsW - 2 // cursor, title, gap, stats
 	var b strings.Builder
@@ -341,7 +327,7 @@ func (h Model) detail(w int, long bool) string {
 	if h.choosingLabs != nil {
 		return h.labChooser(w)
 	}
-	st := h.styles
+	st := h.Styles
 	l := h.selected()
 	if l == nil {
 		return st.Muted.Render("This course has no lessons.")
@@ -405,24 +391,16 @@ func (h *Model) FullHelp() [][]key.Binding {
 
 // chooser lists the selected lesson's experiments to pick one by number.
 func (h *Model) chooser(w int) string {
-	st := h.styles
+	st := h.Styles
 	var b strings.Builder
 	b.WriteString(st.Heading.Render("Which experiment?") + "\n")
 	for i, name := range h.choosing {
 		line := fmt.Sprintf("%d  %s", i+1, name)
-		if sc := experimentTitle(name); sc != "" {
+		if sc := h.course.ExperimentTitle(name); sc != "" {
 			line += " · " + sc
 		}
 		b.WriteString(st.Accent.Render(fmt.Sprint(i+1)) + st.Text.Render(text.Truncate(line[len(fmt.Sprint(i+1)):], w-1)) + "\n")
 	}
 	b.WriteString(st.Muted.Render("press its number · esc closes this list"))
 	return b.String()
-}
-
-// experimentTitle is a scenario's one-line title, "" when unknown.
-func experimentTitle(name string) string {
-	if sc := experiment.Lookup(name); sc != nil {
-		return sc.Title
-	}
-	return ""
 }

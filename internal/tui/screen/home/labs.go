@@ -80,7 +80,7 @@ func (h Model) labState(lessonID, id string) (string, bool) {
 // labChooser lists the selected lesson's labs by number, with their
 // titles and where the learner stands.
 func (h *Model) labChooser(w int) string {
-	st := h.styles
+	st := h.Styles
 	l := h.selected()
 	var b strings.Builder
 	b.WriteString(st.Heading.Render(text.Truncate(fmt.Sprintf("Which lab of lesson %d?", l.Number), w)) + "\n")
@@ -116,7 +116,7 @@ func (h Model) labList(l *lessons.Lesson, w int) string {
 	if len(l.Labs) == 0 {
 		return ""
 	}
-	st := h.styles
+	st := h.Styles
 	var b strings.Builder
 	b.WriteString(st.Heading.Render("Labs of this lesson") + "\n")
 	for _, id := range l.Labs {

@@ -62,7 +62,7 @@ func (m *Model) renderReadmeCmd() tea.Cmd {
 		return nil
 	}
 	m.readmeWant = w
-	src, lab, st := m.readmeSrc, m.lab.ID, m.styles
+	src, lab, st := m.readmeSrc, m.lab.ID, m.Styles
 	return func() tea.Msg {
 		out, err := st.RenderMarkdown(unwrapMarkdown(src), w)
 		if err != nil {

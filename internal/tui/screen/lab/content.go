@@ -30,7 +30,7 @@ func (m Model) resultsText(w int) string {
 	if m.stepOpen() && len(m.stepsView()) > 0 {
 		return m.stepText(w)
 	}
-	st := m.styles
+	st := m.Styles
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
 	r := m.report
@@ -127,7 +127,7 @@ func (m Model) resultsText(w int) string {
 }
 
 func (m Model) hintsText(b *strings.Builder, i int, s stepResult, w int) {
-	st := m.styles
+	st := m.Styles
 	open := m.hintsOpen[s.Test]
 	switch {
 	case len(s.Hints) == 0:
@@ -159,7 +159,7 @@ func (m Model) stepsView() []stepResult {
 }
 
 func (m Model) getLabsText(w int) string {
-	st := m.styles
+	st := m.Styles
 	var b strings.Builder
 	p := func(s string) { b.WriteString(text.Wrap(s, w) + "\n") }
 	if m.labDir != "" {

@@ -121,7 +121,7 @@ func (m Model) solutionText(w int) string {
 // lines only in the learner's file start with "-", lines only in the
 // solution with "+".
 func (m Model) diffText(w int) string {
-	st := m.styles
+	st := m.Styles
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
 	mine, ref := "labs/"+m.lab.ID+"/"+m.lab.File, "solutions/"+m.lab.ID+"/"+m.lab.File
@@ -179,7 +179,7 @@ func (m Model) diffText(w int) string {
 
 // wholeSolutionText is the reference solution with line numbers.
 func (m Model) wholeSolutionText(w int) string {
-	st := m.styles
+	st := m.Styles
 	var b strings.Builder
 	b.WriteString(text.Wrap(st.Heading.Render("Reference solution")+st.Muted.Render(" · solutions/"+m.lab.ID+"/"+m.lab.File), w) + "\n")
 	switch {

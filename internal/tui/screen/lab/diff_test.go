@@ -12,7 +12,7 @@ import (
 // root and waits for the solution pane.
 func openSolution(t *testing.T, root string, w, h int) *Model {
 	t.Helper()
-	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Lesson: demoLesson(), Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: root, Lesson: demoLesson(), Now: func() time.Time { return fixedNow }})
 	m.SetSize(w, h)
 	m = runCmd(t, m, m.Init())
 	m, _ = press(t, m, "s")

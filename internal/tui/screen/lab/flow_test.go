@@ -97,7 +97,7 @@ func TestFlowGradeFixtureLab(t *testing.T) {
 	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lab := New(demoLab(), Options{Root: root, Styles: testStyles(), Debounce: 50 * time.Millisecond, Editor: editor})
+	lab := New(testContext(), Options{Lab: demoLab(), Root: root, Debounce: 50 * time.Millisecond, Editor: editor})
 	tm := teatest.NewTestModel(t, harness{lab: lab, root: root, ctx: ctx, cancel: cancel},
 		teatest.WithInitialTermSize(80, 24),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))

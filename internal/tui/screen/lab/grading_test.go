@@ -29,7 +29,7 @@ func gradeFixture(t *testing.T, src string, timeout time.Duration) report {
 			t.Fatal(err)
 		}
 	}
-	m := New(demoLab(), Options{Root: root, Timeout: timeout})
+	m := New(testContext(), Options{Lab: demoLab(), Root: root, Timeout: timeout})
 	msg := m.gradeCmd(context.Background(), 7)().(gradeDoneMsg)
 	if msg.seq != 7 {
 		t.Fatalf("seq = %d", msg.seq)
@@ -83,7 +83,7 @@ func TestRealGradePasses(t *testing.T) {
 // The etcd the TUI started reaches the graders once it is ready; an
 // external cluster does not (Options.Env carries it).
 func TestGradeOptionsUseTheStartedEtcd(t *testing.T) {
-	m := New(demoLab(), Options{Root: t.TempDir(), Env: []string{"A=1"}})
+	m := New(testContext(), Options{Lab: demoLab(), Root: t.TempDir(), Env: []string{"A=1"}})
 	if got := m.gradeOptions().Env; !slices.Equal(got, []string{"A=1"}) {
 		t.Fatalf("before etcd: env = %v, want [A=1]", got)
 	}

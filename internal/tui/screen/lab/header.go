@@ -37,13 +37,13 @@ func (m Model) subtitle() string {
 	}
 	lesson := m.lessonName()
 	if lesson == "" {
-		return ansi.Truncate(where, m.width, "…")
+		return ansi.Truncate(where, m.Width, "…")
 	}
 	const sep = " · "
-	room := m.width - ansi.StringWidth(where) - len(sep)
+	room := m.Width - ansi.StringWidth(where) - len(sep)
 	if room < len("lesson 10 …") {
 		// Too narrow for both: the file wins.
-		return ansi.Truncate(where, m.width, "…")
+		return ansi.Truncate(where, m.Width, "…")
 	}
 	return ansi.Truncate(lesson, room, "…") + sep + where
 }

@@ -24,7 +24,7 @@ func TestHeaderNamesTheLesson(t *testing.T) {
 	}
 
 	long := &lessons.Lesson{Number: 5, ID: "fencing-tokens", Title: "Fencing tokens and concurrent data manipulation, at great length"}
-	m = New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Lesson: long, Now: func() time.Time { return fixedNow }})
+	m = New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Lesson: long, Now: func() time.Time { return fixedNow }})
 	m.SetSize(80, 24)
 	m = runCmd(t, m, m.Init())
 	sub = strings.Split(view(m), "\n")[1]
@@ -34,7 +34,7 @@ func TestHeaderNamesTheLesson(t *testing.T) {
 	}
 
 	// Without the course (a lab opened by id alone) the manifest's id is shown.
-	m = New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles()})
+	m = New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot})
 	m.SetSize(100, 30)
 	m = runCmd(t, m, m.Init())
 	if sub = strings.Split(view(m), "\n")[1]; !strings.HasPrefix(sub, "lesson do-you-need-an-election · ") {

@@ -2,12 +2,17 @@ package lab
 
 import (
 	"charm.land/bubbles/v2/key"
+
+	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
 // KeyMap is the lab runner's bindings. The root model owns ?, q and ctrl+c;
 // esc is the root's "back" unless Capturing reports that this screen needs it
 // (to cancel a grade or answer "no" to a question).
 type KeyMap struct {
+	// NavKeys scroll the active pane, as on every screen, except that g
+	// grades here: Top is home alone.
+	theme.NavKeys
 	Grade    key.Binding
 	Cancel   key.Binding
 	Watch    key.Binding
@@ -16,12 +21,6 @@ type KeyMap struct {
 	Solution key.Binding
 	Reset    key.Binding
 	Pane     key.Binding
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
 	Yes      key.Binding
 	No       key.Binding
 	// The results pane's steps: Up and Down move between them, OpenStep
@@ -41,7 +40,13 @@ type KeyMap struct {
 // DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
 // top of a pane is home only (the shared navigation keys use g for it).
 func DefaultKeyMap() KeyMap {
+	nav := theme.DefaultNavKeys()
+	nav.Up.SetHelp("↑/k", "scroll up")
+	nav.Down.SetHelp("↓/j", "scroll down")
+	nav.Top = key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top"))
+	nav.Bottom.SetHelp("end/G", "bottom")
 	return KeyMap{
+		NavKeys:  nav,
 		Grade:    key.NewBinding(key.WithKeys("enter", "g"), key.WithHelp("enter/g", "grade")),
 		Cancel:   key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x/esc", "cancel")),
 		Watch:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch saves")),
@@ -50,12 +55,6 @@ func DefaultKeyMap() KeyMap {
 		Solution: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "solution")),
 		Reset:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset stub")),
 		Pane:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "pane")),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "space", "f"), key.WithHelp("pgdn/space", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
 		Yes:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
 

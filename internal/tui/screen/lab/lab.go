@@ -29,13 +29,13 @@ const RepoURL = "https://github.com/ownership-election/playground"
 
 // Options configure a lab runner.
 type Options struct {
+	// Lab is the lab the screen runs (New); watch mode takes its lab with
+	// Start instead.
+	Lab lessons.Lab
 	// Root is the module root of the learner's checkout (the folder with
 	// go.mod and labs/). When labs/<id> is missing there, the screen
 	// explains how to get the labs instead of grading.
 	Root string
-	// Styles are the shared styles; the zero value falls back to
-	// theme.DefaultStyles(true).
-	Styles *theme.Styles
 	// Catalog is the embedded copy of the labs: READMEs for installed
 	// binaries, and the original stub that reset restores. Nil means
 	// labs.Catalog().
@@ -88,21 +88,20 @@ const (
 // Model is the lab runner screen. Create it with New; it is a child model:
 // the root forwards messages to Update, sizes to SetSize, and draws View.
 type Model struct {
-	lab    lessons.Lab
-	opts   Options
-	styles theme.Styles
-	keys   KeyMap
-	now    func() time.Time
+	screen.Base
+	lab  lessons.Lab
+	opts Options
+	keys KeyMap
+	now  func() time.Time
 
 	opened      bool // Init's openedMsg arrived
 	labsPresent bool
 	labDir      string // Root/labs/<id>
 
-	width, height int
-	pane          pane
-	readmeVP      viewport.Model
-	resultsVP     viewport.Model
-	solutionVP    viewport.Model
+	pane       pane
+	readmeVP   viewport.Model
+	resultsVP  viewport.Model
+	solutionVP viewport.Model
 
 	readmeSrc      string
 	readmeRendered map[int]string // glamour output per width
@@ -140,12 +139,9 @@ type Model struct {
 	noticeErr bool
 }
 
-// New builds the runner for one lab.
-func New(lab lessons.Lab, opts Options) *Model {
-	st := theme.DefaultStyles(true)
-	if opts.Styles != nil {
-		st = *opts.Styles
-	}
+// New builds the runner for opts.Lab.
+func New(ctx screen.Context, opts Options) *Model {
+	lab, st := opts.Lab, ctx.Styles
 	if opts.Catalog == nil {
 		opts.Catalog = labs.Catalog()
 	}
@@ -154,9 +150,9 @@ func New(lab lessons.Lab, opts Options) *Model {
 		now = time.Now
 	}
 	m := Model{
+		Base:           screen.NewBase(ctx),
 		lab:            lab,
 		opts:           opts,
-		styles:         st,
 		keys:           DefaultKeyMap(),
 		now:            now,
 		readmeVP:       viewport.New(),
@@ -176,7 +172,6 @@ func New(lab lessons.Lab, opts Options) *Model {
 	if m.ownWatch {
 		m.watch = NewWatch(opts)
 	}
-	m.width, m.height = 80, 24
 	m.syncWatch() // the watched lab shows its latest grade at once
 	m.layout()
 	return &m
@@ -191,15 +186,6 @@ func (m *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
 	return m, cmd
 }
 
-// Title is empty: the screen draws its own title line with badges.
-func (m *Model) Title() string { return "" }
-
-// Status is empty: the screen has its own status line.
-func (m *Model) Status() string { return "" }
-
-// Typing is false: the lab runner takes no free text.
-func (m *Model) Typing() bool { return false }
-
 // Lab returns the lab this screen runs.
 func (m Model) Lab() lessons.Lab { return m.lab }
 
@@ -212,7 +198,7 @@ func (m *Model) Init() tea.Cmd {
 // SetStyles replaces the styles, for example once the terminal's background
 // colour is known.
 func (m *Model) SetStyles(st theme.Styles) {
-	m.styles = st
+	m.Base.SetStyles(st)
 	m.spinner.Style = st.Accent
 	m.readmeRendered = map[int]string{}
 	m.readmeWant = 0
@@ -228,7 +214,7 @@ func (m *Model) SetSize(w, h int) {
 	if h < 6 {
 		h = 6
 	}
-	m.width, m.height = w, h
+	m.Base.SetSize(w, h)
 	m.layout()
 }
 

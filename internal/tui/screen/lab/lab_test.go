@@ -48,9 +48,12 @@ func testStyles() *theme.Styles {
 	return &st
 }
 
+// testContext is what the root gives a screen, with the tests' styles.
+func testContext() screen.Context { return screen.Context{Styles: *testStyles()} }
+
 func newTest(t *testing.T, root string, w, h int) *Model {
 	t.Helper()
-	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Lesson: demoLesson(), Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: root, Lesson: demoLesson(), Now: func() time.Time { return fixedNow }})
 	m.SetSize(w, h)
 	// Render the README the way the program would, so views are final.
 	m = runCmd(t, m, m.Init())
@@ -187,7 +190,7 @@ func TestGradeShowsSpinnerAndCancelDropsLateResult(t *testing.T) {
 
 func TestSpinnerShowsElapsedTime(t *testing.T) {
 	now := fixedNow
-	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Now: func() time.Time { return now }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Now: func() time.Time { return now }})
 	m = runCmd(t, m, m.Init())
 	m.SetSize(80, 24)
 	m, _ = press(t, m, "g")
@@ -365,7 +368,7 @@ func TestResetKeepsLearnerCodeAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	catalog := fstest.MapFS{"00_demo/demo.go": {Data: orig}}
-	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Catalog: catalog, Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: root, Catalog: catalog, Now: func() time.Time { return fixedNow }})
 	m = runCmd(t, m, m.Init())
 	m.SetSize(80, 24)
 	m = runCmd(t, m, m.Init())
@@ -412,7 +415,7 @@ func TestResetWithoutOriginalTouchesNothing(t *testing.T) {
 	if err := os.WriteFile(stub, mine, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: root, Now: func() time.Time { return fixedNow }})
 	m = runCmd(t, m, m.Init())
 	m.SetSize(80, 24)
 	m, _ = press(t, m, "r")
@@ -460,7 +463,7 @@ func TestLabMissingFromCheckout(t *testing.T) {
 func TestEditorFromEnvironment(t *testing.T) {
 	t.Setenv("VISUAL", "")
 	t.Setenv("EDITOR", "code --wait")
-	m := New(demoLab(), Options{Root: fixtureRoot})
+	m := New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot})
 	m = runCmd(t, m, m.Init())
 	if got := strings.Join(m.editorCommand(), " "); got != "code --wait" {
 		t.Fatalf("editor = %q", got)
@@ -535,7 +538,7 @@ func TestResetFallsBackToGitHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The embedded catalogue has no 00_demo, so the original must come from git.
-	m := New(demoLab(), Options{Root: root, Styles: testStyles(), Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: root, Now: func() time.Time { return fixedNow }})
 	m = runCmd(t, m, m.Init())
 	m.SetSize(80, 24)
 	m, _ = press(t, m, "r")
@@ -550,7 +553,7 @@ func TestResetFallsBackToGitHead(t *testing.T) {
 }
 
 func TestLabWithoutManifestDoesNotEdit(t *testing.T) {
-	m := New(lessons.Lab{ID: "00_demo", Title: "00_demo"}, Options{Root: fixtureRoot, Styles: testStyles()})
+	m := New(testContext(), Options{Lab: lessons.Lab{ID: "00_demo", Title: "00_demo"}, Root: fixtureRoot})
 	m = runCmd(t, m, m.Init())
 	m.SetSize(80, 24)
 	for _, k := range []string{"e", "r", "s"} {
@@ -636,7 +639,7 @@ func TestRacyPassIsNotPassed(t *testing.T) {
 // on screen does not say "✓ passed", and the root hears of the failing
 // grade and its first failing step.
 func TestPassedBeforeIsNotPassedNow(t *testing.T) {
-	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Passed: true, Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Passed: true, Now: func() time.Time { return fixedNow }})
 	m.SetSize(100, 30)
 	m = runCmd(t, m, m.Init())
 	if v := view(m); !strings.Contains(v, "✓ passed before") {
@@ -675,7 +678,7 @@ func TestRacyPassIsRecordedAsRacy(t *testing.T) {
 // ended instead of "Not graded yet".
 func TestComingBackShowsTheLastGrade(t *testing.T) {
 	last := &progress.LabGrade{Status: "failing", Step: "step 2 (Double a number)", At: fixedNow}
-	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Last: last, Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Last: last, Now: func() time.Time { return fixedNow }})
 	m.SetSize(100, 30)
 	m = runCmd(t, m, m.Init())
 	v := view(m)

@@ -126,7 +126,7 @@ func (m *Model) showCursor() {
 // cursor mark when the results pane has the focus and there is a grade
 // to open, the step's outcome and its title.
 func (m Model) stepRow(i int, s stepResult, w int) string {
-	st := m.styles
+	st := m.Styles
 	mark, style := "·", st.Muted
 	switch s.Status {
 	case grade.Pass:
@@ -153,7 +153,7 @@ func (m Model) stepRow(i int, s stepResult, w int) string {
 // test printed (as kept by internal/grade: the first and last lines of a
 // long output), and for a step that did not pass, its hints.
 func (m Model) stepText(w int) string {
-	st := m.styles
+	st := m.Styles
 	steps := m.stepsView()
 	i := min(m.steps.cursor, len(steps)-1)
 	s := steps[i]

@@ -151,23 +151,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.refreshSolutionCmd() // the learner may have saved since
 		}
 		return nil
-	case key.Matches(msg, k.Up):
-		m.activeVP().ScrollUp(1)
-		return nil
-	case key.Matches(msg, k.Down):
-		m.activeVP().ScrollDown(1)
-		return nil
-	case key.Matches(msg, k.PageUp):
-		m.activeVP().PageUp()
-		return nil
-	case key.Matches(msg, k.PageDown):
-		m.activeVP().PageDown()
-		return nil
-	case key.Matches(msg, k.Top):
-		m.activeVP().GotoTop()
-		return nil
-	case key.Matches(msg, k.Bottom):
-		m.activeVP().GotoBottom()
+	case k.Scroll(m.activeVP(), msg):
 		return nil
 	}
 	if !m.labsPresent {

@@ -19,7 +19,7 @@ const wideWidth = 110
 
 // Without the labs there is only the how-to and the README, and the clone
 // command must not be cut by a half-width pane.
-func (m Model) wide() bool { return m.width >= wideWidth && m.labsPresent }
+func (m Model) wide() bool { return m.Width >= wideWidth && m.labsPresent }
 
 // slowBuild is when the spinner line starts explaining the wait.
 const slowBuild = 3 * time.Second
@@ -34,20 +34,20 @@ const maxStatusLines = 2
 // layout sizes the panes and refreshes their content. It runs after every
 // change of state, so View only stitches strings together.
 func (m *Model) layout() {
-	bodyH := m.height - headHeight - strings.Count(m.statusLine(), "\n") - 1
+	bodyH := m.Height - headHeight - strings.Count(m.statusLine(), "\n") - 1
 	if bodyH < 1 {
 		bodyH = 1
 	}
 	if m.wide() {
-		left := (m.width - 3) / 2
-		right := m.width - 3 - left
+		left := (m.Width - 3) / 2
+		right := m.Width - 3 - left
 		m.readmeVP.SetWidth(left)
 		m.resultsVP.SetWidth(right)
 		m.solutionVP.SetWidth(right)
 	} else {
-		m.readmeVP.SetWidth(m.width)
-		m.resultsVP.SetWidth(m.width)
-		m.solutionVP.SetWidth(m.width)
+		m.readmeVP.SetWidth(m.Width)
+		m.resultsVP.SetWidth(m.Width)
+		m.solutionVP.SetWidth(m.Width)
 	}
 	for _, vp := range []*viewport.Model{&m.readmeVP, &m.resultsVP, &m.solutionVP} {
 		vp.SetHeight(bodyH)
@@ -59,19 +59,19 @@ func (m *Model) layout() {
 
 // View draws the screen in exactly the area given by SetSize.
 func (m Model) View() string {
-	st := m.styles
+	st := m.Styles
 	title := fmt.Sprintf("Lab %s · %s", m.lab.ID, m.lab.Title)
 	badges := m.badges()
-	gap := m.width - lipgloss.Width(title) - lipgloss.Width(badges)
+	gap := m.Width - lipgloss.Width(title) - lipgloss.Width(badges)
 	if gap < 1 {
-		title = ansi.Truncate(title, max(m.width-lipgloss.Width(badges)-1, 0), "…")
-		gap = max(m.width-lipgloss.Width(title)-lipgloss.Width(badges), 0)
+		title = ansi.Truncate(title, max(m.Width-lipgloss.Width(badges)-1, 0), "…")
+		gap = max(m.Width-lipgloss.Width(title)-lipgloss.Width(badges), 0)
 	}
 	head := st.Title.Render(title) + strings.Repeat(" ", gap) + badges
 	if !m.opened {
 		return head + "\n" + st.Muted.Render("Opening the lab…")
 	}
-	lines := []string{head, st.Subtitle.Render(m.subtitle()), ansi.Truncate(m.tabs(), m.width, "")}
+	lines := []string{head, st.Subtitle.Render(m.subtitle()), ansi.Truncate(m.tabs(), m.Width, "")}
 	if m.wide() {
 		right := &m.resultsVP
 		if m.pane == paneSolution {
@@ -91,7 +91,7 @@ func (m Model) View() string {
 }
 
 func (m Model) badges() string {
-	st := m.styles
+	st := m.Styles
 	var b []string
 	if m.watching {
 		b = append(b, st.Badge.Render("● watching"))
@@ -112,7 +112,7 @@ func (m Model) badges() string {
 }
 
 func (m Model) tabs() string {
-	st := m.styles
+	st := m.Styles
 	tab := func(p pane, name string) string {
 		if p == m.pane {
 			return st.Selected.Render(" " + name + " ")
@@ -141,7 +141,7 @@ func (m Model) tabs() string {
 
 // statusLine is the bottom line: a question, the grading spinner, or news.
 func (m Model) statusLine() string {
-	st := m.styles
+	st := m.Styles
 	var s string
 	switch {
 	case m.confirm == confirmSolution:
@@ -194,10 +194,10 @@ func (m Model) statusLine() string {
 			s += st.Muted.Render(" · watching saves")
 		}
 	}
-	lines := strings.Split(ansi.Wrap(s, m.width, ""), "\n")
+	lines := strings.Split(ansi.Wrap(s, m.Width, ""), "\n")
 	if len(lines) > maxStatusLines {
 		lines = lines[:maxStatusLines]
-		lines[maxStatusLines-1] = ansi.Truncate(lines[maxStatusLines-1], m.width-1, "") + "…"
+		lines[maxStatusLines-1] = ansi.Truncate(lines[maxStatusLines-1], m.Width-1, "") + "…"
 	}
 	return strings.Join(lines, "\n")
 }

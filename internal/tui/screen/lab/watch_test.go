@@ -145,7 +145,7 @@ func TestWatcherThatCannotStartSaysWhy(t *testing.T) {
 func TestWatchedLabScreenShowsTheWatch(t *testing.T) {
 	w := watchedTest(t)
 	watchGraded(t, w, failingReport())
-	m := New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Watch: w, Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Watch: w, Now: func() time.Time { return fixedNow }})
 	m.SetSize(80, 24)
 	m = runCmd(t, m, m.Init())
 	v := view(m)
@@ -186,7 +186,7 @@ func TestWatchedLabScreenShowsTheWatch(t *testing.T) {
 	if w.Lab() != "00_demo" {
 		t.Fatal("closing the lab screen stopped the root's watch mode")
 	}
-	m = New(demoLab(), Options{Root: fixtureRoot, Styles: testStyles(), Watch: w})
+	m = New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Watch: w})
 	m = runCmd(t, m, m.Init())
 	m, _ = press(t, m, "w")
 	if w.Lab() != "" || m.watching || !strings.Contains(view(m), "Watch mode off.") {
@@ -203,7 +203,7 @@ func TestOtherLabScreenNamesTheWatchedLab(t *testing.T) {
 	}
 	w := watchedIn(t, root)
 	other := lessons.Lab{ID: "01_other", Title: "Other", Lesson: "x", File: "demo.go", Steps: demoLab().Steps}
-	m := New(other, Options{Root: root, Styles: testStyles(), Watch: w, Now: func() time.Time { return fixedNow }})
+	m := New(testContext(), Options{Lab: other, Root: root, Watch: w, Now: func() time.Time { return fixedNow }})
 	m.SetSize(80, 24)
 	m = runCmd(t, m, m.Init())
 	if v := view(m); !strings.Contains(v, "watching 00_demo") || strings.Contains(v, "● watching") {

@@ -60,11 +60,10 @@ type row struct {
 
 // Model is the progress screen.
 type Model struct {
+	screen.Base
 	course *lessons.Course
 	file   string
-	styles theme.Styles
 	keys   KeyMap
-	w, h   int
 
 	rep     report.Report
 	rows    []row
@@ -73,24 +72,20 @@ type Model struct {
 	confirm *screen.ResetProgress // the reset waiting for y
 }
 
-// New builds the progress screen for course c from p; file is where the
-// progress is saved (shown at the bottom).
-func New(c *lessons.Course, ctx screen.Context, file string) *Model {
-	m := &Model{course: c, file: file, styles: ctx.Styles, keys: DefaultKeyMap()}
+// Options configure the progress screen.
+type Options struct {
+	// File is where the progress is saved, shown at the bottom.
+	File string
+}
+
+// New builds the progress screen of ctx.Course from ctx.Progress.
+func New(ctx screen.Context, opts Options) *Model {
+	m := &Model{Base: screen.NewBase(ctx), course: ctx.Course, file: opts.File, keys: DefaultKeyMap()}
 	m.refresh(ctx.Progress)
 	return m
 }
 
 var _ screen.Screen = (*Model)(nil)
-
-// Init has nothing to start.
-func (m *Model) Init() tea.Cmd { return nil }
-
-// SetStyles replaces the styles.
-func (m *Model) SetStyles(st theme.Styles) { m.styles = st }
-
-// SetSize gives the screen its area.
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // Title names the screen.
 func (m *Model) Title() string { return "Your progress" }
@@ -103,12 +98,6 @@ func (m *Model) Status() string {
 
 // Capturing is true while a reset waits for its confirmation: esc cancels it.
 func (m *Model) Capturing() bool { return m.confirm != nil }
-
-// Typing is false: the screen takes no free text.
-func (m *Model) Typing() bool { return false }
-
-// Close has nothing to release.
-func (m *Model) Close() {}
 
 // Update moves the cursor, opens the selected item, asks for and sends a
 // reset; progress news rebuild the list.
@@ -219,18 +208,18 @@ func (m *Model) refresh(p *progress.Progress) {
 
 // listHeight is the lines left for the list under the totals and above
 // the confirmation or file line.
-func (m *Model) listHeight() int { return max(m.h-6, 1) }
+func (m *Model) listHeight() int { return max(m.Height-6, 1) }
 
 // View draws the totals, the list around the cursor and the file.
 func (m *Model) View() string {
-	st := m.styles
+	st := m.Styles
 	var b strings.Builder
 	lines := make([]string, len(m.rows))
 	for i, r := range m.rows {
 		lines[i] = m.rowLine(r, i == m.cursor)
 	}
-	totals := text.Wrap(totalsLine(m.rep.Totals), m.w)
-	h := max(m.h-strings.Count(totals, "\n")-4, 1)
+	totals := text.Wrap(totalsLine(m.rep.Totals), m.Width)
+	h := max(m.Height-strings.Count(totals, "\n")-4, 1)
 	// Keep the cursor in view.
 	if m.cursor < m.offset {
 		m.offset = m.cursor
@@ -241,9 +230,9 @@ func (m *Model) View() string {
 	b.WriteString(text.Window(lines, m.offset, h))
 	b.WriteString("\n\n")
 	if m.confirm != nil {
-		b.WriteString(st.Warning.Render(text.Truncate("Forget "+m.confirm.What+"? y to forget, any other key keeps it.", m.w)))
+		b.WriteString(st.Warning.Render(text.Truncate("Forget "+m.confirm.What+"? y to forget, any other key keeps it.", m.Width)))
 	} else {
-		b.WriteString(st.Muted.Render(text.Truncate("Saved in "+m.rep.File, m.w)))
+		b.WriteString(st.Muted.Render(text.Truncate("Saved in "+m.rep.File, m.Width)))
 	}
 	return b.String()
 }
@@ -259,8 +248,8 @@ func totalsLine(t report.Totals) string {
 
 // rowLine is one row: a label column and what the learner did.
 func (m *Model) rowLine(r row, selected bool) string {
-	st := m.styles
-	labelW := max(22, min(36, (m.w-6)/3))
+	st := m.Styles
+	labelW := max(22, min(36, (m.Width-6)/3))
 	var label, state string
 	good := false
 	switch r.kind {
@@ -268,8 +257,8 @@ func (m *Model) rowLine(r row, selected bool) string {
 		label = fmt.Sprintf("%02d %s", r.lesson.Number, r.lesson.Title)
 		state = fmt.Sprintf("pages %d/%d", r.lesson.PagesRead, r.lesson.Pages)
 		good = r.lesson.Pages > 0 && r.lesson.PagesRead >= r.lesson.Pages
-		line := text.Truncate(label, max(m.w-2-len(state)-2, 10))
-		line += text.Spaces(m.w-2-ansi.StringWidth(line)-len(state)) + state
+		line := text.Truncate(label, max(m.Width-2-len(state)-2, 10))
+		line += text.Spaces(m.Width-2-ansi.StringWidth(line)-len(state)) + state
 		if selected {
 			return st.Cursor.Render("› ") + st.Selected.Render(line)
 		}
@@ -296,7 +285,7 @@ func (m *Model) rowLine(r row, selected bool) string {
 	}
 	label = text.Truncate(label, labelW-1)
 	line := "   " + label + text.Spaces(labelW-ansi.StringWidth(label)) + state
-	line = text.Truncate(line, m.w-2)
+	line = text.Truncate(line, m.Width-2)
 	switch {
 	case selected:
 		return st.Cursor.Render("› ") + st.Selected.Render(line)

@@ -54,11 +54,10 @@ type graded struct {
 // Model runs a lesson's quiz: one question at a time, feedback after
 // each, a score at the end, and a retry of the missed questions only.
 type Model struct {
-	styles  theme.Styles
+	screen.Base
 	keys    KeyMap
 	learner string
 	now     func() time.Time
-	w, h    int
 
 	lesson    *lessons.Lesson
 	questions []*quiz.Question // this round
@@ -73,31 +72,28 @@ type Model struct {
 	vp       viewport.Model
 }
 
-// New builds the quiz of lesson l.
-func New(l *lessons.Lesson, ctx screen.Context) *Model {
-	q := &Model{styles: ctx.Styles, keys: DefaultKeyMap(), learner: ctx.Learner, now: time.Now, vp: viewport.New()}
-	q.start(l, nil)
-	q.record = ctx.Progress.Peek(l.ID)
+// Options configure the quiz screen.
+type Options struct {
+	// Lesson is the lesson whose quiz the screen runs (it must have one).
+	Lesson *lessons.Lesson
+}
+
+// New builds the quiz of opts.Lesson.
+func New(ctx screen.Context, opts Options) *Model {
+	q := &Model{Base: screen.NewBase(ctx), keys: DefaultKeyMap(), learner: ctx.Learner, now: time.Now, vp: viewport.New()}
+	q.start(opts.Lesson, nil)
+	q.record = ctx.Progress.Peek(opts.Lesson.ID)
 	return q
 }
 
 var _ screen.Screen = (*Model)(nil)
 
-// Init has nothing to start.
-func (q *Model) Init() tea.Cmd { return nil }
-
-// SetStyles replaces the styles.
+// SetStyles replaces the styles of the screen and its question.
 func (q *Model) SetStyles(st theme.Styles) {
-	q.styles = st
+	q.Base.SetStyles(st)
 	q.current.SetStyles(st)
 	q.layout()
 }
-
-// Capturing is false: esc leaves the quiz.
-func (q *Model) Capturing() bool { return false }
-
-// Close has nothing to release.
-func (q *Model) Close() {}
 
 // Update handles a key; see update.
 func (q *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
@@ -108,7 +104,7 @@ func (q *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
 
 // SetSize gives the quiz its area.
 func (q *Model) SetSize(w, h int) {
-	q.w, q.h = w, h
+	q.Base.SetSize(w, h)
 	q.vp.SetWidth(max(min(w, 100), 20))
 	q.vp.SetHeight(max(h-2, 1))
 	q.layout()
@@ -136,7 +132,7 @@ func (q *Model) start(l *lessons.Lesson, only []string) tea.Cmd {
 }
 
 func (q *Model) ask() {
-	q.current = NewQuestion(q.questions[q.idx], q.learner, q.styles)
+	q.current = NewQuestion(q.questions[q.idx], q.learner, q.Styles)
 	q.vp.GotoTop()
 	q.layout()
 }
@@ -153,13 +149,13 @@ func (q *Model) layout() {
 		s = q.current.View(q.vp.Width())
 		if q.current.Answered() {
 			if e := q.current.Asked().Experiment; e != "" {
-				s += "\n\n" + q.styles.Accent.Render("x") + q.styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
+				s += "\n\n" + q.Styles.Accent.Render("x") + q.Styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
 			}
 			next := "enter: next question"
 			if q.idx == len(q.questions)-1 {
 				next = "enter: see your score"
 			}
-			s += "\n\n" + q.styles.Muted.Render(next)
+			s += "\n\n" + q.Styles.Muted.Render(next)
 		}
 	}
 	q.vp.SetContent(s)
@@ -276,7 +272,7 @@ func (q Model) result() progress.QuizResult {
 }
 
 func (q Model) summary() string {
-	st := q.styles
+	st := q.Styles
 	total := len(q.lesson.QuizQuestions())
 	var b strings.Builder
 	score := q.score()
@@ -353,7 +349,7 @@ func (q *Model) View() string {
 	if q.lesson == nil {
 		return ""
 	}
-	st := q.styles
+	st := q.Styles
 	var head string
 	if q.finished {
 		head = st.Badge.Render("Finished")
@@ -361,7 +357,7 @@ func (q *Model) View() string {
 		head = st.Badge.Render(fmt.Sprintf("Question %d of %d", q.idx+1, len(q.questions))) +
 			st.Muted.Render(" · "+q.questions[q.idx].Kind.Instruction())
 	}
-	return text.Truncate(head, q.w) + "\n\n" + q.vp.View()
+	return text.Truncate(head, q.Width) + "\n\n" + q.vp.View()
 }
 
 // ShortHelp is the one-line key help.

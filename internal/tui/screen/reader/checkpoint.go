@@ -10,7 +10,7 @@ import (
 )
 
 func (r *Model) openCheck(i int, q *quiz.Question) {
-	qm := quizscreen.NewQuestion(q, r.learner, r.styles)
+	qm := quizscreen.NewQuestion(q, r.learner, r.Styles)
 	r.check, r.checkIdx = &qm, i
 	r.refreshCheck()
 	r.checkVP.GotoTop()
@@ -25,9 +25,9 @@ func (r *Model) refreshCheck() {
 	body := r.check.View(tw)
 	if r.check.Answered() {
 		if e := r.check.Asked().Experiment; e != "" {
-			body += "\n\n" + r.styles.Accent.Render("x") + r.styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
+			body += "\n\n" + r.Styles.Accent.Render("x") + r.Styles.Text.Render(" runs the experiment "+e+" to see what really happens.")
 		}
-		body += "\n\n" + r.styles.Muted.Render("enter continues · esc back to the page")
+		body += "\n\n" + r.Styles.Muted.Render("enter continues · esc back to the page")
 	}
 	r.checkVP.SetContent(body)
 }

@@ -50,10 +50,9 @@ func DefaultKeyMap() KeyMap {
 // glamour in the background and cached per page and width, scrollable,
 // with the page's checkpoint questions asked in place.
 type Model struct {
-	styles  theme.Styles
+	screen.Base
 	keys    KeyMap
 	learner string
-	w, h    int
 
 	lesson *lessons.Lesson
 	page   int
@@ -71,13 +70,22 @@ type Model struct {
 	checkVP  viewport.Model             // the checkpoint's question and feedback
 }
 
-// New opens lesson l at page, or where the learner left off when page is
-// negative.
-func New(l *lessons.Lesson, page int, ctx screen.Context) *Model {
+// Options configure the reader.
+type Options struct {
+	// Lesson is the lesson to read.
+	Lesson *lessons.Lesson
+	// Page is the page to open at; negative opens the page where the
+	// learner left off.
+	Page int
+}
+
+// New opens opts.Lesson at opts.Page.
+func New(ctx screen.Context, opts Options) *Model {
+	l, page := opts.Lesson, opts.Page
 	vp := viewport.New()
 	vp.MouseWheelEnabled = true
 	r := &Model{
-		styles:   ctx.Styles,
+		Base:     screen.NewBase(ctx),
 		keys:     DefaultKeyMap(),
 		learner:  ctx.Learner,
 		vp:       vp,
@@ -107,7 +115,7 @@ func (r *Model) Init() tea.Cmd { return r.goTo(r.page) }
 
 // SetStyles replaces the styles; pages are rendered again in the new ones.
 func (r *Model) SetStyles(st theme.Styles) {
-	r.styles = st
+	r.Base.SetStyles(st)
 	r.shown = renderKey{}
 	r.refreshContent()
 	if r.check != nil {
@@ -121,9 +129,6 @@ func (r *Model) Capturing() bool { return r.check != nil }
 
 // Typing: a checkpoint that asks for a number takes ? and q as text.
 func (r *Model) Typing() bool { return r.check != nil && r.check.Typing() }
-
-// Close has nothing to release.
-func (r *Model) Close() {}
 
 // Update handles keys and finished renderings; a size or colour change
 // asks for renderings at the new width.
@@ -140,9 +145,9 @@ func (r *Model) Update(msg tea.Msg) (screen.Screen, tea.Cmd) {
 // sidebar is the page list shown beside the text on wide terminals.
 func (r Model) sidebarWidth() int {
 	switch {
-	case r.w >= 160:
+	case r.Width >= 160:
 		return 40
-	case r.w >= 120:
+	case r.Width >= 120:
 		return 30
 	}
 	return 0
@@ -151,7 +156,7 @@ func (r Model) sidebarWidth() int {
 // textWidth is the width Markdown is wrapped to: the whole body on small
 // terminals, a comfortable reading measure on large ones.
 func (r Model) textWidth() int {
-	w := r.w
+	w := r.Width
 	if sw := r.sidebarWidth(); sw > 0 {
 		w -= sw + 3
 	}
@@ -160,7 +165,7 @@ func (r Model) textWidth() int {
 
 // SetSize gives the reader its area.
 func (r *Model) SetSize(w, h int) {
-	r.w, r.h = w, h
+	r.Base.SetSize(w, h)
 	r.vp.SetWidth(r.textWidth())
 	r.vp.SetHeight(max(h-1, 1)) // one line for the page heading bar
 	r.checkVP.SetWidth(r.textWidth())
@@ -184,7 +189,7 @@ func (r *Model) goTo(page int) tea.Cmd {
 }
 
 func (r Model) key(page int) renderKey {
-	return renderKey{lesson: r.lesson.ID, page: page, width: r.textWidth(), style: r.styles.MarkdownStyle()}
+	return renderKey{lesson: r.lesson.ID, page: page, width: r.textWidth(), style: r.Styles.MarkdownStyle()}
 }
 
 func pageMarkdown(p lessons.Page) string {
@@ -208,7 +213,7 @@ func (r *Model) ensureRendered() tea.Cmd {
 			continue
 		}
 		r.pending[k] = true
-		cmds = append(cmds, renderCmd(r.styles, k, pageMarkdown(r.lesson.Pages[p])))
+		cmds = append(cmds, renderCmd(r.Styles, k, pageMarkdown(r.lesson.Pages[p])))
 	}
 	return tea.Batch(cmds...)
 }
@@ -230,9 +235,9 @@ func (r *Model) refreshContent() {
 		r.shown = k
 	} else {
 		p := r.lesson.Pages[r.page]
-		body = r.styles.Heading.Render(p.Title) + "\n\n" + r.styles.Text.Render(text.Wrap(p.Markdown, r.textWidth()))
+		body = r.Styles.Heading.Render(p.Title) + "\n\n" + r.Styles.Text.Render(text.Wrap(p.Markdown, r.textWidth()))
 		if r.failed != "" {
-			body = r.styles.Error.Render(text.Wrap(r.failed, r.textWidth())) + "\n\n" + body
+			body = r.Styles.Error.Render(text.Wrap(r.failed, r.textWidth())) + "\n\n" + body
 		}
 	}
 	off := r.vp.YOffset()

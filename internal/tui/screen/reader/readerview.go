@@ -37,9 +37,9 @@ func (r *Model) Status() string {
 // it on wide terminals.
 func (r *Model) View() string {
 	if r.lesson == nil || len(r.lesson.Pages) == 0 {
-		return r.styles.Muted.Render("This lesson has no pages.")
+		return r.Styles.Muted.Render("This lesson has no pages.")
 	}
-	st := r.styles
+	st := r.Styles
 	tw := r.textWidth()
 	var page string
 	if r.check != nil {
@@ -53,7 +53,7 @@ func (r *Model) View() string {
 		page = r.pageBar(tw) + "\n" + text.Window(r.lines, r.vp.YOffset(), r.vp.Height())
 	}
 	if sw := r.sidebarWidth(); sw > 0 {
-		return text.Columns(r.h, st.Muted.Render(" │ "), text.Block{Text: r.sidebar(sw), W: sw}, text.Block{Text: page, W: tw})
+		return text.Columns(r.Height, st.Muted.Render(" │ "), text.Block{Text: r.sidebar(sw), W: sw}, text.Block{Text: page, W: tw})
 	}
 	return page
 }
@@ -61,7 +61,7 @@ func (r *Model) View() string {
 // pageBar is the line above the text: dots for the pages, the current one
 // highlighted, read ones filled.
 func (r Model) pageBar(w int) string {
-	st := r.styles
+	st := r.Styles
 	var b strings.Builder
 	for i := range r.lesson.Pages {
 		switch {
@@ -76,7 +76,7 @@ func (r Model) pageBar(w int) string {
 }
 
 func (r Model) sidebar(w int) string {
-	st := r.styles
+	st := r.Styles
 	var b strings.Builder
 	b.WriteString(st.Heading.Render("Pages") + "\n")
 	for i, p := range r.lesson.Pages {
@@ -141,7 +141,7 @@ func percent(vp viewport.Model) int {
 
 // footer lists the page's checkpoints and "try it" links.
 func (r Model) footer() string {
-	st := r.styles
+	st := r.Styles
 	p := r.lesson.Pages[r.page]
 	w := r.textWidth()
 	var b strings.Builder

@@ -1,0 +1,50 @@
+package screen_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestScreensThatShowTextLinkNoEtcd: the screen contract names no etcd
+// type, so a screen that only shows text builds without etcd (the quiz
+// linked 636 packages, 44 of them etcd's server, for one field of
+// EtcdReady), and the lab screen, which passes etcd's address to go test,
+// links no etcd server either. Only the experiment screen runs clients.
+func TestScreensThatShowTextLinkNoEtcd(t *testing.T) {
+	const mod = "github.com/ownership-election/playground/internal/tui/screen"
+	forbid := map[string]string{
+		mod:                   "go.etcd.io/",
+		mod + "/home":         "go.etcd.io/",
+		mod + "/quiz":         "go.etcd.io/",
+		mod + "/reader":       "go.etcd.io/",
+		mod + "/progressview": "go.etcd.io/",
+		mod + "/lab":          "go.etcd.io/etcd/server/",
+	}
+	args := []string{"list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}"}
+	for p := range forbid {
+		args = append(args, p)
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, " ")
+		prefix, ok := forbid[pkg]
+		if !ok {
+			continue
+		}
+		seen++
+		for _, d := range strings.Fields(deps) {
+			if strings.HasPrefix(d, prefix) {
+				t.Errorf("%s links %s", pkg, d)
+				break
+			}
+		}
+	}
+	if seen != len(forbid) {
+		t.Fatalf("go list answered for %d of %d packages:\n%s", seen, len(forbid), out)
+	}
+}
