@@ -10,7 +10,7 @@ import (
 )
 
 // Lessons 03-locks-and-the-ttl-bug ("The watchdog") and 04-renewable-leases
-// ("Stop before the lease ends") say etcd's client gives up on a lease at
+// ("Losing the lease means stopping now") say etcd's client gives up on a lease at
 // the time the last keep-alive *reply* arrived plus the TTL, checked once
 // a second. The server started its countdown when it handled the request,
 // before it replied, so that deadline is later than the server's: a
@@ -45,7 +45,7 @@ func TestClientKeepAliveDeadlineIsReplyPlusTTL(t *testing.T) {
 	}
 	closed := time.Since(replied)
 	const where = "update content/lessons/03-locks-and-the-ttl-bug/lesson.md (\"The watchdog\") and " +
-		"04-renewable-leases (\"Stop before the lease ends\")"
+		"04-renewable-leases (\"Losing the lease means stopping now\")"
 	// Deadline = reply + TTL, reaped by a loop that wakes every second;
 	// 300 ms of slack for a loaded machine.
 	lo, hi := time.Duration(ttl)*time.Second, time.Duration(ttl)*time.Second+1300*time.Millisecond

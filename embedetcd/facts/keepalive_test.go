@@ -14,8 +14,8 @@ import (
 const keepAliveTTL = 6
 
 // content/lessons/06-tuning-the-ttl/lesson.md, page "Sizing the TTL from
-// R, J and S" (section "Heartbeat at TTL/3"), lesson 04's page "The
-// renewal loop" (section "How often: TTL/2, or TTL/3 like etcd") and
+// R, J and S" (section "Heartbeat at TTL/3"), lesson 04's page "How
+// often to renew: TTL/2, or TTL/3 like etcd" and
 // lesson 07-etcd-election-recipe, page "The etcd recipe in one
 // transaction", say etcd's client renews every TTL/3. Its send loop wakes
 // every 500 ms, so a renewal goes out between TTL/3 and TTL/3 + 500 ms
@@ -62,9 +62,8 @@ func TestKeepAliveEveryThirdOfTTL(t *testing.T) {
 	t.Logf("keep-alive intervals: %s", strings.Join(got, ", "))
 }
 
-// Lesson 04-renewable-leases, page "Which sizing rule, and where etcd's
-// client differs", and content/lessons/06-tuning-the-ttl/lesson.md, page
-// "Putting it together", rest the pause budget of about 2T/3 - 0.5 s on
+// Lesson 04-renewable-leases, page "Where etcd's client differs", and
+// content/lessons/06-tuning-the-ttl/lesson.md, page "Putting it together", rest the pause budget of about 2T/3 - 0.5 s on
 // this: once a keep-alive is overdue, etcd's client resends it every
 // 500 ms instead of waiting another TTL/3. The
 // proxy freezes the connection right after an answer; while frozen, the
@@ -115,7 +114,7 @@ collect:
 	if n < 4 {
 		t.Errorf("after a 2.5 s stretch of overdue keep-alives the client had sent %d, want at least 4 "+
 			"(one every 500 ms): update the pause budget 2T/3 - 0.5 s in lesson 04 "+
-			"(\"Which sizing rule, and where etcd's client differs\") and "+
+			"(\"Where etcd's client differs\") and "+
 			"content/lessons/06-tuning-the-ttl/lesson.md (\"Putting it together\")", n)
 	}
 	t.Logf("%d keep-alive answers arrived after the thaw", n)
