@@ -46,6 +46,10 @@ func (s *Store) Get(key string) (value string, version int64, ok bool) {
 //   - key present and its value == expected: overwrite, (version, true, nil)
 //   - otherwise: change nothing, return (0, false, nil)
 //
+// A swap that does not write returns version 0 and changes nothing, not
+// even the key's deadline. ErrKeyNotFound may be wrapped. "" is a value
+// like any other: a key that holds "" is present.
+//
 // Every successful write gets a version larger than any version this store
 // has handed out before, for any key, even one that has since expired.
 // ttl > 0 makes the key expire ttl after this write (it is absent from

@@ -72,9 +72,12 @@ func TestStep1_CreateWhenAbsent(t *testing.T) {
 		t.Fatalf(`after a successful create Get("leader") = (%q, %d, %v), want ("replica-1", %d, true): Get must return what the write stored and the version it returned`, got, gotV, found, v)
 	}
 	// Expected "" means "only if absent", not "whatever is there".
-	_, ok, err = s.CompareAndSwap("leader", "", "replica-2", 0)
+	lost, ok, err := s.CompareAndSwap("leader", "", "replica-2", 0)
 	if ok || err != nil {
 		t.Fatalf(`CompareAndSwap("leader", "", "replica-2") while replica-1 holds the key = (swapped=%v, err=%v), want (false, nil): an empty expected value means "only if absent", so a second replica must not take a held key`, ok, err)
+	}
+	if lost != 0 {
+		t.Fatalf(`CompareAndSwap("leader", "", "replica-2") while replica-1 holds the key returned version %d, want 0: a swap that did not write returns version 0 (the README's table), not the version of the key it found`, lost)
 	}
 	if got, _, _ := s.Get("leader"); got != "replica-1" {
 		t.Fatalf("after a losing create the key holds %q, want %q (the first writer keeps it)", got, "replica-1")
@@ -84,9 +87,9 @@ func TestStep1_CreateWhenAbsent(t *testing.T) {
 func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 	s := NewStore()
 	t.Run("absent key with an expected value is an error", func(t *testing.T) {
-		_, ok, err := s.CompareAndSwap("lock", "0", "1", 0)
-		if ok || !errors.Is(err, ErrKeyNotFound) {
-			t.Fatalf(`CompareAndSwap("lock", "0", "1") on an absent key = (swapped=%v, err=%v), want (false, ErrKeyNotFound)`, ok, err)
+		v, ok, err := s.CompareAndSwap("lock", "0", "1", 0)
+		if v != 0 || ok || !errors.Is(err, ErrKeyNotFound) {
+			t.Fatalf(`CompareAndSwap("lock", "0", "1") on an absent key = (%d, %v, %v), want (0, false, ErrKeyNotFound)`, v, ok, err)
 		}
 		if _, _, found := s.Get("lock"); found {
 			t.Fatal(`CompareAndSwap("lock", "0", "1") on an absent key created it anyway; a swap that expected a value must change nothing when the key is missing`)
@@ -107,12 +110,28 @@ func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 	})
 	t.Run("different value fails and changes nothing", func(t *testing.T) {
 		_, before, _ := s.Get("lock")
-		_, ok, err := s.CompareAndSwap("lock", "0", "1", 0)
+		v, ok, err := s.CompareAndSwap("lock", "0", "1", 0)
 		if ok || err != nil {
 			t.Fatalf(`CompareAndSwap("lock", "0", "1") while it holds "1" = (swapped=%v, err=%v), want (false, nil)`, ok, err)
 		}
+		if v != 0 {
+			t.Fatalf(`CompareAndSwap("lock", "0", "1") while it holds "1" failed but returned version %d, want 0: a failed swap returns (0, false, nil), whatever version the key has (%d); a caller must not mistake it for the version of a write`, v, before)
+		}
 		if got, after, _ := s.Get("lock"); got != "1" || after != before {
 			t.Fatalf("a failed swap changed the key to (%q, version %d), want it untouched (\"1\", %d): a compare that fails must not write", got, after, before)
+		}
+	})
+	t.Run("an empty value is a value", func(t *testing.T) {
+		s := NewStore()
+		v, ok, err := s.CompareAndSwap("flag", "", "", 0)
+		if !ok || err != nil || v <= 0 {
+			t.Fatalf(`CompareAndSwap("flag", "", "") on an absent key = (%d, %v, %v), want (a version, true, nil): writing "" is a write like any other`, v, ok, err)
+		}
+		if got, gotV, found := s.Get("flag"); !found || got != "" || gotV != v {
+			t.Fatalf(`after writing "" Get("flag") = (%q, %d, %v), want ("", %d, true): a key that holds "" is present`, got, gotV, found, v)
+		}
+		if _, ok, err := s.CompareAndSwap("flag", "x", "y", 0); ok || err != nil {
+			t.Fatalf(`CompareAndSwap("flag", "x", "y") while the key holds "" = (swapped=%v, err=%v), want (false, nil): the key is present and holds something else than "x", so this is a failed swap, not ErrKeyNotFound`, ok, err)
 		}
 	})
 }
@@ -192,6 +211,7 @@ func TestStep4_ExpiryMakesKeyAbsent(t *testing.T) {
 			t.Fatalf("the key expired at 10 s; a create (expected \"\") = (swapped=%v, err=%v), want (true, nil): an expired key is absent for CompareAndSwap too, so a new holder can take it", ok, err)
 		}
 		// A swap refreshes the TTL from the moment of the swap.
+		// (A failed swap, below, changes nothing: not the deadline either.)
 		advance(6 * time.Second)
 		s.CompareAndSwap("lock", "replica-2", "replica-2", 10*time.Second)
 		advance(6 * time.Second)
@@ -217,6 +237,40 @@ func TestStep4_ExpiryMakesKeyAbsent(t *testing.T) {
 		if got, _, ok := s.Get("blink"); ok {
 			t.Fatalf("1 ns after a write with a 1 ns TTL the key still holds %q; it has expired", got)
 		}
+	})
+	t.Run("a swap on an expired key that nothing has read since", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := NewStore()
+			s.CompareAndSwap("lock", "", "replica-1", 10*time.Second)
+			advance(10 * time.Second)
+			// No Get in between: whatever cleans up expired keys has not
+			// run, and CompareAndSwap alone must see the deadline.
+			if v, ok, err := s.CompareAndSwap("lock", "replica-1", "replica-1", 10*time.Second); v != 0 || ok || !errors.Is(err, ErrKeyNotFound) {
+				t.Fatalf("the key expired at 10 s and nothing read it since; a swap expecting its old value %q = (%d, %v, %v), want (0, false, ErrKeyNotFound): CompareAndSwap must check the deadline itself, in every case, not only when creating", "replica-1", v, ok, err)
+			}
+			if _, _, ok := s.Get("lock"); ok {
+				t.Fatal("a swap on the expired key brought it back: a swap that fails with ErrKeyNotFound writes nothing")
+			}
+		})
+	})
+	t.Run("a failed swap keeps the deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := NewStore()
+			s.CompareAndSwap("lock", "", "replica-1", 10*time.Second)
+			advance(6 * time.Second)
+			for _, ttl := range []time.Duration{0, time.Hour} {
+				if _, ok, _ := s.CompareAndSwap("lock", "replica-2", "replica-2", ttl); ok {
+					t.Fatal(`CompareAndSwap("lock", "replica-2", ...) succeeded while the key holds "replica-1"`)
+				}
+				if _, ok, _ := s.CompareAndSwap("lock", "", "replica-2", ttl); ok {
+					t.Fatal(`a create of "lock" succeeded while replica-1 holds it`)
+				}
+			}
+			advance(4 * time.Second)
+			if got, _, ok := s.Get("lock"); ok {
+				t.Fatalf("10 s after a write with a 10 s TTL the key still holds %q; the failed swaps in between (with ttl 0 and 1 h) must not have moved its deadline: a swap that fails changes nothing", got)
+			}
+		})
 	})
 }
 

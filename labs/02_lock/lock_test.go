@@ -300,6 +300,26 @@ func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
 			}
 		})
 	})
+	t.Run("an operator deleted the key and another replica took it", func(t *testing.T) {
+		// Well within replica-a's TTL by any clock: what tells replica-a
+		// that the lock is no longer its own is the store, not the time.
+		synctest.Test(t, func(t *testing.T) {
+			s, _ := newStore(t)
+			a := New(s, key, "replica-a", 10*time.Second)
+			b := New(s, key, "replica-b", 10*time.Second)
+			if ok, _ := a.TryLock(); !ok {
+				t.Fatal("replica-a could not take a free lock")
+			}
+			time.Sleep(2 * time.Second)
+			s.Delete(key) // an operator clears the lock by hand
+			if ok, _ := b.TryLock(); !ok {
+				t.Fatal("replica-b could not take the lock after an operator deleted the key")
+			}
+			wantNotHeld(t, a.Unlock(), "replica-a's Unlock 2 s into its 10 s lock, after an operator deleted the key and replica-b took it",
+				"less than a TTL since the lock was taken does not mean it is still yours; ask the store, with your value and version, in the delete itself")
+			holds(t, s, "replica-b", "replica-a's Unlock must not release replica-b's lock, however recent replica-a's own lock write")
+		})
+	})
 	t.Run("the lock expires in the middle of your Unlock", func(t *testing.T) {
 		// The holder pauses past its TTL between two requests of its own
 		// Unlock (after each request in turn), and another replica takes

@@ -79,8 +79,11 @@ func (l *Lease) Renew() error {
 	return labs.ErrNotImplemented
 }
 
-// Run renews the lease every TTL/2 until ctx ends (it returns ctx.Err()) or
-// a renewal fails: then it calls onLost once, at once, and returns ErrLost.
+// Run renews the lease every TTL/2 until ctx ends (it returns ctx.Err(),
+// never nil, and does not call onLost) or a renewal fails: then it calls
+// onLost once, at once, and returns ErrLost (wrapped or not). If it gives
+// the lease back when ctx ends, it does so with a compare-and-delete of
+// its own value and version, and MayAct is false from then on.
 func (l *Lease) Run(ctx context.Context, onLost func()) error {
 	// TODO: a time.Ticker and a select on ctx.Done() and the ticker. Mind
 	// the 1 ns TTL: TTL/2 is 0 then, and time.NewTicker panics on 0.

@@ -420,6 +420,59 @@ func renewals(p *probe, owner string) func() []time.Time {
 func TestStep3_RenewsEveryHalfTTL(t *testing.T) {
 	t.Run("a 10 s lease for a minute", renewsEveryHalfTTL)
 	t.Run("the shortest TTL, 1 ns", shortestTTL)
+	t.Run("a context deadline ends Run", deadlineEndsRun)
+	t.Run("the end of Run takes nothing from a new holder", endTakesNothing)
+}
+
+// deadlineEndsRun checks that Run returns ctx.Err() whatever ended the
+// context: a deadline gives context.DeadlineExceeded, not Canceled.
+func deadlineEndsRun(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		s, p := newStore(t)
+		a := acquire(t, s, "replica-a", 10*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 12*time.Second)
+		defer cancel()
+		start := time.Now()
+		r := startRun(t, p, ctx, a, 10*time.Second, func() {
+			t.Error("onLost was called although the lease was healthy until the context's deadline")
+		})
+		if !r.within(time.Minute) {
+			t.Fatal("Run was still running a minute after its context's 12 s deadline: wait on ctx.Done() too")
+		}
+		if !errors.Is(r.err, context.DeadlineExceeded) {
+			t.Fatalf("Run whose context reached its deadline returned %v, want context.DeadlineExceeded: return ctx.Err(), which says why the context ended (Canceled only when it was cancelled)", r.err)
+		}
+		if d := r.at.Sub(start); d != 12*time.Second {
+			t.Errorf("Run returned %v after it started, want 12s: at the context's deadline", d)
+		}
+		if a.MayAct(time.Now()) && holder(s) == "" {
+			t.Error("Run gave the lease back when its context ended, but MayAct(now) is still true: once the key is gone no worker may act on it")
+		}
+	})
+}
+
+// endTakesNothing: the lease is taken from replica-a between two of its
+// renewals (an operator deletes the key, replica-b acquires it), and
+// replica-a's Run is stopped before its next renewal could notice. A Run
+// that gives the lease back must do so only if the key is still its own.
+func endTakesNothing(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		s, p := newStore(t)
+		a := acquire(t, s, "replica-a", 10*time.Second)
+		ctx, cancel := context.WithCancel(t.Context())
+		r := startRun(t, p, ctx, a, 10*time.Second, func() {})
+		time.Sleep(6 * time.Second) // after the renewal at 5 s
+		s.Delete(key)
+		acquire(t, s, "replica-b", 10*time.Second)
+		time.Sleep(time.Second)
+		cancel()
+		if !r.within(time.Second) {
+			t.Fatal("Run did not return within 1 s of its context being cancelled")
+		}
+		if got := holder(s); got != "replica-b" {
+			t.Fatalf("replica-a's Run was cancelled 1 s after replica-b took the lease over; the key now holds %q, want replica-b: giving the lease back when Run ends must be a compare-and-delete with your value and version, never a plain Delete", got)
+		}
+	})
 }
 
 func renewsEveryHalfTTL(t *testing.T) {

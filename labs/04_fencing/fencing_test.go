@@ -71,6 +71,12 @@ func TestStep1_RejectsLowerToken(t *testing.T) {
 	if v, tok := s.Read("report.csv"); v != "leader-b-committed" || tok != 8 {
 		t.Fatalf("after writes with tokens 7, 8 and a stale 7, Read = (%q, %d), want (%q, 8): the stale write must change nothing", v, tok, "leader-b-committed")
 	}
+	// A stale write is refused even when it carries the value the
+	// resource holds already: the caller must hear that it is no longer
+	// the owner, whatever it wrote.
+	if err := s.Write("report.csv", 7, "leader-b-committed"); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(token 7, %q) after token 8 wrote that same value = %v, want ErrStaleToken: the token decides, not the value; a leader told nil here goes on believing it owns the resource", "leader-b-committed", err)
+	}
 	// The bar is the highest token accepted, not the last one seen.
 	if err := s.Write("report.csv", 5, "older still"); !errors.Is(err, ErrStaleToken) {
 		t.Fatalf("Write(token 5) after 8 = %v, want ErrStaleToken: 5 is lower than the highest token accepted", err)
