@@ -79,6 +79,7 @@ func (t *Test) subEvent(name, action string) {
 	}
 	st := &t.Subtests[i]
 	switch {
+	case action != "run" && action != "pass" && action != "fail" && action != "skip":
 	case action == "fail":
 		st.Status = Fail
 	case action == "pass" && st.Status != Fail:
@@ -261,76 +262,86 @@ func (r *Result) testEvent(ev event) {
 		r.byName[top] = t
 		r.Tests = append(r.Tests, t)
 	}
-	if isSub {
-		switch ev.Action {
-		case "run", "pass", "fail", "skip":
-			t.subEvent(ev.Test, ev.Action)
-		}
-	}
-	switch ev.Action {
-	case "run":
-		if !isSub {
-			t.current = lineBuf{}
-			t.subStart = nil
-			t.finished = false
-			t.started = true
-			t.verdict = false
-		}
-	case "output":
+	switch {
+	case isSub && ev.Action == "output":
+		t.subOutput(ev.Test, strings.TrimRight(ev.Output, "\n"))
+	case isSub:
+		t.subEvent(ev.Test, ev.Action)
+	case ev.Action == "run":
+		t.begin()
+	case ev.Action == "output":
 		line := strings.TrimRight(ev.Output, "\n")
-		switch {
-		case isSub && strings.HasPrefix(strings.TrimSpace(line), "=== RUN"):
-			if t.subStart == nil {
-				t.subStart = map[string]int{}
-			}
-			t.subStart[ev.Test] = t.current.len()
-		case isSub && strings.HasPrefix(strings.TrimSpace(line), "--- FAIL"):
-			// go test prints a subtest's verdict after its messages; put
-			// it first so the messages read as belonging to it.
-			at, ok := t.subStart[ev.Test]
-			if !ok {
-				at = t.current.len()
-			}
-			t.current.insert(at, strings.TrimSpace(line))
-		case !isSub && topVerdict(line, top):
+		if topVerdict(line, top) {
 			t.verdict = true
-		case !framing(line):
+		} else if !framing(line) {
 			t.current.add(line)
 		}
-	case "pass", "fail", "skip":
-		if isSub {
-			return
+	case ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip":
+		t.end(ev)
+	}
+}
+
+// begin starts a repeat of the test.
+func (t *Test) begin() {
+	t.current = lineBuf{}
+	t.subStart = nil
+	t.finished = false
+	t.started = true
+	t.verdict = false
+}
+
+// subOutput keeps a line a subtest printed.
+func (t *Test) subOutput(name, line string) {
+	switch trimmed := strings.TrimSpace(line); {
+	case strings.HasPrefix(trimmed, "=== RUN"):
+		if t.subStart == nil {
+			t.subStart = map[string]int{}
 		}
-		if ev.Action == "pass" && !t.verdict {
-			// test2json ends a test that was running when the binary
-			// exited as passed; without the testing package's own
-			// "--- PASS" line it did not pass. finish decides what it was.
-			return
+		t.subStart[name] = t.current.len()
+	case strings.HasPrefix(trimmed, "--- FAIL"):
+		// go test prints a subtest's verdict after its messages; put
+		// it first so the messages read as belonging to it.
+		at, ok := t.subStart[name]
+		if !ok {
+			at = t.current.len()
 		}
-		t.finished = true
-		t.started = false
-		t.Runs++
-		t.Elapsed = time.Duration(ev.Elapsed * float64(time.Second))
-		t.Output = t.current.lines()
-		t.Repeats = append(t.Repeats, statusOf(ev.Action))
-		switch ev.Action {
-		case "fail":
-			t.Fails++
+		t.current.insert(at, trimmed)
+	case !framing(line):
+		t.current.add(line)
+	}
+}
+
+// end ends a repeat of the test with ev's verdict.
+func (t *Test) end(ev event) {
+	if ev.Action == "pass" && !t.verdict {
+		// test2json ends a test that was running when the binary
+		// exited as passed; without the testing package's own
+		// "--- PASS" line it did not pass. finish decides what it was.
+		return
+	}
+	t.finished = true
+	t.started = false
+	t.Runs++
+	t.Elapsed = time.Duration(ev.Elapsed * float64(time.Second))
+	t.Output = t.current.lines()
+	t.Repeats = append(t.Repeats, statusOf(ev.Action))
+	switch ev.Action {
+	case "fail":
+		t.Fails++
+		if t.Failure == nil {
+			t.Failure = t.Output
 			if t.Failure == nil {
-				t.Failure = t.Output
-				if t.Failure == nil {
-					t.Failure = []string{}
-				}
+				t.Failure = []string{}
 			}
-			t.Status = Fail
-		case "pass":
-			if t.Status != Fail {
-				t.Status = Pass
-			}
-		case "skip":
-			if t.Status == NotRun {
-				t.Status = Skip
-			}
+		}
+		t.Status = Fail
+	case "pass":
+		if t.Status != Fail {
+			t.Status = Pass
+		}
+	case "skip":
+		if t.Status == NotRun {
+			t.Status = Skip
 		}
 	}
 }
