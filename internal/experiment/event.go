@@ -45,6 +45,7 @@ const (
 	Measured          Kind = "measured"           // a number the scenario measured (Value, Unit)
 	Note              Kind = "note"               // anything else worth a line
 	Waiting           Kind = "waiting"            // the script cannot go on until a replica held down is let go
+	PartBegins        Kind = "part"               // a named part of the run begins (a variant); Text is its name
 	KeyChanged        Kind = "etcd"               // the run's watch saw a key put or deleted (Facts)
 	Stalled           Kind = "stalled"            // a replica's network froze for a while (Value: seconds), work going on
 	MemberStopped     Kind = "member-stopped"     // an etcd member was stopped (Replica: the member)
@@ -73,6 +74,8 @@ type Event struct {
 	// Facts are the request and etcd's (or the resource's) answer behind
 	// the event, nil for events that are not about a call.
 	Facts *Facts
+	// Figure names a Measured number the verdict keeps ("gap_ttl1_s").
+	Figure string
 }
 
 type jsonEvent struct {
@@ -87,6 +90,7 @@ type jsonEvent struct {
 	Step    int     `json:"step,omitempty"`
 	Origin  Origin  `json:"origin,omitempty"`
 	Facts   *Facts  `json:"facts,omitempty"`
+	Figure  string  `json:"figure,omitempty"`
 	// NS is At in nanoseconds, so a history read back orders and
 	// anchors its events exactly as they were recorded.
 	NS int64 `json:"ns,omitempty"`
@@ -98,7 +102,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jsonEvent{
 		T: float64(e.At.Milliseconds()) / 1000, Kind: e.Kind, Replica: e.Replica,
 		Token: e.Token, TTL: e.TTL, Value: e.Value, Unit: e.Unit, Text: e.Text,
-		Step: e.Step, Origin: e.Origin, Facts: e.Facts, NS: int64(e.At),
+		Step: e.Step, Origin: e.Origin, Facts: e.Facts, Figure: e.Figure, NS: int64(e.At),
 	})
 }
 
@@ -113,7 +117,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		at = time.Duration(math.Round(j.T*1000)) * time.Millisecond
 	}
 	*e = Event{At: at, Kind: j.Kind, Replica: j.Replica, Token: j.Token, TTL: j.TTL, Value: j.Value,
-		Unit: j.Unit, Text: j.Text, Step: j.Step, Origin: j.Origin, Facts: j.Facts}
+		Unit: j.Unit, Text: j.Text, Step: j.Step, Origin: j.Origin, Facts: j.Facts, Figure: j.Figure}
 	return nil
 }
 

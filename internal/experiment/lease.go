@@ -148,7 +148,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 		}
 		return nil
 	case err == nil || isLeaseNotFound(err):
-		l.markLost("renewal refused: etcd no longer knows the lease (it expired)", &Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0")})
+		l.markLost("renewal refused: etcd no longer knows the lease (it expired or was revoked)", &Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0")})
 		return errLeaseGone
 	case ctx.Err() != nil:
 		return ctx.Err()

@@ -233,6 +233,10 @@ func (run *Run) execute() {
 	}
 	run.finalStore()
 	run.stopKeyWatch()
+	if len(run.Scenario.Shows) > 0 && !run.asLearner {
+		h := run.History()
+		v = Check(&h, err)
+	}
 	if err != nil {
 		v.Showed = false
 		if v.Summary == "" {

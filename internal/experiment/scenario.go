@@ -36,6 +36,10 @@ type Scenario struct {
 	MinTTL int64
 
 	Run func(ctx context.Context, run *Run) (Verdict, error)
+	// Shows is what the scenario exists to show, as properties of its
+	// history: the checker's verdict (Check) replaces the script's
+	// when it has any.
+	Shows []Property
 }
 
 // scenarios is every scenario, in course order: the order of the lessons
@@ -130,6 +134,9 @@ func variants(choice *bool) []bool {
 	}
 	return []bool{false, true}
 }
+
+// runs says whether a run with the on/off choice runs the variant v.
+func runs(choice *bool, v bool) bool { return choice == nil || *choice == v }
 
 // SharedCluster says whether the scenario can run on a shared cluster
 // reached with settings a (nil), or why not (ErrNeedsCluster,

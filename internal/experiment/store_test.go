@@ -27,9 +27,9 @@ func storeScript(check func(ctx context.Context, run *Run, stage string) error) 
 		if err := check(ctx, run, "empty"); err != nil {
 			return Verdict{}, err
 		}
-		l, ok, err := lockTTL(ctx, rs[0], "lock", 3)
-		if err != nil || !ok {
-			return Verdict{}, fmt.Errorf("lock: %v %v", ok, err)
+		l, f, err := lockTTL(ctx, rs[0], "lock", 3, false)
+		if err != nil || l == nil {
+			return Verdict{}, fmt.Errorf("lock: %+v %v", f, err)
 		}
 		if err := check(ctx, run, "locked"); err != nil {
 			return Verdict{}, err
@@ -183,8 +183,8 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 				close(resumed)
 				rs[0].Resume()
 			}()
-			if _, ok, err := lockTTL(ctx, rs[0], "lock", 1); err != nil || !ok {
-				return Verdict{}, fmt.Errorf("lock after resume: %v %v", ok, err)
+			if l, f, err := lockTTL(ctx, rs[0], "lock", 1, false); err != nil || l == nil {
+				return Verdict{}, fmt.Errorf("lock after resume: %+v %v", f, err)
 			}
 			return Verdict{Showed: true}, nil
 		}}

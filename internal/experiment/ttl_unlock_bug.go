@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -12,57 +13,125 @@ import (
 var ttlUnlockBugScenario = &Scenario{
 	Name:            "ttl-unlock-bug",
 	Title:           "The TTL unlock bug: naive vs versioned unlock",
-	Summary:         "P1 holds a TTL lock, pauses past the TTL, P2 takes the lock, P1 wakes and unlocks, P3 locks. With a plain delete P2 and P3 both own the lock; with an unlock that checks the key's revision, P1's unlock fails and P3 waits.",
+	Summary:         "P1 takes a TTL lock it does not renew and is paused past the TTL; P2 takes the free lock and keeps its lease alive; P1 wakes and unlocks; P3 tries the lock. Once with unlock as a plain delete, once with a delete that checks the key's revision.",
 	Faults:          "pause P1 past its TTL",
 	DefaultReplicas: 3, MinReplicas: 3, MaxReplicas: 3,
 	DefaultTTL: 1,
 	Run:        runUnlockBug,
+	Shows: []Property{
+		{Part: naivePart, Check: naiveShowsTwoOwners, When: func(p Params) bool { return runs(p.VersionedUnlock, false) }},
+		{Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p Params) bool { return runs(p.VersionedUnlock, true) }},
+	},
 }
+
+const (
+	naivePart     = "naive unlock (plain delete)"
+	versionedPart = "versioned unlock (delete only if ModRevision matches)"
+)
 
 // ttlLock is the lock of the course's early lessons: a key created with
-// compare-and-swap under a lease that nobody renews. Its token is the
-// revision of the write that created it.
+// compare-and-swap under a lease. Its token is the revision of the write
+// that created it. P1's lease is not renewed (that is the bug's cause);
+// the other holders keep theirs alive, as a live process would.
 type ttlLock struct {
 	key   string
-	lease clientv3.LeaseID
+	lease *Lease
 	rev   int64
+	stop  context.CancelFunc
 }
 
-func lockTTL(ctx context.Context, r *Replica, key string, ttl int64) (*ttlLock, bool, error) {
+// lockTTL takes key for r on a lease of ttl seconds, renewed when keep.
+// It returns the lock when the create-if-absent succeeded, and the facts
+// of etcd's answer either way (the key as it was when it failed).
+func lockTTL(ctx context.Context, r *Replica, key string, ttl int64, keep bool) (*ttlLock, *Facts, error) {
 	if err := r.await(ctx, "take the lock"); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	l, err := r.Grant(ctx, ttl, false)
+	lctx, stop := context.WithCancel(ctx)
+	l, err := r.Grant(lctx, ttl, keep)
 	if err != nil {
-		return nil, false, err
+		stop()
+		return nil, nil, fmt.Errorf("lock %s: %w", key, err)
 	}
 	resp, err := r.Client().Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, r.Name, clientv3.WithLease(l.ID))).Commit()
+		Then(clientv3.OpPut(key, r.Name, clientv3.WithLease(l.ID))).Else(clientv3.OpGet(key)).Commit()
 	if err != nil {
-		return nil, false, fmt.Errorf("lock %s: %w", key, err)
+		stop()
+		return nil, nil, fmt.Errorf("lock %s: %w", key, err)
 	}
-	return &ttlLock{key: key, lease: l.ID, rev: resp.Header.Revision}, resp.Succeeded, nil
+	f := &Facts{Op: "txn", Key: key, If: "create_revision(" + key + ") = 0", Revision: resp.Header.Revision,
+		Succeeded: resp.Succeeded, Lease: int64(l.ID), GrantedTTL: l.TTL}
+	if !resp.Succeeded {
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+			kv := storeKey(kvs[0])
+			f.Held = &kv
+		}
+		stop()
+		l.abandon(ctx)
+		return nil, f, nil
+	}
+	f.Held = &StoreKey{Key: key, Value: r.Name, CreateRevision: resp.Header.Revision, ModRevision: resp.Header.Revision, Version: 1, Lease: int64(l.ID)}
+	tl := &ttlLock{key: key, lease: l, rev: resp.Header.Revision, stop: stop}
+	if keep {
+		r.keepers.Add(1)
+		go func() { defer r.keepers.Done(); tl.noticeLoss(lctx, r) }()
+	}
+	return tl, f, nil
+}
+
+// noticeLoss steps the holder down when its renewals find the lease gone.
+func (tl *ttlLock) noticeLoss(ctx context.Context, r *Replica) {
+	select {
+	case <-tl.lease.Lost():
+		if r.State().Role == RoleOwner {
+			r.setRole(RoleFollower, 0)
+			r.Emit(Event{Kind: Lost, Token: tl.rev, Text: "its lease is gone, so is its lock key: no longer holds the lock"})
+		}
+	case <-ctx.Done():
+	}
+}
+
+// release lets the lock go at the end of a part: renewals stop and the
+// lease is revoked, which deletes the key if it is still this lock's.
+func (tl *ttlLock) release(ctx context.Context) {
+	tl.stop()
+	tl.lease.abandon(context.WithoutCancel(ctx))
 }
 
 // unlock deletes the key: plainly (naive) or only if it is still the
-// write this lock made (versioned). It reports whether a key was deleted.
-func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (bool, error) {
+// write this lock made (versioned). The facts say what etcd deleted.
+func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*Facts, error) {
 	if err := r.await(ctx, "unlock"); err != nil {
-		return false, err
+		return nil, err
 	}
 	if !versioned {
-		resp, err := r.Client().Delete(ctx, tl.key)
+		resp, err := r.Client().Delete(ctx, tl.key, clientv3.WithPrevKV())
 		if err != nil {
-			return false, err
+			return nil, fmt.Errorf("unlock %s: %w", tl.key, err)
 		}
-		return resp.Deleted > 0, nil
+		f := &Facts{Op: "delete", Key: tl.key, Revision: resp.Header.Revision, Succeeded: true, Deleted: resp.Deleted}
+		for _, kv := range resp.PrevKvs {
+			f.Prev = append(f.Prev, storeKey(kv))
+		}
+		return f, nil
 	}
 	resp, err := r.Client().Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(tl.key), "=", tl.rev)).
-		Then(clientv3.OpDelete(tl.key)).Commit()
+		Then(clientv3.OpDelete(tl.key, clientv3.WithPrevKV())).Else(clientv3.OpGet(tl.key)).Commit()
 	if err != nil {
-		return false, err
+		return nil, fmt.Errorf("unlock %s: %w", tl.key, err)
 	}
-	return resp.Succeeded, nil
+	f := &Facts{Op: "txn", Key: tl.key, If: fmt.Sprintf("mod_revision(%s) = %d", tl.key, tl.rev), Revision: resp.Header.Revision, Succeeded: resp.Succeeded}
+	if resp.Succeeded {
+		d := resp.Responses[0].GetResponseDeleteRange()
+		f.Deleted = d.Deleted
+		for _, kv := range d.PrevKvs {
+			f.Prev = append(f.Prev, storeKey(kv))
+		}
+	} else if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+		kv := storeKey(kvs[0])
+		f.Held = &kv
+	}
+	return f, nil
 }
 
 func runUnlockBug(ctx context.Context, run *Run) (Verdict, error) {
@@ -70,139 +139,226 @@ func runUnlockBug(ctx context.Context, run *Run) (Verdict, error) {
 	for i := range ps {
 		r, err := run.newReplica(fmt.Sprintf("p%d", i+1))
 		if err != nil {
-			return Verdict{}, err
+			return Verdict{}, fmt.Errorf("set up: %w", err)
 		}
 		ps[i] = r
 	}
-	v := Verdict{Showed: true, Figures: map[string]float64{}}
-	var summary []string
 	for _, versioned := range variants(run.Params.VersionedUnlock) {
-		name := "naive unlock (plain delete)"
-		if versioned {
-			name = "versioned unlock (delete only if ModRevision matches)"
-		}
-		run.resetMonitor()
-		owners, err := unlockVariant(ctx, run, ps, versioned, name)
-		if err != nil {
+		if err := unlockVariant(ctx, run, ps, versioned); err != nil {
 			return Verdict{}, err
 		}
-		two, _ := run.violations()
-		key := "naive"
-		if versioned {
-			key = "versioned"
-		}
-		v.Figures[key+"_owners_at_end"] = float64(owners)
-		v.Figures[key+"_violations"] = float64(two)
-		if versioned {
-			v.Showed = v.Showed && two == 0 && owners == 1
-			summary = append(summary, fmt.Sprintf("versioned unlock: P1's unlock failed, P3 did not get the lock, %d owner(s) and no violation", owners))
-		} else {
-			v.Showed = v.Showed && two > 0 && owners == 2
-			summary = append(summary, fmt.Sprintf("naive unlock: P1 deleted P2's lock and P3 took it, %d owners at once", owners))
-		}
 	}
-	v.Summary = joinSentences(summary)
-	if !v.Showed {
-		v.Summary = "Unexpected outcome: " + v.Summary
-	}
-	return v, nil
+	return Verdict{}, nil
 }
 
-func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool, name string) (int, error) {
-	key := "lock-naive"
+func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool) error {
+	key, part := "lock-naive", naivePart
 	if versioned {
-		key = "lock-versioned"
+		key, part = "lock-versioned", versionedPart
 	}
+	run.Part(part)
 	p1, p2, p3 := ps[0], ps[1], ps[2]
-	if err := run.Phase(ctx, name+": P1 takes the lock"); err != nil {
-		return 0, err
+	// Taking the lock and the pause are one step: P1's lease is not
+	// renewed, so a learner reading between them would let it run out
+	// while P1 is still working, another story.
+	if err := run.Phase(ctx, part+": P1 takes the lock (not renewed) and is paused at once"); err != nil {
+		return err
 	}
-	l1, ok, err := lockTTL(ctx, p1, key, run.TTL())
-	if err != nil || !ok {
-		return 0, fmt.Errorf("P1 could not lock: %v", err)
+	l1, err := takeTTLLock(ctx, p1, key, run.TTL(), false)
+	if err != nil {
+		return err
 	}
-	p1.setRole(RoleOwner, l1.rev)
-	p1.Emit(Event{Kind: Acquired, Token: l1.rev, Text: fmt.Sprintf("locked %s (revision %d, %s, not renewed)", key, l1.rev, TTLLabel(run.TTL()))})
-
-	if err := run.Phase(ctx, "P1 pauses past its TTL; etcd expires the lock"); err != nil {
-		return 0, err
+	if l1 == nil {
+		return fmt.Errorf("%s: P1 could not take the free lock %s", part, key)
 	}
 	p1.pause(ByScript)
+	if err := awaitExpiry(ctx, run, p1, l1); err != nil {
+		return err
+	}
+	if err := run.Phase(ctx, "P2 takes the free lock and keeps its lease alive"); err != nil {
+		return err
+	}
+	l2, err := takeTTLLock(ctx, p2, key, run.TTL(), true)
+	if err != nil {
+		return err
+	}
+	if err := run.Phase(ctx, "P1 wakes up, believes it still holds the lock, and unlocks"); err != nil {
+		return err
+	}
+	p1.resume(ByScript)
+	f, err := l1.unlock(ctx, p1, versioned)
+	if err != nil {
+		return fmt.Errorf("%s: P1's unlock: %w", part, err)
+	}
+	p1.setRole(RoleFollower, 0)
+	p1.Emit(Event{Kind: Released, Token: l1.rev, Facts: f, Text: unlockText(f, l1.rev)})
+	if err := run.Phase(ctx, "P3 tries the lock"); err != nil {
+		return err
+	}
+	l3, err := takeTTLLock(ctx, p3, key, run.TTL(), true)
+	if err != nil {
+		return err
+	}
+	if err := run.Phase(ctx, "this variant is over: P2 and P3 let go"); err != nil {
+		return err
+	}
+	for i, l := range []*ttlLock{l2, l3} {
+		letGo(ctx, []*Replica{p2, p3}[i], l)
+	}
+	if _, err := run.Admin().Delete(ctx, key); err != nil {
+		return fmt.Errorf("%s: clean up: %w", part, err)
+	}
+	return nil
+}
+
+// takeTTLLock is lockTTL with the replica's events: owner with the
+// token etcd's answer gave, or told who holds the key.
+func takeTTLLock(ctx context.Context, r *Replica, key string, ttl int64, keep bool) (*ttlLock, error) {
+	l, f, err := lockTTL(ctx, r, key, ttl, keep)
+	if err != nil {
+		return nil, fmt.Errorf("%s takes %s: %w", r.Name, key, err)
+	}
+	renewed := "not renewed"
+	if keep {
+		renewed = "kept alive"
+	}
+	if l == nil {
+		text := fmt.Sprintf("lock taken: create_revision(%s) = 0 failed at revision %d", key, f.Revision)
+		if f.Held != nil {
+			text = fmt.Sprintf("lock taken: %s holds %s (created at revision %d), so it waits", key, f.Held.Value, f.Held.CreateRevision)
+		}
+		r.Emit(Event{Kind: Note, Facts: f, Text: text})
+		return nil, nil
+	}
+	r.setRole(RoleOwner, l.rev)
+	r.Emit(Event{Kind: Acquired, Token: l.rev, TTL: f.GrantedTTL, Facts: f,
+		Text: fmt.Sprintf("locked %s at revision %d (lease %x, %s, %s)", key, l.rev, f.Lease, TTLLabel(f.GrantedTTL), renewed)})
+	return l, nil
+}
+
+// awaitExpiry waits, as the script, until etcd no longer has P1's lock
+// key, and says what etcd answered about its lease.
+func awaitExpiry(ctx context.Context, run *Run, p1 *Replica, l1 *ttlLock) error {
 	gone := waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
-		g, err := run.Admin().Get(ctx, key)
+		g, err := run.Admin().Get(ctx, l1.key)
 		return err == nil && len(g.Kvs) == 0
 	})
 	if !gone {
-		return 0, fmt.Errorf("P1's lock never expired")
+		return fmt.Errorf("P1's lock %s was never deleted by etcd", l1.key)
 	}
-	run.Note("the lock key is gone: P1's lease expired while it was paused")
-
-	if err := run.Phase(ctx, "P2 takes the free lock"); err != nil {
-		return 0, err
+	ttl, err := run.Admin().TimeToLive(ctx, l1.lease.ID)
+	f := &Facts{Op: "timetolive", Lease: int64(l1.lease.ID), Succeeded: err == nil}
+	switch {
+	case err != nil:
+		f.Err = err.Error()
+		run.Emit(Event{Kind: Note, Facts: f, Text: "the lock key is gone; etcd did not say what became of P1's lease: " + err.Error()})
+	case ttl.TTL < 0:
+		f.TTLLeft = -1
+		run.Emit(Event{Kind: Note, Facts: f, Text: fmt.Sprintf("the lock key is gone: etcd no longer knows P1's lease %x (it expired while P1 was paused)", int64(l1.lease.ID))})
+	default:
+		f.TTLLeft = ttl.TTL
+		run.Emit(Event{Kind: Note, Facts: f, Text: fmt.Sprintf("the lock key is gone, though P1's lease %x has %ds left", int64(l1.lease.ID), ttl.TTL)})
 	}
-	l2, ok, err := lockTTL(ctx, p2, key, run.TTL()+10)
-	if err != nil || !ok {
-		return 0, fmt.Errorf("P2 could not lock: %v", err)
-	}
-	p2.setRole(RoleOwner, l2.rev)
-	p2.Emit(Event{Kind: Acquired, Token: l2.rev, Text: fmt.Sprintf("locked %s (revision %d)", key, l2.rev)})
-
-	if err := run.Phase(ctx, "P1 wakes up, believes it still holds the lock, and unlocks"); err != nil {
-		return 0, err
-	}
-	p1.resume(ByScript)
-	deleted, err := l1.unlock(ctx, p1, versioned)
-	if err != nil {
-		return 0, fmt.Errorf("P1 unlock: %w", err)
-	}
-	p1.setRole(RoleFollower, 0)
-	if deleted {
-		p1.Emit(Event{Kind: Released, Token: l1.rev, Text: "unlock deleted the key: that was P2's lock"})
-	} else {
-		p1.Emit(Event{Kind: Released, Token: l1.rev, Text: fmt.Sprintf("unlock refused: the key's ModRevision is %d, not %d, so it is not P1's", l2.rev, l1.rev)})
-	}
-
-	if err := run.Phase(ctx, "P3 tries the lock"); err != nil {
-		return 0, err
-	}
-	l3, ok, err := lockTTL(ctx, p3, key, run.TTL()+10)
-	if err != nil {
-		return 0, fmt.Errorf("P3 lock: %w", err)
-	}
-	owners := 1
-	if ok {
-		owners = 2
-		p3.setRole(RoleOwner, l3.rev)
-		p3.Emit(Event{Kind: Acquired, Token: l3.rev, Text: fmt.Sprintf("locked %s (revision %d) while P2 still believes it holds it", key, l3.rev)})
-	} else {
-		p3.Emit(Event{Kind: Note, Text: "lock is held (by P2): P3 waits"})
-	}
-	// End the variant: everyone lets go, so the next one starts clean. In
-	// step mode the learner first sees who etcd says holds the lock.
-	if err := run.Phase(ctx, "this variant is over: everyone lets go and the lock key is deleted"); err != nil {
-		return 0, err
-	}
-	for _, p := range []*Replica{p2, p3} {
-		if p.State().Role == RoleOwner {
-			p.setRole(RoleFollower, 0)
-			p.Emit(Event{Kind: Released, Text: "variant over: lets go"})
-		}
-	}
-	if _, err := run.Admin().Delete(ctx, key); err != nil {
-		return 0, err
-	}
-	return owners, nil
+	return nil
 }
 
-func joinSentences(parts []string) string {
-	out := ""
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		out += upperFirst(p) + ". "
+// letGo ends a holder's part: it releases its lock, if it believes it
+// holds one, saying so.
+func letGo(ctx context.Context, r *Replica, l *ttlLock) {
+	if l == nil {
+		return
 	}
-	return trimSpace(out)
+	if r.State().Role == RoleOwner {
+		r.setRole(RoleFollower, 0)
+		r.Emit(Event{Kind: Released, Token: l.rev, Text: fmt.Sprintf("lets go: revokes its lease %x", int64(l.lease.ID))})
+	}
+	l.release(ctx)
+}
+
+// unlockText says what P1's unlock did, from etcd's answer.
+func unlockText(f *Facts, mine int64) string {
+	switch {
+	case f.Deleted > 0 && len(f.Prev) > 0 && f.Prev[0].CreateRevision != mine:
+		return fmt.Sprintf("unlock deleted %s, which held %s's lock (created at revision %d, not P1's %d)", f.Key, upper(f.Prev[0].Value), f.Prev[0].CreateRevision, mine)
+	case f.Deleted > 0:
+		return fmt.Sprintf("unlock deleted %s (its own lock, revision %d)", f.Key, mine)
+	case f.Op == "delete":
+		return fmt.Sprintf("unlock deleted nothing: etcd held no %s at revision %d", f.Key, f.Revision)
+	case f.Held != nil:
+		return fmt.Sprintf("unlock was refused: %s's ModRevision is %d, not %d (it holds %s's lock)", f.Key, f.Held.ModRevision, mine, upper(f.Held.Value))
+	}
+	return fmt.Sprintf("unlock was refused: etcd held no %s at revision %d", f.Key, f.Revision)
+}
+
+// naiveShowsTwoOwners: with a plain delete, P1's unlock removes the
+// next holder's key and P3 takes the lock while that holder still
+// believes it has it.
+func naiveShowsTwoOwners(f *Findings) (bool, string) {
+	unlock, ok := f.lastEvent(kindIs(Released, "p1"))
+	if !ok || unlock.Facts == nil {
+		return false, "with a plain delete, P1 never unlocked"
+	}
+	if len(f.TwoOwners) > 0 {
+		o := f.TwoOwners[len(f.TwoOwners)-1]
+		return true, fmt.Sprintf("with a plain delete, P1's %s; then %s took the lock: two owners at once, %s, while etcd held %s's key",
+			unlock.Text, upper(o.Acting), strings.Join(o.Owners, " and "), holderName(o.Holder))
+	}
+	return false, "with a plain delete, " + whyNoSecondOwner(f, unlock)
+}
+
+// versionedKeepsOneOwner: the versioned unlock is refused and nobody
+// else gets the lock while its holder keeps it.
+func versionedKeepsOneOwner(f *Findings) (bool, string) {
+	unlock, ok := f.lastEvent(kindIs(Released, "p1"))
+	if !ok || unlock.Facts == nil {
+		return false, "with the versioned unlock, P1 never unlocked"
+	}
+	if len(f.TwoOwners) > 0 {
+		o := f.TwoOwners[0]
+		return false, fmt.Sprintf("with the versioned unlock there were still two owners at once: %s", strings.Join(o.Owners, " and "))
+	}
+	if unlock.Facts.Succeeded {
+		return false, "with the versioned unlock, " + whyNoSecondOwner(f, unlock)
+	}
+	return true, fmt.Sprintf("with the versioned unlock, P1's %s, and there was never more than one owner", unlock.Text)
+}
+
+// whyNoSecondOwner says, from the history, why the part had no two
+// owners at once: whose key was gone before P1's unlock, and why.
+func whyNoSecondOwner(f *Findings, unlock Event) string {
+	out := "P1's " + unlock.Text
+	p2, _ := f.firstEvent(kindIs(Acquired, "p2"))
+	if lost, ok := f.firstEvent(func(e Event) bool { return e.Kind == LeaseExpired && e.Replica == "p2" && e.At < unlock.At }); ok && p2.Kind == Acquired {
+		out = fmt.Sprintf("P2's lease was gone before P1 unlocked (%.1fs into the run, in step %d: %s), so %s", lost.At.Seconds(), lost.Step, lost.Text, out)
+	} else if del, ok := f.lastEvent(func(e Event) bool {
+		return e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.At < unlock.At && e.Facts.Revision > p2.Token
+	}); ok && p2.Kind == Acquired {
+		out = fmt.Sprintf("etcd had already deleted P2's key (revision %d) before P1 unlocked, so %s", del.Facts.Revision, out)
+	}
+	if p3, ok := f.firstEvent(kindIs(Acquired, "p3")); ok {
+		return out + fmt.Sprintf("; P3 then took the free lock at revision %d, but nobody else believed it held it", p3.Token)
+	}
+	return out + "; P3 did not get the lock"
+}
+
+func holderName(h string) string {
+	if h == "" {
+		return "neither"
+	}
+	return upper(h)
+}
+
+// upper writes a replica's name as the scenario's story does: "P2".
+func upper(name string) string { return strings.ToUpper(name) }
+
+func joinSentences(parts []string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, upperFirst(strings.TrimSuffix(p, "."))+".")
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func upperFirst(s string) string {
@@ -210,11 +366,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && s[len(s)-1] == ' ' {
-		s = s[:len(s)-1]
-	}
-	return s
 }

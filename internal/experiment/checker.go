@@ -1,0 +1,381 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The checker: one function from a History to what it shows, for every
+// scenario, the TUI, the command line and a replay alike. It reads only
+// the history: who believed it owned (Acquired until Lost, SteppedDown,
+// Released or Crashed; not acting while paused), what etcd held (the
+// KeyChanged events), what the resource took (writes with their tokens)
+// and the figures the script measured. A scenario states what it exists
+// to show as Properties over these Findings; the verdict is whether they
+// hold, in sentences made from the findings, so it never says what the
+// history contradicts.
+
+// Property is one thing a scenario exists to show, judged on the findings
+// of one part of its history.
+type Property struct {
+	// Part names the part it is about ("" the whole run, or a part a
+	// script began with Run.Part).
+	Part string
+	// Check reports whether the findings show it and says, in a
+	// sentence, what they show, whether or not it holds.
+	Check func(f *Findings) (bool, string)
+	// When, if set, says whether a run with these parameters is meant
+	// to show it (a variant the learner left out is not).
+	When func(p Params) bool
+}
+
+// Term is one replica's ownership as it believed it: from its Acquired
+// event until it learned or decided otherwise.
+type Term struct {
+	Replica string
+	Token   int64
+	Key     string // its lock or election key, when the event said
+	From    time.Duration
+	To      time.Duration // the end of the part if it never ended
+	Ended   Kind          // what ended it; "" if it lasted to the end
+}
+
+// Overlap is a moment two replicas acted as owner at once (neither
+// paused), with who etcd said held the lock then.
+type Overlap struct {
+	At     time.Duration
+	Acting string   // the replica whose act (a take-over, a write) made it
+	Owners []string // "p2 (token 9)", sorted
+	// Holder is the replica whose key etcd held at that moment among the
+	// owners' keys ("" when etcd held none of them or no key was named).
+	Holder string
+}
+
+// StaleWrite is a write carrying a lower token than one already issued.
+type StaleWrite struct {
+	At       time.Duration
+	Replica  string
+	Token    int64
+	Issued   int64 // the highest token issued by then
+	Accepted bool
+}
+
+// Gap is a stretch with no owner acting, between two terms.
+type Gap struct {
+	From, To time.Duration
+	// After is what began it: the last acting owner's Crashed, Paused,
+	// Lost, SteppedDown or Released, with who.
+	After   Kind
+	Replica string
+}
+
+// Length is how long the gap lasted.
+func (g Gap) Length() time.Duration { return g.To - g.From }
+
+// Extension is a lease whose time left, as TimeToLive reported it, went
+// up without a renewal in between: a raft leader change restarted it.
+type Extension struct {
+	At            time.Duration
+	Lease         int64
+	Before, After int64 // seconds left, before and after
+}
+
+// Findings are what the checker found in one part of a history.
+type Findings struct {
+	Part       string
+	Events     []Event // the part's events
+	Terms      []Term
+	TwoOwners  []Overlap
+	Stale      []StaleWrite
+	Gaps       []Gap
+	Extensions []Extension
+	Figures    map[string]float64
+	Faults     []Event
+}
+
+// Part begins a named part of the run (a variant: "fencing off"); the
+// scenario's properties name the part they judge.
+func (run *Run) Part(name string) {
+	run.Emit(Event{Kind: PartBegins, Text: name})
+}
+
+// Figure records a measured number under a name the verdict's Figures
+// keep and the properties read.
+func (run *Run) figure(name string, value float64, unit, text string) {
+	run.Emit(Event{Kind: Measured, Figure: name, Value: value, Unit: unit, Text: text})
+}
+
+// Parts splits a history into its parts: the events before the first
+// PartBegins are part "", and the whole run is also part "".
+func Parts(h *History) []*Findings {
+	all := &Findings{Part: ""}
+	out := []*Findings{all}
+	cur := all
+	for _, e := range h.Events {
+		if e.Kind == PartBegins {
+			cur = &Findings{Part: e.Text}
+			out = append(out, cur)
+			continue
+		}
+		all.Events = append(all.Events, e)
+		if cur != all {
+			cur.Events = append(cur.Events, e)
+		}
+	}
+	for _, f := range out {
+		f.find()
+	}
+	return out
+}
+
+// find computes the findings from f.Events.
+func (f *Findings) find() {
+	f.Figures = map[string]float64{}
+	owners := map[string]*Term{}
+	paused := map[string]bool{}
+	held := map[string]StoreKey{}
+	highest := int64(0)
+	var end time.Duration
+	if n := len(f.Events); n > 0 {
+		end = f.Events[n-1].At
+	}
+	gapFrom, gapAfter, gapWho, owned := time.Duration(0), Kind(""), "", false
+	acting := func() int {
+		n := 0
+		for name := range owners {
+			if !paused[name] {
+				n++
+			}
+		}
+		return n
+	}
+	beginGap := func(e Event) {
+		if owned && acting() == 0 && gapAfter == "" {
+			gapFrom, gapAfter, gapWho = e.At, e.Kind, e.Replica
+		}
+	}
+	endGap := func(e Event) {
+		if gapAfter != "" {
+			f.Gaps = append(f.Gaps, Gap{From: gapFrom, To: e.At, After: gapAfter, Replica: gapWho})
+			gapAfter = ""
+		}
+	}
+	lastTTL := map[int64]int64{}
+	for _, e := range f.Events {
+		switch {
+		case e.Kind == KeyChanged && e.Facts != nil && e.Facts.Held != nil:
+			if e.Facts.Op == "delete" {
+				delete(held, e.Facts.Key)
+			} else {
+				held[e.Facts.Key] = *e.Facts.Held
+			}
+		case e.Kind == Acquired:
+			t := &Term{Replica: e.Replica, Token: e.Token, From: e.At, To: end}
+			if e.Facts != nil {
+				t.Key = e.Facts.Key
+			}
+			owners[e.Replica] = t
+			highest = max(highest, e.Token)
+			endGap(e)
+			owned = true
+			f.overlap(e, owners, paused, held)
+		case e.Kind == Lost || e.Kind == SteppedDown || e.Kind == Released || e.Kind == Crashed:
+			if t := owners[e.Replica]; t != nil {
+				t.To, t.Ended = e.At, e.Kind
+				f.Terms = append(f.Terms, *t)
+				delete(owners, e.Replica)
+			}
+			if e.Kind == Crashed {
+				delete(paused, e.Replica)
+			}
+			beginGap(e)
+		case e.Kind == Paused:
+			paused[e.Replica] = true
+			beginGap(e)
+		case e.Kind == Resumed:
+			delete(paused, e.Replica)
+			if owners[e.Replica] != nil {
+				endGap(e)
+			}
+		case e.Kind == WriteAccepted || e.Kind == WriteRejected:
+			if owners[e.Replica] != nil {
+				f.overlap(e, owners, paused, held)
+			}
+			if e.Token < highest {
+				f.Stale = append(f.Stale, StaleWrite{At: e.At, Replica: e.Replica, Token: e.Token, Issued: highest, Accepted: e.Kind == WriteAccepted})
+			}
+		case e.Kind == Measured:
+			if e.Figure != "" {
+				f.Figures[e.Figure] = e.Value
+			}
+			f.extension(e, lastTTL)
+		case e.Kind == LeaseRenewed && e.Facts != nil:
+			delete(lastTTL, e.Facts.Lease)
+		}
+		if e.Kind.IsFault() {
+			f.Faults = append(f.Faults, e)
+		}
+	}
+	for _, t := range owners {
+		f.Terms = append(f.Terms, *t)
+	}
+	sort.Slice(f.Terms, func(i, j int) bool { return f.Terms[i].From < f.Terms[j].From })
+}
+
+// overlap records a moment of two acting owners, once per set of owners
+// in a row.
+func (f *Findings) overlap(e Event, owners map[string]*Term, paused map[string]bool, held map[string]StoreKey) {
+	var set []string
+	holder := ""
+	for name, t := range owners {
+		if paused[name] {
+			continue
+		}
+		set = append(set, fmt.Sprintf("%s (token %d)", name, t.Token))
+		if k, ok := held[t.Key]; ok && t.Key != "" && k.CreateRevision == t.Token {
+			holder = name
+		}
+	}
+	if len(set) < 2 {
+		return
+	}
+	sort.Strings(set)
+	if n := len(f.TwoOwners); n > 0 && slices.Equal(f.TwoOwners[n-1].Owners, set) {
+		return
+	}
+	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Acting: e.Replica, Owners: set, Holder: holder})
+}
+
+// extension notes a TimeToLive reading (Facts.Op "timetolive") that went
+// up since the last one of the same lease with no renewal in between.
+func (f *Findings) extension(e Event, last map[int64]int64) {
+	if e.Facts == nil || e.Facts.Op != "timetolive" || e.Facts.TTLLeft < 0 {
+		return
+	}
+	id, left := e.Facts.Lease, e.Facts.TTLLeft
+	if before, ok := last[id]; ok && left > before {
+		f.Extensions = append(f.Extensions, Extension{At: e.At, Lease: id, Before: before, After: left})
+	}
+	last[id] = left
+}
+
+// Find returns the findings of the named part (nil if the history has no
+// such part).
+func Find(h *History, part string) *Findings {
+	for _, f := range Parts(h) {
+		if f.Part == part {
+			return f
+		}
+	}
+	return nil
+}
+
+// Check judges a history by its scenario's properties and returns the
+// verdict: shown when every property holds, with a summary of what the
+// findings show. A run that ended in an error (runErr) is not shown, and
+// says so after what it did show.
+func Check(h *History, runErr error) Verdict {
+	sc := Lookup(h.Scenario)
+	v := Verdict{Scenario: h.Scenario, Showed: true, Figures: map[string]float64{}}
+	if sc == nil {
+		return Verdict{Scenario: h.Scenario, Summary: "unknown scenario " + h.Scenario}
+	}
+	parts := Parts(h)
+	for _, f := range parts {
+		for k, x := range f.Figures {
+			v.Figures[k] = x
+		}
+	}
+	var shown, missed []string
+	for _, p := range sc.Shows {
+		if p.When != nil && !p.When(h.Params) {
+			continue
+		}
+		f := findPart(parts, p.Part)
+		if f == nil {
+			v.Showed = false
+			missed = append(missed, fmt.Sprintf("the run never reached %s", p.Part))
+			continue
+		}
+		ok, say := p.Check(f)
+		if ok {
+			shown = append(shown, say)
+		} else {
+			v.Showed = false
+			missed = append(missed, say)
+		}
+	}
+	v.Summary = summarize(shown, missed, runErr)
+	return v
+}
+
+func findPart(parts []*Findings, name string) *Findings {
+	for _, f := range parts {
+		if f.Part == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func summarize(shown, missed []string, runErr error) string {
+	var b strings.Builder
+	if len(missed) > 0 {
+		b.WriteString("Not shown: " + joinSentences(missed))
+		if len(shown) > 0 {
+			b.WriteString(" What it did show: " + joinSentences(shown))
+		}
+	} else {
+		b.WriteString(joinSentences(shown))
+	}
+	if runErr != nil {
+		fmt.Fprintf(&b, " The run failed: %v.", runErr)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Who owned what, in words, for the properties' sentences.
+
+// ownersOf names the replicas with a term in f.
+func (f *Findings) ownersOf() []string {
+	var out []string
+	for _, t := range f.Terms {
+		if !slices.Contains(out, t.Replica) {
+			out = append(out, t.Replica)
+		}
+	}
+	return out
+}
+
+// lastEvent returns the last event of f matching ok, and whether there is one.
+func (f *Findings) lastEvent(ok func(Event) bool) (Event, bool) {
+	for i := len(f.Events) - 1; i >= 0; i-- {
+		if ok(f.Events[i]) {
+			return f.Events[i], true
+		}
+	}
+	return Event{}, false
+}
+
+// firstEvent returns the first event of f matching ok.
+func (f *Findings) firstEvent(ok func(Event) bool) (Event, bool) {
+	for _, e := range f.Events {
+		if ok(e) {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+// figure returns a figure and whether the part has it.
+func (f *Findings) figure(name string) (float64, bool) {
+	x, ok := f.Figures[name]
+	return x, ok
+}
+
+func kindIs(k Kind, replica string) func(Event) bool {
+	return func(e Event) bool { return e.Kind == k && (replica == "" || e.Replica == replica) }
+}
