@@ -86,6 +86,7 @@ type Extension struct {
 // Findings are what the checker found in one part of a history.
 type Findings struct {
 	Part       string
+	Params     Params  // the run's
 	Events     []Event // the part's events
 	Terms      []Term
 	TwoOwners  []Overlap
@@ -126,6 +127,7 @@ func Parts(h *History) []*Findings {
 		}
 	}
 	for _, f := range out {
+		f.Params = h.Params
 		f.find()
 	}
 	return out

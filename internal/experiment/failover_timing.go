@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,11 +13,16 @@ var failoverTimingScenario = &Scenario{
 	Name:            "failover-timing",
 	Resource:        true,
 	Title:           "How long failover takes, and flapping under jitter",
-	Summary:         "Kill the owner and time the gap until the next one, for two TTLs: about TTL plus etcd's half-second revoke loop. Then stall the owner's network now and then: stalls near the TTL cost it the lease, a failover nobody needed.",
+	Summary:         "Crash the elected owner and time the gap until the next one, for two TTLs. Then stall the live owner's network three times, for half, one and a half and two TTLs, while its work goes on.",
 	Faults:          "crash the owner; stall its network",
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runFailover,
+	Shows: []Property{
+		{Part: failoverPart(0), Check: promptFailover},
+		{Part: failoverPart(1), Check: promptFailover},
+		{Part: jitterPart, Check: falseFailovers},
+	},
 }
 
 // FailoverSlack is how much later than the TTL a failover may come and
@@ -25,35 +31,72 @@ var failoverTimingScenario = &Scenario{
 const FailoverSlack = 800 * time.Millisecond
 
 func runFailover(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Showed: true, Figures: map[string]float64{}}
-	var parts []string
 	for i, ttl := range []int64{run.TTL(), run.TTL() + 1} {
+		run.Part(failoverPart(i))
 		if err := run.Phase(ctx, fmt.Sprintf("%s: elect an owner, then crash it", TTLLabel(ttl))); err != nil {
-			return v, err
+			return Verdict{}, err
 		}
 		gap, err := measureFailover(ctx, run, ttl, fmt.Sprintf("sweep-%d/", i), i)
 		if err != nil {
-			return v, err
+			return Verdict{}, fmt.Errorf("failover with %s: %w", TTLLabel(ttl), err)
 		}
-		run.measure(gap.Seconds(), "s", fmt.Sprintf("%s: next owner %.2fs after the crash (%.2fs over the TTL)", TTLLabel(ttl), gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
-		v.Figures[fmt.Sprintf("gap_ttl%d_s", ttl)] = gap.Seconds()
-		within := gap <= time.Duration(ttl)*time.Second+FailoverSlack
-		v.Showed = v.Showed && within && gap >= time.Duration(ttl)*time.Second-300*time.Millisecond
-		parts = append(parts, fmt.Sprintf("%s: failover after %.2fs", TTLLabel(ttl), gap.Seconds()))
+		run.figure(fmt.Sprintf("gap_ttl%d_s", ttl), gap.Seconds(), "s", fmt.Sprintf("%s: next owner %.2fs after the crash (%+.2fs against the TTL)", TTLLabel(ttl), gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
 	}
+	run.Part(jitterPart)
+	if err := jitterPhase(ctx, run); err != nil {
+		return Verdict{}, fmt.Errorf("jitter: %w", err)
+	}
+	return Verdict{}, nil
+}
 
-	flaps, long, err := jitterPhase(ctx, run)
-	if err != nil {
-		return v, err
+const jitterPart = "network stalls"
+
+func failoverPart(i int) string { return fmt.Sprintf("failover %d", i+1) }
+
+// promptFailover: after the owner's crash the next owner comes within
+// the TTL it was granted plus etcd's revoke loop, and no sooner than the
+// TTL less a renewal interval (the lease ran from its last renewal).
+func promptFailover(f *Findings) (bool, string) {
+	for _, g := range f.Gaps {
+		if g.After != Crashed {
+			continue
+		}
+		next, _ := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.At >= g.To })
+		ttl := time.Duration(next.TTL) * time.Second
+		lo, hi := ttl*2/3-100*time.Millisecond, ttl+FailoverSlack
+		say := fmt.Sprintf("with %s the next owner (%s) came %.2fs after %s crashed", TTLLabel(next.TTL), next.Replica, g.Length().Seconds(), g.Replica)
+		switch {
+		case g.Length() > hi:
+			return false, fmt.Sprintf("%s, more than the TTL plus %s", say, FailoverSlack)
+		case g.Length() < lo:
+			return false, say + ", sooner than its lease could have run out"
+		}
+		return true, say
 	}
-	v.Figures["false_failovers"] = float64(flaps)
-	v.Showed = v.Showed && flaps > 0
-	parts = append(parts, fmt.Sprintf("with network stalls on a live owner (%d of 3 longer than the TTL), %d false failover(s)", long, flaps))
-	v.Summary = joinSentences(parts)
-	if !v.Showed {
-		v.Summary = "Unexpected: " + v.Summary
+	if c, ok := f.firstEvent(kindIs(Crashed, "")); ok {
+		return false, fmt.Sprintf("nobody took over after %s crashed at %.1fs", c.Replica, c.At.Seconds())
 	}
-	return v, nil
+	return false, "no owner was crashed"
+}
+
+// falseFailovers: stalls of the live owner's network move ownership
+// although nobody crashed.
+func falseFailovers(f *Findings) (bool, string) {
+	var stalls []string
+	for _, e := range f.Faults {
+		if e.Kind == Stalled {
+			stalls = append(stalls, fmt.Sprintf("%.1fs", e.Value))
+		}
+	}
+	moves := 0
+	first, ok := f.firstEvent(kindIs(Acquired, ""))
+	for _, e := range f.Events {
+		if ok && e.Kind == Acquired && e.At > first.At {
+			moves++
+		}
+	}
+	say := fmt.Sprintf("with the owner's network stalled for %s and nobody crashed, ownership moved %d time(s)", strings.Join(stalls, ", "), moves)
+	return moves > 0, say
 }
 
 // measureFailover elects an owner among the run's replica count with the
@@ -109,15 +152,15 @@ func startFirstOwner(ctx context.Context, run *Run, rs []*Replica, body Body, pr
 
 // jitterPhase stalls the current owner's network three times and counts
 // how often ownership moved although nobody crashed.
-func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
+func jitterPhase(ctx context.Context, run *Run) error {
 	if err := run.Phase(ctx, fmt.Sprintf("%s: stall the owner's network three times (its work goes on)", TTLLabel(run.TTL()))); err != nil {
-		return 0, 0, err
+		return err
 	}
 	rs := make([]*Replica, run.Params.Replicas)
 	for i := range rs {
 		r, err := run.newReplica(fmt.Sprintf("j%d", i+1))
 		if err != nil {
-			return 0, 0, err
+			return err
 		}
 		rs[i] = r
 	}
@@ -127,7 +170,7 @@ func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
 		}
 	}()
 	if err := startFirstOwner(ctx, run, rs, leaderLoop("jitter/", 200*time.Millisecond, true), "jitter/"); err != nil {
-		return 0, 0, err
+		return err
 	}
 	ttl := run.tTLDuration()
 	stalls := []time.Duration{ttl / 2, ttl * 3 / 2, ttl * 2}
@@ -135,7 +178,6 @@ func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
 		j := run.Intn(i + 1)
 		stalls[i], stalls[j] = stalls[j], stalls[i]
 	}
-	start := len(run.Events(0))
 	for _, d := range stalls {
 		owner := currentOwner(rs)
 		if owner == nil {
@@ -143,24 +185,16 @@ func jitterPhase(ctx context.Context, run *Run) (flaps, long int, err error) {
 			owner = currentOwner(rs)
 		}
 		if owner == nil {
-			return 0, 0, errors.New("no owner to stall")
-		}
-		if d > ttl {
-			long++
+			return errors.New("no owner to stall")
 		}
 		owner.stall(ctx, d)
 		owner.Emit(Event{Kind: Note, Text: "network flows again"})
 		if err := sleep(ctx, ttl/2+500*time.Millisecond); err != nil {
-			return 0, 0, err
+			return err
 		}
 	}
 	waitFor(ctx, ttl+time.Second, func() bool { return currentOwner(rs) != nil })
-	for _, e := range run.Events(start) {
-		if e.Kind == Acquired {
-			flaps++
-		}
-	}
-	return flaps, long, nil
+	return nil
 }
 
 func currentOwner(rs []*Replica) *Replica {

@@ -12,77 +12,125 @@ var fencingScenario = &Scenario{
 	Name:            "fencing",
 	Resource:        true,
 	Title:           "A zombie owner's late write, with and without fencing",
-	Summary:         "The owner is paused past its TTL, another replica takes over and writes, then the old owner wakes and writes with its old token. With fencing off the resource takes the stale write and loses the new owner's data; with fencing on it refuses it.",
+	Summary:         "The owner writes to a resource every 100 ms with its token; it is paused past its TTL while another replica takes over and writes, then it wakes. Once with the resource checking tokens (fencing), once without.",
 	Faults:          "pause the owner past its TTL",
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runFencing,
+	Shows: []Property{
+		{Part: fencingPart(false), Check: staleWriteTaken, When: func(p Params) bool { return runs(p.Fencing, false) }},
+		{Part: fencingPart(true), Check: staleWriteRefused, When: func(p Params) bool { return runs(p.Fencing, true) }},
+	},
 }
 
 func runFencing(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Showed: true, Figures: map[string]float64{}}
-	var parts []string
 	for i, fencing := range variants(run.Params.Fencing) {
-		accepted, detail, err := fencingVariant(ctx, run, fencing, i)
-		if err != nil {
-			return v, err
+		if err := fencingVariant(ctx, run, fencing, i); err != nil {
+			return Verdict{}, err
 		}
-		if fencing {
-			v.Figures["stale_rejected_fencing_on"] = boolValue(!accepted)
-			v.Showed = v.Showed && !accepted
-		} else {
-			v.Figures["stale_accepted_fencing_off"] = boolValue(accepted)
-			v.Showed = v.Showed && accepted
+	}
+	return Verdict{}, nil
+}
+
+func fencingPart(on bool) string { return "fencing " + onOff(on) }
+
+// staleWriteTaken: with fencing off the resource takes the zombie's write.
+func staleWriteTaken(f *Findings) (bool, string) {
+	for _, w := range f.Stale {
+		if w.Accepted {
+			return true, fmt.Sprintf("with fencing off the resource took %s's write with token %d after token %d was issued: the new owner's data was overwritten", w.Replica, w.Token, w.Issued)
 		}
-		parts = append(parts, detail)
 	}
-	v.Summary = joinSentences(parts)
-	if !v.Showed {
-		v.Summary = "Unexpected outcome: " + v.Summary
+	return false, "with fencing off no stale write was accepted: " + zombieStory(f)
+}
+
+// staleWriteRefused: with fencing on the resource refuses it.
+func staleWriteRefused(f *Findings) (bool, string) {
+	var refused *StaleWrite
+	for i, w := range f.Stale {
+		if w.Accepted {
+			return false, fmt.Sprintf("with fencing on the resource still took %s's write with token %d after token %d", w.Replica, w.Token, w.Issued)
+		}
+		if refused == nil {
+			refused = &f.Stale[i]
+		}
 	}
-	return v, nil
+	if refused == nil {
+		return false, "with fencing on no stale write reached the resource: " + zombieStory(f)
+	}
+	return true, fmt.Sprintf("with fencing on the resource refused %s's write with token %d (it had seen %d), and the new owner's data survived", refused.Replica, refused.Token, refused.Issued)
+}
+
+// zombieStory says what the first owner did after its pause, from the
+// history: why it sent no stale write.
+func zombieStory(f *Findings) string {
+	first, ok := f.firstEvent(kindIs(Acquired, ""))
+	if !ok {
+		return "nobody became owner"
+	}
+	z := first.Replica
+	if _, ok := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.Replica != z }); !ok {
+		return fmt.Sprintf("nobody took over from %s, so its token %d stayed the newest", z, first.Token)
+	}
+	woke, ok := f.firstEvent(kindIs(Resumed, z))
+	if !ok {
+		return fmt.Sprintf("%s never woke up", z)
+	}
+	for _, e := range f.Events {
+		if e.At < woke.At || e.Replica != z {
+			continue
+		}
+		switch e.Kind {
+		case Lost, SteppedDown, LeaseExpired:
+			return fmt.Sprintf("%s woke and learned first (%s), so it never wrote with its old token", z, e.Text)
+		case WriteAccepted, WriteRejected:
+			return fmt.Sprintf("%s's first write after waking carried token %d, not a stale one", z, e.Token)
+		}
+	}
+	return fmt.Sprintf("%s woke but did nothing as owner before the part ended", z)
 }
 
 // fencingVariant runs the zombie story once; it reports whether the
 // zombie's stale write was accepted.
-func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (bool, string, error) {
+func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) error {
+	run.Part(fencingPart(fencing))
 	run.resetMonitor()
 	res := run.NewResource(fencing)
 	prefix := fmt.Sprintf("election-%d/", round)
 	if err := run.Phase(ctx, fmt.Sprintf("fencing %s: replicas elect an owner that writes every 100 ms with its token", onOff(fencing))); err != nil {
-		return false, "", err
+		return err
 	}
 	rs := make([]*Replica, run.Params.Replicas)
 	for i := range rs {
 		r, err := run.newReplica(fmt.Sprintf("%c%d", 'a'+round, i+1))
 		if err != nil {
-			return false, "", err
+			return err
 		}
 		rs[i] = r
 	}
 	zombie := rs[0]
 	// No local lease check: the owner writes first and looks afterwards.
 	if err := zombie.Start(leaderLoop(prefix, 100*time.Millisecond, false)); err != nil {
-		return false, "", err
+		return err
 	}
 	if !waitFor(ctx, 3*time.Second, func() bool { return zombie.State().Role == RoleOwner }) {
-		return false, "", errors.New("the first replica never became owner")
+		return errors.New("the first replica never became owner")
 	}
 	for _, r := range rs[1:] {
 		if err := r.Start(leaderLoop(prefix, 100*time.Millisecond, false)); err != nil {
-			return false, "", err
+			return err
 		}
 	}
 	if !waitQueue(ctx, run, prefix, len(rs)) {
-		return false, "", errors.New("the replicas never all joined the election")
+		return errors.New("the replicas never all joined the election")
 	}
 	oldToken := zombie.State().Token
 
 	if err := run.Phase(ctx, fmt.Sprintf("pause owner %s (token %d) past its TTL", zombie.Name, oldToken)); err != nil {
-		return false, "", err
+		return err
 	}
 	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
-		return false, "", err
+		return err
 	}
 	zombie.pause(ByScript)
 	var successor *Replica
@@ -96,40 +144,22 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) (boo
 		return false
 	})
 	if successor == nil {
-		return false, "", errors.New("nobody took over from the paused owner")
+		return errors.New("nobody took over from the paused owner")
 	}
 	newToken := successor.State().Token
 	// Let the new owner write before the zombie wakes.
 	waitFor(ctx, 2*time.Second, func() bool { return res.State().Highest >= newToken })
-	before := res.State()
 
 	if err := run.Phase(ctx, fmt.Sprintf("wake %s: it writes with its old token %d", zombie.Name, oldToken)); err != nil {
-		return false, "", err
+		return err
 	}
 	zombie.resume(ByScript)
 	waitFor(ctx, 2*time.Second, func() bool { return zombie.State().Role != RoleOwner })
-	after := res.State()
-	accepted := after.Accepted > before.Accepted && after.Writer == zombie.Name ||
-		staleAccepted(run, zombie.Name, oldToken)
 	if err := run.Phase(ctx, fmt.Sprintf("fencing %s is over: the replicas retire", onOff(fencing))); err != nil {
-		return false, "", err
+		return err
 	}
 	for _, r := range rs {
 		r.retire()
 	}
-	if accepted {
-		return true, fmt.Sprintf("fencing off: %s's write with token %d was accepted after token %d, overwriting %s's data", zombie.Name, oldToken, newToken, successor.Name), nil
-	}
-	return false, fmt.Sprintf("fencing on: %s's write with token %d was rejected (the resource had seen %d) and %s's data survived", zombie.Name, oldToken, newToken, successor.Name), nil
-}
-
-// staleAccepted looks through the events for an accepted write by who
-// carrying token.
-func staleAccepted(run *Run, who string, token int64) bool {
-	for _, e := range run.Events(0) {
-		if e.Kind == InvariantViolated && e.Replica == who && e.Token == token {
-			return true
-		}
-	}
-	return false
+	return nil
 }

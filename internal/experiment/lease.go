@@ -38,7 +38,12 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 		return nil, fmt.Errorf("grant lease for %s: crashed", r.Name)
 	}
 	sent, sentReal := r.Now(), time.Now()
-	resp, err := cli.Grant(ctx, ttl)
+	var resp *clientv3.LeaseGrantResponse
+	err := retryTransient(ctx, func(ctx context.Context) error {
+		var err error
+		resp, err = cli.Grant(ctx, ttl)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("grant lease for %s: %w", r.Name, err)
 	}
@@ -135,7 +140,12 @@ func (l *Lease) Renew(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, max(l.r.realDuration(l.Left()), 100*time.Millisecond))
 	defer cancel()
 	sent, sentReal := l.r.Now(), time.Now()
-	resp, err := cli.KeepAliveOnce(rctx, l.ID)
+	var resp *clientv3.LeaseKeepAliveResponse
+	err := retryTransient(rctx, func(ctx context.Context) error {
+		var err error
+		resp, err = cli.KeepAliveOnce(ctx, l.ID)
+		return err
+	})
 	switch {
 	case err == nil && resp.TTL > 0:
 		l.r.run.leaseAnswered(l.ID, sentReal, resp.TTL)

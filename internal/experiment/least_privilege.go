@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,12 +17,13 @@ import (
 var leastPrivilegeScenario = &Scenario{
 	Name:            "least-privilege",
 	Title:           "Least privilege: a role per key prefix",
-	Summary:         "With etcd authentication on, a shard worker whose role covers only stream/shards/ can write its shards but gets \"permission denied\" when it tries to delete another component's leader key, which stays untouched.",
+	Summary:         "etcd authentication is turned on, and a shard worker gets a role that covers only stream/shards/. It writes one of its shards, then (a bug) tries to delete another component's leader key.",
 	Faults:          "a buggy worker reaches outside its prefix",
 	NeedsOwnServer:  true,
 	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
 	DefaultTTL:   1,
 	Run:          runLeastPrivilege,
+	Shows:        []Property{{Check: deniedOutside}},
 	RunAsLearner: runLeastPrivilegeAsLearner,
 }
 
@@ -76,26 +78,59 @@ func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
 	tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_, putErr := worker.Put(tctx, "stream/shards/07", "worker-7")
-	run.Emit(Event{Kind: Note, Replica: "worker-7", Text: "put stream/shards/07: " + outcome(putErr)})
+	run.Emit(callEvent("worker-7", "put", "stream/shards/07", putErr))
 	_, delErr := worker.Delete(tctx, "migrations/leader")
-	run.Emit(Event{Kind: Note, Replica: "worker-7", Text: "delete migrations/leader: " + outcome(delErr)})
+	run.Emit(callEvent("worker-7", "delete", "migrations/leader", delErr))
 	_, getErr := worker.Get(tctx, "migrations/leader")
-	run.Emit(Event{Kind: Note, Replica: "worker-7", Text: "get migrations/leader: " + outcome(getErr)})
+	run.Emit(callEvent("worker-7", "get", "migrations/leader", getErr))
 
 	g, err := root.Get(tctx, "migrations/leader")
 	if err != nil {
 		return v, fmt.Errorf("read as root: %w", err)
 	}
-	intact := len(g.Kvs) == 1 && string(g.Kvs[0].Value) == "migrator-1"
-	run.Note("as root: migrations/leader is %s", map[bool]string{true: "still migrator-1", false: "gone or changed"}[intact])
-	denied := delErr != nil && strings.Contains(delErr.Error(), "permission denied")
-	v.Showed = putErr == nil && denied && intact
-	v.Figures["own_prefix_write_ok"], v.Figures["outside_delete_denied"] = boolValue(putErr == nil), boolValue(denied)
-	v.Summary = fmt.Sprintf("worker-7 wrote its shard (%s); deleting migrations/leader got %q; the key is %s.", outcome(putErr), outcome(delErr), map[bool]string{true: "untouched", false: "NOT intact"}[intact])
-	if !v.Showed {
-		v.Summary = "Unexpected: " + v.Summary
+	f := &Facts{Op: "get", Key: "migrations/leader", Revision: g.Header.Revision, Succeeded: true}
+	text := "as root: etcd holds no migrations/leader"
+	if len(g.Kvs) > 0 {
+		kv := storeKey(g.Kvs[0])
+		f.Held = &kv
+		text = fmt.Sprintf("as root: migrations/leader = %s (version %d)", kv.Value, kv.Version)
 	}
+	run.Emit(Event{Kind: Note, Facts: f, Text: text})
 	return v, nil
+}
+
+// callEvent is a worker's call and etcd's answer, as an event.
+func callEvent(who, op, key string, err error) Event {
+	return Event{Kind: Note, Replica: who, Text: fmt.Sprintf("%s %s: %s", op, key, outcome(err)),
+		Facts: &Facts{Op: op, Key: key, Succeeded: err == nil, Err: errText(err, "")}}
+}
+
+// deniedOutside: the worker wrote inside its prefix, was refused outside
+// it, and the other component's key is intact.
+func deniedOutside(f *Findings) (bool, string) {
+	call := func(op, key string) (*Facts, bool) {
+		e, ok := f.firstEvent(func(e Event) bool {
+			return e.Facts != nil && e.Replica == "worker-7" && e.Facts.Op == op && e.Facts.Key == key
+		})
+		return e.Facts, ok
+	}
+	put, ok1 := call("put", "stream/shards/07")
+	del, ok2 := call("delete", "migrations/leader")
+	read, ok3 := f.lastEvent(func(e Event) bool { return e.Kind == Note && e.Facts != nil && e.Replica == "" && e.Facts.Key == "migrations/leader" })
+	if !ok1 || !ok2 || !ok3 {
+		return false, "worker-7 never tried both writes"
+	}
+	denied := !del.Succeeded && strings.Contains(del.Err, "permission denied")
+	intact := read.Facts.Held != nil && read.Facts.Held.Value == "migrator-1"
+	say := fmt.Sprintf("worker-7 wrote its shard (%s); deleting migrations/leader got %q; %s", okOr(put), okOr(del), read.Text)
+	return put.Succeeded && denied && intact, say
+}
+
+func okOr(f *Facts) string {
+	if f.Succeeded {
+		return "ok"
+	}
+	return outcome(errors.New(f.Err))
 }
 
 func outcome(err error) string {

@@ -12,80 +12,140 @@ var renewalScenario = &Scenario{
 	Name:            "renewal",
 	Resource:        true,
 	Title:           "Renewing a lease: on time, too late, and after a pause",
-	Summary:         "A lease renewed every TTL/2 or TTL/3 lives on; renewed later than its TTL it is gone and the renewal is refused. An owner paused longer than its TTL loses the lease, finds out when it wakes and steps down, while another replica already owns.",
+	Summary:         "A replica renews a lease on three schedules: every TTL/2, every TTL/3, every 2 x TTL. Then an elected owner that renews every TTL/3 is paused for twice its TTL, and wakes.",
 	Faults:          "renew late; pause the owner past its TTL",
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runRenewal,
+	Shows: []Property{
+		{Part: renewalCases[0].part, Check: leaseLived},
+		{Part: renewalCases[1].part, Check: leaseLived},
+		{Part: renewalCases[2].part, Check: leaseDied},
+		{Part: pausedOwnerPart, Check: pausedOwnerReplaced},
+	},
 }
+
+// renewalCases are the schedules the first part tries.
+var renewalCases = []struct {
+	part  string
+	every func(ttl time.Duration) time.Duration
+}{
+	{"renew every TTL/2", func(ttl time.Duration) time.Duration { return ttl / 2 }},
+	{"renew every TTL/3", func(ttl time.Duration) time.Duration { return ttl / 3 }},
+	{"renew every 2 x TTL", func(ttl time.Duration) time.Duration { return 2 * ttl }},
+}
+
+const pausedOwnerPart = "pause the owner"
 
 func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{}, fmt.Errorf("set up: %w", err)
 	}
 	ttl := run.tTLDuration()
-	v := Verdict{Figures: map[string]float64{}}
-	ok := true
-	for _, c := range []struct {
-		label string
-		every time.Duration
-		want  bool
-	}{
-		{"TTL/2", ttl / 2, true},
-		{"TTL/3", ttl / 3, true},
-		{"2 x TTL (too late)", 2 * ttl, false},
-	} {
-		if err := run.Phase(ctx, fmt.Sprintf("r1 renews its lease (%s) every %s (%s)", TTLLabel(run.TTL()), c.every, c.label)); err != nil {
-			return v, err
+	for _, c := range renewalCases {
+		run.Part(c.part)
+		every := c.every(ttl)
+		if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s) and renews it every %s", TTLLabel(run.TTL()), every)); err != nil {
+			return Verdict{}, err
 		}
-		alive, margin, err := renewEvery(ctx, rs[0], run.TTL(), c.every, 3)
+		alive, margin, err := renewEvery(ctx, rs[0], run.TTL(), every, 3)
 		if err != nil {
-			return v, err
+			return Verdict{}, fmt.Errorf("%s: %w", c.part, err)
 		}
 		if alive {
-			run.measure(margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2fs", c.label, margin.Seconds()))
-			v.Figures["margin_"+c.label[:5]+"_s"] = margin.Seconds()
+			run.figure("margin_"+c.part[len("renew every "):]+"_s", margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2fs", every, margin.Seconds()))
 		}
-		ok = ok && alive == c.want
 	}
+	run.Part(pausedOwnerPart)
+	if err := pauseTheOwner(ctx, run, rs); err != nil {
+		return Verdict{}, fmt.Errorf("%s: %w", pausedOwnerPart, err)
+	}
+	return Verdict{}, nil
+}
 
-	if err := run.Phase(ctx, "an elected owner renews every TTL/3; now pause it for twice its TTL"); err != nil {
-		return v, err
+// pauseTheOwner elects r1, pauses it for twice its TTL and wakes it.
+func pauseTheOwner(ctx context.Context, run *Run, rs []*Replica) error {
+	if err := run.Phase(ctx, "an elected owner renews every TTL/3; then it is paused for twice its TTL"); err != nil {
+		return err
 	}
 	for _, r := range rs {
 		if err := r.Start(leaderLoop("election/", 300*time.Millisecond, true)); err != nil {
-			return v, err
+			return err
 		}
 		if r == rs[0] && !waitFor(ctx, 3*time.Second, func() bool { return r.State().Role == RoleOwner }) {
-			return v, errors.New("r1 never became owner")
+			return errors.New("r1 never became owner")
 		}
 	}
 	if !waitQueue(ctx, run, "election/", len(rs)) {
-		return v, errors.New("the replicas never all joined the election")
+		return errors.New("the replicas never all joined the election")
 	}
-	pause := 2*ttl + 500*time.Millisecond
+	pause := 2*run.tTLDuration() + 500*time.Millisecond
 	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
-		return v, err
+		return err
 	}
 	rs[0].pause(ByScript)
-	pausedAt := time.Now()
-	takenOver := waitFor(ctx, pause, func() bool { return anyOwner(rs[1:]) })
-	if err := sleep(ctx, pause-time.Since(pausedAt)); err != nil {
-		return v, err
+	if err := sleep(ctx, pause); err != nil {
+		return err
 	}
 	rs[0].resume(ByScript)
-	steppedDown := waitFor(ctx, 2*time.Second, func() bool { return rs[0].State().Role != RoleOwner })
-	v.Showed = ok && takenOver && steppedDown
-	switch {
-	case v.Showed:
-		v.Summary = fmt.Sprintf("Renewing every TTL/2 and every TTL/3 kept the lease (%s) alive; renewing every 2 x TTL was refused because the lease had expired. The owner paused for %s lost its lease, another replica took over during the pause, and the owner stepped down when it woke.", TTLLabel(run.TTL()), 2*ttl+500*time.Millisecond)
-	case !ok:
-		v.Summary = "Unexpected: a renewal schedule did not behave as the TTL says it should."
-	default:
-		v.Summary = fmt.Sprintf("Unexpected: taken over during the pause: %v; stepped down after it: %v.", takenOver, steppedDown)
+	waitFor(ctx, 2*time.Second, func() bool { return rs[0].State().Role != RoleOwner })
+	return nil
+}
+
+// leaseLived: every renewal of the part was answered.
+func leaseLived(f *Findings) (bool, string) {
+	n, lost := renewals(f)
+	if lost != "" {
+		return false, fmt.Sprintf("%s: after %d answered renewal(s), %s", f.Part, n, lost)
 	}
-	return v, nil
+	return n >= 3, fmt.Sprintf("%s: %d renewals answered, the lease lived", f.Part, n)
+}
+
+// leaseDied: a renewal came after the lease was gone and was refused.
+func leaseDied(f *Findings) (bool, string) {
+	n, lost := renewals(f)
+	if lost == "" {
+		return false, fmt.Sprintf("%s: all %d renewals were answered, the lease outlived its TTL", f.Part, n)
+	}
+	return true, fmt.Sprintf("%s: too late, %s", f.Part, lost)
+}
+
+func renewals(f *Findings) (answered int, lost string) {
+	for _, e := range f.Events {
+		switch e.Kind {
+		case LeaseRenewed:
+			answered++
+		case LeaseExpired:
+			return answered, e.Text
+		}
+	}
+	return answered, ""
+}
+
+// pausedOwnerReplaced: while the owner was paused another replica took
+// over, and the owner stepped down when it woke.
+func pausedOwnerReplaced(f *Findings) (bool, string) {
+	p, ok := f.firstEvent(kindIs(Paused, ""))
+	if !ok {
+		return false, "the owner was never paused"
+	}
+	w, woke := f.firstEvent(kindIs(Resumed, p.Replica))
+	next, took := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.At > p.At && (!woke || e.At < w.At) })
+	if !took {
+		return false, fmt.Sprintf("nobody took over while %s was paused", p.Replica)
+	}
+	say := fmt.Sprintf("while the owner %s was paused, %s took over %.2fs after the pause began", p.Replica, next.Replica, (next.At - p.At).Seconds())
+	if !woke {
+		return false, say + ", and " + p.Replica + " never woke"
+	}
+	down, ok := f.firstEvent(func(e Event) bool {
+		return e.Replica == p.Replica && e.At >= w.At && (e.Kind == Lost || e.Kind == SteppedDown)
+	})
+	if !ok {
+		return false, say + ", but " + p.Replica + " still acted as owner after it woke"
+	}
+	return true, fmt.Sprintf("%s; %s woke and stepped down %.2fs later (%s)", say, p.Replica, (down.At - w.At).Seconds(), down.Text)
 }
 
 // renewEvery grants a lease and renews it n times, every interval. It

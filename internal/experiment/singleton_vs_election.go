@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,90 +13,126 @@ import (
 var singletonVsElectionScenario = &Scenario{
 	Name:            "singleton-vs-election",
 	Title:           "A lock key without a lease vs a leased election",
-	Summary:         "An owner marks itself with a plain key and crashes: the key stays and nobody takes over. The same crash under a leased election fails over about one TTL later.",
+	Summary:         "An owner marks itself with a plain key (no lease) and crashes while the others wait for the key to be free. Then the same replicas run a leased election and its owner crashes.",
 	Faults:          "crash the owner (twice)",
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runSingleton,
+	Shows: []Property{
+		{Part: plainKeyPart, Check: plainKeyStuck},
+		{Part: leasedPart, Check: leasedFailover},
+	},
 }
+
+const (
+	plainKeyPart = "plain key"
+	leasedPart   = "leased election"
+)
 
 func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
 	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{}, fmt.Errorf("set up: %w", err)
 	}
-	ttl := run.tTLDuration()
-	window := 2*ttl + time.Second
+	run.Part(plainKeyPart)
+	if err := plainKeyStory(ctx, run, rs); err != nil {
+		return Verdict{}, fmt.Errorf("%s: %w", plainKeyPart, err)
+	}
+	run.Part(leasedPart)
+	if err := leasedStory(ctx, run, rs); err != nil {
+		return Verdict{}, fmt.Errorf("%s: %w", leasedPart, err)
+	}
+	return Verdict{}, nil
+}
 
+// plainKeyStory: r1 takes a plain key, crashes, and the script watches
+// for two TTLs and a second.
+func plainKeyStory(ctx context.Context, run *Run, rs []*Replica) error {
+	window := 2*run.tTLDuration() + time.Second
 	if err := run.Phase(ctx, "part 1: the owner writes a plain key (no lease); the others take it only if it is free"); err != nil {
-		return Verdict{}, err
+		return err
 	}
 	for _, r := range rs {
 		if err := r.Start(plainKeyTaker("singleton")); err != nil {
-			return Verdict{}, err
+			return err
 		}
-		if r == rs[0] {
-			// let the first replica win, so the story is about r1
-			if !waitFor(ctx, 2*time.Second, func() bool { return r.State().Role == RoleOwner }) {
-				return Verdict{}, fmt.Errorf("r1 never took the plain key")
-			}
+		// let the first replica win, so the story is about r1
+		if r == rs[0] && !waitFor(ctx, 2*time.Second, func() bool { return r.State().Role == RoleOwner }) {
+			return errors.New("r1 never took the plain key")
 		}
 	}
 	if err := run.Phase(ctx, fmt.Sprintf("crash r1 and watch for %s", window)); err != nil {
-		return Verdict{}, err
+		return err
 	}
 	rs[0].crash(ByScript)
-	crashed := time.Now()
-	takeover := waitFor(ctx, window, func() bool { return anyOwner(rs[1:]) })
+	waitFor(ctx, window, func() bool { return anyOwner(rs[1:]) })
 	g, err := run.Admin().Get(ctx, "singleton")
 	if err != nil {
-		return Verdict{}, fmt.Errorf("read plain key: %w", err)
+		return fmt.Errorf("read the plain key: %w", err)
 	}
-	stuck := !takeover && len(g.Kvs) == 1 && string(g.Kvs[0].Value) == "r1"
-	if stuck {
-		run.Note("after %s the key still says r1 and nobody else owns: stuck until a human deletes it", time.Since(crashed).Round(100*time.Millisecond))
+	f := &Facts{Op: "get", Key: "singleton", Revision: g.Header.Revision, Succeeded: true}
+	text := "etcd holds no singleton key"
+	if len(g.Kvs) > 0 {
+		kv := storeKey(g.Kvs[0])
+		f.Held = &kv
+		text = fmt.Sprintf("%s after the crash etcd still holds singleton = %s (revision %d)", window, kv.Value, kv.ModRevision)
 	}
+	run.Emit(Event{Kind: Note, Facts: f, Text: text})
 	for _, r := range rs {
 		r.crash(ByScript)
 	}
+	return nil
+}
 
+// leasedStory: the same replicas in a leased election; r1 crashes.
+func leasedStory(ctx context.Context, run *Run, rs []*Replica) error {
 	if err := run.Phase(ctx, fmt.Sprintf("part 2: the same replicas run a leased election (%s)", TTLLabel(run.TTL()))); err != nil {
-		return Verdict{}, err
+		return err
 	}
 	for i, r := range rs {
 		if err := r.startWith(leaderLoop("election/", 200*time.Millisecond, true)); err != nil {
-			return Verdict{}, err
+			return err
 		}
 		if i == 0 && !waitFor(ctx, 3*time.Second, func() bool { return r.State().Role == RoleOwner }) {
-			return Verdict{}, fmt.Errorf("r1 never won the election")
+			return errors.New("r1 never won the election")
 		}
 	}
 	if !waitQueue(ctx, run, "election/", len(rs)) {
-		return Verdict{}, fmt.Errorf("the replicas never all joined the election")
+		return errors.New("the replicas never all joined the election")
 	}
 	if err := run.Phase(ctx, "crash r1, the elected owner"); err != nil {
-		return Verdict{}, err
+		return err
 	}
 	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
-		return Verdict{}, err
+		return err
 	}
 	rs[0].crash(ByScript)
-	crashed = time.Now()
-	failover := waitFor(ctx, ttl+3*time.Second, func() bool { return anyOwner(rs[1:]) })
-	gap := time.Since(crashed)
-	v := Verdict{Showed: stuck && failover, Figures: map[string]float64{"failover_s": gap.Seconds()}}
-	if failover {
-		run.measure(gap.Seconds(), "s", fmt.Sprintf("a new owner %.2fs after the crash (%s)", gap.Seconds(), TTLLabel(run.TTL())))
+	waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool { return anyOwner(rs[1:]) })
+	return nil
+}
+
+// plainKeyStuck: after the owner of a plain key crashed, etcd kept the
+// key and nobody took over.
+func plainKeyStuck(f *Findings) (bool, string) {
+	c, ok := f.firstEvent(kindIs(Crashed, "r1"))
+	if !ok {
+		return false, "r1 never crashed"
 	}
-	switch {
-	case v.Showed:
-		v.Summary = fmt.Sprintf("Without a lease the crashed owner's key stayed for good and nobody took over; with a leased election a new owner took over %.2fs after the crash (%s).", gap.Seconds(), TTLLabel(run.TTL()))
-	case !stuck:
-		v.Summary = "Unexpected: someone took over the plain key after the crash."
-	default:
-		v.Summary = "Unexpected: nobody took over in the leased election."
+	if next, ok := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.At > c.At }); ok {
+		return false, fmt.Sprintf("with a plain key %s took over %.2fs after r1 crashed (%s)", next.Replica, (next.At - c.At).Seconds(), next.Text)
 	}
-	return v, nil
+	read, ok := f.lastEvent(func(e Event) bool { return e.Kind == Note && e.Facts != nil && e.Facts.Key == "singleton" })
+	if !ok || read.Facts.Held == nil {
+		return false, "with a plain key nobody took over, but etcd no longer held the key"
+	}
+	return true, fmt.Sprintf("with a plain key nobody took over after r1 crashed: %s", read.Text)
+}
+
+// leasedFailover: with a leased election the next owner comes about a
+// TTL after the crash.
+func leasedFailover(f *Findings) (bool, string) {
+	ok, say := promptFailover(f)
+	return ok, "in the leased election, " + say
 }
 
 func anyOwner(rs []*Replica) bool {

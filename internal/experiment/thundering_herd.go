@@ -14,45 +14,52 @@ import (
 var thunderingHerdScenario = &Scenario{
 	Name:            "thundering-herd",
 	Title:           "Everybody retries vs watch your predecessor",
-	Summary:         "Waiters line up behind a lock holder. When every waiter watches the lock key, each release wakes them all and they all send a request; when each watches only its predecessor, a release wakes one.",
+	Summary:         "Waiters line up behind a lock holder, which releases the lock three times. Once with every waiter watching the lock key, once with each watching only the key queued just before its own; wake-ups and requests are counted.",
 	Faults:          "none: releases only",
 	DefaultReplicas: 20, MinReplicas: 3, MaxReplicas: 50,
 	DefaultTTL: 2,
 	Run:        runHerd,
+	Shows:      []Property{{Check: herdWakesAll}},
 }
 
 // herdReleases is how many releases each half of the experiment measures.
 const herdReleases = 3
 
 func runHerd(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Figures: map[string]float64{}}
 	n := run.Params.Replicas
-	var res [2]struct{ wake, req float64 }
-	for i, mode := range []string{"naive", "predecessor"} {
+	for _, mode := range []string{"naive", "predecessor"} {
 		text := "naive: every waiter watches the lock key and retries when it is deleted"
 		if mode == "predecessor" {
 			text = "predecessor watch: each waiter's key is queued by CreateRevision and it watches only the key just before its own"
 		}
+		run.Part(mode)
 		if err := run.Phase(ctx, fmt.Sprintf("%s (%d replicas, %d releases)", text, n, herdReleases)); err != nil {
-			return v, err
+			return Verdict{}, err
 		}
 		w, q, err := herdMode(ctx, run, mode, n)
 		if err != nil {
-			return v, fmt.Errorf("%s: %w", mode, err)
+			return Verdict{}, fmt.Errorf("%s: %w", mode, err)
 		}
-		res[i].wake, res[i].req = w, q
-		run.measure(w, "wake-ups", fmt.Sprintf("%s: %.1f wake-ups per release", mode, w))
-		run.measure(q, "requests", fmt.Sprintf("%s: %.1f requests to etcd per release", mode, q))
-		v.Figures[mode+"_wakeups_per_release"] = w
-		v.Figures[mode+"_requests_per_release"] = q
+		run.figure(mode+"_wakeups_per_release", w, "wake-ups", fmt.Sprintf("%s: %.1f wake-ups per release", mode, w))
+		run.figure(mode+"_requests_per_release", q, "requests", fmt.Sprintf("%s: %.1f requests to etcd per release", mode, q))
 	}
-	naive, pred := res[0], res[1]
-	v.Showed = pred.wake <= 1.5 && naive.wake >= float64(n-1-herdReleases) && naive.req > 3*pred.req
-	v.Summary = fmt.Sprintf("Per release: watching the lock key woke %.1f waiters who sent %.1f requests; watching the predecessor woke %.1f and sent %.1f.", naive.wake, naive.req, pred.wake, pred.req)
-	if !v.Showed {
-		v.Summary = "Unexpected: " + v.Summary
+	return Verdict{}, nil
+}
+
+// herdWakesAll: watching the lock key wakes nearly every waiter on each
+// release, watching the predecessor wakes one, and the herd costs
+// several times the requests.
+func herdWakesAll(f *Findings) (bool, string) {
+	nw, ok1 := f.figure("naive_wakeups_per_release")
+	nq, ok2 := f.figure("naive_requests_per_release")
+	pw, ok3 := f.figure("predecessor_wakeups_per_release")
+	pq, ok4 := f.figure("predecessor_requests_per_release")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return false, "the run did not measure both ways of waiting"
 	}
-	return v, nil
+	n := f.Params.Replicas
+	say := fmt.Sprintf("per release, watching the lock key woke %.1f waiters who sent %.1f requests; watching the predecessor woke %.1f and sent %.1f", nw, nq, pw, pq)
+	return pw <= 1.5 && nw >= float64(n-1-herdReleases) && nq > 3*pq, say
 }
 
 // herdMode lines up n replicas, releases the lock herdReleases times and
