@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -68,6 +73,10 @@ func TestExperimentUsage(t *testing.T) {
 		{"experiment", "run"},
 		{"experiment", "run", "no-such-experiment"},
 		{"experiment", "run", "cas-race", "--ttl", "-1"},
+		{"experiment", "run", "cas-race", "--step-delay", "-1s"},
+		{"experiment", "run", "cas-race", "--faults", "/no/such/file"},
+		{"experiment", "replay"},
+		{"experiment", "replay", "/no/such/file"},
 		{"experiment", "frobnicate"},
 	} {
 		if code, _, _ := runCLI(t, args...); code != 2 {
@@ -81,4 +90,80 @@ func TestExperimentNeedsInProcess(t *testing.T) {
 	if code != exitNeedsInProcess || !strings.Contains(errOut, "in-process") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
+}
+
+// TestExperimentRecordReplay: a recorded run replays without etcd to the
+// same verdict, and its file runs again with --faults.
+func TestExperimentRecordReplay(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "run.json")
+	code, out, errOut := runCLI(t, "experiment", "run", "fencing", "--record", file)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	ran := lastLine(out)
+	code, again, errOut := runCLI(t, "experiment", "replay", file)
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s", code, errOut)
+	}
+	replayed := lastLine(again)
+	if cut(ran) != cut(replayed) || !strings.HasPrefix(replayed, "verdict: SHOWN") {
+		t.Errorf("run said\n%s\nreplay says\n%s", ran, replayed)
+	}
+	if code, out, _ := runCLI(t, "experiment", "replay", file, "--json"); code != 0 || !strings.Contains(lastLine(out), `"showed":true`) {
+		t.Errorf("replay --json: exit %d, last line %s", code, lastLine(out))
+	}
+	if code, _, errOut := runCLI(t, "experiment", "run", "cas-race", "--faults", file); code != 2 || !strings.Contains(errOut, "a run of fencing") {
+		t.Errorf("--faults with another scenario's file: exit %d, %s", code, errOut)
+	}
+}
+
+// TestExperimentReplaysLearnerFaults: a schedule of learner faults in a
+// history file is injected again by --faults, at the same step.
+func TestExperimentReplaysLearnerFaults(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	h := experiment.History{Format: experiment.HistoryFormat, Scenario: "singleton-vs-election", Params: experiment.Params{Replicas: 4, Seed: 3},
+		Timing: experiment.Timing{AskedTTL: 1}, Events: []experiment.Event{
+			{At: time.Second, Kind: experiment.Phase, Step: 3},
+			{At: time.Second, Kind: experiment.Paused, Step: 3, Replica: "r4", Origin: experiment.ByLearner},
+			{At: time.Second + 200*time.Millisecond, Kind: experiment.Resumed, Step: 3, Replica: "r4", Origin: experiment.ByLearner},
+		}}
+	var b bytes.Buffer
+	if err := experiment.WriteHistory(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	runCLI(t, "experiment", "run", "singleton-vs-election", "--faults", in, "--record", out)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := experiment.ReadHistory(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Params.Seed != 3 || got.Params.Replicas != 4 {
+		t.Errorf("params %+v, want the file's seed 3 and 4 replicas", got.Params)
+	}
+	s := got.FaultSchedule()
+	if len(s) != 2 || s[0].Kind != experiment.Paused || s[0].Replica != "r4" || s[0].Step != 3 || s[1].Kind != experiment.Resumed || s[1].After < 200*time.Millisecond {
+		t.Errorf("schedule injected again: %+v", s)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// cut drops the run time at the end of a verdict line.
+func cut(line string) string {
+	if i := strings.LastIndex(line, " ("); i > 0 {
+		return line[:i]
+	}
+	return line
 }

@@ -52,8 +52,13 @@ type History struct {
 	Timing  Timing    `json:"timing"`
 	Started time.Time `json:"started"`
 	Events  []Event   `json:"events"`
-	// Verdict is the checker's, set when the run ends.
+	// Verdict is the checker's, set when the run ends; Error is the
+	// error the run ended with, if any.
 	Verdict *Verdict `json:"verdict,omitempty"`
+	Error   string   `json:"error,omitempty"`
+	// AsLearner: the run was the scenario's RunAsLearner version (a
+	// class cluster), whose verdict is its script's.
+	AsLearner bool `json:"as_learner,omitempty"`
 	// Prediction is what the learner predicted before the run, if the
 	// screen asked (the engine never sets it).
 	Prediction *Prediction `json:"prediction,omitempty"`
@@ -235,8 +240,27 @@ func (run *Run) History() History {
 	if run.over {
 		v := run.verdict
 		h.Verdict = &v
+		h.Error = errText(run.err, "")
 	}
 	return h
+}
+
+// Replay is the verdict on a recorded history, computed again by the
+// checker (the recorded verdict for a scenario the checker does not
+// judge, or a run as the learner on a class cluster).
+func Replay(h *History) Verdict {
+	sc := Lookup(h.Scenario)
+	if sc == nil || len(sc.Shows) == 0 || h.AsLearner {
+		if h.Verdict != nil {
+			return *h.Verdict
+		}
+		return Verdict{Scenario: h.Scenario, Summary: "the recorded run has no verdict"}
+	}
+	var runErr error
+	if h.Error != "" {
+		runErr = errors.New(h.Error)
+	}
+	return Check(h, runErr)
 }
 
 // Updated receives a value (at most one waits) whenever events were

@@ -126,7 +126,7 @@ func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink fu
 	}
 	run.resource = newResource(run, true)
 	run.start = time.Now()
-	run.header = History{Format: HistoryFormat, Scenario: name, Params: run.Params, Timing: run.timing, Started: run.start}
+	run.header = History{Format: HistoryFormat, Scenario: name, Params: run.Params, Timing: run.timing, Started: run.start, AsLearner: run.asLearner}
 	go run.execute()
 	return run, nil
 }
@@ -237,6 +237,7 @@ func (run *Run) execute() {
 		h := run.History()
 		v = Check(&h, err)
 	}
+	v.Scenario = run.Scenario.Name
 	if err != nil {
 		v.Showed = false
 		if v.Summary == "" {

@@ -223,9 +223,9 @@ func takeTTLLock(ctx context.Context, r *Replica, key string, ttl int64, keep bo
 		renewed = "kept alive"
 	}
 	if l == nil {
-		text := fmt.Sprintf("lock taken: create_revision(%s) = 0 failed at revision %d", key, f.Revision)
+		text := fmt.Sprintf("lock is held: create_revision(%s) = 0 failed at revision %d", key, f.Revision)
 		if f.Held != nil {
-			text = fmt.Sprintf("lock taken: %s holds %s (created at revision %d), so it waits", key, f.Held.Value, f.Held.CreateRevision)
+			text = fmt.Sprintf("lock is held: %s holds %s (created at revision %d), so it waits", key, f.Held.Value, f.Held.CreateRevision)
 		}
 		r.Emit(Event{Kind: Note, Facts: f, Text: text})
 		return nil, nil

@@ -94,7 +94,7 @@ func (run *Run) stopKeyWatch() {
 	if w == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(run.ctx), time.Second)
+	ctx, cancel := context.WithTimeout(run.ctx, time.Second) // a run stopped early does not wait
 	defer cancel()
 	if g, err := run.storeClient().Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly()); err == nil {
 		for reached := false; !reached; {

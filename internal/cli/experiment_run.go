@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/experiment"
+)
+
+// runFlags are the flags of `experiment run`.
+type runFlags struct {
+	name      string
+	asJSON    bool
+	verbose   bool
+	record    string
+	faults    string
+	stepDelay time.Duration
+	params    experiment.Params
+	set       map[string]bool // the flags given on the command line
+}
+
+func parseRunFlags(args []string) (runFlags, error) {
+	var rf runFlags
+	fs := flag.NewFlagSet("experiment run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&rf.asJSON, "json", false, "print one JSON event a line, then the verdict as JSON")
+	fs.Uint64Var(&rf.params.Seed, "seed", 1, "seed for the run's random choices")
+	fs.IntVar(&rf.params.Replicas, "replicas", 0, "number of replicas (0: the experiment's default)")
+	fs.Int64Var(&rf.params.TTL, "ttl", 0, "lease TTL in seconds (0: the experiment's default)")
+	fs.DurationVar(&rf.stepDelay, "step-delay", 0, "wait this long at every step")
+	fs.StringVar(&rf.record, "record", "", "save the run's history to this file")
+	fs.StringVar(&rf.faults, "faults", "", "inject the learner faults recorded in this history file")
+	fs.BoolVar(&rf.verbose, "v", false, "also print every lease renewal and key change (text mode)")
+	name, rest, err := parseWithName(fs, args)
+	if err != nil {
+		return rf, err
+	}
+	if name == "" {
+		return rf, Usagef("run needs an experiment NAME (see: playground experiment list)")
+	}
+	if len(rest) > 0 {
+		return rf, Usagef("unexpected argument %q", rest[0])
+	}
+	if rf.stepDelay < 0 {
+		return rf, Usagef("--step-delay %s: a delay cannot be negative", rf.stepDelay)
+	}
+	rf.name, rf.set = name, map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { rf.set[f.Name] = true })
+	return rf, nil
+}
+
+// parseWithName parses a command's flags with its one argument before or
+// after them; it returns that argument and whatever else is left.
+func parseWithName(fs *flag.FlagSet, args []string) (string, []string, error) {
+	var name string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", nil, Usagef("%v", err)
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return "", nil, Usagef("%v", err)
+		}
+	}
+	return name, fs.Args(), nil
+}
+
+// checkRanges refuses replica counts and TTLs the scenario does not take.
+func checkRanges(sc *experiment.Scenario, p experiment.Params) error {
+	if lo, hi := sc.ReplicaRange(); p.Replicas != 0 && (p.Replicas < lo || p.Replicas > hi) {
+		if lo == hi {
+			return Usagef("--replicas %d: %s runs exactly %d replica(s)", p.Replicas, sc.Name, lo)
+		}
+		return Usagef("--replicas %d: %s runs %d to %d replicas", p.Replicas, sc.Name, lo, hi)
+	}
+	if lo, hi := sc.TTLRange(); p.TTL != 0 && (p.TTL < lo || p.TTL > hi) {
+		return Usagef("--ttl %d: %s takes a lease TTL of %d to %d seconds", p.TTL, sc.Name, lo, hi)
+	}
+	return nil
+}
+
+// withSchedule takes the fault schedule of the --faults file and, for
+// what the command line left unsaid, the recorded run's parameters.
+func (rf *runFlags) withSchedule() error {
+	if rf.faults == "" {
+		return nil
+	}
+	h, err := readHistoryFile(rf.faults)
+	if err != nil {
+		return err
+	}
+	if h.Scenario != rf.name {
+		return Usagef("--faults %s: that is a run of %s, not %s", rf.faults, h.Scenario, rf.name)
+	}
+	p := &rf.params
+	if !rf.set["seed"] {
+		p.Seed = h.Params.Seed
+	}
+	if !rf.set["replicas"] {
+		p.Replicas = h.Params.Replicas
+	}
+	if !rf.set["ttl"] {
+		p.TTL = h.Timing.AskedTTL
+	}
+	p.Fencing, p.VersionedUnlock = h.Params.Fencing, h.Params.VersionedUnlock
+	p.Faults = h.FaultSchedule()
+	return nil
+}
+
+func readHistoryFile(path string) (experiment.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return experiment.History{}, Usagef("%v", err)
+	}
+	defer f.Close()
+	h, err := experiment.ReadHistory(f)
+	if err != nil {
+		return experiment.History{}, Usagef("%s: %v", path, err)
+	}
+	return h, nil
+}
+
+func runOneExperiment(ctx context.Context, env *Env, args []string) error {
+	rf, err := parseRunFlags(args)
+	if err != nil {
+		return err
+	}
+	sc := experiment.Lookup(rf.name)
+	if sc == nil {
+		return Usagef("no experiment named %q (see: playground experiment list)", rf.name)
+	}
+	if err := rf.withSchedule(); err != nil {
+		return err
+	}
+	if err := checkRanges(sc, rf.params); err != nil {
+		return err
+	}
+	xenv, done, err := experimentEnv(ctx, env, sc)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rf.params.StepDelay = rf.stepDelay
+	start := time.Now()
+	run, err := experiment.Start(ctx, rf.name, rf.params, xenv, eventPrinter(env.Stdout, rf.asJSON, rf.verbose))
+	if errors.Is(err, experiment.ErrNeedsCluster) || errors.Is(err, experiment.ErrNeedsInProcess) {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", rf.name, err)
+		return &ExitError{Code: exitNeedsInProcess}
+	}
+	if err != nil {
+		return fmt.Errorf("experiment %s: %w", rf.name, err)
+	}
+	v, err := run.Wait()
+	if rf.record != "" {
+		if werr := saveHistory(rf.record, run.History()); werr != nil {
+			fmt.Fprintf(env.Stderr, "%v\n", werr)
+		}
+	}
+	return reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start))
+}
+
+// experimentEnv is where the run goes: the in-process etcd, or the
+// shared cluster under the learner's prefix. done closes what it opened.
+func experimentEnv(ctx context.Context, env *Env, sc *experiment.Scenario) (experiment.Env, func(), error) {
+	if !env.Etcd.Remote() {
+		return experiment.Env{}, func() {}, nil
+	}
+	if sc.SharedCluster(env.Etcd) != nil {
+		fmt.Fprintf(env.Stderr, "%s: %s\nRun it without --etcd-endpoints: it starts its own in-process etcd.\n", sc.Name, needsWhy(sc))
+		return experiment.Env{}, nil, &ExitError{Code: exitNeedsInProcess}
+	}
+	r, err := embedetcd.Connect(ctx, env.Etcd, embedetcd.LearnerPrefix(env.Etcd))
+	if err != nil {
+		return experiment.Env{}, nil, fmt.Errorf("connect to the shared cluster: %w", err)
+	}
+	return experiment.Env{Etcd: r}, func() { r.Close() }, nil
+}
+
+// eventPrinter prints each event as it happens: a JSON line, or a line
+// of text leaving out renewals and key changes unless verbose.
+func eventPrinter(out io.Writer, asJSON, verbose bool) func(experiment.Event) {
+	return func(e experiment.Event) {
+		switch {
+		case e.Kind == experiment.Finished:
+			// printed with the whole verdict
+		case asJSON:
+			b, _ := json.Marshal(e)
+			fmt.Fprintln(out, string(b))
+		case (e.Kind == experiment.LeaseRenewed || e.Kind == experiment.KeyChanged) && !verbose:
+		default:
+			fmt.Fprintln(out, e.String())
+		}
+	}
+}
+
+// reportVerdict prints the verdict and turns it into the exit status.
+func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool, v experiment.Verdict, err error, took time.Duration) error {
+	if ctx.Err() != nil {
+		// Stopped by Ctrl-C or SIGTERM: whatever the script concluded
+		// from a run cut short is not a verdict.
+		if asJSON {
+			b, _ := json.Marshal(struct {
+				Kind     string  `json:"kind"`
+				Scenario string  `json:"scenario"`
+				Seconds  float64 `json:"seconds"`
+			}{"interrupted", name, took.Seconds()})
+			fmt.Fprintln(out, string(b))
+		} else {
+			fmt.Fprintf(out, "interrupted after %.1f s: no verdict\n", took.Seconds())
+		}
+		return ctx.Err()
+	}
+	printExperimentVerdict(out, asJSON, v, err, took)
+	if err != nil {
+		return fmt.Errorf("experiment %s: %w", name, err)
+	}
+	if !v.Showed {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+func printExperimentVerdict(out io.Writer, asJSON bool, v experiment.Verdict, err error, took time.Duration) {
+	if asJSON {
+		b, _ := json.Marshal(struct {
+			Kind string `json:"kind"`
+			experiment.Verdict
+			Seconds float64 `json:"seconds"`
+			Error   string  `json:"error,omitempty"`
+		}{"verdict", v, took.Seconds(), errString(err)})
+		fmt.Fprintln(out, string(b))
+		return
+	}
+	mark := "SHOWN"
+	if !v.Showed {
+		mark = "NOT SHOWN"
+	}
+	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+}
+
+// saveHistory writes h to path through a temporary file, so a reader
+// never finds half a history.
+func saveHistory(path string, h experiment.History) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".history-*")
+	if err != nil {
+		return fmt.Errorf("record %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := experiment.WriteHistory(tmp, h); err != nil {
+		tmp.Close()
+		return fmt.Errorf("record %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("record %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("record %s: %w", path, err)
+	}
+	return nil
+}
