@@ -116,7 +116,9 @@ func deniedOutside(f *Findings) (bool, string) {
 	}
 	put, ok1 := call("put", "stream/shards/07")
 	del, ok2 := call("delete", "migrations/leader")
-	read, ok3 := f.lastEvent(func(e Event) bool { return e.Kind == Note && e.Facts != nil && e.Replica == "" && e.Facts.Key == "migrations/leader" })
+	read, ok3 := f.lastEvent(func(e Event) bool {
+		return e.Kind == Note && e.Facts != nil && e.Replica == "" && e.Facts.Key == "migrations/leader"
+	})
 	if !ok1 || !ok2 || !ok3 {
 		return false, "worker-7 never tried both writes"
 	}
