@@ -12,15 +12,16 @@ import (
 	"github.com/ownership-election/playground/embedetcd"
 )
 
-// Lesson 10-failure-modes-and-security, page "No leader after an outage"
-// (and lessons 02 and 04 where they name it), says what a quorum loss
+// Lesson 10-failure-modes-and-security, pages "No leader after an outage"
+// and "Starting over after an outage" (and lessons 02 and 04 where they
+// name it), says what a quorum loss
 // leaves behind: the client's Session is over (its keep-alive channel
 // closed once the client's own deadline passed), but nothing was revoked
 // while the majority was gone, and when it returns the new raft leader
 // gives every lease it still knows a full TTL again (lessor.Promote ->
 // refresh), expired ones included. So the old lease can be renewed, its
 // key is still there, and only a Revoke (or another TTL plus an election
-// timeout) removes it.
+// timeout) removes it; Close on the ended session revokes it.
 func TestQuorumReturnRevivesExpiredLease(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -31,7 +32,8 @@ func TestQuorumReturnRevivesExpiredLease(t *testing.T) {
 		t.Fatalf("start cluster: %v", err)
 	}
 	defer cl.Close()
-	const where = "update content/lessons/10-failure-modes-and-security/lesson.md, \"No leader after an outage\", " +
+	const where = "update content/lessons/10-failure-modes-and-security/lesson.md, \"No leader after an outage\" " +
+		"and \"Starting over after an outage\", quiz l10-revived-lease, " +
 		"and the lessons that point to it (02, 04)"
 	lead, err := cl.Leader()
 	if err != nil {
@@ -94,11 +96,13 @@ func TestQuorumReturnRevivesExpiredLease(t *testing.T) {
 	if len(r.Kvs) != 1 {
 		t.Errorf("the key of the expired lease was gone once quorum returned; the lesson says it is kept: %s", where)
 	}
-	if _, err := cli.Revoke(ctx, id); err != nil {
-		t.Fatalf("revoke: %v", err)
+	// The lesson's correction: Close the ended session, which revokes its
+	// lease even though Done() has closed.
+	if err := sess.Close(); err != nil {
+		t.Errorf("closing the ended session (to revoke its lease) failed: %v: %s", err, where)
 	}
 	if r, err := cli.Get(ctx, "facts/revived"); err != nil || len(r.Kvs) != 0 {
-		t.Errorf("after Revoke the key is still there (%v): %s", err, where)
+		t.Errorf("after the ended session's Close the key is still there (%v): %s", err, where)
 	}
 	t.Logf("session over %v after quorum loss; quorum back after %v; old lease renewed to TTL %d",
 		over.Round(10*time.Millisecond), back.Sub(lost).Round(10*time.Millisecond), ka.TTL)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/labs"
@@ -18,11 +19,18 @@ var labCatalog func() fs.FS = labs.Catalog
 func init() {
 	Register(&Command{
 		Name:    "check",
-		Usage:   "check [DIR]",
+		Usage:   "check [--seeds DIR] [DIR]",
 		Summary: "validate the course (built-in, or the one in DIR); exit 2 on any problem",
 		Help: `Checks every lesson, quiz and lab manifest and prints each problem as
 FILE:LINE: message. DIR is a course folder (with lessons/ in it); without
 it the built-in course is checked.
+
+Beyond the files' own rules, every page of the built-in course must fit
+two 80x24 screens (44 lines at 78 columns as the reader renders it; for
+another course a longer page is a warning), and no lesson or quiz may
+share a run of 8 words with the course's source documents (scanned
+against fingerprints kept in the binary, or against the .txt files of
+--seeds DIR, for any course).
 
 Exit codes: 0 no problems, 1 the course could not be opened, 2 problems
 found or bad usage, 130/143 stopped by Ctrl-C or SIGTERM.`,
@@ -70,16 +78,22 @@ func courseSources(env *Env, dir string) (lessons.Sources, error) {
 // Exit codes: 0 no problems, 2 problems found (or bad usage), 1 the course
 // could not be opened at all.
 func runCheck(ctx context.Context, env *Env, args []string) error {
-	if len(args) > 1 {
-		return Usagef("takes at most one folder: check [DIR]")
-	}
-	dir := ""
-	if len(args) == 1 {
-		dir = args[0]
-	}
-	c, probs, err := loadCourse(env, dir)
+	dir, seeds, err := checkArgs(args)
 	if err != nil {
 		return err
+	}
+	src, err := courseSources(env, dir)
+	if err != nil {
+		return err
+	}
+	c, probs := lessons.Load(src)
+	more, warns, err := courseChecks(c, src, dir == "" && env.ContentDir == "", seeds)
+	if err != nil {
+		return err
+	}
+	probs = append(probs, more...)
+	for _, p := range warns {
+		fmt.Fprintln(env.Stdout, "warning: "+p.String())
 	}
 	for _, p := range probs {
 		fmt.Fprintln(env.Stdout, p.String())
@@ -88,8 +102,42 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "%s found (course: %s)\n", count(len(probs), "problem"), courseSize(c))
 		return &ExitError{Code: 2}
 	}
-	fmt.Fprintf(env.Stdout, "ok: %s, no problems\n", courseSize(c))
+	fmt.Fprintf(env.Stdout, "ok: %s, no problems%s\n", courseSize(c), warnSuffix(len(warns)))
 	return nil
+}
+
+// checkArgs reads [--seeds DIR] [DIR].
+func checkArgs(args []string) (dir, seeds string, err error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--seeds" || a == "-seeds":
+			if i+1 == len(args) {
+				return "", "", Usagef("--seeds needs a folder of source documents (.txt)")
+			}
+			seeds = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--seeds="):
+			seeds = strings.TrimPrefix(a, "--seeds=")
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) > 1 {
+		return "", "", Usagef("takes at most one folder: check [--seeds DIR] [DIR]")
+	}
+	if len(rest) == 1 {
+		dir = rest[0]
+	}
+	return dir, seeds, nil
+}
+
+// warnSuffix is ", 2 warnings" (or nothing).
+func warnSuffix(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return " (" + count(n, "warning") + ")"
 }
 
 func courseSize(c *lessons.Course) string {

@@ -83,3 +83,28 @@ func TestKnownExperiments(t *testing.T) {
 		t.Errorf("%d experiment names, the course has 11", len(names))
 	}
 }
+
+// A page longer than two 80x24 screens is a warning in a course of one's
+// own (check still passes), and the originality scan runs against the
+// documents given with --seeds.
+func TestCheckLongPageAndSeeds(t *testing.T) {
+	withTestLabs(t)
+	dir := "../../content/testdata/course-long"
+	code, out, _ := run(t, "", "check", dir)
+	if code != 0 || !strings.Contains(out, "warning: "+dir+"/lessons/01-first-steps/lesson.md:") ||
+		!strings.Contains(out, `"A page that scrolls" is `) || !strings.HasSuffix(out, "no problems (1 warning)\n") {
+		t.Errorf("check course-long exited %d:\n%s", code, out)
+	}
+	seeds := t.TempDir()
+	doc := "Paragraph 7 of a page far too long for two screens, said the source."
+	if err := os.WriteFile(seeds+"/seed.txt", []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "", "check", "--seeds", seeds, dir)
+	if code != 2 || !strings.Contains(out, "words in a row are the same as in source document seed.txt") {
+		t.Errorf("check --seeds exited %d:\n%s", code, out)
+	}
+	if code, _, errOut := run(t, "", "check", "--seeds"); code != 2 || !strings.Contains(errOut, "--seeds needs a folder") {
+		t.Errorf("--seeds without a folder: exit %d, %q", code, errOut)
+	}
+}
