@@ -12,6 +12,11 @@ type KeyMap struct {
 	Tempo     key.Binding
 	Prev      key.Binding
 	Next      key.Binding
+	Earlier   key.Binding
+	Later     key.Binding
+	First     key.Binding
+	Last      key.Binding
+	NextKey   key.Binding
 	Pause     key.Binding
 	Crash     key.Binding
 	Restart   key.Binding
@@ -21,8 +26,6 @@ type KeyMap struct {
 	Unlock    key.Binding
 	TTLUp     key.Binding
 	TTLDown   key.Binding
-	ScrollUp  key.Binding
-	ScrollDn  key.Binding
 	Choose    key.Binding
 }
 
@@ -33,8 +36,13 @@ func DefaultKeyMap() KeyMap {
 		Step:      key.NewBinding(key.WithKeys("space", "n"), key.WithHelp("space", "next step")),
 		AutoPlay:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "auto-play")),
 		Tempo:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "auto-play tempo")),
-		Prev:      key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("tab", "replica")),
-		Next:      key.NewBinding(key.WithKeys("tab", "right", "l")),
+		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("tab", "replica")),
+		Next:      key.NewBinding(key.WithKeys("tab")),
+		Earlier:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "timeline cursor")),
+		Later:     key.NewBinding(key.WithKeys("right", "l")),
+		First:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "first/live")),
+		Last:      key.NewBinding(key.WithKeys("end", "G")),
+		NextKey:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "next violation or refusal")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
@@ -44,22 +52,21 @@ func DefaultKeyMap() KeyMap {
 		Unlock:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "versioned unlock")),
 		TTLUp:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "TTL")),
 		TTLDown:   key.NewBinding(key.WithKeys("-")),
-		ScrollUp:  key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "timeline")),
-		ScrollDn:  key.NewBinding(key.WithKeys("down", "j")),
 		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "predict")),
 	}
 }
 
 // ShortHelp lists the keys that matter most.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Start, k.Step, k.Prev, k.Pause, k.Crash}
+	return []key.Binding{k.Start, k.Step, k.Earlier, k.NextKey, k.Prev, k.Pause}
 }
 
 // FullHelp lists every key.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Start, k.Step, k.AutoPlay, k.Tempo, k.Choose},
+		{k.Earlier, k.First, k.NextKey},
 		{k.Prev, k.Pause, k.Crash, k.Restart, k.Partition, k.SlowClock},
-		{k.Fencing, k.Unlock, k.TTLUp, k.ScrollUp},
+		{k.Fencing, k.Unlock, k.TTLUp},
 	}
 }

@@ -55,7 +55,8 @@ type Options struct {
 
 // snapshot is everything the view draws from a run.
 type snapshot struct {
-	replicas []experiment.ReplicaState
+	replicas []experiment.ReplicaState // the cards: those still acting
+	all      []experiment.ReplicaState // every replica, in creation order
 	resource experiment.ResourceState
 	events   []experiment.Event
 	verdict  *experiment.Verdict
@@ -80,7 +81,8 @@ type Model struct {
 	sel     int           // selected replica
 	tempo   time.Duration // auto-play's wait at each step
 	step    stepClock     // the step the script waits at
-	scroll  int           // timeline lines scrolled up from the bottom
+	cursor  int           // the timeline item the cursor is on, unless live
+	live    bool          // the cursor follows the run
 	err     error
 	notice  string
 	started time.Time
@@ -113,7 +115,7 @@ func New(ctx screen.Context, opts Options) *Model {
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
 	}
 	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo}
+		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true}
 	m.phase = phaseReady
 	if q := opts.Predict; q != nil && len(q.Options) > 0 {
 		m.phase = phasePredict
@@ -194,7 +196,8 @@ func tick(run *experiment.Run) tea.Cmd {
 }
 
 func (m Model) start() (Model, tea.Cmd) {
-	m.phase, m.err, m.notice, m.scroll, m.snap, m.step = phaseStarting, nil, "", 0, snapshot{}, stepClock{}
+	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
+	m.cursor, m.live = 0, true
 	name, p, env := m.sc.Name, m.params, experiment.Env{Etcd: m.opts.Etcd}
 	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
 	return m, func() tea.Msg {
@@ -257,6 +260,7 @@ func (m *Model) refresh() {
 	for _, r := range run.Replicas() {
 		all = append(all, r.State())
 	}
+	m.snap.all = all
 	m.snap.replicas, m.sel = cardsOf(all, len(m.snap.replicas), m.sel)
 	m.snap.resource = run.Resource().State()
 	m.snap.atStep = run.AtStep()
@@ -267,6 +271,8 @@ func (m *Model) refresh() {
 		m.snap.verdict = &v
 		m.err = err
 		m.phase = phaseDone
+		// The cursor goes to what the run exists to show.
+		m.cursor, m.live = m.timeline().shown(), false
 		if m.cancel != nil {
 			m.cancel()
 		}
@@ -302,8 +308,14 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.params.Step = !m.params.Step
 			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
 		}
+		if key.Matches(msg, k.Tempo) {
+			m.tempo = nextTempo(m.tempo)
+		}
 		return m, nil
 	case phaseReady, phaseDone:
+		if m, ok := m.scrubKey(msg); ok {
+			return m, nil
+		}
 		switch {
 		case key.Matches(msg, k.Start):
 			return m.start()
@@ -322,10 +334,6 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
 		case key.Matches(msg, k.Tempo):
 			m.tempo = nextTempo(m.tempo)
-		case key.Matches(msg, k.ScrollUp):
-			m.scroll++
-		case key.Matches(msg, k.ScrollDn):
-			m.scroll = max(0, m.scroll-1)
 		case key.Matches(msg, k.Step), key.Matches(msg, k.Pause), key.Matches(msg, k.Crash),
 			key.Matches(msg, k.Restart), key.Matches(msg, k.Partition), key.Matches(msg, k.SlowClock):
 			// Faults and steps act on a run; say so rather than do nothing.
@@ -357,18 +365,15 @@ func cycle(b *bool) *bool {
 
 func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k, run := m.keys, m.run
+	if m, ok := m.scrubKey(msg); ok {
+		return m, nil
+	}
 	switch {
 	case key.Matches(msg, k.Prev):
 		m.sel = max(0, m.sel-1)
 		return m, nil
 	case key.Matches(msg, k.Next):
 		m.sel = max(0, min(len(m.snap.replicas)-1, m.sel+1))
-		return m, nil
-	case key.Matches(msg, k.ScrollUp):
-		m.scroll++
-		return m, nil
-	case key.Matches(msg, k.ScrollDn):
-		m.scroll = max(0, m.scroll-1)
 		return m, nil
 	case run == nil:
 		return m, nil

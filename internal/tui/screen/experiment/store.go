@@ -20,10 +20,37 @@ import (
 // storeHeading starts the panel: what etcd holds, or held when the run
 // ended (the run then deletes its keys).
 func (m Model) storeHeading() string {
+	if _, at, ok := m.storeAtCursor(); ok {
+		return fmt.Sprintf("etcd at %.2fs", at.Seconds())
+	}
 	if m.phase == phaseDone {
 		return "etcd held"
 	}
 	return "etcd holds"
+}
+
+// storeAtCursor is what etcd held at the timeline's cursor, by the run's
+// watch, when the cursor is not following the run.
+func (m Model) storeAtCursor() (experiment.StoreState, time.Duration, bool) {
+	if m.isLive() || (m.phase != phaseRunning && m.phase != phaseDone) {
+		return experiment.StoreState{}, 0, false
+	}
+	tl := m.timeline()
+	cur := m.cursorOf(tl)
+	if cur < 0 || tl.holds[cur].rev == 0 {
+		return experiment.StoreState{}, 0, false
+	}
+	h := tl.holds[cur]
+	return experiment.StoreState{At: m.started.Add(tl.at(cur)), Revision: h.rev, Keys: h.keys}, tl.at(cur), true
+}
+
+// store is what the store's view shows: etcd at the cursor, or the
+// run's latest reading.
+func (m Model) store() experiment.StoreState {
+	if s, _, ok := m.storeAtCursor(); ok {
+		return s
+	}
+	return m.snap.store
 }
 
 // storeBesideMin is the narrowest the panel may be to stand beside the
@@ -36,7 +63,7 @@ func (m Model) storeLines(w, n int) []string {
 	if n <= 0 || w <= 0 {
 		return nil
 	}
-	s := m.snap.store
+	s := m.store()
 	var status string
 	switch {
 	case m.phase == phaseStarting:
@@ -225,8 +252,14 @@ func (m Model) cardsAndStore(w, h int) []string {
 		box := st.Box.Width(side).Render(strings.Join(lines, "\n"))
 		return strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, strings.Join(cards, "\n"), " ", box), "\n")
 	}
+	return append(cards, m.storeRowsAt(w, storeRows(h))...)
+}
+
+// storeRowsAt is the store's view under the cards, in at most rows lines.
+func (m Model) storeRowsAt(w, rows int) []string {
+	st := m.Styles
 	indent := len(m.storeHeading()) + 1
-	lines := m.storeLines(w-indent, storeRows(h))
+	lines := m.storeLines(w-indent, rows)
 	for i, l := range lines {
 		prefix := strings.Repeat(" ", indent)
 		if i == 0 {
@@ -234,13 +267,13 @@ func (m Model) cardsAndStore(w, h int) []string {
 		}
 		lines[i] = prefix + l
 	}
-	return append(cards, lines...)
+	return lines
 }
 
 // storeRevision is the revision of the last reading, for the panel's
 // heading.
 func (m Model) storeRevision() string {
-	if s := m.snap.store; !s.At.IsZero() && s.Revision > 0 {
+	if s := m.store(); !s.At.IsZero() && s.Revision > 0 {
 		return fmt.Sprintf(" · revision %d", s.Revision)
 	}
 	return ""

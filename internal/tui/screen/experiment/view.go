@@ -15,62 +15,9 @@ import (
 
 const cardWidth = 19
 
-// View draws the screen in the size given by SetSize.
-func (m Model) View() string {
-	w, h := max(m.Width, 40), max(m.Height, 12)
-	st := m.Styles
-	if m.sc == nil {
-		return st.Error.Render(text.Wrap(m.err.Error(), w))
-	}
-	if v := m.sharedView(w); v != "" {
-		return v
-	}
-	var top []string
-	top = append(top, st.Muted.Render(text.Truncate("Runs on "+m.on, w)))
-	top = append(top, ansi.Truncate(st.Title.Render("Experiment: "+m.sc.Name)+st.Muted.Render(" · "+m.sc.Title), w, "…"))
-	for _, l := range text.Clamp(m.sc.Summary, w, 2) {
-		top = append(top, st.Subtitle.Render(l))
-	}
-	top = append(top, ansi.Truncate(m.statusLine(), w, "…"))
-	if m.phase != phasePredict {
-		top = append(top, m.cardsAndStore(w, h)...)
-	}
-	if m.sc.Resource {
-		top = append(top, ansi.Truncate(m.resourceLine(), w, "…"))
-	}
-	if m.notice != "" {
-		top = append(top, st.Warning.Render(ansi.Truncate(m.notice, w, "…")))
-	} else if s := m.stalled(w); s != "" {
-		for _, l := range text.Clamp(s, w, 2) {
-			top = append(top, st.Warning.Render(l))
-		}
-	}
-	if m.err != nil {
-		for _, l := range text.Clamp("error: "+m.err.Error(), w, 3) {
-			top = append(top, st.Error.Render(l))
-		}
-	}
-	rest := h - len(top)
-	var bottom []string
-	switch m.phase {
-	case phasePredict:
-		bottom = m.predictPanel(w, rest)
-	case phaseDone:
-		// The verdict comes first; the timeline keeps at least its
-		// heading and the run's key event (pinned) or its last line.
-		result := m.resultPanel(w, rest-2)
-		bottom = append(m.timeline(w, rest-len(result)), result...)
-	default:
-		bottom = m.timeline(w, rest)
-	}
-	lines := append(top, bottom...)
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (m Model) statusLine() string {
+// statusLine is the run's state and the parameters of the next run,
+// the least telling parameters left out when w is short.
+func (m Model) statusLine(w int) string {
 	st := m.Styles
 	state := map[phase]string{phasePredict: "predict first", phaseReady: "ready: enter runs it",
 		phaseStarting: "starting etcd and replicas…", phaseRunning: "running", phaseDone: "finished: enter runs it again"}[m.phase]
@@ -93,10 +40,17 @@ func (m Model) statusLine() string {
 	if m.sc.Name == "ttl-unlock-bug" {
 		parts = append(parts, "versioned unlock "+variant(m.params.VersionedUnlock))
 	}
-	if m.phase != phaseRunning && m.params.Step {
-		parts = append(parts, "step mode")
+	if m.phase != phaseRunning {
+		parts = append(parts, map[bool]string{true: "step mode", false: "auto-play " + tempoLabel(m.tempo)}[m.params.Step])
 	}
-	return st.Accent.Render(state) + st.Muted.Render(" · "+strings.Join(parts, " · ")+" · faults: "+m.sc.Faults)
+	for len(parts) > 0 && len(state)+3*len(parts)+len(strings.Join(parts, "")) > w {
+		parts = parts[:len(parts)-1]
+	}
+	rest := ""
+	if len(parts) > 0 {
+		rest = " · " + strings.Join(parts, " · ")
+	}
+	return st.Accent.Render(cutWords(state, w)) + st.Muted.Render(rest)
 }
 
 func variant(b *bool) string {
@@ -112,7 +66,7 @@ func variant(b *bool) string {
 
 // cards draws the replicas side by side, as many as fit on one row.
 func (m Model) cards(w int) []string {
-	rs := m.snap.replicas
+	rs := m.cardStates()
 	if len(rs) == 0 {
 		return nil
 	}
@@ -124,7 +78,7 @@ func (m Model) cards(w int) []string {
 	last := min(len(rs), first+fit)
 	var boxes []string
 	for i := first; i < last; i++ {
-		boxes = append(boxes, m.card(rs[i], i == m.sel))
+		boxes = append(boxes, m.card(rs[i], rs[i].Name == m.selected()))
 	}
 	row := lipgloss.JoinHorizontal(lipgloss.Top, boxes...)
 	out := strings.Split(row, "\n")
@@ -193,7 +147,9 @@ func bar(left, ttl time.Duration, width int) string {
 	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
 }
 
-func (m Model) resourceLine() string {
+// resourceLine is the protected resource now, in w cells: what it
+// holds, what it took and refused.
+func (m Model) resourceLine(w int) string {
 	st := m.Styles
 	if m.phase == phasePredict || m.phase == phaseReady || m.phase == phaseStarting {
 		return st.Muted.Render("resource: (not running)")
@@ -203,17 +159,18 @@ func (m Model) resourceLine() string {
 	if r.Writer != "" {
 		value = fmt.Sprintf("%q by %s", r.Value, r.Writer)
 	}
-	rej := fmt.Sprintf("rejected %d", r.Rejected)
-	if r.Rejected > 0 {
-		rej = st.Warning.Render(rej)
-	}
+	parts := []string{value, fmt.Sprintf("accepted %d", r.Accepted)}
 	// Tokens and the fencing switch mean something only in the experiment
 	// about fencing; elsewhere they read as a feature that is off.
-	fencing := ""
 	if m.sc.Name == "fencing" {
-		fencing = fmt.Sprintf(" fencing %s · highest %d ·", onOff(r.Fencing), r.Highest)
+		parts = append([]string{"fencing " + onOff(r.Fencing), fmt.Sprintf("highest %d", r.Highest)}, parts...)
 	}
-	return st.Heading.Render("resource") + st.Text.Render(fmt.Sprintf("%s %s · accepted %d · ", fencing, value, r.Accepted)) + rej
+	rej := fmt.Sprintf("rejected %d", r.Rejected)
+	body := cutWords(" "+strings.Join(parts, " · ")+" · "+rej, w-len("resource"))
+	if r.Rejected > 0 && strings.HasSuffix(body, rej) {
+		return st.Heading.Render("resource") + st.Text.Render(strings.TrimSuffix(body, rej)) + st.Warning.Render(rej)
+	}
+	return st.Heading.Render("resource") + st.Text.Render(body)
 }
 
 func onOff(b bool) string {
@@ -228,96 +185,6 @@ func onOff(b bool) string {
 // refused.
 func keyEvent(e experiment.Event) bool {
 	return e.Kind == experiment.InvariantViolated || e.Kind == experiment.WriteRejected
-}
-
-// timeline draws the last events that fit in n lines (lease renewals are
-// left out: there are several a second). Two lines stay pinned under the
-// heading when later lines push them out of view: the latest key event,
-// so a violation never scrolls away unseen, and in step mode the step the
-// script waits to take.
-func (m Model) timeline(w, n int) []string {
-	st := m.Styles
-	var evs []experiment.Event
-	keys, lastKey, lastPhase := 0, -1, -1
-	for _, e := range m.snap.events {
-		if e.Kind == experiment.LeaseRenewed || e.Kind == experiment.Finished || e.Kind == experiment.Waiting {
-			continue
-		}
-		if keyEvent(e) {
-			keys, lastKey = keys+1, len(evs)
-		}
-		if e.Kind == experiment.Phase {
-			lastPhase = len(evs)
-		}
-		evs = append(evs, e)
-	}
-	if n <= 0 {
-		return nil
-	}
-	type pin struct {
-		at     int // index in evs
-		line   string
-		pinned bool
-	}
-	var pins []*pin
-	if lastKey >= 0 {
-		head := "⚑ "
-		if keys > 1 {
-			head = fmt.Sprintf("⚑ latest of %d: ", keys)
-		}
-		pins = append(pins, &pin{at: lastKey, line: st.Error.Render(ansi.Truncate(head+strings.TrimLeft(evs[lastKey].String(), " "), w, "…"))})
-	}
-	if m.phase == phaseRunning && m.snap.atStep && lastPhase >= 0 {
-		pins = append(pins, &pin{at: lastPhase, line: st.Accent.Render(ansi.Truncate("▶ next step (space): "+evs[lastPhase].Text, w, "…"))})
-	}
-	if n == 1 {
-		if len(pins) > 0 {
-			return []string{pins[0].line}
-		}
-		return nil
-	}
-	out := []string{st.Heading.Render("timeline") + st.Muted.Render(fmt.Sprintf(" (%d events)", len(evs)))}
-	if len(evs) == 0 {
-		out = append(out, st.Muted.Render("  nothing yet"))
-		return out
-	}
-	rows := n - 1
-	end := max(len(evs)-m.scroll, min(rows, len(evs)))
-	// Pin what the window leaves out; a pin narrows the window, which may
-	// leave out another, so look again until nothing changes.
-	for changed := true; changed; {
-		changed = false
-		start := max(0, end-rows)
-		for _, p := range pins {
-			if !p.pinned && rows > 1 && (p.at < start || p.at >= end) {
-				p.pinned, rows, changed = true, rows-1, true
-				break
-			}
-		}
-	}
-	for _, p := range pins {
-		if p.pinned {
-			out = append(out, p.line)
-		}
-	}
-	start := max(0, end-rows)
-	for _, e := range evs[start:end] {
-		line := ansi.Truncate(e.String(), w, "…")
-		switch e.Kind {
-		case experiment.InvariantViolated, experiment.WriteRejected, experiment.Crashed:
-			line = st.Error.Render(line)
-		case experiment.Acquired, experiment.WriteAccepted:
-			line = st.Success.Render(line)
-		case experiment.Phase:
-			line = st.Accent.Render(line)
-		case experiment.Paused, experiment.Partitioned, experiment.LeaseExpired, experiment.Lost, experiment.SteppedDown, experiment.Waiting:
-			line = st.Warning.Render(line)
-		default:
-			line = st.Text.Render(line)
-		}
-		out = append(out, line)
-	}
-	return out
 }
 
 func (m Model) predictPanel(w, n int) []string {
@@ -336,58 +203,78 @@ func (m Model) predictPanel(w, n int) []string {
 			out = append(out, prefix+st.Text.Render(l))
 		}
 	}
-	out = append(out, st.Muted.Render(ansi.Truncate("press the number of your prediction; the experiment then runs", w, "…")))
+	out = append(out, st.Muted.Render(cutWords("press the number of your prediction; the experiment then runs", w)))
+	if m.notice != "" {
+		out = append(out, st.Warning.Render(cutWords(m.notice, w)))
+	}
 	return out
 }
 
-// resultPanel is the verdict and the prediction, in at most n lines
-// (never fewer than the verdict's heading and a line of its summary):
-// the takeaway goes first when room is short, then summary lines.
+// resultPanel is what the checker found and, beside it, what the
+// learner predicted, in at most n lines (at least the heading and a line
+// of each): side by side on a wide screen, one under the other on a
+// narrow one, where the takeaway gives way first.
 func (m Model) resultPanel(w, n int) []string {
 	st := m.Styles
 	v := m.snap.verdict
 	if v == nil {
 		return nil
 	}
-	head := st.Success.Render("the effect showed")
+	head := st.Heading.Render("result ") + st.Success.Render("the effect showed")
 	if !v.Showed {
-		head = st.Error.Render("the effect did not show this time")
+		head = st.Heading.Render("result ") + st.Error.Render("the effect did not show this time")
 	}
-	predLines, takeaway := 0, 0
+	found := "The checker found: " + v.Summary
 	q := m.opts.Predict
-	if q != nil && m.picked >= 0 {
-		predLines, takeaway = 2, 2
+	if q == nil || m.picked < 0 {
+		return append([]string{head}, styled(st.Text, clampWords(found, w, n-1))...)
 	}
-	summary := 4
-	for 1+summary+predLines+takeaway > n && takeaway > 0 {
-		takeaway--
+	opt := q.Options[m.picked]
+	mark, markStyle := "✓ right", st.Success
+	if !opt.Correct {
+		mark, markStyle = "✗ not what happened", st.Error
 	}
-	for 1+summary+predLines+takeaway > n && predLines > 1 {
-		predLines--
+	predicted := "You predicted: " + opt.Text
+	if w >= 120 {
+		half := (w - 3) / 2
+		left := clampWords(found, half, n-1)
+		right := append(clampWords(predicted, half, max(1, n-3)), markStyle.Render(mark))
+		right = append(right, styled(st.Muted, clampWords(q.Takeaway, half, max(0, n-1-len(right))))...)
+		return append([]string{head}, sideBySide(styled(st.Text, left), right, half)...)
 	}
-	for 1+summary+predLines+takeaway > n && summary > 1 {
-		summary--
+	predLines := min(2, max(1, n-3))
+	foundLines := max(1, n-1-predLines)
+	out := append([]string{head}, styled(st.Text, clampWords(found, w, foundLines))...)
+	pred := clampWords(predicted, w-len(mark)-1, predLines)
+	pred[len(pred)-1] += " " + markStyle.Render(mark)
+	out = append(out, styled(st.Text, pred)...)
+	if rest := n - len(out); rest > 0 && q.Takeaway != "" {
+		out = append(out, styled(st.Muted, clampWords(q.Takeaway, w, rest))...)
 	}
-	out := []string{st.Heading.Render("result ") + head}
-	for _, l := range text.Clamp(v.Summary, w, summary) {
-		out = append(out, st.Text.Render(l))
+	return out
+}
+
+// styled renders every line with s.
+func styled(s lipgloss.Style, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = s.Render(l)
 	}
-	if q != nil && m.picked >= 0 {
-		mark, style := "✓ right", st.Success
-		if !q.Options[m.picked].Correct {
-			mark, style = "✗ not what happened", st.Error
+	return out
+}
+
+// sideBySide puts right beside left (left padded to w cells and a gap).
+func sideBySide(left, right []string, w int) []string {
+	var out []string
+	for i := range max(len(left), len(right)) {
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
 		}
-		for i, l := range text.Clamp("you predicted: "+q.Options[m.picked].Text, w-len(mark)-1, predLines) {
-			if i == 0 {
-				l += " " + style.Render(mark)
-			}
-			out = append(out, st.Text.Render(l))
+		if i < len(right) {
+			r = right[i]
 		}
-		if takeaway > 0 {
-			for _, l := range text.Clamp(q.Takeaway, w, takeaway) {
-				out = append(out, st.Muted.Render(l))
-			}
-		}
+		out = append(out, strings.TrimRight(l+strings.Repeat(" ", max(0, w-ansi.StringWidth(l)))+" │ "+r, " "))
 	}
 	return out
 }

@@ -1,0 +1,130 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/text"
+)
+
+// cardsMinHeight is the height from which the boxed replica cards come
+// back above the lanes; below it the lanes' labels are the cards.
+const cardsMinHeight = 30
+
+// View draws the screen in the size given by SetSize.
+func (m Model) View() string {
+	w, h := max(m.Width, 40), max(m.Height, 12)
+	st := m.Styles
+	if m.sc == nil {
+		return st.Error.Render(text.Wrap(m.err.Error(), w))
+	}
+	if v := m.sharedView(w); v != "" {
+		return v
+	}
+	lines := m.header(w)
+	if m.phase == phasePredict {
+		lines = append(lines, m.predictPanel(w, h-len(lines))...)
+	} else {
+		lines = append(lines, m.body(w, h-len(lines))...)
+	}
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// header is where the run happens, the experiment's name, the faults it
+// injects (not what comes of them: that is for the learner to predict),
+// and the run's state.
+func (m Model) header(w int) []string {
+	st := m.Styles
+	faults := m.sc.Faults
+	return []string{
+		st.Muted.Render(cutWords("Runs on "+m.on, w)),
+		st.Title.Render("Experiment: "+m.sc.Name) + st.Muted.Render(cutWords(" · "+m.sc.Title, w-len("Experiment: "+m.sc.Name))),
+		st.Subtitle.Render(text.FirstFit(w,
+			"Faults it injects: "+faults+"; add yours: tab picks a replica, then p c x r s",
+			"Faults it injects: "+faults+"; add yours with p c x r s",
+			"Faults it injects: "+faults,
+			cutWords("Faults: "+faults, w))),
+		m.statusLine(w),
+	}
+}
+
+// body is everything under the header once the prediction is made:
+// the state (cards, etcd, resource), what the learner must do, the
+// timeline, the step the script waits at and the result.
+func (m Model) body(w, n int) []string {
+	st := m.Styles
+	var notes []string
+	if m.notice != "" {
+		notes = append(notes, st.Warning.Render(cutWords(m.notice, w)))
+	} else if s := m.stalled(w); s != "" {
+		for _, l := range clampWords(s, w, 2) {
+			notes = append(notes, st.Warning.Render(l))
+		}
+	}
+	if m.err != nil {
+		for _, l := range clampWords("error: "+m.err.Error(), w, 3) {
+			notes = append(notes, st.Error.Render(l))
+		}
+	}
+	var pin, result []string
+	if p := m.stepPin(w); p != "" {
+		pin = []string{p}
+	}
+	if m.phase == phaseDone {
+		result = m.resultPanel(w, max(3, min(7, n/3)))
+	}
+	detail := 2
+	if tl := m.timeline(); len(tl.items) > 0 && tl.keyItem(m.cursorOf(tl)) {
+		detail = 3
+	}
+	timelineMin := 1 + min(4, m.laneCount()) + 2 + detail
+	state := m.stateRows(w, n, n-len(notes)-len(pin)-len(result)-timelineMin)
+	out := append(state, notes...)
+	out = append(out, m.timelinePanel(w, n-len(out)-len(pin)-len(result), detail)...)
+	out = append(out, pin...)
+	return append(out, result...)
+}
+
+// laneCount is how many replica lanes the timeline could draw.
+func (m Model) laneCount() int { return max(1, len(m.snap.all), len(m.snap.replicas)) }
+
+// stateRows are the cards, etcd's holdings and the resource, in at most
+// room lines (fewer when short: the lanes' labels carry the same state).
+func (m Model) stateRows(w, h, room int) []string {
+	var out []string
+	if h >= cardsMinHeight && room >= 8 {
+		out = m.cardsAndStore(w, h)
+	} else if room > 1 {
+		out = m.storeRowsAt(w, min(storeRows(h), room-1))
+	}
+	if m.sc.Resource && len(out) < room {
+		out = append(out, m.resourceLine(w))
+	}
+	if len(out) > max(room, 0) {
+		out = out[:max(room, 0)]
+	}
+	return out
+}
+
+// stepPin is the step the script waits at, and when auto-play takes it.
+func (m Model) stepPin(w int) string {
+	if m.phase != phaseRunning || !m.snap.atStep {
+		return ""
+	}
+	var step string
+	for i := len(m.snap.events) - 1; i >= 0; i-- {
+		if e := m.snap.events[i]; e.Kind == experiment.Phase {
+			step = e.Text
+			break
+		}
+	}
+	head := "▶ next step (space): "
+	if m.auto() {
+		head = fmt.Sprintf("▶ next step in %d s (space: now): ", int(m.nextStepIn().Seconds()+0.999))
+	}
+	return m.Styles.Accent.Render(cutWords(head+step, w))
+}

@@ -1,0 +1,385 @@
+package experiment
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+)
+
+// The timeline is the run's history as columns a cursor moves through:
+// one column per event that changes the story, and one per stretch of
+// routine events between two of them (lease renewals, one owner's
+// accepted writes, key changes that leave etcd's holder as it was),
+// folded into counts. For every column it keeps what each replica
+// believed and what etcd held once that column had happened, so the
+// lanes, the replica cards and "etcd holds" can show any instant.
+
+// item is one column of the timeline.
+type item struct {
+	first, last int // the events it stands for (indices into timeline.events)
+	fold        *fold
+}
+
+// fold counts the routine events of a folded column.
+type fold struct {
+	counts map[experiment.Kind]int
+	writer string // whose accepted writes it folds ("" none yet)
+	token  int64  // ... and with which token
+}
+
+// belief is what one replica believed at an instant, from its own events.
+type belief struct {
+	seen                     bool
+	role                     experiment.Role
+	token                    int64
+	paused, cut, crashed     bool
+	gone                     bool          // retired: its part of the run is over
+	stalledUntil             time.Duration // its network stalls until then
+	leased                   bool
+	ttl                      int64
+	renewed                  time.Duration // its lease was last granted or renewed then
+	clock                    float64
+	wrote, refused, violated bool // in this column
+	acquired                 bool // in this column
+}
+
+// leaseLeft is the time the replica believes its lease has at t.
+func (b belief) leaseLeft(t time.Duration) time.Duration {
+	if !b.leased || b.ttl <= 0 {
+		return 0
+	}
+	return max(0, time.Duration(b.ttl)*time.Second-(t-b.renewed))
+}
+
+// holding is what etcd held under the run's prefix at an instant.
+type holding struct {
+	keys   []experiment.StoreKey // oldest first
+	holder string                // the oldest key's value in the group last changed
+	queue  bool                  // that group is a lock or an election (one key each)
+	rev    int64                 // the revision of the last change seen
+	down   int                   // etcd members stopped
+}
+
+// timeline is a run's history, folded into columns.
+type timeline struct {
+	events []experiment.Event
+	items  []item
+	lanes  []string   // replica names, in the order they first appear
+	states [][]belief // after each item, one per lane
+	holds  []holding  // after each item
+}
+
+// routine reports whether e folds into a count rather than a column of
+// its own; skip, whether it is left out of the timeline altogether (the
+// script's waiting lines, which the hint says better, and the verdict).
+func routine(e experiment.Event) (fold, skip bool) {
+	switch e.Kind {
+	case experiment.Waiting, experiment.Finished:
+		return false, true
+	case experiment.LeaseRenewed, experiment.LeaseGranted, experiment.WriteAccepted,
+		experiment.ShardClaimed, experiment.KeyChanged:
+		return true, false
+	}
+	return false, false
+}
+
+// replicaEvent reports whether e is about one of the run's replicas
+// (rather than an etcd member, or nobody).
+func replicaEvent(e experiment.Event) bool {
+	switch e.Kind {
+	case experiment.MemberStopped, experiment.MemberRestarted, experiment.LeaderMoved, experiment.KeyChanged:
+		return false
+	}
+	return e.Replica != ""
+}
+
+// buildTimeline folds events into columns and works out every column's
+// state. names are the run's replicas in creation order (lanes come in
+// that order, then any other replica the events name); retired are those
+// whose part of the run is over, whose lanes end after their last event.
+func buildTimeline(events []experiment.Event, names []string, retired map[string]bool) timeline {
+	tl := timeline{events: events, lanes: lanesOf(events, names)}
+	lane := map[string]int{}
+	for i, n := range tl.lanes {
+		lane[n] = i
+	}
+	lastOf := map[string]int{}
+	for i, e := range events {
+		if replicaEvent(e) {
+			lastOf[e.Replica] = i
+		}
+	}
+	cur := make([]belief, len(tl.lanes))
+	var hold holding
+	held, down := map[string]experiment.StoreKey{}, map[string]bool{}
+	for i, e := range events {
+		isFold, skip := routine(e)
+		if skip {
+			continue
+		}
+		before := hold.holder
+		if e.Kind == experiment.KeyChanged {
+			hold = applyKey(held, e, hold)
+			isFold = hold.holder == before
+		}
+		hold.down = membersDown(down, e)
+		if !tl.joins(e, isFold) {
+			tl.open(i, isFold, cur)
+		}
+		tl.extend(i, e)
+		if l, ok := lane[e.Replica]; ok && replicaEvent(e) {
+			cur[l] = apply(cur[l], e)
+			if retired[e.Replica] && lastOf[e.Replica] == i {
+				cur[l].gone = true
+			}
+		}
+		tl.states[len(tl.states)-1] = append([]belief(nil), cur...)
+		tl.holds[len(tl.holds)-1] = hold
+	}
+	return tl
+}
+
+// membersDown records a member stopped or restarted by e and counts
+// those down.
+func membersDown(down map[string]bool, e experiment.Event) int {
+	switch e.Kind {
+	case experiment.MemberStopped:
+		down[e.Replica] = true
+	case experiment.MemberRestarted:
+		delete(down, e.Replica)
+	}
+	return len(down)
+}
+
+// lanesOf is names, then every other replica the events name.
+func lanesOf(events []experiment.Event, names []string) []string {
+	out := append([]string(nil), names...)
+	for _, e := range events {
+		if replicaEvent(e) && !containsName(out, e.Replica) {
+			out = append(out, e.Replica)
+		}
+	}
+	return out
+}
+
+func containsName(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// joins reports whether e goes into the last column: a routine event
+// into a fold, unless it is an accepted write by another writer or token
+// than the fold's.
+func (tl *timeline) joins(e experiment.Event, isFold bool) bool {
+	if !isFold || len(tl.items) == 0 {
+		return false
+	}
+	f := tl.items[len(tl.items)-1].fold
+	if f == nil {
+		return false
+	}
+	if e.Kind == experiment.WriteAccepted && f.writer != "" && (f.writer != e.Replica || f.token != e.Token) {
+		return false
+	}
+	return true
+}
+
+// open starts a column at event i: a fold or a single event. Marks of
+// the previous column (a write, an acquisition) do not carry over.
+func (tl *timeline) open(i int, isFold bool, cur []belief) {
+	it := item{first: i, last: i}
+	if isFold {
+		it.fold = &fold{counts: map[experiment.Kind]int{}}
+	}
+	tl.items = append(tl.items, it)
+	for l := range cur {
+		cur[l].wrote, cur[l].refused, cur[l].violated, cur[l].acquired = false, false, false, false
+	}
+	tl.states = append(tl.states, nil)
+	var h holding
+	if n := len(tl.holds); n > 0 {
+		h = tl.holds[n-1]
+	}
+	tl.holds = append(tl.holds, h)
+}
+
+// extend adds event i to the last column.
+func (tl *timeline) extend(i int, e experiment.Event) {
+	it := &tl.items[len(tl.items)-1]
+	it.last = i
+	if f := it.fold; f != nil {
+		f.counts[e.Kind]++
+		if e.Kind == experiment.WriteAccepted && f.writer == "" {
+			f.writer, f.token = e.Replica, e.Token
+		}
+	}
+}
+
+// apply is b after the replica's event e.
+func apply(b belief, e experiment.Event) belief {
+	b.seen = true
+	switch e.Kind {
+	case experiment.LeaseGranted, experiment.LeaseRenewed:
+		b.leased, b.renewed = true, e.At
+		if ttl := grantedTTL(e); ttl > 0 {
+			b.ttl = ttl
+		}
+	case experiment.LeaseExpired:
+		b.leased = false
+		if b.role == experiment.RoleOwner {
+			b.role = experiment.RoleSteppedDown
+		}
+	case experiment.Acquired:
+		b.role, b.token, b.acquired = experiment.RoleOwner, e.Token, true
+	case experiment.Lost, experiment.SteppedDown:
+		b.role = experiment.RoleSteppedDown
+	case experiment.Released:
+		b.role, b.token = experiment.RoleFollower, 0
+	case experiment.WriteAccepted:
+		b.wrote = true
+	case experiment.WriteRejected:
+		b.refused = true
+	case experiment.InvariantViolated:
+		b.violated = true
+	}
+	return applyFault(b, e)
+}
+
+// applyFault is b after a fault done to the replica.
+func applyFault(b belief, e experiment.Event) belief {
+	switch e.Kind {
+	case experiment.Paused:
+		b.paused = true
+	case experiment.Resumed:
+		b.paused = false
+	case experiment.Partitioned:
+		b.cut = true
+	case experiment.Healed:
+		b.cut = false
+	case experiment.Stalled:
+		b.stalledUntil = e.At + time.Duration(e.Value*float64(time.Second))
+	case experiment.Crashed:
+		b.crashed, b.leased, b.role = true, false, experiment.RoleCrashed
+	case experiment.Restarted:
+		b.crashed, b.role, b.token = false, experiment.RoleFollower, 0
+	case experiment.ClockChanged:
+		b.clock = e.Value
+	}
+	return b
+}
+
+// grantedTTL is the TTL etcd granted or renewed a lease with, by the
+// event's facts where it has them.
+func grantedTTL(e experiment.Event) int64 {
+	if e.Facts != nil && e.Facts.GrantedTTL > 0 {
+		return e.Facts.GrantedTTL
+	}
+	return e.TTL
+}
+
+// applyKey records a key change the run's watch saw and works out who
+// etcd holds as the owner now.
+func applyKey(held map[string]experiment.StoreKey, e experiment.Event, h holding) holding {
+	f := e.Facts
+	if f == nil || f.Held == nil {
+		return h
+	}
+	if f.Op == "delete" {
+		delete(held, f.Key)
+	} else {
+		held[f.Key] = *f.Held
+	}
+	h.rev = max(h.rev, f.Revision, f.Held.ModRevision)
+	h.keys = make([]experiment.StoreKey, 0, len(held))
+	for _, k := range held {
+		h.keys = append(h.keys, k)
+	}
+	sort.Slice(h.keys, func(a, b int) bool { return h.keys[a].CreateRevision < h.keys[b].CreateRevision })
+	h.holder, h.queue = holderOf(h.keys, dirOf(f.Key))
+	return h
+}
+
+// dirOf is the group a key belongs to: what comes before its last "/",
+// or the key itself.
+func dirOf(key string) string {
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		return key[:i+1]
+	}
+	return key
+}
+
+// holderOf is the value of the oldest key in group dir (keys oldest
+// first), the owner of a lock or an election, and whether the group is
+// one (each key its own value); "" when the group is empty.
+func holderOf(keys []experiment.StoreKey, dir string) (string, bool) {
+	holder, values, n := "", map[string]bool{}, 0
+	for _, k := range keys {
+		if dirOf(k.Key) != dir {
+			continue
+		}
+		if n == 0 {
+			holder = k.Value
+		}
+		n++
+		values[k.Value] = true
+	}
+	return holder, n > 0 && len(values) == n
+}
+
+// at is the time of item i: when its last event happened.
+func (tl timeline) at(i int) time.Duration { return tl.events[tl.items[i].last].At }
+
+// keyItem reports whether item i is an event the run exists to show: a
+// violation (two owners, a stale write accepted) or a refused write.
+func (tl timeline) keyItem(i int) bool {
+	it := tl.items[i]
+	return it.fold == nil && keyEvent(tl.events[it.first])
+}
+
+// keyItems counts the violations and the refusals.
+func (tl timeline) keyItems() (violations, refusals int) {
+	for i, it := range tl.items {
+		if !tl.keyItem(i) {
+			continue
+		}
+		if tl.events[it.first].Kind == experiment.InvariantViolated {
+			violations++
+		} else {
+			refusals++
+		}
+	}
+	return violations, refusals
+}
+
+// nextKey is the first key item after i, wrapping round; -1 if none.
+func (tl timeline) nextKey(i int) int {
+	n := len(tl.items)
+	for d := 1; d <= n; d++ {
+		if j := (i + d) % n; tl.keyItem(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// shown is the item the run ends on: its first violation, else its first
+// refusal, else its last measured figure, else its last item.
+func (tl timeline) shown() int {
+	best, rank := len(tl.items)-1, 0
+	for i, it := range tl.items {
+		if it.fold != nil {
+			continue
+		}
+		r := map[experiment.Kind]int{experiment.InvariantViolated: 3, experiment.WriteRejected: 2, experiment.Measured: 1}[tl.events[it.first].Kind]
+		if r > rank || (r == 1 && rank == 1) {
+			best, rank = i, r
+		}
+	}
+	return best
+}

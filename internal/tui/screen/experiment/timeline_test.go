@@ -1,0 +1,206 @@
+package experiment
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/experiment"
+)
+
+// TestTimelineFolds: lease renewals, grants and key changes that leave
+// etcd's holder as it was fold, with one owner's accepted writes, into
+// one column between two events that matter; another writer's write (or
+// the same writer's with another token) starts a new fold; a key change
+// that gives etcd another holder is a column of its own; the script's
+// waiting lines are left out.
+func TestTimelineFolds(t *testing.T) {
+	tl := buildTimeline(fencingEvents(), []string{"b1", "b2", "b3"}, nil)
+	var got []string
+	for i, it := range tl.items {
+		e := tl.events[it.first]
+		switch {
+		case it.fold != nil:
+			got = append(got, "fold("+foldText(it.fold)+")")
+		case e.Kind == experiment.KeyChanged:
+			got = append(got, "etcd:"+tl.holds[i].holder)
+		default:
+			got = append(got, string(e.Kind)+":"+e.Replica)
+		}
+	}
+	want := []string{
+		"phase:", "fold(1 lease granted)", "etcd:b1", "acquired:b1",
+		"fold(8 writes accepted from b1 with token 6 · 8 lease renewals · 2 leases granted · 2 etcd key changes)",
+		"phase:", "paused:b1", "fold(4 lease renewals)", "etcd:b3", "acquired:b3",
+		"fold(7 writes accepted from b3 with token 7 · 7 lease renewals)",
+		"phase:", "resumed:b1", "write-rejected:b1", "invariant-violated:b1",
+		"fold(1 write accepted from b3 with token 7)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Another writer, then the first again with a new token: three folds.
+	ev := func(r string, tok int64) experiment.Event {
+		return experiment.Event{Kind: experiment.WriteAccepted, Replica: r, Token: tok}
+	}
+	tl = buildTimeline([]experiment.Event{ev("a", 1), ev("a", 1), ev("b", 2), ev("a", 3),
+		{Kind: experiment.Waiting, Value: 1, Text: "the script waits"}, ev("a", 3)}, nil, nil)
+	if len(tl.items) != 3 || tl.items[2].fold.counts[experiment.WriteAccepted] != 2 {
+		t.Fatalf("writes by a, b, a (new token), a: %d items, want 3 (the last of 2 writes)", len(tl.items))
+	}
+}
+
+// TestCursorShowsThatInstant: ←/→ move the cursor through the items; the
+// lanes' labels, the cards and "etcd holds" then show the state at that
+// instant, what each replica believed beside what etcd held; → past the
+// last item (or end) follows the run again.
+func TestCursorShowsThatInstant(t *testing.T) {
+	m := running(newModel(t, "fencing", nil, 78, 22))
+	tl := m.timeline()
+	paused := -1
+	for i, it := range tl.items {
+		if tl.events[it.first].Kind == experiment.Paused {
+			paused = i
+		}
+	}
+	for range len(tl.items) - 1 - paused {
+		press(m, "left")
+	}
+	if m.live || m.cursor != paused {
+		t.Fatalf("cursor %d (live %v), want the pause at %d", m.cursor, m.live, paused)
+	}
+	v := view(m)
+	for _, want := range []string{"▸b1 paused owner t6", "etcd b1 rev 8", "etcd at 1.05s election-1/ 3 keys · oldest b1 (create 6)", "1.050s b1 paused: work and network frozen"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("at the pause, the view lacks %q:\n%s", want, v)
+		}
+	}
+	// Two columns on, etcd has deleted b1's key: b1 still believes it
+	// owns, etcd holds b3.
+	press(m, "right", "right")
+	if v := view(m); !strings.Contains(v, "▸b1 paused owner t6 ≠etcd") || !strings.Contains(v, "etcd b3 rev 9") {
+		t.Errorf("after etcd deleted b1's key:\n%s", v)
+	}
+	// The cards at a tall size show the same instant.
+	m.SetSize(158, 43)
+	if v := view(m); !strings.Contains(v, "PAUSED") || !strings.Contains(v, "b1 paused owner · token 6 · lease 0.0s left · etcd holds b3") {
+		t.Errorf("cards at the cursor:\n%s", v)
+	}
+	m.SetSize(78, 22)
+	press(m, "home")
+	if m.cursor != 0 || m.live {
+		t.Fatalf("home: cursor %d, live %v", m.cursor, m.live)
+	}
+	press(m, "end")
+	if !m.live || !strings.Contains(view(m), "timeline live") {
+		t.Fatalf("end does not follow the run again:\n%s", view(m))
+	}
+	press(m, "left", "right")
+	if !m.live {
+		t.Fatal("→ onto the last item does not follow the run again")
+	}
+}
+
+// TestJumpToViolation: v goes to the next violation or refused write
+// from the cursor, round to the first; with none it says so.
+func TestJumpToViolation(t *testing.T) {
+	m := running(newModel(t, "fencing", nil, 78, 22))
+	press(m, "home", "v")
+	tl := m.timeline()
+	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.WriteRejected {
+		t.Fatalf("first v: on %s, want the refused write", e.Kind)
+	}
+	if v := view(m); !strings.Contains(flat(v), `refused: write "b1#9" with token 6 rejected: the resource has seen token 7`) {
+		t.Fatalf("the refused write is not shown in full:\n%s", v)
+	}
+	press(m, "v")
+	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.InvariantViolated {
+		t.Fatalf("second v: on %s, want the violation", e.Kind)
+	}
+	press(m, "v")
+	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.WriteRejected {
+		t.Fatalf("third v: on %s, want round to the refused write", e.Kind)
+	}
+	m.snap.events = m.snap.events[:10]
+	press(m, "v")
+	if v := view(m); !strings.Contains(v, "no violation or refused write in this run so far") {
+		t.Fatalf("v with nothing to find:\n%s", v)
+	}
+}
+
+// TestRunEndsOnWhatItShows: at 80x24, when a run ends after a flood of
+// accepted writes and renewals, the violation it exists to show is on
+// screen, uncut, next to the verdict; and no line is cut inside a word.
+func TestRunEndsOnWhatItShows(t *testing.T) {
+	m := newModel(t, "fencing", predictQuestion(), 78, 22)
+	m.picked = 0
+	m = running(m)
+	for i := range 60 {
+		at := 3200*time.Millisecond + time.Duration(i)*100*time.Millisecond
+		m.snap.events = append(m.snap.events,
+			experiment.Event{At: at, Kind: experiment.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf(`write "b3#%d" with token 7 accepted`, i+9)},
+			experiment.Event{At: at + time.Millisecond, Kind: experiment.LeaseRenewed, Replica: "b3", TTL: 1})
+	}
+	m = done(m)
+	v := view(m)
+	if len(strings.Split(v, "\n")) > 22 {
+		t.Fatalf("more than 22 lines:\n%s", v)
+	}
+	for _, want := range []string{"3.050s b1 violation: two owners at once (b1 wrote): b1 (token 6), b3 (token 7)", "result the effect showed", "✓ right"} {
+		if !strings.Contains(flat(v), want) {
+			t.Errorf("the end of the run lacks %q:\n%s", want, v)
+		}
+	}
+	noWordCut(t, m, "done fencing")
+}
+
+// flat is v on one line, its lines joined with spaces: text wrapped
+// over lines reads as one.
+func flat(v string) string { return strings.Join(strings.Fields(v), " ") }
+
+// ellipsis finds the word before each "…".
+var ellipsis = regexp.MustCompile(`(\S*)…`)
+
+// noWordCut fails when a line of m's view at its size ends in a piece
+// of a word: every word before a "…" must be a word of the same screen
+// drawn wide enough that nothing is cut.
+func noWordCut(t *testing.T, m *Model, name string) {
+	t.Helper()
+	v := view(m)
+	w, h := m.Width, m.Height
+	m.SetSize(1000, 200)
+	words := map[string]bool{}
+	for _, f := range strings.FieldsFunc(view(m), func(r rune) bool { return r == ' ' || r == '\n' || r == '…' }) {
+		words[f] = true
+	}
+	m.SetSize(w, h)
+	for _, l := range strings.Split(v, "\n") {
+		for _, g := range ellipsis.FindAllStringSubmatch(l, -1) {
+			if g[1] != "" && !words[g[1]] && !words[strings.TrimRight(g[1], ".,:;")] && !strings.HasSuffix(g[1], "…") {
+				t.Errorf("%s at %dx%d: %q is cut inside a word (%q)", name, w, h, l, g[1])
+			}
+		}
+		if ansi.StringWidth(l) > w {
+			t.Errorf("%s at %dx%d: %q is %d wide", name, w, h, l, ansi.StringWidth(l))
+		}
+	}
+}
+
+// TestNoWordCutAt80: no experiment's screen, predicting, running or
+// done, cuts a line inside a word at 80 columns.
+func TestNoWordCutAt80(t *testing.T) {
+	for _, name := range experiment.Names() {
+		m := running(newModel(t, name, nil, 78, 22))
+		m.snap.atStep = true
+		noWordCut(t, m, "running "+name)
+		m = newModel(t, name, predictQuestion(), 78, 22)
+		noWordCut(t, m, "predict "+name)
+		m.picked = 1
+		noWordCut(t, done(m), "done "+name)
+	}
+}

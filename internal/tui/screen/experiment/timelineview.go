@@ -1,0 +1,209 @@
+package experiment
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/text"
+)
+
+// The timeline panel: a heading, the lanes with the ruler, what happened
+// at the cursor in full, and, where there is room, the items around the
+// cursor one a line.
+
+// foldNouns name what a fold counts, in the order a summary lists them.
+var foldNouns = []struct {
+	kind       experiment.Kind
+	one, many  string
+	ownerWrite bool
+}{
+	{experiment.WriteAccepted, "write accepted", "writes accepted", true},
+	{experiment.LeaseRenewed, "lease renewal", "lease renewals", false},
+	{experiment.LeaseGranted, "lease granted", "leases granted", false},
+	{experiment.ShardClaimed, "shard claimed", "shards claimed", false},
+	{experiment.KeyChanged, "etcd key change", "etcd key changes", false},
+}
+
+// foldText says what a folded item counts: "12 writes accepted from a1
+// with token 2 · 9 lease renewals".
+func foldText(f *fold) string {
+	var parts []string
+	for _, n := range foldNouns {
+		c := f.counts[n.kind]
+		if c == 0 {
+			continue
+		}
+		noun := n.many
+		if c == 1 {
+			noun = n.one
+		}
+		p := fmt.Sprintf("%d %s", c, noun)
+		if n.ownerWrite {
+			p += fmt.Sprintf(" from %s with token %d", f.writer, f.token)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// itemText is item i in words, with its time: a fold's counts over the
+// time it spans, or the event with the replica it is about.
+func (tl timeline) itemText(i int) string {
+	it := tl.items[i]
+	e := tl.events[it.first]
+	if it.fold != nil {
+		from, to := e.At.Seconds(), tl.at(i).Seconds()
+		if it.first == it.last {
+			return fmt.Sprintf("%.3fs  %s", from, foldText(it.fold))
+		}
+		return fmt.Sprintf("%.3f–%.3fs  %s", from, to, foldText(it.fold))
+	}
+	who := ""
+	if e.Replica != "" {
+		who = e.Replica + "  "
+	}
+	what := e.Text
+	switch e.Kind {
+	case experiment.Phase:
+		what = fmt.Sprintf("step %d: %s", e.Step, e.Text)
+	case experiment.InvariantViolated:
+		what = "violation: " + e.Text
+	case experiment.WriteRejected:
+		what = "refused: " + e.Text
+	}
+	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
+		what += " (your key)"
+	}
+	return fmt.Sprintf("%.3fs  %s%s", e.At.Seconds(), who, what)
+}
+
+// timelineHeading is the panel's first line: where the cursor is and the
+// keys that move it.
+func (m Model) timelineHeading(tl timeline, cur, w int) string {
+	st := m.Styles
+	pos := fmt.Sprintf("%d/%d", cur+1, len(tl.items))
+	if m.isLive() {
+		pos = "live"
+	}
+	v, r := tl.keyItems()
+	var flags []string
+	if v > 0 {
+		flags = append(flags, plural(v, "violation", "violations"))
+	}
+	if r > 0 {
+		flags = append(flags, plural(r, "refusal", "refusals"))
+	}
+	flag := ""
+	if len(flags) > 0 {
+		flag = " · ⚑ " + strings.Join(flags, ", ") + " (v)"
+	}
+	head := st.Heading.Render("timeline")
+	return head + st.Muted.Render(text.FirstFit(w-len("timeline"),
+		" "+pos+flag+" · ←/→ move · end: live",
+		" "+pos+flag+" · ←/→",
+		" "+pos+flag,
+		" "+pos))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// laneRows are the lanes in w cells for at most maxLanes replicas: the
+// replicas that show something in the window, those at the cursor
+// first when there are more.
+func (m Model) laneRows(tl timeline, cur, w, maxLanes int) []laneRow {
+	labelW := labelWidth(w)
+	first, last := window(len(tl.items), cur, max(1, w-labelW-1))
+	var ls []int
+	for l := range tl.lanes {
+		for i := first; i < last; i++ {
+			if s := tl.states[i][l]; s.seen && !s.gone {
+				ls = append(ls, l)
+				break
+			}
+		}
+	}
+	if len(ls) > maxLanes {
+		sort.SliceStable(ls, func(a, b int) bool { return atCursor(tl, ls[a], cur) && !atCursor(tl, ls[b], cur) })
+		ls = ls[:maxLanes]
+		sort.Ints(ls)
+	}
+	var rows []laneRow
+	for _, l := range ls {
+		rows = append(rows, laneRow{label: m.replicaLabel(tl, l, cur, labelW), cells: replicaCells(tl, l, first, last)})
+	}
+	rows = append(rows, laneRow{label: m.etcdLabel(tl, cur, labelW), cells: etcdCells(tl, first, last)})
+	rows = append(rows, laneRow{cells: rulerCells(tl, first, last, cur)})
+	return rows
+}
+
+// atCursor reports whether lane l is in the run at item cur.
+func atCursor(tl timeline, l, cur int) bool {
+	s := tl.states[cur][l]
+	return s.seen && !s.gone
+}
+
+// timelinePanel draws the panel in at most n lines of w cells; detail
+// is how many lines the text of the cursor's item may take.
+func (m Model) timelinePanel(w, n, detail int) []string {
+	st := m.Styles
+	tl := m.timeline()
+	cur := m.cursorOf(tl)
+	if n <= 0 {
+		return nil
+	}
+	if cur < 0 {
+		return []string{st.Heading.Render("timeline") + st.Muted.Render(" nothing yet")}
+	}
+	out := []string{m.timelineHeading(tl, cur, w)}
+	lanes := max(1, n-3-detail)
+	for _, l := range renderLanes(m.laneRows(tl, cur, w, lanes), w) {
+		out = append(out, st.Text.Render(l))
+	}
+	style := st.Text
+	if tl.keyItem(cur) {
+		style = st.Error
+	}
+	for _, l := range clampWords(tl.itemText(cur), w, detail) {
+		out = append(out, style.Render(l))
+	}
+	if rest := n - len(out); rest > 0 {
+		out = append(out, m.itemList(tl, cur, w, rest)...)
+	}
+	return out
+}
+
+// itemList is the items around the cursor, one a line, the cursor's
+// marked, in at most n lines; a legend first when there is room.
+func (m Model) itemList(tl timeline, cur, w, n int) []string {
+	st := m.Styles
+	var out []string
+	if n >= 4 {
+		out = append(out, st.Muted.Render(text.FirstFit(w, legend...)))
+		n--
+	}
+	first := max(0, min(cur-n/2, len(tl.items)-n))
+	for i := first; i < min(len(tl.items), first+n); i++ {
+		mark := "  "
+		if i == cur {
+			mark = "▸ "
+		}
+		line := cutWords(mark+tl.itemText(i), w)
+		switch {
+		case tl.keyItem(i):
+			line = st.Error.Render(line)
+		case i == cur:
+			line = st.Selected.Render(line)
+		default:
+			line = st.Muted.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
