@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
@@ -74,6 +75,9 @@ func (m Model) body(w, n int) []string {
 	if p := m.stepPin(w); p != "" {
 		pin = []string{p}
 	}
+	if c := m.clockLine(w); c != "" {
+		pin = append(pin, c)
+	}
 	if m.phase == phaseDone {
 		result = m.resultPanel(w, max(3, min(7, n/3)))
 	}
@@ -127,4 +131,47 @@ func (m Model) stepPin(w int) string {
 		head = fmt.Sprintf("▶ next step in %d s (space: now): ", int(m.nextStepIn().Seconds()+0.999))
 	}
 	return m.Styles.Accent.Render(cutWords(head+step, w))
+}
+
+// clockLine says, while the script waits for the learner, which leases
+// etcd is counting down with nobody renewing them: the wait is part of
+// the story then ("p2's lease: 7.0s left, not renewed"). "" when no
+// lease races.
+func (m Model) clockLine(w int) string {
+	if m.phase != phaseRunning || !m.snap.atStep {
+		return ""
+	}
+	s := m.snap.store
+	tl := m.timeline()
+	renewed := lastRenewals(tl)
+	var parts []string
+	for _, k := range s.Keys {
+		l, ok := s.Leases[k.Lease]
+		if !ok || l.Gone || k.Lease == 0 || containsName(parts, k.Value) {
+			continue
+		}
+		if at, ok := renewed[k.Value]; ok && m.now().Sub(m.started)-at < time.Second {
+			continue // its owner keeps it alive
+		}
+		left := l.Left - m.now().Sub(s.At)
+		parts = append(parts, fmt.Sprintf("%s's lease: %s", k.Value, experiment.LeftLabel(left)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	list := strings.Join(parts, ", ")
+	return m.styles.Warning.Render(text.FirstFit(w,
+		"While you read, etcd's clock runs: "+list+", not renewed",
+		"Clock running: "+list, cutWords(list, w)))
+}
+
+// lastRenewals is when each replica last had a lease granted or renewed.
+func lastRenewals(tl timeline) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, e := range tl.events {
+		if e.Kind == experiment.LeaseGranted || e.Kind == experiment.LeaseRenewed {
+			out[e.Replica] = e.At
+		}
+	}
+	return out
 }

@@ -141,7 +141,7 @@ func (m Model) replicaLabel(tl timeline, l, cur, w int) string {
 	if b.token > 0 && !b.gone && !b.crashed {
 		tok = [2]string{fmt.Sprintf(" · token %d", b.token), fmt.Sprintf(" t%d", b.token)}
 	}
-	if b.leased && !b.gone && !b.crashed {
+	if b.leased && !b.gone && !b.crashed && (left > 0 || b.role == experiment.RoleOwner) {
 		lease = [2]string{" · lease " + experiment.LeftLabel(left), fmt.Sprintf(" %.1fs", left.Seconds())}
 	}
 	if h := tl.holds[cur]; b.role == experiment.RoleOwner && !b.gone && h.rev > 0 && (h.holder != name && h.queue || len(h.keys) == 0) {

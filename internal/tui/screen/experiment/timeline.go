@@ -113,7 +113,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 	}
 	cur := make([]belief, len(tl.lanes))
 	var hold holding
-	held, down := map[string]experiment.StoreKey{}, map[string]bool{}
+	held, down, goneNext := map[string]experiment.StoreKey{}, map[string]bool{}, map[int]bool{}
 	for i, e := range events {
 		isFold, skip := routine(e)
 		if skip {
@@ -127,12 +127,16 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		hold.down = membersDown(down, e)
 		if !tl.joins(e, isFold) {
 			tl.open(i, isFold, cur)
+			for l := range goneNext {
+				cur[l].gone = true // from the column after its last event
+			}
+			clear(goneNext)
 		}
 		tl.extend(i, e)
 		if l, ok := lane[e.Replica]; ok && replicaEvent(e) {
 			cur[l] = apply(cur[l], e)
 			if retired[e.Replica] && lastOf[e.Replica] == i {
-				cur[l].gone = true
+				goneNext[l] = true
 			}
 		}
 		tl.states[len(tl.states)-1] = append([]belief(nil), cur...)

@@ -204,3 +204,35 @@ func TestNoWordCutAt80(t *testing.T) {
 		noWordCut(t, done(m), "done "+name)
 	}
 }
+
+// TestClockWhileTheScriptWaits: at a step, a lease nobody renews is
+// named with the time etcd gives it, counting down while the learner
+// reads; one its owner keeps alive is not.
+func TestClockWhileTheScriptWaits(t *testing.T) {
+	m := running(newModel(t, "ttl-unlock-bug", nil, 78, 22))
+	m.snap.atStep = true
+	m.snap.events = append(m.snap.events, experiment.Event{At: 3200 * time.Millisecond, Kind: experiment.Phase, Text: "P1 wakes up and unlocks"})
+	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []experiment.StoreKey{
+		{Key: "lock-naive", Value: "p2", CreateRevision: 11, ModRevision: 11, Version: 1, Lease: 0x7a2b},
+		{Key: "election-1/694d7c1e5f2a9b03", Value: "b3", CreateRevision: 7, ModRevision: 7, Version: 1, Lease: 0x9b03},
+	}, Leases: map[int64]experiment.StoreLease{
+		0x7a2b: {ID: 0x7a2b, GrantedTTL: 11, Left: 7 * time.Second, Precise: true},
+		0x9b03: {ID: 0x9b03, GrantedTTL: 1, Left: 800 * time.Millisecond, Precise: true},
+	}}
+	m.snap.events = append(m.snap.events, experiment.Event{At: 3150 * time.Millisecond, Kind: experiment.LeaseRenewed, Replica: "b3", TTL: 1})
+	v := view(m)
+	if !strings.Contains(v, "While you read, etcd's clock runs: p2's lease: 7.0s left, not renewed") {
+		t.Fatalf("no clock line for p2's lease:\n%s", v)
+	}
+	if strings.Contains(v, "b3's lease") {
+		t.Fatalf("a lease its owner renews is called racing:\n%s", v)
+	}
+	m.now = func() time.Time { return clock.Add(2 * time.Second) }
+	if v := view(m); !strings.Contains(v, "p2's lease: 5.0s left") {
+		t.Fatalf("the clock does not run while the learner reads:\n%s", v)
+	}
+	m.snap.atStep = false
+	if v := view(m); strings.Contains(v, "etcd's clock runs") {
+		t.Fatalf("clock line when the script waits for nobody:\n%s", v)
+	}
+}

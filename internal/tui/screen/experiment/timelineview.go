@@ -173,7 +173,7 @@ func (m Model) timelinePanel(w, n, detail int) []string {
 	for _, l := range clampWords(tl.itemText(cur), w, detail) {
 		out = append(out, style.Render(l))
 	}
-	if rest := n - len(out); rest > 0 {
+	if rest := n - len(out); rest > 0 && len(tl.items) > 1 {
 		out = append(out, m.itemList(tl, cur, w, rest)...)
 	}
 	return out
