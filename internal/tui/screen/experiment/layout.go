@@ -160,7 +160,7 @@ func (m Model) clockLine(w int) string {
 		return ""
 	}
 	list := strings.Join(parts, ", ")
-	return m.styles.Warning.Render(text.FirstFit(w,
+	return m.Styles.Warning.Render(text.FirstFit(w,
 		"While you read, etcd's clock runs: "+list+", not renewed",
 		"Clock running: "+list, cutWords(list, w)))
 }
