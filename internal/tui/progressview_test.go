@@ -111,11 +111,11 @@ func TestFirstExperimentRunIsInStepMode(t *testing.T) {
 	h.keys("esc")
 	h.send(screen.ExperimentRan{Name: "fencing", Shown: true})
 	h.keys("x")
-	h.mustShow("Experiment: fencing", "next run: auto-play · a step mode")
+	h.mustShow("Experiment: fencing", "next run: auto-play, 4 s a step · t tempo · a step mode")
 	h.keys("a", "esc", "x")
 	h.mustShow("next run: step mode · a auto-play")
 	h.keys("a", "esc", "x")
-	h.mustShow("next run: auto-play · a step mode")
+	h.mustShow("next run: auto-play, 4 s a step · t tempo · a step mode")
 	h.keys("a", "esc")
 
 	// The choice is saved: after a restart it still holds.

@@ -38,11 +38,11 @@ func DefaultKeyMap() KeyMap {
 		Tempo:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "auto-play tempo")),
 		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("tab", "replica")),
 		Next:      key.NewBinding(key.WithKeys("tab")),
-		Earlier:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "timeline cursor")),
+		Earlier:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "timeline")),
 		Later:     key.NewBinding(key.WithKeys("right", "l")),
 		First:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "first/live")),
 		Last:      key.NewBinding(key.WithKeys("end", "G")),
-		NextKey:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "next violation or refusal")),
+		NextKey:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "next violation")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
@@ -58,7 +58,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp lists the keys that matter most.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Start, k.Step, k.Earlier, k.NextKey, k.Prev, k.Pause}
+	return []key.Binding{k.Start, k.Step, k.Earlier, k.Prev, k.Pause, k.NextKey}
 }
 
 // FullHelp lists every key.
