@@ -24,7 +24,12 @@ import (
 func main() {
 	learners := flag.Int("learners", 200, "learners on the roster")
 	runs := flag.Int("runs", 21, "runs per figure")
+	boardChild := flag.String("board-child", "", "internal: run the board against this settings file and report its memory")
 	flag.Parse()
+	if *boardChild != "" {
+		runBoardChild(*boardChild)
+		return
+	}
 	dir, err := os.MkdirTemp("", "classbench-")
 	check(err)
 	defer os.RemoveAll(dir)
@@ -43,10 +48,7 @@ func main() {
 	}
 	_, err = class.Setup(ctx, c.Root, root, roster, nil)
 	check(err)
-	course := class.Course{Labs: []string{"01_cas", "02_lock", "03_lease", "04_fencing", "05_etcd_lock", "06_fenced_write", "07_election", "08_herd", "09_shards"}}
-	for i := range 10 {
-		course.Lessons = append(course.Lessons, class.CourseLesson{ID: fmt.Sprintf("lesson-%02d", i+1), Pages: 6})
-	}
+	course := benchCourse(*runs)
 	// Everyone has published something, as in the middle of a class.
 	for i, l := range roster {
 		s := class.Summary{Learner: l.Name, Updated: time.Now(), Lessons: map[string]class.LessonSummary{}, Labs: map[string]class.LabSummary{}}
@@ -103,10 +105,26 @@ func main() {
 		update = append(update, time.Since(t0))
 	}
 
+	cancel()
+	flood := floodFigure(ctx, c, root, roster[len(roster)-1].Name)
+
 	fmt.Printf("%-52s %10s %10s %10s\n", "class figure (TLS + auth, 1 member)", "median", "p99", "bar")
 	row(fmt.Sprintf("class status, %d learners: read + draw", *learners), status, "100ms")
 	row("one learner's publication", publish, "5ms")
 	row("a pass reaches the watching board", update, "1s")
+	row(fmt.Sprintf("board draw, %d learners, one flooding", *learners), flood.renders, "100ms")
+	fmt.Printf("%-52s %10s %10s %10s\n", fmt.Sprintf("board peak memory, %d learners, one flooding", *learners), fmt.Sprintf("%d MB", flood.peakMB), "", "150 MB")
+}
+
+// benchCourse is a course of ten 6-page lessons and nine labs; the first
+// lesson has turns more pages, for figure 2's page turns.
+func benchCourse(turns int) class.Course {
+	course := class.Course{Labs: []string{"01_cas", "02_lock", "03_lease", "04_fencing", "05_etcd_lock", "06_fenced_write", "07_election", "08_herd", "09_shards"}}
+	for i := range 10 {
+		course.Lessons = append(course.Lessons, class.CourseLesson{ID: fmt.Sprintf("lesson-%02d", i+1), Pages: 6})
+	}
+	course.Lessons[0].Pages += turns
+	return course
 }
 
 func row(name string, d []time.Duration, bar string) {
