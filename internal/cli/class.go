@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -452,6 +453,9 @@ type classPublisher struct {
 	course   *class.Course // nil: published summaries are merged unchecked
 	offers   chan *progress.Progress
 	done     chan struct{}
+	status   chan string // what keeps progress off the board, "" when nothing; newest only
+	said     string      // the last status sent (run's goroutines only, under mu)
+	mu       sync.Mutex
 }
 
 // startClassPublisher returns nil when s is not a learner on a class
@@ -461,7 +465,7 @@ func startClassPublisher(env *Env, first *progress.Progress) *classPublisher {
 	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" {
 		return nil
 	}
-	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{})}
+	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{}), status: make(chan string, 1)}
 	if c, err := classCourse(env); err == nil { // the TUI loaded this course already
 		cp.course = &c
 	}
@@ -485,6 +489,56 @@ func (cp *classPublisher) Offer(p *progress.Progress) {
 		select {
 		case <-cp.offers: // drop the older snapshot
 		default:
+		}
+	}
+}
+
+// Status delivers, each time it changes, what keeps the learner's
+// progress from the class board in the status line's words (a refused
+// login, a full cluster), and "" once it is gone. Nil for a playground
+// that is not in a class.
+func (cp *classPublisher) Status() <-chan string {
+	if cp == nil {
+		return nil
+	}
+	return cp.status
+}
+
+// say sends problem when it differs from the last one sent, replacing a
+// status the screen has not taken yet.
+func (cp *classPublisher) say(problem string) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if problem == cp.said {
+		return
+	}
+	cp.said = problem
+	select {
+	case <-cp.status:
+	default:
+	}
+	cp.status <- problem
+}
+
+// checkLogin asks the cluster every class.CheckEvery whether it still
+// takes the learner's login, and looks at the publisher's last error (a
+// full cluster refuses the summary), until ctx ends.
+func (cp *classPublisher) checkLogin(ctx context.Context, kv clientv3.KV, pub *class.Publisher) {
+	t := time.NewTicker(class.CheckEvery)
+	defer t.Stop()
+	for {
+		problem := class.CheckLogin(ctx, kv)
+		if problem == "" {
+			problem = class.LearnerProblem(pub.Err())
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		cp.say(problem)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }
@@ -513,6 +567,8 @@ func (cp *classPublisher) run() {
 	defer close(cp.done)
 	var pub *class.Publisher
 	var remote *embedetcd.Remote
+	checks, stopChecks := context.WithCancel(context.Background())
+	defer stopChecks()
 	defer func() {
 		if pub != nil {
 			pub.Close(2 * time.Second)
@@ -531,10 +587,13 @@ func (cp *classPublisher) run() {
 				cli, cerr := r.Client()
 				if cerr == nil {
 					remote, pub = r, cp.newPublisher(cli.KV).Start()
+					go cp.checkLogin(checks, cli.KV, pub)
 					break
 				}
 				r.Close()
+				err = cerr
 			}
+			cp.say(class.LearnerProblem(err))
 			time.Sleep(backoff)
 			backoff = min(2*backoff, 30*time.Second)
 			select {
