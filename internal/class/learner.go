@@ -14,9 +14,13 @@ import (
 
 // Learner-side messages, for the status line of a learner's playground:
 // what stops their progress reaching the board, and what to do.
+// Each reads "class: WHAT: what to do" and fits a status line at 80
+// columns; the password may have been
+// changed or the learner removed, and either way only the instructor can
+// mend it. Progress stays saved on the learner's machine meanwhile.
 const (
-	LoginRefused = "class: the cluster refused your login (password changed, or you were removed): ask your instructor for a new settings file"
-	ClusterFull  = "class: the cluster is full (NOSPACE): your progress is kept here, not on the board; tell your instructor (class repair)"
+	LoginRefused = "class: login refused: ask your instructor for a new settings file"
+	ClusterFull  = "class: cluster full (NOSPACE): ask your instructor to run class repair"
 )
 
 // LearnerProblem turns an error a learner's client met into the status

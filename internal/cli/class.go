@@ -465,7 +465,9 @@ func startClassPublisher(env *Env, first *progress.Progress) *classPublisher {
 	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" {
 		return nil
 	}
-	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{}), status: make(chan string, 1)}
+	// said starts as no status at all, so the first check is sent even
+	// when it finds nothing wrong.
+	cp := &classPublisher{settings: s, offers: make(chan *progress.Progress, 1), done: make(chan struct{}), status: make(chan string, 1), said: "\x00"}
 	if c, err := classCourse(env); err == nil { // the TUI loaded this course already
 		cp.course = &c
 	}

@@ -265,3 +265,68 @@ func TestGradeOnClassCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnerIsToldWhenTheClassRefusesThem: a learner's playground,
+// connected and publishing, says within 10 s in its status line's words
+// that its login is refused once the instructor changes the password,
+// and again after the learner is removed.
+func TestLearnerIsToldWhenTheClassRefusesThem(t *testing.T) {
+	c, _ := classCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	root, err := c.Root.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, step := range []struct {
+		name   string
+		break_ func(name string) error
+	}{
+		{"password changed", func(name string) error {
+			_, err := root.UserChangePassword(ctx, name, "a-new-password")
+			return err
+		}},
+		{"learner removed", func(name string) error {
+			_, err := class.Remove(ctx, root, []string{name}, false)
+			return err
+		}},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			name := strings.ReplaceAll(step.name, " ", "-")
+			actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: name}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := c.Plain
+			s.User, s.Password = name, actions[0].Password
+			cp := startClassPublisher(&Env{Etcd: s}, progress.New())
+			defer cp.Close(time.Second)
+			waitStatus(t, cp, "", 20*time.Second)
+			if err := step.break_(name); err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			waitStatus(t, cp, class.LoginRefused, 10*time.Second)
+			t.Logf("told after %s", time.Since(t0).Round(time.Millisecond))
+		})
+	}
+}
+
+// waitStatus waits for the publisher to report want, failing after within.
+func waitStatus(t *testing.T, cp *classPublisher, want string, within time.Duration) {
+	t.Helper()
+	timeout := time.After(within)
+	var last string
+	for {
+		select {
+		case got := <-cp.Status():
+			if got == want {
+				return
+			}
+			last = got
+		case <-timeout:
+			t.Fatalf("after %s the learner's status is %q, want %q", within, last, want)
+		}
+	}
+}

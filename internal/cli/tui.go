@@ -89,6 +89,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		ProgressNotice: notice,
 		ProgressPath:   path,
 		ProgressSaved:  board.Offer,
+		ClassStatus:    board.Status(),
 		Learner:        env.Learner,
 		Context:        ctx,
 		Etcd:           etcd.starter(env.Etcd),

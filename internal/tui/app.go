@@ -45,6 +45,10 @@ type Options struct {
 	// ProgressSaved, if set, is called (off the UI goroutine) with each
 	// snapshot once it is on disk: the class board's publisher.
 	ProgressSaved func(*progress.Progress)
+	// ClassStatus delivers what keeps the learner's progress from the
+	// class board, in words for the status line ("" once it is gone);
+	// nil outside a class.
+	ClassStatus <-chan string
 	// Learner is the learner's identity; it seeds the per-learner option
 	// shuffle of questions.
 	Learner string
@@ -110,7 +114,10 @@ type Model struct {
 	noticeIsErr   bool
 
 	etcd  etcdState
-	saver *saver
+	// classProblem keeps the learner's progress from the class board
+	// (Options.ClassStatus); the status line shows it in place of etcd's.
+	classProblem string
+	saver        *saver
 	// watch is watch mode, which outlives the lab screen: every lab
 	// screen shares it, the status line shows it (watch.go).
 	watch *lab.Watch
@@ -178,7 +185,7 @@ func (m Model) Init() tea.Cmd {
 	if m.opts.Background != nil {
 		cmds = append(cmds, tea.Tick(time.Second, func(time.Time) tea.Msg { return backgroundMsg{} }))
 	}
-	cmds = append(cmds, watchProgressCmd(m.ctx, m.opts.ProgressPath))
+	cmds = append(cmds, watchProgressCmd(m.ctx, m.opts.ProgressPath), waitClassStatus(m.opts.ClassStatus))
 	return tea.Batch(cmds...)
 }
 
@@ -213,6 +220,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.etcd.ready(msg)
 		ready := screen.EtcdReady{Etcd: msg.srv, Err: msg.err, External: m.etcd.external}
 		return m, tea.Batch(m.broadcast(m.etcd.status()), m.broadcast(ready))
+	case classStatusMsg:
+		m.classProblem = msg.problem
+		return m, waitClassStatus(m.opts.ClassStatus)
 	case progressWatchMsg:
 		return m, waitProgressFile(msg.sig)
 	case progressFileChangedMsg:

@@ -54,6 +54,11 @@ func (m Model) statusLine(w int) string {
 	}
 	left := m.top().Status()
 	right := m.etcd.line(m.styles, w/2+w/4)
+	if m.classProblem != "" {
+		// It stops progress reaching the instructor: it takes the
+		// whole line, the screen's position gives way.
+		return m.styles.Error.Render(text.Truncate(m.classProblem, w))
+	}
 	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
 		return text.Truncate(right, w)

@@ -124,6 +124,9 @@ func (m Model) watchMinWidth() int {
 func (m Model) statusWithWatch(w int) string {
 	left := m.top().Status()
 	right := m.etcd.short(m.styles)
+	if m.classProblem != "" {
+		right = m.styles.Error.Render("● " + shortProblem(m.classProblem))
+	}
 	room := w - lipgloss.Width(right) - 1
 	if right == "" {
 		room = w
