@@ -113,7 +113,7 @@ type Model struct {
 	notice        string // one line shown at the bottom until the next key
 	noticeIsErr   bool
 
-	etcd  etcdState
+	etcd etcdState
 	// classProblem keeps the learner's progress from the class board
 	// (Options.ClassStatus); the status line shows it in place of etcd's.
 	classProblem string
