@@ -267,8 +267,12 @@ func printSteps(w io.Writer, r *grade.Report) {
 			fmt.Fprint(w, " (not run)")
 		}
 		fmt.Fprintln(w)
-		if m := s.Message(); m != "" {
-			fmt.Fprintf(w, "         %s\n", m)
+		lines := s.Summary // every failing subtest, each with its first line
+		if m := s.Message(); m != "" && len(lines) == 0 {
+			lines = []string{m}
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "         %s\n", l)
 		}
 	}
 }

@@ -250,7 +250,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.settle()
 		return res, fmt.Errorf("grade lab %s: run go test: %w", o.name(), runErr)
 	}
-	end := runEnd{timeout: o.Timeout, killed: out.killedRun}
+	end := runEnd{timeout: o.Timeout, killed: out.killedRun, source: o.testSource()}
 	if runErr != nil {
 		res.Passed = false
 		if exitErr.ProcessState != nil && !exitErr.Exited() {

@@ -236,3 +236,170 @@ func mapRace(lines []string) (string, bool) {
 	}
 	return "", false
 }
+
+// raceAccess is one access of a race detector report: "Read at 0x... by
+// goroutine 7:" and its stack.
+type raceAccess struct {
+	what   string // "read", "previous write", ...
+	by     string // "goroutine 7"
+	frames [][2]string
+}
+
+// raceAccesses parses the two accesses of the first race report in lines,
+// with the report's lines (from the WARNING to the closing rule).
+func raceAccesses(lines []string) (acc []raceAccess, report []string) {
+	start := -1
+	for i, l := range lines {
+		if strings.Contains(l, "WARNING: DATA RACE") {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return nil, nil
+	}
+	var cur *raceAccess
+	for i := start; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		report = append(report, lines[i])
+		if i > start && t == "==================" {
+			break
+		}
+		if what, by, ok := accessHeader(t); ok {
+			acc = append(acc, raceAccess{what: what, by: by})
+			cur = &acc[len(acc)-1]
+			continue
+		}
+		if strings.HasSuffix(t, ":") || t == "" {
+			cur = nil // "Goroutine 7 (running) created at:", or the end of a stack
+			continue
+		}
+		if cur != nil && i+1 < len(lines) && strings.Contains(lines[i+1], ".go:") {
+			cur.frames = append(cur.frames, [2]string{t, strings.TrimSpace(lines[i+1])})
+			report = append(report, lines[i+1])
+			i++
+		}
+	}
+	return acc, report
+}
+
+// accessHeader reads "Previous write at 0x00c000012345 by goroutine 8:".
+func accessHeader(t string) (what, by string, ok bool) {
+	at := strings.Index(t, " at 0x")
+	byAt := strings.Index(t, " by ")
+	if at < 0 || byAt < at || !strings.HasSuffix(t, ":") {
+		return "", "", false
+	}
+	what = strings.ToLower(t[:at])
+	if !strings.HasSuffix(what, "read") && !strings.HasSuffix(what, "write") {
+		return "", "", false
+	}
+	return what, strings.TrimSuffix(t[byAt+4:], ":"), true
+}
+
+// where names an access by its first frame in the learner's code, else
+// its first frame outside the runtime: "(*Store).lookup at cas.go:20".
+func (a raceAccess) where() string {
+	pick := -1
+	for i, f := range a.frames {
+		if learnerFile(f[1]) {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		for i, f := range a.frames {
+			if !strings.HasPrefix(f[0], "runtime.") && !strings.HasPrefix(f[0], "sync.") && !strings.HasPrefix(f[0], "internal/") {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return ""
+	}
+	fn := a.frames[pick][0]
+	if i := strings.LastIndex(fn, "("); i > 0 && strings.HasSuffix(fn, ")") {
+		fn = fn[:i]
+	}
+	if i := strings.LastIndex(fn, "/"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	if _, rest, ok := strings.Cut(fn, "."); ok {
+		fn = rest
+	}
+	return fmt.Sprintf("%s at %s", fn, baseFile(shortFile(a.frames[pick][1])))
+}
+
+// baseFile drops the folders of a "/path/to/cas.go:20" frame line.
+func baseFile(file string) string {
+	if i := strings.LastIndex(file, "/"); i >= 0 {
+		return file[i+1:]
+	}
+	return file
+}
+
+// raceReport is the first race report in lines with each access's stack
+// reordered so that the learner's frames come first, marked "(your code)".
+func raceReport(lines []string) []string {
+	acc, report := raceAccesses(lines)
+	if len(acc) == 0 {
+		return report
+	}
+	out := []string{strings.TrimSpace(report[0])}
+	for _, a := range acc {
+		out = append(out, "", fmt.Sprintf("%s by %s:", capitalize(a.what), a.by))
+		var mine, rest []string
+		for _, f := range a.frames {
+			if learnerFile(f[1]) {
+				mine = append(mine, "  "+f[0]+"   (your code)", "      "+shortFile(f[1]))
+			} else {
+				rest = append(rest, "  "+f[0], "      "+shortFile(f[1]))
+			}
+		}
+		out = append(append(out, mine...), rest...)
+	}
+	out = append(out, "", "The race detector's own report, as it printed it:")
+	return append(out, report...)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// raceSummary names the two conflicting accesses of the first race
+// report, each where the learner's code makes it.
+func raceSummary(res *Result) string {
+	lines := res.allLines()
+	step := ""
+	for _, t := range res.Tests {
+		if t.Fails > 0 {
+			step = " in " + StepName(t.Name)
+			break
+		}
+	}
+	if acc, _ := raceAccesses(lines); len(acc) > 0 {
+		var parts []string
+		for _, a := range acc {
+			if w := a.where(); w != "" {
+				parts = append(parts, fmt.Sprintf("%s in %s (%s)", a.what, w, a.by))
+			}
+		}
+		if len(parts) > 0 {
+			return fmt.Sprintf("a data race%s: two goroutines touch the same memory without a common lock: %s. Both must hold the same lock; a read needs it as much as a write", step, strings.Join(parts, "; "))
+		}
+		return fmt.Sprintf("a data race%s: two goroutines touch the same memory without synchronization", step)
+	}
+	if why, ok := mapRace(lines); ok {
+		for _, t := range res.Tests {
+			if t.Fails > 0 {
+				return StepName(t.Name) + ": " + why
+			}
+		}
+		return why
+	}
+	return "the race detector reported a data race"
+}

@@ -40,6 +40,10 @@ type Step struct {
 	Title   string
 	Status  Status
 	Failure []string // what the test printed when it failed
+	// Summary is a line for each failing subtest (its title and first
+	// failing line), or the step's first failing line: what to list
+	// under the step. Failure starts with it when it differs.
+	Summary []string
 	Elapsed time.Duration
 }
 
@@ -58,8 +62,11 @@ type Verification struct {
 	Failed  int // repeats in which some step failed
 	Race    bool
 	Message string // why it failed, "" when it did not
-	Elapsed time.Duration
-	Result  *Result
+	// RaceReport is the race detector's whole first report (learner
+	// frames marked), when it found a race.
+	RaceReport []string
+	Elapsed    time.Duration
+	Result     *Result
 }
 
 // Report is a lab's grade: the first, fast run mapped onto the manifest's
@@ -129,6 +136,7 @@ func (r *Report) fill(steps []StepSpec, res *Result, err error) {
 	for i, s := range res.Steps(tests) {
 		r.Steps[i].Status = s.Status
 		r.Steps[i].Failure = s.Failure
+		r.Steps[i].Summary = s.Summary
 		r.Steps[i].Elapsed = s.Elapsed
 	}
 	all := len(steps) > 0
@@ -230,6 +238,7 @@ func Verify(ctx context.Context, o Options, r *Report) error {
 	switch {
 	case v.Race:
 		detail = raceSummary(res)
+		v.RaceReport = raceReport(res.allLines())
 	case first != nil:
 		detail = StepName(first.Name) + ": " + firstMessage(first.Failure)
 	case detail == "":
@@ -238,50 +247,6 @@ func Verify(ctx context.Context, o Options, r *Report) error {
 	v.Message = fmt.Sprintf("failed %d of %d runs under -race: %s", v.Failed, VerifyCount, detail)
 	r.Message = v.Message
 	return nil
-}
-
-// raceSummary names where the race detector saw the conflicting accesses,
-// from the first report in the output.
-func raceSummary(res *Result) string {
-	lines := res.allLines()
-	for i, l := range lines {
-		if !strings.Contains(l, "WARNING: DATA RACE") {
-			continue
-		}
-		var where []string
-		for _, next := range lines[i+1:] {
-			t := strings.TrimSpace(next)
-			if t == "==================" {
-				break
-			}
-			if learnerFile(t) {
-				where = append(where, shortFile(t))
-				if len(where) == 2 {
-					break
-				}
-			}
-		}
-		step := ""
-		for _, t := range res.Tests {
-			if t.Fails > 0 {
-				step = " in " + StepName(t.Name)
-				break
-			}
-		}
-		if len(where) > 0 {
-			return fmt.Sprintf("a data race%s: two goroutines touch the same memory without synchronization, at %s", step, strings.Join(where, " and "))
-		}
-		return fmt.Sprintf("a data race%s: two goroutines touch the same memory without synchronization", step)
-	}
-	if why, ok := mapRace(lines); ok {
-		for _, t := range res.Tests {
-			if t.Fails > 0 {
-				return StepName(t.Name) + ": " + why
-			}
-		}
-		return why
-	}
-	return "the race detector reported a data race"
 }
 
 // firstMessage is the first line of a failure worth a summary: the test's

@@ -34,6 +34,11 @@ type Test struct {
 	// Failure holds the lines the first failing repeat printed (t.Error
 	// messages, panics, subtest failures), without go test's framing.
 	Failure []string
+	// Summary is what to read first about a failure: for each failing
+	// subtest its title and first failing line, else the test's first
+	// failing line; what the test logged (t.Log) is never one of them.
+	// When it says more than Failure's first line, Failure starts with it.
+	Summary []string
 	// Output holds what the last repeat printed, framing removed.
 	Output []string
 	// Repeats holds each finished repeat's outcome, in order (what a
@@ -394,12 +399,59 @@ type runEnd struct {
 	// exit describes an abnormal end of the go command ("signal:
 	// killed"), "" for a normal exit with any status.
 	exit string
+	// source reads one of the package's test files by its base name
+	// (nil or nil result: unknown), to tell t.Log lines from failures.
+	source func(name string) []byte
 }
 
 // finish settles what the events alone leave open: unfinished tests,
 // timeouts, compile errors, early exits and the summary message.
 func (r *Result) finish(end runEnd) {
 	r.settle()
+	r.parseBuildErrors()
+	if r.buildFailed() {
+		return
+	}
+	timedOut := end.killed || r.anyLine("panic: test timed out after")
+	crash := firstWith(r.allLines(), "panic:", "fatal error:")
+	unfinished := r.endUnfinished(timedOut || crash != "")
+	logs := &logIndex{read: end.source}
+	for _, t := range r.Tests {
+		if t.Status == Fail {
+			r.Passed = false
+		}
+		t.Failure = tidyFailure(t.Name, t.Failure)
+		t.summarize(logs.isLog)
+	}
+	if !r.Completed {
+		r.Passed = false
+	}
+	switch {
+	case timedOut:
+		r.TimedOut = true
+		r.Passed = false
+		r.Message = r.timeoutMessage(end, unfinished)
+	case len(unfinished) > 0 && crash != "":
+		r.Message = r.crashMessage(unfinished, crash)
+	case len(unfinished) > 0:
+		r.Message = fmt.Sprintf("the test binary %s during %s before it finished: did your code call os.Exit or syscall.Exit? The steps from there on did not run.", end.how(), stepNames(unfinished))
+	case len(r.Tests) == 0 && !r.Completed:
+		r.Message = "the test binary failed before running any test: " + firstNonEmpty(append(r.Output, r.Stderr...))
+	case !r.Completed:
+		r.Message = fmt.Sprintf("the test binary %s before it finished (it never reported the end of the run), so no step after %s counts", end.how(), r.Tests[len(r.Tests)-1].Name)
+	}
+}
+
+// how says how the test binary ended: "exited" or "was stopped (...)".
+func (end runEnd) how() string {
+	if end.exit != "" {
+		return "was stopped (" + end.exit + ")"
+	}
+	return "exited"
+}
+
+// parseBuildErrors finds the compiler's positioned lines.
+func (r *Result) parseBuildErrors() {
 	for _, line := range r.BuildOutput {
 		if m := compileLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			ln, _ := strconv.Atoi(m[2])
@@ -407,21 +459,29 @@ func (r *Result) finish(end runEnd) {
 			r.BuildErrors = append(r.BuildErrors, CompileError{File: m[1], Line: ln, Col: col, Msg: m[4]})
 		}
 	}
-	// A go command that failed before building (no such package, bad
-	// overlay) prints to the package output or stderr instead.
-	if r.BuildFailed || (!r.Started && len(r.Tests) == 0 && len(r.BuildErrors) == 0 && r.anyLine("setup failed", "no Go files", "cannot find", "build failed")) {
-		r.BuildFailed = true
-		r.Passed = false
-		switch {
-		case len(r.BuildErrors) > 0:
-			r.Message = fmt.Sprintf("does not compile: %s", r.BuildErrors[0])
-		default:
-			r.Message = "does not compile: " + firstNonEmpty(append(append([]string{}, r.BuildOutput...), append(r.Output, r.Stderr...)...))
-		}
-		return
+}
+
+// buildFailed settles a run that did not compile and reports whether it
+// was one. A go command that failed before building (no such package, bad
+// overlay) prints to the package output or stderr instead.
+func (r *Result) buildFailed() bool {
+	if !r.BuildFailed && (r.Started || len(r.Tests) > 0 || len(r.BuildErrors) > 0 || !r.anyLine("setup failed", "no Go files", "cannot find", "build failed")) {
+		return false
 	}
-	timedOut := end.killed || r.anyLine("panic: test timed out after")
-	crash := firstWith(r.allLines(), "panic:", "fatal error:")
+	r.BuildFailed = true
+	r.Passed = false
+	if len(r.BuildErrors) > 0 {
+		r.Message = fmt.Sprintf("does not compile: %s", r.BuildErrors[0])
+	} else {
+		r.Message = "does not compile: " + firstNonEmpty(append(append(append([]string{}, r.BuildOutput...), r.Output...), r.Stderr...))
+	}
+	return true
+}
+
+// endUnfinished settles the tests that were running when the binary
+// ended: failed when it crashed or timed out, not run when it simply
+// went away. It returns them.
+func (r *Result) endUnfinished(broke bool) []*Test {
 	var unfinished []*Test
 	for _, t := range r.Tests {
 		if !t.started {
@@ -429,86 +489,65 @@ func (r *Result) finish(end runEnd) {
 		}
 		unfinished = append(unfinished, t)
 		lines := t.current.lines()
-		switch {
-		case timedOut || crash != "":
-			t.Status = Fail
-			t.Fails++
-			t.Repeats = append(t.Repeats, Fail)
-			t.Failure = append(lines, "(this step did not finish)")
-			if why, ok := mapRace(lines); ok {
-				t.Failure = append([]string{why}, t.Failure...)
-			}
-		default:
+		if !broke {
 			// The binary went away without a word: an exit from the
 			// learner's code, or a signal. The step did not run to its
 			// end, so it neither passed nor failed.
 			t.Status = NotRun
 			t.Failure = append(lines, "(the test binary exited during this step, before it finished)")
+			continue
+		}
+		t.Status = Fail
+		t.Fails++
+		t.Repeats = append(t.Repeats, Fail)
+		t.Failure = append(lines, "(this step did not finish)")
+		if why, ok := mapRace(lines); ok {
+			t.Failure = append([]string{why}, t.Failure...)
 		}
 	}
-	for _, t := range r.Tests {
-		if t.Status == Fail {
-			r.Passed = false
+	return unfinished
+}
+
+// timeoutMessage says what was running when the run timed out.
+func (r *Result) timeoutMessage(end runEnd, unfinished []*Test) string {
+	who := ""
+	if running := r.runningAtTimeout(); len(running) > 0 {
+		var ts []*Test
+		for _, n := range running {
+			ts = append(ts, &Test{Name: n})
 		}
-		t.Failure = tidyFailure(t.Name, t.Failure)
-	}
-	if !r.Completed {
-		r.Passed = false
-	}
-	names := func(ts []*Test) string {
-		var out []string
-		for _, t := range ts {
-			out = append(out, StepName(t.Name))
-		}
-		return strings.Join(out, ", ")
+		who = stepNames(ts)
+	} else if len(unfinished) > 0 {
+		who = stepNames(unfinished)
 	}
 	switch {
-	case timedOut:
-		r.TimedOut = true
-		r.Passed = false
-		who := ""
-		if running := r.runningAtTimeout(); len(running) > 0 {
-			var ts []*Test
-			for _, n := range running {
-				ts = append(ts, &Test{Name: n})
-			}
-			who = names(ts)
-		} else if len(unfinished) > 0 {
-			who = names(unfinished)
-		}
-		switch {
-		case who != "":
-			r.Message = fmt.Sprintf("timed out after %v: %s did not finish (an endless loop, or waiting for something that never happens?)", end.timeout, who)
-		case len(r.Tests) == 0:
-			r.Message = fmt.Sprintf("timed out after %v before step 1 started: the package's initialization (an init function or a package-level variable) or the grader's setup never finished", end.timeout)
-		default:
-			r.Message = fmt.Sprintf("timed out after %v after the last step ended: something the tests started never stopped", end.timeout)
-		}
-	case len(unfinished) > 0 && crash != "":
-		if why, ok := stallWhy(crash); ok {
-			r.Message = fmt.Sprintf("%s is stuck: %s", names(unfinished), why)
-			break
-		}
-		if why, ok := mapRace(r.allLines()); ok {
-			r.Message = fmt.Sprintf("%s crashed: %s", names(unfinished), why)
-			break
-		}
-		r.Message = fmt.Sprintf("the test binary crashed during %s: %s", names(unfinished), crash)
-	case len(unfinished) > 0:
-		how := "exited"
-		if end.exit != "" {
-			how = "was stopped (" + end.exit + ")"
-		}
-		r.Message = fmt.Sprintf("the test binary %s during %s before it finished: did your code call os.Exit or syscall.Exit? The steps from there on did not run.", how, names(unfinished))
-	case len(r.Tests) == 0 && !r.Completed:
-		r.Message = "the test binary failed before running any test: " + firstNonEmpty(append(r.Output, r.Stderr...))
-	case !r.Completed:
-		how := "exited"
-		if end.exit != "" {
-			how = "was stopped (" + end.exit + ")"
-		}
-		r.Message = fmt.Sprintf("the test binary %s before it finished (it never reported the end of the run), so no step after %s counts", how, r.Tests[len(r.Tests)-1].Name)
+	case who != "":
+		return fmt.Sprintf("timed out after %v: %s did not finish (an endless loop, or waiting for something that never happens?)", end.timeout, who)
+	case len(r.Tests) == 0:
+		return fmt.Sprintf("timed out after %v before step 1 started: the package's initialization (an init function or a package-level variable) or the grader's setup never finished", end.timeout)
+	default:
+		return fmt.Sprintf("timed out after %v after the last step ended: something the tests started never stopped", end.timeout)
 	}
+}
+
+// crashMessage says which steps a panic or fatal error stopped, and why
+// when it is a stall or a race on a map.
+func (r *Result) crashMessage(unfinished []*Test, crash string) string {
+	if why, ok := stallWhy(crash); ok {
+		return fmt.Sprintf("%s is stuck: %s", stepNames(unfinished), why)
+	}
+	if why, ok := mapRace(r.allLines()); ok {
+		return fmt.Sprintf("%s crashed: %s", stepNames(unfinished), why)
+	}
+	return fmt.Sprintf("the test binary crashed during %s: %s", stepNames(unfinished), crash)
+}
+
+func stepNames(ts []*Test) string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, StepName(t.Name))
+	}
+	return strings.Join(out, ", ")
 }
 
 // stepNumber matches a grader test name and captures the step's number.

@@ -7,6 +7,7 @@ type StepResult struct {
 	Test    string
 	Status  Status
 	Failure []string
+	Summary []string // see Test.Summary
 	Elapsed time.Duration
 }
 
@@ -20,6 +21,7 @@ func (r *Result) Steps(tests []string) []StepResult {
 		if t := r.Test(name); t != nil {
 			out[i].Status = t.Status
 			out[i].Failure = t.Failure
+			out[i].Summary = t.Summary
 			out[i].Elapsed = t.Elapsed
 		}
 	}

@@ -506,24 +506,17 @@ func (c *labCheck) checkVariants(ctx context.Context) {
 	}
 }
 
-// runBug grades one learner bug BugRuns times in one go test run and
-// returns "" when a step test failed in every run. As with mutants the
-// fast build goes first; a bug that some run let through is graded again
-// under -race (data races are caught only there), where every run must
-// fail.
+// runBug grades one learner bug BugRuns times and returns "" when a step
+// test failed in every run. As with mutants the fast build goes first; a
+// bug that some run let through is graded again under -race (data races
+// are caught only there), where every run must fail.
 func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w wrongSolution, tests []string) (string, error) {
 	o := base
 	o.Overlay = cfg.overlay(map[string]string{stub: w.Path})
-	o.Count = BugRuns
-	o.Timeout = cfg.Timeout * BugRuns
-	res, err := grade.Run(ctx, o)
-	if err != nil {
-		return "", err
+	missed, msg, err := bugMissed(ctx, o, tests, cfg.Timeout)
+	if err != nil || msg != "" {
+		return fmt.Sprintf("bug %s %s", w.Name, msg), err
 	}
-	if res.BuildFailed {
-		return fmt.Sprintf("bug %s does not compile: %s", w.Name, res.Message), nil
-	}
-	missed := missedRuns(res, tests, BugRuns)
 	if missed == 0 {
 		return "", nil
 	}
@@ -533,11 +526,8 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 		// The race detector reports a race once per process: without
 		// this, a racy bug fails the first of the repeats only.
 		o.Env = append(slices.Clone(o.Env), raceEveryTime)
-		if res, err = grade.Run(ctx, o); err != nil {
+		if missed, _, err = bugMissed(ctx, o, tests, cfg.Timeout); err != nil || missed == 0 {
 			return "", err
-		}
-		if missed = missedRuns(res, tests, BugRuns); missed == 0 {
-			return "", nil
 		}
 		how = " under -race"
 	}
@@ -545,6 +535,46 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 		return fmt.Sprintf("bug %s passes every test%s: the graders do not catch its bug", w.Name, how), nil
 	}
 	return fmt.Sprintf("bug %s passes every test in %d of %d runs%s: the graders catch it only sometimes", w.Name, missed, BugRuns, how), nil
+}
+
+// bugMissed counts the runs of BugRuns in which no step test failed, as
+// cheaply as it can: one run to find the step that catches the bug, then
+// that step alone BugRuns times in one go test run, and only if it lets
+// some run through, every step BugRuns times. msg is set when the bug
+// does not compile.
+func bugMissed(ctx context.Context, o grade.Options, tests []string, timeout time.Duration) (missed int, msg string, err error) {
+	first := o
+	first.FailFast = true
+	res, err := grade.Run(ctx, first)
+	if err != nil {
+		return 0, "", err
+	}
+	if res.BuildFailed {
+		return 0, "does not compile: " + res.Message, nil
+	}
+	catcher := ""
+	for _, s := range res.Steps(tests) {
+		if s.Status == grade.Fail {
+			catcher = s.Test
+			break
+		}
+	}
+	o.Count = BugRuns
+	o.Timeout = timeout * BugRuns
+	if catcher != "" {
+		one := o
+		one.Run = "^" + catcher + "$"
+		if res, err = grade.Run(ctx, one); err != nil {
+			return 0, "", err
+		}
+		if missedRuns(res, []string{catcher}, BugRuns) == 0 {
+			return 0, "", nil
+		}
+	}
+	if res, err = grade.Run(ctx, o); err != nil {
+		return 0, "", err
+	}
+	return missedRuns(res, tests, BugRuns), "", nil
 }
 
 // raceEveryTime makes the race detector report a race again each time it
