@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,13 +106,13 @@ func classRepair(ctx context.Context, env *Env, args []string) error {
 
 func classCerts(env *Env, args []string) error {
 	fs := flag.NewFlagSet("class certs", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	hosts := fs.String("hosts", "", "host names and IP addresses of the members")
 	out := fs.String("out", "class-certs", "folder for the files")
-	if err := fs.Parse(args); err != nil {
-		return Usagef("%v", err)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if *hosts == "" || fs.NArg() > 0 {
+	if *hosts == "" || len(args) > 0 {
 		return Usagef("class certs --hosts HOST,... [--out DIR]")
 	}
 	names := []string{"127.0.0.1", "localhost"}
@@ -160,16 +159,16 @@ func rootClient(ctx context.Context, s access.Settings) (*clientv3.Client, error
 
 func classSetup(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("class setup", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	file := fs.String("learners", "", "learners file")
 	out := fs.String("out", "class-settings", "folder for the settings to hand out")
 	format := fs.String("format", "json", "json or env")
 	learnerEps := fs.String("learner-endpoints", "", "endpoints the learners use, if not the ones you connect to")
 	allowOld := fs.Bool("allow-etcd-3.4", false, "run a class on etcd 3.4, whose leases learners can see and revoke across prefixes")
-	if err := fs.Parse(args); err != nil {
-		return Usagef("%v", err)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if *file == "" || fs.NArg() > 0 {
+	if *file == "" || len(args) > 0 {
 		return Usagef("class setup --learners FILE [--out DIR] [--format json|env]")
 	}
 	if *format != "json" && *format != "env" {
@@ -301,13 +300,13 @@ func writeHandout(dir, format string, base access.Settings, a class.Action) (str
 
 func classRemove(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("class remove", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	file := fs.String("learners", "", "learners file")
 	purge := fs.Bool("purge", false, "also delete their keys")
-	if err := fs.Parse(args); err != nil {
-		return Usagef("%v", err)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	names := fs.Args()
+	names := args
 	if *file != "" {
 		learners, err := readLearners(*file)
 		if err != nil {
@@ -341,15 +340,15 @@ func classRemove(ctx context.Context, env *Env, args []string) error {
 
 func classStatus(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("class status", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	plain := fs.Bool("plain", false, "print a table once")
 	asJSON := fs.Bool("json", false, "print JSON once")
 	asCSV := fs.Bool("csv", false, "print CSV once")
-	if err := fs.Parse(args); err != nil {
-		return Usagef("%v", err)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q", fs.Arg(0))
+	if len(args) > 0 {
+		return Usagef("unexpected argument %q", args[0])
 	}
 	course, err := classCourse(env)
 	if err != nil {

@@ -115,6 +115,11 @@ func TestClassCommands(t *testing.T) {
 		t.Errorf("bob reading the board: exit %d, %q (want one line saying permission denied)", code, stderr)
 	}
 
+	// Flags after the names, as after any command's arguments.
+	code, stdout, stderr = runCLI(t, append(asRoot, "class", "remove", "ada", "--purge")...)
+	if code != 0 || !strings.Contains(stdout, "ada") || !strings.Contains(stdout, "user deleted") || strings.Contains(stdout, "bob") || strings.Contains(stdout+stderr, "--purge") {
+		t.Errorf("class remove ada --purge: exit %d\n%s%s", code, stdout, stderr)
+	}
 	code, stdout, _ = runCLI(t, append(asRoot, "class", "remove", "--learners", roster, "--purge")...)
 	if code != 0 || !strings.Contains(stdout, "user deleted") {
 		t.Errorf("class remove: exit %d\n%s", code, stdout)

@@ -64,6 +64,29 @@ type ExitError struct{ Code int }
 
 func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
+// parseFlags parses a command's args with fs, the one parser every
+// command uses: flags may come before, between or after the arguments
+// ("class remove ada --purge", "grade 01 --json"), and "--" ends the
+// flags, so an argument that starts with a dash follows it. It returns
+// the arguments in their order; a bad flag is a UsageError.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, Usagef("%v", err)
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, nil
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		rest, args = append(rest, left[0]), left[1:]
+	}
+}
+
 var commands = map[string]*Command{}
 
 // Register adds a command; it is called from init functions.

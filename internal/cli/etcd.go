@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 
@@ -34,16 +33,16 @@ Ctrl-C stops it and throws the data away.`,
 
 func runEtcd(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("etcd", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	port := fs.Int("port", 0, "client port (0 picks a free one)")
 	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback exposes etcd to your network")
 	defaultTicks := fs.Bool("default-ticks", false, "use etcd's default 100 ms / 1 s ticks (2 s minimum lease TTL) instead of 100 ms / 500 ms (1 s minimum TTL)")
 	demo := fs.String("class-demo", "", "TLS and auth, with certificates in `DIR`")
-	if err := fs.Parse(args); err != nil {
-		return Usagef("%v", err)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q", fs.Arg(0))
+	if len(args) > 0 {
+		return Usagef("unexpected argument %q", args[0])
 	}
 	if env.Etcd.Remote() {
 		return Usagef("--etcd-endpoints points at an existing cluster; there is nothing to start")

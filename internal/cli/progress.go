@@ -36,10 +36,10 @@ Exit codes: 0 done, 1 the progress file could not be read or written,
 
 func runProgress(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("progress", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return Usagef("%v", err)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
 	course, _, err := loadCourse(env, "")
 	if err != nil {
@@ -49,11 +49,11 @@ func runProgress(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("progress: %w", err)
 	}
-	if fs.NArg() > 0 {
-		if fs.Arg(0) != "reset" || fs.NArg() != 2 {
+	if len(args) > 0 {
+		if args[0] != "reset" || len(args) != 2 {
 			return Usagef("progress reset TARGET (a lesson id, a lab id, an experiment name, or all)")
 		}
-		return resetProgress(env, course, path, fs.Arg(1))
+		return resetProgress(env, course, path, args[1])
 	}
 	p, notice := progress.Load(path, time.Now())
 	if notice != nil {
@@ -79,7 +79,7 @@ func writeProgress(w io.Writer, r report.Report) {
 		}
 		fmt.Fprintf(&b, "   pages %d/%d · checkpoints %d/%d right · %s\n", l.PagesRead, l.Pages, l.ChecksRight, l.Checkpoints, quiz)
 		for _, lab := range l.Labs {
-			line := lab.Status
+			line := string(lab.Status)
 			if lab.PassedOnce && lab.Status != progress.LabStatusPassed {
 				line = "passed before, now " + line
 			}

@@ -39,20 +39,11 @@ usage, 130/143 stopped by Ctrl-C or SIGTERM.`,
 // usage.
 func runQuiz(ctx context.Context, env *Env, args []string) error {
 	fl := flag.NewFlagSet("quiz", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	list := fl.Bool("list", false, "list every quiz with its lesson and number of questions")
 	plain := fl.Bool("plain", false, "ask on stdout, read one answer a line from stdin")
-	// Accept flags before or after the quiz id: "quiz ID --plain".
-	var ids []string
-	for rest := args; ; {
-		if err := fl.Parse(rest); err != nil {
-			return Usagef("%v", err)
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		ids = append(ids, fl.Arg(0))
-		rest = fl.Args()[1:]
+	ids, err := parseFlags(fl, args)
+	if err != nil {
+		return err
 	}
 	c, _, err := loadCourse(env, "")
 	if err != nil {

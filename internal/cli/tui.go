@@ -73,7 +73,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	etcd := &etcdHolder{}
 	root := ""
 	if wd, err := os.Getwd(); err == nil {
-		root = lab.FindRoot(wd)
+		root = grade.FindRoot(wd)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

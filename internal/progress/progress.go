@@ -42,7 +42,7 @@ const (
 
 // LabGrade is how a lab's latest grading ended.
 type LabGrade struct {
-	Status string    `json:"status"`         // "passed" (verified), "failing", "racy", "flaky", "error"
+	Status LabStatus `json:"status"`
 	Step   string    `json:"step,omitempty"` // the first step that did not pass
 	At     time.Time `json:"at"`
 }
@@ -209,8 +209,18 @@ func (p *Progress) RecordLabGrade(lessonID, labID string, g LabGrade) {
 	p.Updated = g.At
 }
 
-// LabStatusPassed is LabGrade.Status for a verified pass.
-const LabStatusPassed = "passed"
+// LabStatus is how a lab's latest grading ended, as the progress file
+// records it. grade.LabStatus.Progress is the one mapping from a grade.
+type LabStatus string
+
+// The values of LabGrade.Status.
+const (
+	LabStatusPassed  LabStatus = "passed"  // every step passed, and again under -race (verified)
+	LabStatusFailing LabStatus = "failing" // a step failed or did not run
+	LabStatusRacy    LabStatus = "racy"    // passed, but the race detector found a data race
+	LabStatusFlaky   LabStatus = "flaky"   // passed, then failed on a repeat
+	LabStatusError   LabStatus = "error"   // the grading could not run
+)
 
 // RecordExperimentRun counts a finished run of experiment name.
 func (p *Progress) RecordExperimentRun(name string, shown bool, at time.Time) {

@@ -185,7 +185,7 @@ func TestNextLabIsTheNextNotPassed(t *testing.T) {
 	if got := m.labOrder(); strings.Join(got, " ") != "00_first 01_cas 02_next" {
 		t.Fatalf("course order %v", got)
 	}
-	pass := func(lesson, id, status string) {
+	pass := func(lesson, id string, status progress.LabStatus) {
 		m.prog.RecordLabGrade(lesson, id, progress.LabGrade{Status: status, At: testNow})
 	}
 	if got := m.nextLab("01_cas"); got != "02_next" {

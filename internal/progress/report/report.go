@@ -58,17 +58,17 @@ const (
 
 // Lab is one lab's state.
 type Lab struct {
-	ID     string    `json:"id"`
-	Status string    `json:"status"` // "passed", "failing", "racy", "flaky", "error", "not graded"
-	Step   string    `json:"step,omitempty"`
-	At     time.Time `json:"at,omitzero"`
+	ID     string             `json:"id"`
+	Status progress.LabStatus `json:"status"` // a progress.LabStatus, or LabNotGraded
+	Step   string             `json:"step,omitempty"`
+	At     time.Time          `json:"at,omitzero"`
 	// PassedOnce says the lab passed at some time, even if the latest
 	// grade does not.
 	PassedOnce bool `json:"passed_once,omitempty"`
 }
 
 // LabNotGraded is Lab.Status before any grade.
-const LabNotGraded = "not graded"
+const LabNotGraded progress.LabStatus = "not graded"
 
 // Experiment is one experiment's state.
 type Experiment struct {

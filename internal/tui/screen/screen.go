@@ -104,9 +104,13 @@ type (
 	// LabPassed says a grade passed every step of a lab, verified.
 	LabPassed struct{ Lab string }
 	// LabGraded says a grade of a lab ended without a verified pass:
-	// Status is "failing", "racy", "flaky" or "error", Step the first
+	// Status says how (grade.LabStatus.Progress), Step names the first
 	// step that did not pass.
-	LabGraded struct{ Lab, Status, Step string }
+	LabGraded struct {
+		Lab    string
+		Status progress.LabStatus
+		Step   string
+	}
 	// ExperimentRan says a run of an experiment finished; Shown that it
 	// showed the effect it was built to show.
 	ExperimentRan struct {

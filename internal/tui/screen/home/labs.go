@@ -70,9 +70,9 @@ func (h Model) labState(lessonID, id string) (string, bool) {
 	case g != nil && g.Status == progress.LabStatusPassed, g == nil && passed:
 		return "✓ passed", true
 	case g != nil && passed:
-		return "passed before, now " + g.Status, false
+		return "passed before, now " + string(g.Status), false
 	case g != nil:
-		return g.Status, false
+		return string(g.Status), false
 	}
 	return "", false
 }

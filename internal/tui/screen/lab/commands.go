@@ -1,10 +1,7 @@
 package lab
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/atomicfile"
+	"github.com/ownership-election/playground/internal/labstub"
 )
 
 type readmeRenderedMsg struct {
@@ -95,73 +92,23 @@ func (m Model) editCmd() tea.Cmd {
 	})
 }
 
-// resetCmd puts the original stub back. The learner's file is copied aside
-// first (next to the stub, with a .bak-<time> suffix that the go tool does
-// not compile), and nothing is overwritten before that copy is on disk.
+// resetCmd puts the original stub back, the learner's file kept aside
+// first (labstub.Reset).
 func (m Model) resetCmd() tea.Cmd {
 	stub, root, catalog := m.stubPath(), m.opts.Root, m.opts.Catalog
 	rel := m.lab.ID + "/" + m.lab.File
-	stamp := m.now().Format("20060102-150405")
+	now := m.now()
 	return func() tea.Msg {
-		orig, err := originalStub(catalog, root, rel)
+		orig, err := labstub.Original(catalog, root, rel)
 		if err != nil {
 			return resetDoneMsg{err: fmt.Errorf("reset %s: %w", rel, err)}
 		}
-		backup, err := resetStub(stub, orig, stamp)
+		backup, err := labstub.Reset(stub, orig, now)
 		if err != nil {
 			return resetDoneMsg{err: fmt.Errorf("reset %s: %w", rel, err)}
 		}
 		return resetDoneMsg{backup: backup}
 	}
-}
-
-// originalStub finds the stub as shipped: the embedded catalogue first (it is
-// what this binary was built with), then the checkout's last commit.
-func originalStub(catalog fs.FS, root, rel string) ([]byte, error) {
-	if catalog != nil {
-		if b, err := fs.ReadFile(catalog, rel); err == nil {
-			return b, nil
-		}
-	}
-	c := exec.Command("git", "show", "HEAD:labs/"+rel)
-	c.Dir = root
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	out, err := c.Output()
-	if err != nil {
-		return nil, fmt.Errorf("no original copy of the stub (git show: %v %s)", err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
-// resetStub writes orig over path after saving the current content to
-// path.bak-stamp; it returns the backup's path, or "" when the file already
-// was the original.
-func resetStub(path string, orig []byte, stamp string) (string, error) {
-	cur, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read your code: %w", err)
-	}
-	backup := ""
-	if err == nil {
-		if bytes.Equal(cur, orig) {
-			return "", nil
-		}
-		backup = path + ".bak-" + stamp
-		for i := 2; ; i++ {
-			if _, err := os.Stat(backup); errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			backup = fmt.Sprintf("%s.bak-%s-%d", path, stamp, i)
-		}
-		if err := atomicfile.Write(backup, cur, 0o644); err != nil {
-			return "", fmt.Errorf("keep your code aside: %w", err)
-		}
-	}
-	if err := atomicfile.Write(path, orig, 0o644); err != nil {
-		return backup, fmt.Errorf("write the original stub: %w", err)
-	}
-	return backup, nil
 }
 
 // elapsed formats a duration the way the spinner line shows it.

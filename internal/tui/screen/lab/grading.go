@@ -53,7 +53,7 @@ func (m Model) gradeCmd(ctx context.Context, seq int) tea.Cmd {
 
 // runGrade grades lab with o; it blocks.
 func runGrade(ctx context.Context, o grade.Options, lab lessons.Lab) report {
-	rep, err := grade.Grade(ctx, o, stepSpecs(lab))
+	rep, err := grade.Grade(ctx, o, lab.StepSpecs())
 	return toReport(lab, rep, err)
 }
 
@@ -88,26 +88,22 @@ func gradedCmd(lab string, r *report) tea.Cmd {
 	if r == nil || r.Canceled || (r.Lab != nil && r.Lab.Status == grade.LabCanceled) {
 		return nil
 	}
-	status := "failing"
+	end := grade.LabFailed
 	switch {
 	case r.Err != nil:
-		status = "error"
+		end = grade.LabError
 	case r.unsound():
-		status = string(r.Lab.Status)
+		end = r.Lab.Status
+	}
+	status, ok := end.Progress()
+	if !ok {
+		return nil
 	}
 	step := ""
 	if i := r.firstFailing(); i >= 0 {
 		step = fmt.Sprintf("step %d (%s)", i+1, r.Steps[i].Title)
 	}
 	return screen.Send(screen.LabGraded{Lab: lab, Status: status, Step: step})
-}
-
-func stepSpecs(lab lessons.Lab) []grade.StepSpec {
-	out := make([]grade.StepSpec, len(lab.Steps))
-	for i, s := range lab.Steps {
-		out[i] = grade.StepSpec{Test: s.Test, Title: s.Title}
-	}
-	return out
 }
 
 // toReport joins a grade report with the manifest's step titles and hints.

@@ -222,7 +222,7 @@ func lastGrade(g progress.LabGrade) string {
 	case "":
 		return "Not graded yet"
 	}
-	s := "Last graded " + at + ": " + g.Status
+	s := "Last graded " + at + ": " + string(g.Status)
 	if g.Step != "" {
 		s += " at " + g.Step
 	}

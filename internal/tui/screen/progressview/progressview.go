@@ -329,7 +329,7 @@ func labState(l report.Lab) (string, bool) {
 	case l.Status == report.LabNotGraded:
 		return "not graded yet", false
 	}
-	s := l.Status
+	s := string(l.Status)
 	if l.Step != "" {
 		s += " at " + l.Step
 	}

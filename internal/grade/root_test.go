@@ -1,4 +1,4 @@
-package lab
+package grade
 
 import (
 	"os"
@@ -18,9 +18,9 @@ func TestFindRoot(t *testing.T) {
 	if got := FindRoot(filepath.Join(root, "internal", "tui")); got != root {
 		t.Fatalf("from a subfolder: %q, want %q", got, root)
 	}
-	// The fixture module has labs but is another module, so the search
-	// goes on up to the repository.
-	if got := FindRoot(fixtureRoot); got != root {
+	// The lab screen's fixture module has labs but is another module, so
+	// the search goes on up to the repository.
+	if got := FindRoot(filepath.Join(root, "internal", "tui", "screen", "lab", "testdata", "course")); got != root {
 		t.Fatalf("from the fixture module: %q, want %q", got, root)
 	}
 	if got := FindRoot(t.TempDir()); got != "" {
