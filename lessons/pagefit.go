@@ -39,14 +39,56 @@ func PageLines(p Page, render Renderer, width int) (int, error) {
 	return strings.Count(out, "\n") + 1, nil
 }
 
+// footerLines is what the reader adds under a page's text: a blank line,
+// then for each checkpoint a line naming it and its prompt wrapped
+// (indented by two) with a blank line after, a "Try it" line and a blank
+// line when the page has @try links, and the line that names the next page
+// (or the end of the lesson).
+func footerLines(l *Lesson, p Page, width int) int {
+	n := 1
+	for _, id := range p.Checks {
+		prompt := id
+		if l.Quiz != nil {
+			if q := l.Quiz.Question(id); q != nil {
+				prompt = q.Prompt
+			}
+		}
+		n += 1 + wrappedLines(prompt, width-2) + 1
+	}
+	if len(p.Tries) > 0 {
+		n += 2
+	}
+	return n + 1
+}
+
+// wrappedLines is how many lines text takes wrapped at width, words kept
+// whole.
+func wrappedLines(text string, width int) int {
+	lines, col := 1, 0
+	for _, w := range strings.Fields(text) {
+		n := ansi.StringWidth(w)
+		switch {
+		case col == 0:
+			col = n
+		case col+1+n > width:
+			lines, col = lines+1, n
+		default:
+			col += 1 + n
+		}
+	}
+	return lines
+}
+
 // PageFit reports every page longer than MaxPageLines lines when rendered
-// at PageWidth. The problem names the page's heading line, so a writer
-// knows where to split.
+// at PageWidth, with what the reader shows under it (checkpoints, links,
+// the next page's name). The problem names the page's heading line, so a
+// writer knows where to split.
 func PageFit(c *Course, render Renderer) []Problem {
 	var probs []Problem
 	for _, l := range c.Lessons {
 		for i, p := range l.Pages {
 			n, err := PageLines(p, render, PageWidth)
+			n += footerLines(l, p, PageWidth)
 			switch {
 			case err != nil:
 				probs = append(probs, Problem{Path: l.Path, Line: p.Line,

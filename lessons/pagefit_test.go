@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ownership-election/playground/quiz"
 )
 
 // lineRenderer stands in for the reader's Markdown renderer: one output
@@ -15,14 +17,42 @@ func pageOf(lines int) Page {
 }
 
 func TestPageFit(t *testing.T) {
-	c := &Course{Lessons: []*Lesson{{Path: "l/lesson.md", Pages: []Page{pageOf(MaxPageLines), pageOf(MaxPageLines + 1)}}}}
+	// Without checkpoints or links the reader adds two lines under the
+	// text: a blank one and the one naming the next page.
+	c := &Course{Lessons: []*Lesson{{Path: "l/lesson.md", Pages: []Page{pageOf(MaxPageLines - 2), pageOf(MaxPageLines - 1)}}}}
 	probs := PageFit(c, lineRenderer)
 	if len(probs) != 1 {
-		t.Fatalf("PageFit found %d problems, want 1 (only the page of %d lines): %v", len(probs), MaxPageLines+1, probs)
+		t.Fatalf("PageFit found %d problems, want 1 (only the page of %d lines with its footer): %v", len(probs), MaxPageLines+1, probs)
 	}
 	p := probs[0]
 	if p.Path != "l/lesson.md" || p.Line != 7 || !strings.Contains(p.Msg, "page 2") || !strings.Contains(p.Msg, "45 lines") {
 		t.Errorf("problem = %s, want it at l/lesson.md:7 naming page 2 and its 45 lines", p)
+	}
+}
+
+// A checkpoint adds its name, its prompt wrapped two columns in, and a
+// blank line; @try links add a line and a blank one.
+func TestFooterLinesCountCheckpointsAndLinks(t *testing.T) {
+	q, probs := quiz.Parse("quiz.yaml", []byte(`id: q
+questions:
+  - id: c1
+    kind: numeric
+    prompt: |
+      `+strings.Repeat("word ", 30)+`
+    answer: 1
+    tolerance: 0
+    explain: e
+    takeaway: t
+`))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	l := &Lesson{Quiz: q}
+	pg := Page{Checks: []string{"c1"}, Tries: []Try{{Kind: TryLab, Name: "01_cas"}}}
+	// 1 blank + (1 + 8 prompt lines, four words a line at width 20, + 1)
+	// + 2 for the links + 1 for the next page.
+	if n := footerLines(l, pg, 22); n != 14 {
+		t.Errorf("footerLines = %d, want 14", n)
 	}
 }
 

@@ -26,7 +26,8 @@ FILE:LINE: message. DIR is a course folder (with lessons/ in it); without
 it the built-in course is checked.
 
 Beyond the files' own rules, every page of the built-in course must fit
-two 80x24 screens (44 lines at 78 columns as the reader renders it; for
+two 80x24 screens (44 lines at 76 columns as the reader renders it,
+checkpoints and links included; for
 another course a longer page is a warning), and no lesson or quiz may
 share a run of 8 words with the course's source documents (scanned
 against fingerprints kept in the binary, or against the .txt files of
