@@ -9,6 +9,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/atomicfile"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/pki"
 )
@@ -71,14 +72,20 @@ func runClassDemo(ctx context.Context, env *Env, srv *embedetcd.Server, caFile s
 	}
 	eps := plain.Endpoints[0]
 	abs, _ := filepath.Abs(caFile)
-	fmt.Fprintf(env.Stdout, "Class demo: TLS with the CA in %s, authentication on, user root.\n\n", abs)
+	// The password goes to a file only its owner reads, not to the
+	// terminal (scroll-back, screen sharing) nor to a command line (ps).
+	pwFile := filepath.Join(filepath.Dir(abs), "root.password")
+	if err := atomicfile.Write(pwFile, []byte(password+"\n"), 0o600); err != nil {
+		return fmt.Errorf("class demo: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "Class demo: TLS with the CA in %s, authentication on, user root\n(its password is in %s).\n\n", abs, pwFile)
 	fmt.Fprintf(env.Stdout, "As the instructor, in another terminal:\n")
-	fmt.Fprintf(env.Stdout, "  export %s=%s %s=%s %s=root:%s\n", access.EnvEndpoints, eps, access.EnvCACert, abs, access.EnvUser, password)
+	fmt.Fprintf(env.Stdout, "  export %s=%s %s=%s %s=root %s=\"$(cat %s)\"\n", access.EnvEndpoints, eps, access.EnvCACert, abs, access.EnvUser, access.EnvPassword, pwFile)
 	fmt.Fprintf(env.Stdout, "  playground class setup --learners learners.txt   # one name a line\n")
 	fmt.Fprintf(env.Stdout, "  playground class status\n")
 	fmt.Fprintf(env.Stdout, "Then, as a learner (a new terminal, without those variables):\n")
 	fmt.Fprintf(env.Stdout, "  playground --class class-settings/NAME.json\n\n")
-	fmt.Fprintf(env.Stdout, "etcdctl: export ETCDCTL_ENDPOINTS=%s ETCDCTL_CACERT=%s ETCDCTL_USER=root:%s\n\n", eps, abs, password)
+	fmt.Fprintf(env.Stdout, "etcdctl: export ETCDCTL_ENDPOINTS=%s ETCDCTL_CACERT=%s ETCDCTL_USER=root ETCDCTL_PASSWORD=\"$(cat %s)\"\n\n", eps, abs, pwFile)
 	fmt.Fprintln(env.Stdout, "Press Ctrl-C to stop; the data is thrown away (the certificates stay).")
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {

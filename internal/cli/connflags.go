@@ -84,7 +84,9 @@ func (c *connection) settings(endpoints string, getenv func(string) string, stdi
 func askPassword(user string, stdin io.Reader, stderr io.Writer) (string, error) {
 	f, ok := stdin.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
-		return "", fmt.Errorf("no password for etcd user %q: pass --user %s:PASSWORD or set %s", user, user, access.EnvPassword)
+		// The variable first: a password on the command line is visible
+		// to every user of the machine in ps.
+		return "", fmt.Errorf("no password for etcd user %q: set %s (or run in a terminal to be asked; --user %s:PASSWORD works too, but shows in ps)", user, access.EnvPassword, user)
 	}
 	fmt.Fprintf(stderr, "etcd password for %s: ", user)
 	b, err := term.ReadPassword(f.Fd())
