@@ -14,7 +14,8 @@ import (
 // Lesson 06-tuning-the-ttl, page "etcd's floor: minimum TTL and whole
 // seconds" (and lesson 02's page on etcd leases) state: Grant(1) gets TTL
 // 2 with etcd's default ticks (100/1000 ms) and TTL 1 with the
-// playground's fast ticks (10/100 ms) and cluster ticks (50/500 ms).
+// playground's fast ticks (10/100 ms), cluster ticks (50/500 ms) and the
+// 100/500 ms ticks the TUI and `playground etcd` run with.
 func TestMinimumTTL(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -25,6 +26,7 @@ func TestMinimumTTL(t *testing.T) {
 		{"default ticks", embedetcd.DefaultTicks, 2},
 		{"fast ticks", embedetcd.FastTicks, 1},
 		{"cluster ticks", embedetcd.ClusterTicks, 1},
+		{"the TUI's and playground etcd's ticks", embedetcd.IdleTicks, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
