@@ -105,12 +105,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 	for i, n := range tl.lanes {
 		lane[n] = i
 	}
-	lastOf := map[string]int{}
-	for i, e := range events {
-		if replicaEvent(e) {
-			lastOf[e.Replica] = i
-		}
-	}
+	lastOf := lastSeen(events)
 	cur := make([]belief, len(tl.lanes))
 	var hold holding
 	held, down, goneNext := map[string]experiment.StoreKey{}, map[string]bool{}, map[int]bool{}
@@ -135,7 +130,9 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		tl.extend(i, e)
 		if l, ok := lane[e.Replica]; ok && replicaEvent(e) {
 			cur[l] = apply(cur[l], e)
-			if retired[e.Replica] && lastOf[e.Replica] == i {
+		}
+		for l, name := range tl.lanes {
+			if retired[name] && lastOf[name] == i {
 				goneNext[l] = true
 			}
 		}
@@ -143,6 +140,28 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		tl.holds[len(tl.holds)-1] = hold
 	}
 	return tl
+}
+
+// lastSeen is, for each replica, the index of the last event that shows
+// it in the run: its own, or etcd deleting a key that held its name (an
+// electing replica renews quietly and says nothing when its part of the
+// run is over, but its key goes then).
+func lastSeen(events []experiment.Event) map[string]int {
+	last := map[string]int{}
+	for i, e := range events {
+		if _, skip := routine(e); skip {
+			continue
+		}
+		switch {
+		case replicaEvent(e):
+			last[e.Replica] = i
+		case e.Kind == experiment.KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
+			for _, k := range e.Facts.Prev {
+				last[k.Value] = i
+			}
+		}
+	}
+	return last
 }
 
 // membersDown records a member stopped or restarted by e and counts

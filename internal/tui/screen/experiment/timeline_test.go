@@ -236,3 +236,26 @@ func TestClockWhileTheScriptWaits(t *testing.T) {
 		t.Fatalf("clock line when the script waits for nobody:\n%s", v)
 	}
 }
+
+// TestRetiredLaneEndsWhenItLeaves: a replica the run retired keeps its
+// lane while it is in the run, quiet or not, until etcd deletes its key
+// (or its own last event, whichever is later), and is gone after.
+func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
+	evs := fencingEvents()
+	del := experiment.Event{At: 3300 * time.Millisecond, Kind: experiment.KeyChanged,
+		Facts: &experiment.Facts{Op: "delete", Key: "election-1/694d7c1e5f2a9b07", Revision: 10,
+			Held: &experiment.StoreKey{Key: "election-1/694d7c1e5f2a9b07", ModRevision: 10},
+			Prev: []experiment.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "b2"}}}}
+	evs = append(evs, del, experiment.Event{At: 3400 * time.Millisecond, Kind: experiment.Phase, Text: "next variant"})
+	tl := buildTimeline(evs, []string{"b1", "b2", "b3"}, map[string]bool{"b2": true})
+	n := len(tl.items)
+	if s := tl.states[n-2][1]; s.gone {
+		t.Fatal("b2 is gone before etcd deleted its key")
+	}
+	if s := tl.states[n-1][1]; !s.gone {
+		t.Fatal("b2 is still in the run after etcd deleted its key and the run retired it")
+	}
+	if s := tl.states[n-1][2]; s.gone {
+		t.Fatal("b3, not retired, left the lanes")
+	}
+}
