@@ -217,7 +217,7 @@ func TestReadyKeysChangeTheNextRun(t *testing.T) {
 func TestRunningViewAndSelection(t *testing.T) {
 	m := running(newModel(t, "fencing", nil, 80, 24))
 	v := view(m)
-	for _, want := range []string{"▸b1 owner t6", "b3 owner t7", "6✓━▒▒▒", "━✗!━", "etcd b3 rev 9", `"b3#8" by b3`, "rejected 1", "running 3.2s"} {
+	for _, want := range []string{"▸b1 owner t6", "b3 owner t7", "6━━✓━━━━━▒▒▒", "━━━✗━━!━━", "etcd b3 rev 9", `"b3#8" by b3`, "rejected 1", "running 3.2s"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}

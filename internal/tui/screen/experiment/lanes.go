@@ -44,19 +44,23 @@ func window(n, cur, cols int) (first, last int) {
 	return first, first + cols
 }
 
-// replicaCells is lane l's marks for items first..last-1.
-func replicaCells(tl timeline, l, first, last int) []string {
-	cells := make([]string, 0, last-first)
+// replicaCells is lane l's marks for items first..last-1, k cells an
+// item: the item's mark, then the state it leaves the replica in.
+func replicaCells(tl timeline, l, first, last, k int) []string {
+	cells := make([]string, 0, (last-first)*k)
 	for i := first; i < last; i++ {
-		cells = append(cells, replicaMark(tl.states[i][l], tl.at(i)))
+		s, t := tl.states[i][l], tl.at(i)
+		cells = append(cells, replicaMark(s, t))
+		s.wrote, s.refused, s.violated, s.acquired = false, false, false, false
+		for range k - 1 {
+			cells = append(cells, replicaMark(s, t))
+		}
 	}
 	// The token a term was won with, over the term's first cells.
 	for i := first; i < last; i++ {
-		s := tl.states[i][l]
-		if !s.acquired {
-			continue
+		if s := tl.states[i][l]; s.acquired {
+			writeOver(cells[(i-first)*k:], fmt.Sprint(s.token), "━")
 		}
-		writeOver(cells[i-first:], fmt.Sprint(s.token), "━")
 	}
 	return cells
 }
@@ -104,41 +108,46 @@ func writeOver(cells []string, word, fill string) {
 	}
 }
 
-// etcdCells is the etcd lane's marks for items first..last-1.
-func etcdCells(tl timeline, first, last int) []string {
-	cells := make([]string, 0, last-first)
+// etcdCells is the etcd lane's marks for items first..last-1, k cells
+// an item.
+func etcdCells(tl timeline, first, last, k int) []string {
+	cells := make([]string, 0, (last-first)*k)
 	for i := first; i < last; i++ {
 		h := tl.holds[i]
+		mark := "━"
 		switch {
 		case h.down > 0:
-			cells = append(cells, "▒")
+			mark = "▒"
 		case h.holder == "":
-			cells = append(cells, "·")
-		default:
-			cells = append(cells, "━")
+			mark = "·"
+		}
+		for range k {
+			cells = append(cells, mark)
 		}
 	}
 	for i := first; i < last; i++ {
 		h := tl.holds[i]
 		if h.holder != "" && (i == 0 || tl.holds[i-1].holder != h.holder) {
-			writeOver(cells[i-first:], h.holder, "━")
+			writeOver(cells[(i-first)*k:], h.holder, "━")
 		}
 	}
 	return cells
 }
 
 // rulerCells marks the script's steps (|) and the cursor (▲ and its
-// time) under the lanes.
-func rulerCells(tl timeline, first, last, cur int) []string {
-	cells := make([]string, last-first)
+// time) under the lanes, k cells an item.
+func rulerCells(tl timeline, first, last, cur, k int) []string {
+	cells := make([]string, (last-first)*k)
+	for i := range cells {
+		cells[i] = " "
+	}
 	for i := first; i < last; i++ {
-		cells[i-first] = " "
 		if tl.items[i].fold == nil && tl.events[tl.items[i].first].Kind == experiment.Phase {
-			cells[i-first] = "|"
+			cells[(i-first)*k] = "|"
 		}
 	}
 	at := []rune(fmt.Sprintf("%.2fs", tl.at(cur).Seconds()))
-	c := cur - first
+	c := (cur - first) * k
 	cells[c] = "▲"
 	start := c + 1
 	if start+len(at) > len(cells) {
@@ -150,6 +159,15 @@ func rulerCells(tl timeline, first, last, cur int) []string {
 		}
 	}
 	return cells
+}
+
+// cellsPerItem is how many cells an item gets in cols: more than one on
+// a wide screen with room to spare, so tokens and names fit.
+func cellsPerItem(items, cols int) int {
+	if items == 0 {
+		return 1
+	}
+	return max(1, min(3, cols/items))
 }
 
 // renderLanes lays rows out as label, space, marks, in w cells.

@@ -84,6 +84,8 @@ func (m Model) scrubKey(msg tea.KeyPressMsg) (Model, bool) {
 // then its role.
 func stateWord(b belief, t time.Duration) string {
 	switch {
+	case !b.seen:
+		return "not started"
 	case b.gone:
 		return "retired"
 	case b.crashed:

@@ -259,3 +259,49 @@ func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
 		t.Fatal("b3, not retired, left the lanes")
 	}
 }
+
+// TestWideShowsMoreLanes: with both variants of fencing in the history
+// (six replicas) and the verdict under them, 80 columns draw the lanes
+// the cursor's instant needs with short labels; 200 columns draw every
+// lane, with long labels.
+func TestWideShowsMoreLanes(t *testing.T) {
+	var evs []experiment.Event
+	for _, e := range fencingEvents() { // the first variant: a1..a3
+		e.Replica = strings.ReplaceAll(e.Replica, "b", "a")
+		if e.Facts != nil && e.Facts.Held != nil {
+			k := *e.Facts.Held
+			k.Value = strings.ReplaceAll(k.Value, "b", "a")
+			f := *e.Facts
+			f.Held = &k
+			e.Facts = &f
+		}
+		evs = append(evs, e)
+	}
+	for _, e := range fencingEvents() {
+		e.At += 4 * time.Second
+		evs = append(evs, e)
+	}
+	lanes := func(w, h int) (n int, v string) {
+		m := done(newModel(t, "fencing", nil, w, h))
+		m.snap.events = evs
+		var retired []experiment.ReplicaState
+		for _, r := range []string{"a1", "a2", "a3"} {
+			retired = append(retired, experiment.ReplicaState{Name: r, Role: experiment.RoleRetired})
+		}
+		m.snap.all = append(retired, m.snap.replicas...)
+		m.cursor = m.timeline().shown()
+		v = view(m)
+		return strings.Count(v, "\n a") + strings.Count(v, "\n▸a") + strings.Count(v, "\n b") + strings.Count(v, "\n▸b"), v
+	}
+	narrow, nv := lanes(78, 22)
+	wide, wv := lanes(198, 48)
+	if narrow >= 6 || narrow < 3 {
+		t.Errorf("80 columns: %d lanes, want those of the instant (3) and fewer than all 6:\n%s", narrow, nv)
+	}
+	if wide != 6 {
+		t.Errorf("200 columns: %d lanes, want all 6:\n%s", wide, wv)
+	}
+	if !strings.Contains(wv, "a1 owner · token 6 · lease 0.0s left · etcd holds a3") || !strings.Contains(wv, "b1 not started") || strings.Contains(nv, "· token") {
+		t.Errorf("labels: long at 200 columns, short at 80:\n%s\n%s", nv, wv)
+	}
+}

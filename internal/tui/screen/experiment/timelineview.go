@@ -119,7 +119,9 @@ func plural(n int, one, many string) string {
 // first when there are more.
 func (m Model) laneRows(tl timeline, cur, w, maxLanes int) []laneRow {
 	labelW := labelWidth(w)
-	first, last := window(len(tl.items), cur, max(1, w-labelW-1))
+	cols := max(1, w-labelW-1)
+	k := cellsPerItem(len(tl.items), cols)
+	first, last := window(len(tl.items), cur, cols/k)
 	var ls []int
 	for l := range tl.lanes {
 		for i := first; i < last; i++ {
@@ -136,10 +138,10 @@ func (m Model) laneRows(tl timeline, cur, w, maxLanes int) []laneRow {
 	}
 	var rows []laneRow
 	for _, l := range ls {
-		rows = append(rows, laneRow{label: m.replicaLabel(tl, l, cur, labelW), cells: replicaCells(tl, l, first, last)})
+		rows = append(rows, laneRow{label: m.replicaLabel(tl, l, cur, labelW), cells: replicaCells(tl, l, first, last, k)})
 	}
-	rows = append(rows, laneRow{label: m.etcdLabel(tl, cur, labelW), cells: etcdCells(tl, first, last)})
-	rows = append(rows, laneRow{cells: rulerCells(tl, first, last, cur)})
+	rows = append(rows, laneRow{label: m.etcdLabel(tl, cur, labelW), cells: etcdCells(tl, first, last, k)})
+	rows = append(rows, laneRow{cells: rulerCells(tl, first, last, cur, k)})
 	return rows
 }
 
