@@ -225,10 +225,15 @@ func TestRunningViewAndSelection(t *testing.T) {
 	if strings.Contains(v, "renewed, TTL") {
 		t.Error("lease renewals should fold into counts, not show one a line")
 	}
-	m, _ = press(m, "tab", "tab", "tab")
+	m, _ = press(m, "tab", "tab")
 	if m.sel != 2 {
-		t.Errorf("selected %d after three tabs among 3 replicas, want 2", m.sel)
+		t.Errorf("selected %d after two tabs among 3 replicas, want 2", m.sel)
 	}
+	m, _ = press(m, "tab")
+	if m.sel != 0 {
+		t.Errorf("selected %d after a third tab, want round to 0", m.sel)
+	}
+	m, _ = press(m, "tab", "tab")
 	m, _ = press(m, "shift+tab")
 	if m.sel != 1 || !strings.Contains(view(m), "▸b2") {
 		t.Errorf("selected %d, want b2 marked\n%s", m.sel, view(m))

@@ -369,11 +369,11 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	switch {
-	case key.Matches(msg, k.Prev):
-		m.sel = max(0, m.sel-1)
+	case key.Matches(msg, k.Prev) && len(m.snap.replicas) > 0:
+		m.sel = (m.sel + len(m.snap.replicas) - 1) % len(m.snap.replicas)
 		return m, nil
-	case key.Matches(msg, k.Next):
-		m.sel = max(0, min(len(m.snap.replicas)-1, m.sel+1))
+	case key.Matches(msg, k.Next) && len(m.snap.replicas) > 0:
+		m.sel = (m.sel + 1) % len(m.snap.replicas)
 		return m, nil
 	case run == nil:
 		return m, nil
