@@ -78,14 +78,15 @@ func (m Model) body(w, n int) []string {
 	if c := m.clockLine(w); c != "" {
 		pin = append(pin, c)
 	}
-	if m.phase == phaseDone {
-		result = m.resultPanel(w, max(3, min(7, n/3)))
-	}
-	detail := 2
-	if tl := m.timeline(); len(tl.items) > 0 && tl.keyItem(m.cursorOf(tl)) {
-		detail = 3
+	detail := 1
+	if tl := m.timeline(); len(tl.items) > 0 {
+		// The cursor's item in full: a key event may take three lines.
+		detail = min(len(clampWords(tl.itemText(m.cursorOf(tl)), w, 0)), 2+int(boolInt(tl.keyItem(m.cursorOf(tl)))))
 	}
 	timelineMin := 1 + min(4, m.laneCount()) + 2 + detail
+	if m.phase == phaseDone {
+		result = m.resultPanel(w, max(3, min(9, n-len(notes)-len(pin)-timelineMin-1)))
+	}
 	state := m.stateRows(w, n, n-len(notes)-len(pin)-len(result)-timelineMin)
 	out := append(state, notes...)
 	out = append(out, m.timelinePanel(w, n-len(out)-len(pin)-len(result), detail)...)

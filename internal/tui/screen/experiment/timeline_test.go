@@ -277,6 +277,11 @@ func TestWideShowsMoreLanes(t *testing.T) {
 		}
 		evs = append(evs, e)
 	}
+	// The first variant retires: etcd deletes the keys of a2 and a3.
+	for _, k := range []experiment.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "a2"}, {Key: "election-1/694d7c1e5f2a9b03", Value: "a3"}} {
+		evs = append(evs, experiment.Event{At: 3300 * time.Millisecond, Kind: experiment.KeyChanged,
+			Facts: &experiment.Facts{Op: "delete", Key: k.Key, Revision: 10, Held: &experiment.StoreKey{Key: k.Key, ModRevision: 10}, Prev: []experiment.StoreKey{k}}})
+	}
 	for _, e := range fencingEvents() {
 		e.At += 4 * time.Second
 		evs = append(evs, e)

@@ -115,8 +115,9 @@ func plural(n int, one, many string) string {
 }
 
 // laneRows are the lanes in w cells for at most maxLanes replicas: the
-// replicas that show something in the window, those at the cursor
-// first when there are more.
+// replicas that show something in the window (on a narrow screen, only
+// those in the run at the cursor), those at the cursor first when there
+// are more.
 func (m Model) laneRows(tl timeline, cur, w, maxLanes int) []laneRow {
 	labelW := labelWidth(w)
 	cols := max(1, w-labelW-1)
@@ -124,6 +125,9 @@ func (m Model) laneRows(tl timeline, cur, w, maxLanes int) []laneRow {
 	first, last := window(len(tl.items), cur, cols/k)
 	var ls []int
 	for l := range tl.lanes {
+		if w < 110 && !atCursor(tl, l, cur) {
+			continue // a narrow screen keeps to the replicas in the run then
+		}
 		for i := first; i < last; i++ {
 			if s := tl.states[i][l]; s.seen && !s.gone {
 				ls = append(ls, l)
@@ -175,7 +179,7 @@ func (m Model) timelinePanel(w, n, detail int) []string {
 	for _, l := range clampWords(tl.itemText(cur), w, detail) {
 		out = append(out, style.Render(l))
 	}
-	if rest := n - len(out); rest > 0 && len(tl.items) > 1 {
+	if rest := n - len(out); rest > 1 && len(tl.items) > 1 {
 		out = append(out, m.itemList(tl, cur, w, rest)...)
 	}
 	return out

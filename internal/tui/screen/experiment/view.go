@@ -242,7 +242,7 @@ func (m Model) resultPanel(w, n int) []string {
 		right = append(right, styled(st.Muted, clampWords(q.Takeaway, half, max(0, n-1-len(right))))...)
 		return append([]string{head}, sideBySide(styled(st.Text, left), right, half)...)
 	}
-	predLines := min(2, max(1, n-3))
+	predLines := 1
 	foundLines := max(1, n-1-predLines)
 	out := append([]string{head}, styled(st.Text, clampWords(found, w, foundLines))...)
 	pred := clampWords(predicted, w-len(mark)-1, predLines)
