@@ -57,7 +57,7 @@ func prepareParent(parent string, members int) error {
 
 // ErrNoSpace is wrapped by the error of a start refused for lack of disk
 // space.
-var ErrNoSpace = errors.New("not enough disk space for etcd")
+var ErrNoSpace = errors.New("embedetcd: not enough disk space for etcd")
 
 func megabytes(n uint64) string { return fmt.Sprintf("%d MB", n>>20) }
 

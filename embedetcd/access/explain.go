@@ -49,15 +49,15 @@ func (s Settings) TLSConfig() (*tls.Config, error) {
 // The problems Explain and Diagnose tell apart. Each has its own sentinel
 // so callers (and tests) can tell them apart with errors.Is.
 var (
-	ErrUnknownAuthority = errors.New("the server's certificate is not signed by the CA you trust")
-	ErrCertHost         = errors.New("the server's certificate does not name the host you dialled")
-	ErrClientCert       = errors.New("the server refused your client certificate")
-	ErrNotTLS           = errors.New("the server does not speak TLS")
-	ErrNeedsTLS         = errors.New("the server speaks TLS but the endpoint is http://")
-	ErrWrongPassword    = errors.New("wrong user name or password")
-	ErrNeedsUser        = errors.New("the cluster has authentication on and no user was given")
-	ErrPermission       = errors.New("permission denied")
-	ErrUnreachable      = errors.New("nothing answers at the endpoint")
+	ErrUnknownAuthority = errors.New("access: the server's certificate is not signed by the CA you trust")
+	ErrCertHost         = errors.New("access: the server's certificate does not name the host you dialled")
+	ErrClientCert       = errors.New("access: the server refused your client certificate")
+	ErrNotTLS           = errors.New("access: the server does not speak TLS")
+	ErrNeedsTLS         = errors.New("access: the server speaks TLS but the endpoint is http://")
+	ErrWrongPassword    = errors.New("access: wrong user name or password")
+	ErrNeedsUser        = errors.New("access: the cluster has authentication on and no user was given")
+	ErrPermission       = errors.New("access: permission denied")
+	ErrUnreachable      = errors.New("access: nothing answers at the endpoint")
 )
 
 // Explain turns an error from the etcd client into one line that says

@@ -56,13 +56,13 @@ func (m Model) resultsText(w int) string {
 		return b.String()
 	case r.Err != nil:
 		line(st.Error.Render("Could not grade"))
-		line(text.Indent(text.Wrap(r.Err.Error(), w-2), "  "))
+		line(text.Hang("  ", r.Err.Error(), w))
 		return b.String()
 	case r.unsound():
 		line(st.Error.Render("Every step passed once, but not every time under the race detector"))
-		line(text.Indent(text.Wrap(r.Lab.Message, w-2), "  "))
+		line(text.Hang("  ", r.Lab.Message, w))
 		if v := r.Lab.Verify; v != nil && v.Race {
-			line(text.Indent(text.Wrap(st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w-2), "  "))
+			line(text.Hang("  ", st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w))
 		}
 		return b.String()
 	case r.verifying():
@@ -78,7 +78,7 @@ func (m Model) resultsText(w int) string {
 	if len(r.BuildErrors) > 0 {
 		line(st.Error.Render("Does not compile") + st.Muted.Render(" · fix these first"))
 		for _, e := range r.BuildErrors {
-			line(text.Indent(text.Wrap(codeLoc(st.Code.Render, e), w-2), "  "))
+			line(text.Hang("  ", codeLoc(st.Code.Render, e), w))
 		}
 		line("")
 	}
@@ -89,11 +89,11 @@ func (m Model) resultsText(w int) string {
 		if msg == "" {
 			msg = "The tests did not finish in time: look for an endless loop, a lock that is never released, or a channel nobody reads."
 		}
-		line(text.Indent(text.Wrap(msg, w-2), "  "))
+		line(text.Hang("  ", msg, w))
 		line("")
 	case r.Message != "" && len(r.BuildErrors) == 0:
 		line(st.Error.Render("The test run broke off"))
-		line(text.Indent(text.Wrap(r.Message, w-2), "  "))
+		line(text.Hang("  ", r.Message, w))
 		line("")
 	}
 	i := r.firstFailing()
@@ -115,10 +115,10 @@ func (m Model) resultsText(w int) string {
 			shown = shown[:limit]
 		}
 		for _, l := range shown {
-			line(text.Indent(text.Wrap(codeLoc(st.Code.Render, strings.TrimSpace(l)), w-2), "  "))
+			line(text.Hang("  ", codeLoc(st.Code.Render, strings.TrimSpace(l)), w))
 		}
 		if more := len(msg) - len(shown); more > 0 {
-			line(text.Indent(text.Wrap(st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens step %d with all of them", more, i+1)), w-2), "  "))
+			line(text.Hang("  ", st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens step %d with all of them", more, i+1)), w))
 		}
 		line("")
 	}

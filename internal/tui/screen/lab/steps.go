@@ -194,7 +194,7 @@ func (m Model) stepText(w int) string {
 		}
 		for _, l := range out {
 			l = strings.ReplaceAll(l, "\t", "    ")
-			line(text.Indent(text.Wrap(codeLoc(st.Code.Render, strings.TrimSpace(l)), w-2), "  "))
+			line(text.Hang("  ", codeLoc(st.Code.Render, strings.TrimSpace(l)), w))
 		}
 		line("")
 	}
