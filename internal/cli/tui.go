@@ -51,19 +51,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	// labs load in the background after the first frame.
 	course := lessons.Outline(src)
 
-	path, perr := progress.DefaultPath()
-	var prog *progress.Progress
-	notice := ""
-	if perr != nil {
-		prog, notice = progress.New(), "progress will not be saved: "+perr.Error()
-	} else {
-		var n *progress.Notice
-		progress.Tidy(path) // temp files of a run killed mid-save; best effort
-		prog, n = progress.Load(path, time.Now())
-		if n != nil {
-			notice = n.String()
-		}
-	}
+	path, prog, notice := loadProgress()
 
 	// Bubble Tea restores the terminal when its own code or a command
 	// panics; this covers a panic on this goroutine around it, so no exit
@@ -71,10 +59,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 	defer restoreTerminalOnPanic(env)()
 
 	etcd := &etcdHolder{}
-	root := ""
-	if wd, err := os.Getwd(); err == nil {
-		root = grade.FindRoot(wd)
-	}
+	root := checkoutRoot()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// On a class cluster, every saved snapshot also goes to the class
@@ -100,10 +85,43 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		// Compile the labs' tests ahead, so the first grade rarely waits.
 		Background: lab.Prewarm(ctx, root, labIDs(course)),
 	})
+	return runProgram(ctx, cancel, env, m, etcd)
+}
+
+// loadProgress reads the learner's saved progress; notice says what went
+// wrong (a corrupt file moved aside, no place to save), for the home
+// screen. An empty path means progress is not saved.
+func loadProgress() (path string, prog *progress.Progress, notice string) {
+	path, err := progress.DefaultPath()
+	if err != nil {
+		return "", progress.New(), "progress will not be saved: " + err.Error()
+	}
+	progress.Tidy(path) // temp files of a run killed mid-save; best effort
+	prog, n := progress.Load(path, time.Now())
+	if n != nil {
+		notice = n.String()
+	}
+	return path, prog, notice
+}
+
+// checkoutRoot is the checkout of the course the working directory is
+// in, "" outside one.
+func checkoutRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return grade.FindRoot(wd)
+}
+
+// runProgram runs the terminal interface until the learner quits, then
+// stops what it started: etcd's start (cancel), a grade still running,
+// etcd itself.
+func runProgram(ctx context.Context, cancel context.CancelFunc, env *Env, m tui.Model, etcd *etcdHolder) error {
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120), tea.WithFilter(newKeyFlood().filter))
-	_, err = p.Run()
+	_, err := p.Run()
 	cancel() // stops a start still in flight
 	// A grading still running (go test and its test binary) must not
 	// outlive the program.

@@ -195,115 +195,15 @@ func (m Model) top() screen.Screen { return m.stack[len(m.stack)-1] }
 // atHome reports whether the home screen is the active one.
 func (m Model) atHome() bool { return len(m.stack) == 1 }
 
-// Update routes a message: global keys and sizes first, then the screens.
+// Update routes a message in a fixed order: input and sizes (global keys
+// first), then the root's own background work, then requests for
+// another screen, then progress events; anything else goes to every
+// screen.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.resize(msg.Width, msg.Height)
-		return m, m.broadcast(msg)
-	case tea.BackgroundColorMsg:
-		m.setStyles(theme.DefaultStyles(msg.IsDark()))
-		return m, m.broadcast(msg)
-	case tea.KeyPressMsg:
-		if cmd, done := m.globalKey(msg); done {
+	for _, route := range []func(tea.Msg) (tea.Cmd, bool){m.input, m.background, m.navigate, m.progressEvent} {
+		if cmd, ok := route(msg); ok {
 			return m, cmd
 		}
-		return m, m.updateTop(msg)
-	case tea.MouseMsg:
-		return m, m.updateTop(msg)
-	case backgroundMsg:
-		return m, m.opts.Background
-	case etcdStartMsg:
-		cmd := m.etcd.start(m.ctx, m.opts.Etcd)
-		return m, tea.Batch(cmd, m.broadcast(m.etcd.status()))
-	case etcdReadyMsg:
-		m.etcd.ready(msg)
-		ready := screen.EtcdReady{Etcd: msg.srv, Err: msg.err, External: m.etcd.external}
-		return m, tea.Batch(m.broadcast(m.etcd.status()), m.broadcast(ready))
-	case classStatusMsg:
-		m.classProblem = msg.problem
-		return m, waitClassStatus(m.opts.ClassStatus)
-	case progressWatchMsg:
-		return m, waitProgressFile(msg.sig)
-	case progressFileChangedMsg:
-		return m, tea.Batch(m.reloadProgressCmd(), waitProgressFile(msg.sig))
-	case progressReloadedMsg:
-		if m.followFile(msg) {
-			return m, m.broadcast(screen.ProgressChanged{Progress: m.prog})
-		}
-		return m, nil
-	case progressSavedMsg:
-		if msg.err != nil {
-			m.setNotice("could not save progress: "+msg.err.Error(), true)
-			return m, nil
-		}
-		if m.adopt(msg) {
-			return m, m.broadcast(screen.ProgressChanged{Progress: m.prog})
-		}
-		return m, nil
-	case courseLoadedMsg:
-		m.course, m.loading = msg.course, false
-		cmds := []tea.Cmd{m.broadcast(screen.CourseLoaded{Course: msg.course, Problems: len(msg.probs)})}
-		for _, p := range m.pending {
-			cmds = append(cmds, screen.Send(p))
-		}
-		m.pending = nil
-		return m, tea.Sequence(cmds...)
-	case screen.OpenLesson, screen.OpenQuiz, screen.OpenLab, screen.OpenExperiment:
-		if m.loading {
-			m.pending = append(m.pending, msg)
-			return m, nil
-		}
-		return m, m.open(msg)
-	case screen.Back:
-		m.goBack()
-		return m, nil
-	case screen.OpenProgress:
-		return m, m.openProgress()
-	case screen.ResetProgress:
-		return m, m.resetProgress(msg)
-	case screen.PageShown:
-		now := m.now()
-		return m, m.progressChanged(func(p *progress.Progress) { p.MarkPageRead(msg.Lesson, msg.Page, now) })
-	case screen.CheckAnswered:
-		if msg.Answer.At.IsZero() {
-			msg.Answer.At = m.now() // the root owns the clock
-		}
-		return m, m.progressChanged(func(p *progress.Progress) { p.RecordCheck(msg.Lesson, msg.Question, msg.Answer) })
-	case screen.QuizFinished:
-		return m, m.progressChanged(func(p *progress.Progress) { p.RecordQuiz(msg.Lesson, msg.Result) })
-	case screen.LabPassed:
-		if lesson := m.labLesson(msg.Lab); lesson != "" {
-			g := progress.LabGrade{Status: progress.LabStatusPassed, At: m.now()}
-			cmd := m.progressChanged(func(p *progress.Progress) { p.RecordLabGrade(lesson, msg.Lab, g) })
-			if msg.Lab == m.watch.Lab() && m.watch.Passed() {
-				m.watchPassed(msg.Lab)
-			}
-			return m, cmd
-		}
-		return m, nil
-	case lab.WatchStopped:
-		why := "its folder watcher ended"
-		if msg.Err != nil {
-			why = msg.Err.Error()
-		}
-		m.setNotice("Watch mode stopped: "+why, true)
-		return m, m.broadcast(msg)
-	case screen.ExperimentRan:
-		now := m.now()
-		return m, m.progressChanged(func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) })
-	case screen.StepModeChosen:
-		now := m.now()
-		return m, m.progressChanged(func(p *progress.Progress) { p.SetExperimentMode(msg.Step, now) })
-	case screen.Predicted:
-		now := m.now()
-		return m, m.progressChanged(func(p *progress.Progress) { p.RecordPrediction(msg.Name, msg.Right, now) })
-	case screen.LabGraded:
-		if lesson := m.labLesson(msg.Lab); lesson != "" {
-			g := progress.LabGrade{Status: msg.Status, Step: msg.Step, At: m.now()}
-			return m, m.progressChanged(func(p *progress.Progress) { p.RecordLabGrade(lesson, msg.Lab, g) })
-		}
-		return m, nil
 	}
 	return m, m.broadcast(msg)
 }

@@ -30,100 +30,120 @@ func (m Model) resultsText(w int) string {
 	if m.stepOpen() && len(m.stepsView()) > 0 {
 		return m.stepText(w)
 	}
-	st := m.Styles
 	var b strings.Builder
-	line := func(s string) { b.WriteString(s + "\n") }
-	r := m.report
-	steps := m.stepsView()
+	m.stepList(&b, w)
+	if m.outcomeText(&b, w) {
+		return b.String()
+	}
+	m.runProblems(&b, w)
+	if i := m.report.firstFailing(); i >= 0 {
+		s := m.stepsView()[i]
+		m.failureText(&b, i, s, w)
+		m.hintsText(&b, i, s, w)
+	}
+	return b.String()
+}
 
+// line adds s and a newline to b.
+func line(b *strings.Builder, s string) { b.WriteString(s + "\n") }
+
+// stepList is the heading with the count passed, and a row per step.
+func (m Model) stepList(b *strings.Builder, w int) {
+	st, r := m.Styles, m.report
 	switch {
 	case r == nil:
-		line(st.Heading.Render("Steps") + st.Muted.Render(" · not graded yet"))
+		line(b, st.Heading.Render("Steps")+st.Muted.Render(" · not graded yet"))
 	case r.allPassed():
-		line(st.Heading.Render("Steps") + st.Success.Render(fmt.Sprintf(" · all %d passed", len(r.Steps))) +
+		line(b, st.Heading.Render("Steps")+st.Success.Render(fmt.Sprintf(" · all %d passed", len(r.Steps)))+
 			st.Muted.Render(" in "+elapsed(r.Elapsed)))
 	default:
-		line(st.Heading.Render("Steps") + st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
+		line(b, st.Heading.Render("Steps")+st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
 	}
-	for i, s := range steps {
-		line(m.stepRow(i, s, w))
+	for i, s := range m.stepsView() {
+		line(b, m.stepRow(i, s, w))
 	}
-	line("")
+	line(b, "")
+}
 
+// outcomeText says how a grade ended when that is all there is to say
+// (not graded, could not grade, racy or flaky, verifying, passed) and
+// reports whether it did.
+func (m Model) outcomeText(b *strings.Builder, w int) bool {
+	st, r := m.Styles, m.report
 	switch {
 	case r == nil:
-		line(text.Wrap(st.Text.Render("Write your code in "+m.lab.File+", then press enter to run the tests (the same as go test ./labs/"+m.lab.ID+"/). Press w to re-grade on every save."), w))
-		return b.String()
+		line(b, text.Wrap(st.Text.Render("Write your code in "+m.lab.File+", then press enter to run the tests (the same as go test ./labs/"+m.lab.ID+"/). Press w to re-grade on every save."), w))
 	case r.Err != nil:
-		line(st.Error.Render("Could not grade"))
-		line(text.Hang("  ", r.Err.Error(), w))
-		return b.String()
+		line(b, st.Error.Render("Could not grade"))
+		line(b, text.Hang("  ", r.Err.Error(), w))
 	case r.unsound():
-		line(st.Error.Render("Every step passed once, but not every time under the race detector"))
-		line(text.Hang("  ", r.Lab.Message, w))
+		line(b, st.Error.Render("Every step passed once, but not every time under the race detector"))
+		line(b, text.Hang("  ", r.Lab.Message, w))
 		if v := r.Lab.Verify; v != nil && v.Race {
-			line(text.Hang("  ", st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w))
+			line(b, text.Hang("  ", st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w))
 		}
-		return b.String()
 	case r.verifying():
-		line(text.Wrap(st.Success.Render("Every step passes.")+" "+
+		line(b, text.Wrap(st.Success.Render("Every step passes.")+" "+
 			st.Text.Render(fmt.Sprintf("Verifying it holds: %d more runs under the race detector…", grade.VerifyCount)), w))
-		return b.String()
 	case r.allPassed():
-		line(text.Wrap(st.Success.Render("Every step passes. Well done!")+" "+
+		line(b, text.Wrap(st.Success.Render("Every step passes. Well done!")+" "+
 			st.Text.Render("Press s to compare with the reference solution."), w))
-		return b.String()
+	default:
+		return false
 	}
+	return true
+}
 
+// runProblems are what went wrong with the run as a whole: compiler
+// errors, a timeout, a run that broke off.
+func (m Model) runProblems(b *strings.Builder, w int) {
+	st, r := m.Styles, m.report
 	if len(r.BuildErrors) > 0 {
-		line(st.Error.Render("Does not compile") + st.Muted.Render(" · fix these first"))
+		line(b, st.Error.Render("Does not compile")+st.Muted.Render(" · fix these first"))
 		for _, e := range r.BuildErrors {
-			line(text.Hang("  ", codeLoc(st.Code.Render, e), w))
+			line(b, text.Hang("  ", codeLoc(st.Code.Render, e), w))
 		}
-		line("")
+		line(b, "")
 	}
 	switch {
 	case r.TimedOut:
-		line(st.Error.Render("Timed out"))
+		line(b, st.Error.Render("Timed out"))
 		msg := r.Message
 		if msg == "" {
 			msg = "The tests did not finish in time: look for an endless loop, a lock that is never released, or a channel nobody reads."
 		}
-		line(text.Hang("  ", msg, w))
-		line("")
+		line(b, text.Hang("  ", msg, w))
+		line(b, "")
 	case r.Message != "" && len(r.BuildErrors) == 0:
-		line(st.Error.Render("The test run broke off"))
-		line(text.Hang("  ", r.Message, w))
-		line("")
+		line(b, st.Error.Render("The test run broke off"))
+		line(b, text.Hang("  ", r.Message, w))
+		line(b, "")
 	}
-	i := r.firstFailing()
-	if i < 0 {
-		return b.String()
+}
+
+// failureText is the first failing step's message, cut to what leaves
+// the hint line on the first screen.
+func (m Model) failureText(b *strings.Builder, i int, s stepResult, w int) {
+	if s.Status != grade.Fail {
+		return
 	}
-	s := steps[i]
-	if s.Status == grade.Fail {
-		line(st.Error.Render(fmt.Sprintf("Step %d failed", i+1)) + st.Muted.Render(" · "+s.Test))
-		msg := s.Failure
-		if len(msg) == 0 {
-			msg = []string{"(the test printed no message)"}
-		}
-		// Keep the hint line on the first screen: what is left of the pane
-		// after the steps and the headings, but at least a few lines.
-		limit := min(max(m.resultsVP.Height()-len(steps)-9, 3), maxFailureLines)
-		shown := msg
-		if len(shown) > limit {
-			shown = shown[:limit]
-		}
-		for _, l := range shown {
-			line(text.Hang("  ", codeLoc(st.Code.Render, strings.TrimSpace(l)), w))
-		}
-		if more := len(msg) - len(shown); more > 0 {
-			line(text.Hang("  ", st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens step %d with all of them", more, i+1)), w))
-		}
-		line("")
+	st := m.Styles
+	line(b, st.Error.Render(fmt.Sprintf("Step %d failed", i+1))+st.Muted.Render(" · "+s.Test))
+	msg := s.Failure
+	if len(msg) == 0 {
+		msg = []string{"(the test printed no message)"}
 	}
-	m.hintsText(&b, i, s, w)
-	return b.String()
+	// What is left of the pane after the steps and the headings, but at
+	// least a few lines.
+	limit := min(max(m.resultsVP.Height()-len(m.stepsView())-9, 3), maxFailureLines)
+	shown := msg[:min(len(msg), limit)]
+	for _, l := range shown {
+		line(b, text.Hang("  ", codeLoc(st.Code.Render, strings.TrimSpace(l)), w))
+	}
+	if more := len(msg) - len(shown); more > 0 {
+		line(b, text.Hang("  ", st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens step %d with all of them", more, i+1)), w))
+	}
+	line(b, "")
 }
 
 func (m Model) hintsText(b *strings.Builder, i int, s stepResult, w int) {

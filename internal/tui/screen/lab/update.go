@@ -28,81 +28,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.syncWatch()
 		cmds = append(cmds, m.spin())
 	}
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		// The size itself comes through SetSize (the root knows how much
-		// of the terminal this screen gets); the message only prompts the
-		// README to be rendered for the new width at the end of Update.
-	case screen.EtcdReady:
-		m.etcdEnv = etcdEnv(msg)
-	case openedMsg:
-		if msg.lab == m.lab.ID {
-			m.opened, m.labsPresent, m.readmeSrc = true, msg.present, msg.readme
-			if !m.labsPresent {
-				m.pane = paneResults // the "get the labs" text comes first
-			}
-			m.layout()
-		}
-	case readmeRenderedMsg:
-		if msg.lab == m.lab.ID {
-			if m.readmeWant == msg.width {
-				m.readmeWant = 0
-			}
-			if msg.err != nil {
-				// Keep the plain text for this width rather than retrying
-				// on every message.
-				msg.out = text.Wrap(strings.TrimSpace(unwrapMarkdown(m.readmeSrc)), msg.width)
-			}
-			m.readmeRendered[msg.width] = msg.out
-			m.layout()
-		}
-	case spinner.TickMsg:
-		if m.grading {
-			var cmd tea.Cmd
-			m.spinner, cmd = m.spinner.Update(msg)
-			cmds = append(cmds, cmd)
-			m.layout()
-		} else {
-			m.spinning = false // let this tick chain end
-		}
-	case gradeDoneMsg:
-		if msg.seq == m.gradeSeq && m.grading && !msg.report.Canceled {
-			cmds = append(cmds, m.finishGrade(msg.report))
-		}
-	case verifyDoneMsg:
-		cmds = append(cmds, m.finishVerify(msg))
-	case WatchStopped:
-		if msg.Lab == m.lab.ID {
-			m.setNotice("Watch mode stopped: "+errText(msg.Err), msg.Err != nil)
-		}
-	case editorDoneMsg:
-		if msg.err != nil {
-			m.setNotice("Editor: "+msg.err.Error(), true)
-		} else if !m.watching {
-			// Coming back from the editor is the moment to know where one stands.
-			cmds = append(cmds, m.startGrade())
-		}
-	case resetDoneMsg:
-		switch {
-		case msg.err != nil:
-			m.setNotice(msg.err.Error(), true)
-		case msg.backup != "":
-			shown := msg.backup
-			if rel, err := filepath.Rel(m.opts.Root, msg.backup); err == nil {
-				shown = rel
-			}
-			m.setNotice("Stub reset. Your code is kept in "+shown, false)
-		default:
-			m.setNotice("The stub was already the original; nothing to keep aside.", false)
-		}
-	case solutionLoadedMsg:
-		m.solutionLoaded(msg)
-	case tea.MouseWheelMsg:
-		vp := m.activeVP()
-		*vp, _ = vp.Update(msg)
-	case tea.KeyPressMsg:
-		cmds = append(cmds, m.handleKey(msg))
-	}
+	cmds = append(cmds, m.handle(msg))
 	if c := m.maybeRenderReadme(); c != nil {
 		cmds = append(cmds, c)
 	}
@@ -111,6 +37,116 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		cmds = append(cmds, m.refreshSolutionCmd())
 	}
 	return m, tea.Batch(cmds...)
+}
+
+// handle is the step of update that depends on the message.
+func (m *Model) handle(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		// The size itself comes through SetSize (the root knows how much
+		// of the terminal this screen gets); the message only prompts the
+		// README to be rendered for the new width at the end of update.
+	case screen.EtcdReady:
+		m.etcdEnv = etcdEnv(msg)
+	case openedMsg:
+		m.openDone(msg)
+	case readmeRenderedMsg:
+		m.readmeDone(msg)
+	case spinner.TickMsg:
+		return m.spinnerTick(msg)
+	case gradeDoneMsg:
+		if msg.seq == m.gradeSeq && m.grading && !msg.report.Canceled {
+			return m.finishGrade(msg.report)
+		}
+	case verifyDoneMsg:
+		return m.finishVerify(msg)
+	case WatchStopped:
+		if msg.Lab == m.lab.ID {
+			m.setNotice("Watch mode stopped: "+errText(msg.Err), msg.Err != nil)
+		}
+	case editorDoneMsg:
+		return m.editorDone(msg)
+	case resetDoneMsg:
+		m.resetDone(msg)
+	case solutionLoadedMsg:
+		m.solutionLoaded(msg)
+	case tea.MouseWheelMsg:
+		vp := m.activeVP()
+		*vp, _ = vp.Update(msg)
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	}
+	return nil
+}
+
+// openDone takes what Init found: the lab folder, the README.
+func (m *Model) openDone(msg openedMsg) {
+	if msg.lab != m.lab.ID {
+		return
+	}
+	m.opened, m.labsPresent, m.readmeSrc = true, msg.present, msg.readme
+	if !m.labsPresent {
+		m.pane = paneResults // the "get the labs" text comes first
+	}
+	m.layout()
+}
+
+// readmeDone keeps a README rendering for its width.
+func (m *Model) readmeDone(msg readmeRenderedMsg) {
+	if msg.lab != m.lab.ID {
+		return
+	}
+	if m.readmeWant == msg.width {
+		m.readmeWant = 0
+	}
+	if msg.err != nil {
+		// Keep the plain text for this width rather than retrying on
+		// every message.
+		msg.out = text.Wrap(strings.TrimSpace(unwrapMarkdown(m.readmeSrc)), msg.width)
+	}
+	m.readmeRendered[msg.width] = msg.out
+	m.layout()
+}
+
+// spinnerTick turns the spinner while a grade runs, and lets the tick
+// chain end after.
+func (m *Model) spinnerTick(msg spinner.TickMsg) tea.Cmd {
+	if !m.grading {
+		m.spinning = false
+		return nil
+	}
+	var cmd tea.Cmd
+	m.spinner, cmd = m.spinner.Update(msg)
+	m.layout()
+	return cmd
+}
+
+// editorDone grades once the learner is back from the editor: the moment
+// to know where one stands (watch mode grades on the save already).
+func (m *Model) editorDone(msg editorDoneMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.setNotice("Editor: "+msg.err.Error(), true)
+	case !m.watching:
+		return m.startGrade()
+	}
+	return nil
+}
+
+// resetDone says where the learner's code went.
+func (m *Model) resetDone(msg resetDoneMsg) {
+	switch {
+	case msg.err != nil:
+		m.setNotice(msg.err.Error(), true)
+	case msg.backup != "":
+		shown := msg.backup
+		if rel, err := filepath.Rel(m.opts.Root, msg.backup); err == nil {
+			shown = rel
+		}
+		m.setNotice("Stub reset. Your code is kept in "+shown, false)
+	default:
+		m.setNotice("The stub was already the original; nothing to keep aside.", false)
+	}
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
