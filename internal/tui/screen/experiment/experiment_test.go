@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -343,6 +344,24 @@ func TestRealRun(t *testing.T) {
 	v := view(m)
 	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "Exactly one winner in 100 of 100") {
 		t.Fatalf("final screen:\n%s", v)
+	}
+	// The run's end saves its history, which replay reads back.
+	for _, c := range cmd().(tea.BatchMsg) {
+		if msg, ok := c().(savedMsg); ok {
+			m.Update(msg)
+		}
+	}
+	if m.saveErr != nil || m.saved == "" || !strings.HasPrefix(m.Status(), "history saved: experiment replay cas-race-") {
+		t.Fatalf("history not saved: %q, %v, status %q", m.saved, m.saveErr, m.Status())
+	}
+	f, err := os.Open(m.saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := experiment.ReadHistory(f)
+	if err != nil || h.Verdict == nil || !h.Verdict.Showed || len(h.Events) != len(m.snap.events) {
+		t.Fatalf("saved history: err %v, verdict %v, %d events (the screen had %d)", err, h.Verdict, len(h.Events), len(m.snap.events))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -81,6 +82,8 @@ type Model struct {
 	sel     int           // selected replica
 	tempo   time.Duration // auto-play's wait at each step
 	step    stepClock     // the step the script waits at
+	saved   string        // where the last run's history went
+	saveErr error         // ... or why it did not
 	cursor  int           // the timeline item the cursor is on, unless live
 	live    bool          // the cursor follows the run
 	err     error
@@ -168,6 +171,12 @@ func (m *Model) Status() string {
 		}
 		return "step mode · space next · a auto-play"
 	}
+	if m.phase == phaseDone && m.saveErr != nil {
+		return "history not saved: " + m.saveErr.Error()
+	}
+	if m.phase == phaseDone && m.saved != "" {
+		return "history saved: experiment replay " + filepath.Base(m.saved)
+	}
 	if m.params.Step {
 		return "next run: step mode · a auto-play"
 	}
@@ -197,6 +206,7 @@ func tick(run *experiment.Run) tea.Cmd {
 
 func (m Model) start() (Model, tea.Cmd) {
 	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
+	m.saved, m.saveErr = "", nil
 	m.cursor, m.live = 0, true
 	name, p, env := m.sc.Name, m.params, experiment.Env{Etcd: m.opts.Etcd}
 	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
@@ -237,9 +247,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.snap.verdict == nil || m.err != nil {
 				return m, nil // stopped or broken: not a run to count
 			}
-			return m, screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed})
+			return m, tea.Batch(screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed}), m.saveHistory())
 		}
 		return m, tick(m.run)
+	case savedMsg:
+		if msg.run == m.run {
+			m.saved, m.saveErr = msg.path, msg.err
+		}
+		return m, nil
 	case tea.KeyPressMsg:
 		if m.ask != nil || m.waiting {
 			return m.fallbackKey(msg), nil

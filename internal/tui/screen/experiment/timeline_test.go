@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -308,5 +310,39 @@ func TestWideShowsMoreLanes(t *testing.T) {
 	}
 	if !strings.Contains(wv, "a1 owner · token 6 · lease 0.0s left · etcd holds a3") || !strings.Contains(wv, "b1 not started") || strings.Contains(nv, "· token") {
 		t.Errorf("labels: long at 200 columns, short at 80:\n%s\n%s", nv, wv)
+	}
+}
+
+// TestSavedHistoriesKeepTheNewest: the state directory keeps the newest
+// keepHistories histories of a scenario, each readable again with the
+// learner's prediction beside the verdict.
+func TestSavedHistoriesKeepTheNewest(t *testing.T) {
+	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
+	var last string
+	for i := range keepHistories + 2 {
+		h := experiment.History{Format: experiment.HistoryFormat, Scenario: "fencing", Started: clock.Add(time.Duration(i) * time.Minute),
+			Events: fencingEvents(), Verdict: &experiment.Verdict{Scenario: "fencing", Showed: true},
+			Prediction: &experiment.Prediction{Question: "q-fencing", Picked: "Rejected in both runs"}}
+		path, err := writeHistory(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = path
+	}
+	entries, err := os.ReadDir(filepath.Dir(last))
+	if err != nil || len(entries) != keepHistories {
+		t.Fatalf("%d histories kept (%v), want %d", len(entries), err, keepHistories)
+	}
+	if entries[0].Name() != "fencing-20260102-030605.000.json" {
+		t.Fatalf("oldest kept is %s, want the third written", entries[0].Name())
+	}
+	f, err := os.Open(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := experiment.ReadHistory(f)
+	if err != nil || h.Prediction == nil || h.Prediction.Picked != "Rejected in both runs" || len(h.Events) != len(fencingEvents()) {
+		t.Fatalf("read back: %v, %+v", err, h.Prediction)
 	}
 }
