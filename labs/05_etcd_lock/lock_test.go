@@ -16,6 +16,8 @@ package etcdlock
 //   - a lock that lets its owner in again (same name, new lease): Step 1.
 //   - an Acquire that waits for the lock instead of trying once, or that
 //     reports a failed request (cancelled, lease gone) as ErrLocked: Step 1.
+//   - a release that deletes with a prefix (other locks whose keys start
+//     with the same letters go too): Step 3.
 //   - plain Delete on release, a release that only checks the key exists,
 //     compares ModRevision, or reads the key and then deletes it: Step 3
 //     (the stale owner deletes the new owner's lock, with a competitor in
@@ -126,11 +128,17 @@ func TestStep2_FiftyContendersOneWinner(t *testing.T) {
 	key := env.Key("lock")
 
 	// A read-then-write solution is only wrong if the reads happen before
-	// the writes. Hold every Get until each contender has either made one
-	// or finished, so that this interleaving always happens instead of by
-	// luck. A single-transaction solution makes no Get and never waits.
+	// the writes. Hold the answer of every request that reads and writes
+	// nothing (a Get, or a read-only transaction) until each contender has
+	// either had one answered or finished, so that this interleaving always
+	// happens instead of by luck. A single-transaction solution sends no
+	// such read and never waits.
 	gate := newBarrier(n)
-	spy.BeforeGet(func(string) { gate.arrive() })
+	spy.After(func(r etcdharness.Request, err error) {
+		if r.Reads() && !r.Writes() {
+			gate.arrive()
+		}
+	})
 
 	leases := make([]clientv3.LeaseID, n)
 	for i := range leases {
@@ -247,6 +255,12 @@ func TestStep3_ReleaseOnlyYourOwnLock(t *testing.T) {
 	t.Run("owner releases", func(t *testing.T) {
 		env := env.Sub(t)
 		key := env.Key("lock-1")
+		// Other locks whose keys start with this one's: the release is of
+		// this key alone.
+		siblings := []string{env.Key("lock-10"), env.Key("lock-1", "child")}
+		for _, k := range siblings {
+			takeLock(t, env, k, "replica-z", env.Grant(30))
+		}
 		tok, err := Acquire(env.Ctx, cli, key, "replica-a", env.Grant(30))
 		if env.Expired(err) {
 			t.Fatalf("Acquire on a free lock blocked until the test's deadline: it should send one transaction and return")
@@ -259,6 +273,11 @@ func TestStep3_ReleaseOnlyYourOwnLock(t *testing.T) {
 		}
 		if kv, ok := env.Get(key); ok {
 			t.Fatalf("after Release the key still exists: %+v", kv)
+		}
+		for _, k := range siblings {
+			if _, ok := env.Get(k); !ok {
+				t.Fatalf("Release of %s also deleted %s, another lock whose key starts with the same letters (replica-z held it): delete only the key itself, not with clientv3.WithPrefix()", key, k)
+			}
 		}
 		if err := Release(env.Ctx, cli, key, tok); !errors.Is(err, ErrNotOwner) {
 			t.Fatalf("a second Release = %v, want ErrNotOwner", err)
@@ -287,7 +306,15 @@ func TestStep3_ReleaseOnlyYourOwnLock(t *testing.T) {
 		}
 		// A wakes up and releases "its" lock.
 		if err := Release(env.Ctx, cli, key, tokA); !errors.Is(err, ErrNotOwner) {
-			t.Errorf("A's stale Release = %v, want ErrNotOwner", err)
+			kv, ok := env.Get(key)
+			switch {
+			case err == nil && !ok:
+				t.Errorf("A's stale Release (token %d) = nil, want ErrNotOwner: it deleted B's newer lock (token %d, created after A's lease ended). Delete only if the key's CreateRevision still equals the token, in one transaction", tokA, tokB)
+			case err == nil:
+				t.Errorf("A's stale Release (token %d) = nil and B's lock (token %d) is still there (%+v): nothing of A's was released, so say so with ErrNotOwner (check the transaction's Succeeded)", tokA, tokB, kv)
+			default:
+				t.Errorf("A's stale Release = %v, want ErrNotOwner", err)
+			}
 		}
 		kv, ok := env.Get(key)
 		if !ok || kv.Value != "replica-b" || kv.CreateRevision != tokB {

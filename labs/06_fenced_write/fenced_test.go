@@ -198,13 +198,24 @@ func TestStep3_PausedWriterIsFenced(t *testing.T) {
 			hist.Record(etcdharness.Write{Resource: key, Writer: "B", Token: tokB, Accepted: err == nil})
 		})
 	}
-	spyA.AfterGet(func(string) { stall() })
-	spyA.BeforeTxn(stall)
+	// Whatever the shape: a Get or a transaction that only reads or
+	// compares, answered; or a request that writes, about to be sent.
+	spyA.After(func(r etcdharness.Request, err error) {
+		if !r.Writes() {
+			stall()
+		}
+	})
+	spyA.Intercept(func(r etcdharness.Request) error {
+		if r.Writes() {
+			stall()
+		}
+		return nil
+	})
 
 	_, err := Write(env.Ctx, cliA, lockKey, tokA, key, "A: resumed")
 	hist.Record(etcdharness.Write{Resource: key, Writer: "A", Token: tokA, Accepted: err == nil})
 	if tokB == 0 {
-		t.Fatal("A's Write sent no Get and no transaction to etcd")
+		t.Fatal("A's Write sent no request to etcd")
 	}
 	if !errors.Is(err, ErrNotOwner) {
 		t.Errorf("A's write after a pause in which B took over = %v, want ErrNotOwner", err)

@@ -2,6 +2,7 @@ package etcdharness
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,18 +11,24 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// Spy sits between a client and etcd and counts what the client asks for
-// and what its watches deliver; it can also run the test's code in the
-// middle of a call, to stage a pause or a competitor at the worst moment,
-// make a request fail as if etcd could not be reached, and end the
-// client's lease keep-alives as the client does when etcd stops answering.
-// Attach it to a client before handing the client to the solution.
+// Spy sits between a client and etcd and records what the client does,
+// whatever shape its requests take: every read (a Get, or a Range inside a
+// transaction, nested or not), every comparison, put and delete (at the
+// top of a request or in a transaction's branches), every watch with its
+// start revision, and every lease call. The test can run its own code
+// before any request, on those events (to stage a pause or a competitor at
+// the worst moment, or make a request fail as if etcd could not be
+// reached), run code once a request has its answer, and end the client's
+// lease keep-alives as the client does when etcd stops answering. Attach
+// it to a client before handing the client to the solution.
 type Spy struct {
-	// Counters, read them with Load.
-	Gets       atomic.Int64 // range reads (Get, or Do with a get)
-	Puts       atomic.Int64
-	Deletes    atomic.Int64
-	Txns       atomic.Int64 // committed transactions (attempts)
+	// Counters, read them with Load. A request counts once per kind of
+	// access it makes, wherever in the request it sits: a transaction that
+	// reads and deletes counts in Reads and in Deletes.
+	Reads      atomic.Int64 // requests that read a range: Get, or Txn/Do with a Range anywhere
+	Puts       atomic.Int64 // requests that put a key anywhere
+	Deletes    atomic.Int64 // requests that delete anywhere
+	Txns       atomic.Int64 // transactions sent (attempts)
 	Watches    atomic.Int64 // Watch calls
 	WakeUps    atomic.Int64 // watch responses with at least one event, delivered
 	Events     atomic.Int64 // events delivered, across all responses
@@ -32,15 +39,16 @@ type Spy struct {
 	requests atomic.Int64 // every request, numbering Request.N
 
 	hookMu    sync.Mutex
-	beforeGet func(key string)
-	afterGet  func(key string)
-	beforeTxn func()
 	intercept func(Request) error
+	after     func(Request, error)
 	granted   []clientv3.LeaseID
 	streams   map[*keepAliveStream]struct{}
+	lastRead  int64 // the store revision of the newest read answered
+	watched   []WatchStart
 }
 
-// RequestKind names the kind of a request a client sends.
+// RequestKind names the API call a client makes. What the call does is in
+// Request.Ops: a transaction may read, put and delete.
 type RequestKind string
 
 // The kinds of request the spy sees.
@@ -48,7 +56,7 @@ const (
 	KindGet       RequestKind = "get"
 	KindPut       RequestKind = "put"
 	KindDelete    RequestKind = "delete"
-	KindTxn       RequestKind = "txn"
+	KindTxn       RequestKind = "txn" // Txn().Commit() or Do(OpTxn)
 	KindWatch     RequestKind = "watch"
 	KindGrant     RequestKind = "grant"
 	KindRevoke    RequestKind = "revoke"
@@ -56,25 +64,112 @@ const (
 	KindLeaseInfo RequestKind = "lease-info" // TimeToLive, Leases
 )
 
+// AccessOp is what one operation inside a request does to the store.
+type AccessOp string
+
+// The operations a request can carry.
+const (
+	OpRead    AccessOp = "read"    // a range read
+	OpCompare AccessOp = "compare" // a transaction's comparison
+	OpPut     AccessOp = "put"
+	OpDelete  AccessOp = "delete"
+)
+
+// Access is one operation of a request: the request itself for a Get, Put
+// or Delete; for a transaction each comparison and each operation of its
+// branches, those of nested transactions included.
+type Access struct {
+	Op     AccessOp
+	Key    string
+	End    string // range end: "" for one key, "\x00" for every key from Key on
+	Rev    int64  // the revision a read asks for (WithRev); 0 is the latest
+	Depth  int    // 0 for a plain request, 1 in a transaction, 2 in a transaction nested in it, ...
+	InElse bool   // in an Else branch (of this transaction or of one it is nested in)
+}
+
+// Covers reports whether the access touches key: the key itself, or a
+// range that holds it.
+func (a Access) Covers(key string) bool {
+	switch a.End {
+	case "":
+		return a.Key == key
+	case "\x00":
+		return key >= a.Key
+	default:
+		return key >= a.Key && key < a.End
+	}
+}
+
 // Request is one request the client is about to send, as an interceptor
 // sees it.
 type Request struct {
-	N     int64       // 1 for the first request this spy saw, then 2, ...
-	Kind  RequestKind // what is asked
-	Key   string      // the key of a get, put, delete or watch
-	Then  []clientv3.Op
+	N     int64            // 1 for the first request this spy saw, then 2, ...
+	Kind  RequestKind      // the API call
+	Key   string           // the key of a get, put, delete or watch
+	End   string           // its range end, as in Access
+	Rev   int64            // the revision a get asks for, or where a watch starts (0: now)
+	Ops   []Access         // every operation in the request, nested ones included
 	Lease clientv3.LeaseID // the lease of a revoke or keep-alive
 }
 
-// Deletes reports whether a transaction's success branch deletes a key
-// (an unlock, a resign).
-func (r Request) Deletes() bool {
-	for _, op := range r.Then {
-		if op.IsDelete() {
+func (r Request) any(f func(Access) bool) bool {
+	for _, a := range r.Ops {
+		if f(a) {
 			return true
 		}
 	}
 	return false
+}
+
+// Reads reports whether the request reads a range, anywhere in it.
+func (r Request) Reads() bool { return r.any(func(a Access) bool { return a.Op == OpRead }) }
+
+// ReadsKey reports whether the request reads key (a range that holds it,
+// anywhere in the request) or compares it.
+func (r Request) ReadsKey(key string) bool {
+	return r.any(func(a Access) bool { return (a.Op == OpRead || a.Op == OpCompare) && a.Covers(key) })
+}
+
+// ReadsUnder reports whether the request reads a range that holds a key
+// under prefix.
+func (r Request) ReadsUnder(prefix string) bool {
+	return r.any(func(a Access) bool {
+		return a.Op == OpRead && (strings.HasPrefix(a.Key, prefix) || a.Covers(prefix) || a.End != "" && a.Key < prefix && prefix < a.End)
+	})
+}
+
+// Writes reports whether the request puts or deletes, anywhere in it.
+func (r Request) Writes() bool {
+	return r.any(func(a Access) bool { return a.Op == OpPut || a.Op == OpDelete })
+}
+
+// Deletes reports whether the request deletes, anywhere in it (an unlock,
+// a resign, a release).
+func (r Request) Deletes() bool { return r.any(func(a Access) bool { return a.Op == OpDelete }) }
+
+// Puts reports whether the request puts a key, anywhere in it (a claim, a
+// campaign).
+func (r Request) Puts() bool { return r.any(func(a Access) bool { return a.Op == OpPut }) }
+
+// Written returns the keys the request may put or delete outside of any
+// Else branch, with the operation: the writes it makes when its
+// comparisons hold.
+func (r Request) Written() []Access {
+	var out []Access
+	for _, a := range r.Ops {
+		if (a.Op == OpPut || a.Op == OpDelete) && !a.InElse {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// WatchStart is one watch the client opened.
+type WatchStart struct {
+	N        int64  // the request number
+	Key, End string // what it watches
+	Rev      int64  // where it starts: 0 is "now", the revision etcd is at when it sets the watch up
+	LastRead int64  // the store revision of the newest read answered before it (0: none)
 }
 
 // Attach wraps cli's KV, Watcher and Lease with a new Spy and returns it.
@@ -86,9 +181,6 @@ func Attach(cli *clientv3.Client) *Spy {
 	return s
 }
 
-// Reads is Gets plus transactions: every request that can read state.
-func (s *Spy) Reads() int64 { return s.Gets.Load() + s.Txns.Load() }
-
 // Requests is the number of requests the client has sent (or tried to)
 // through the spy so far, of every kind.
 func (s *Spy) Requests() int64 { return s.requests.Load() }
@@ -97,34 +189,21 @@ func (s *Spy) Requests() int64 { return s.requests.Load() }
 // of every kind, in the caller's goroutine: f may block (a pause), act on
 // etcd itself (a competitor stepping in between two of the solution's
 // requests), or return an error, which the caller then gets instead of
-// an answer and the request is not sent (etcd unreachable, say).
+// an answer and the request is not sent (etcd unreachable, say). Decide
+// on what the request does (r.Reads(), r.ReadsKey(k), r.Deletes(), ...)
+// rather than on its Kind, so that every shape of request counts.
 func (s *Spy) Intercept(f func(Request) error) {
 	s.hookMu.Lock()
 	s.intercept = f
 	s.hookMu.Unlock()
 }
 
-// BeforeGet runs f (if not nil) at the start of every Get, before the
-// request is sent. f may block, to hold the caller there.
-func (s *Spy) BeforeGet(f func(key string)) {
+// After runs f (if not nil) once a get, put, delete or transaction has its
+// answer (err is its error) and before the caller sees it: the place to
+// stage "the read was done, then the process paused".
+func (s *Spy) After(f func(r Request, err error)) {
 	s.hookMu.Lock()
-	s.beforeGet = f
-	s.hookMu.Unlock()
-}
-
-// AfterGet runs f (if not nil) once a Get has its answer and before the
-// caller sees it: the place to stage "the check passed, then the process
-// paused".
-func (s *Spy) AfterGet(f func(key string)) {
-	s.hookMu.Lock()
-	s.afterGet = f
-	s.hookMu.Unlock()
-}
-
-// BeforeTxn runs f (if not nil) just before a transaction is sent.
-func (s *Spy) BeforeTxn(f func()) {
-	s.hookMu.Lock()
-	s.beforeTxn = f
+	s.after = f
 	s.hookMu.Unlock()
 }
 
@@ -133,6 +212,13 @@ func (s *Spy) Granted() []clientv3.LeaseID {
 	s.hookMu.Lock()
 	defer s.hookMu.Unlock()
 	return append([]clientv3.LeaseID(nil), s.granted...)
+}
+
+// Watched returns the watches the client opened so far, oldest first.
+func (s *Spy) Watched() []WatchStart {
+	s.hookMu.Lock()
+	defer s.hookMu.Unlock()
+	return append([]WatchStart(nil), s.watched...)
 }
 
 // LoseKeepAlives ends every keep-alive stream the client has open now, the
@@ -166,22 +252,98 @@ func (s *Spy) KeepAlivesOpen() int {
 	return len(s.streams)
 }
 
-func (s *Spy) hooks() (bg, ag func(string), bt func()) {
-	s.hookMu.Lock()
-	defer s.hookMu.Unlock()
-	return s.beforeGet, s.afterGet, s.beforeTxn
-}
-
-// before numbers r and runs the interceptor.
-func (s *Spy) before(r Request) error {
+// before counts and numbers r and runs the interceptor.
+func (s *Spy) before(r *Request) error {
 	r.N = s.requests.Add(1)
+	s.count(*r)
 	s.hookMu.Lock()
 	f := s.intercept
 	s.hookMu.Unlock()
 	if f == nil {
 		return nil
 	}
-	return f(r)
+	return f(*r)
+}
+
+func (s *Spy) count(r Request) {
+	if r.Kind == KindTxn {
+		s.Txns.Add(1)
+	}
+	if r.Reads() {
+		s.Reads.Add(1)
+	}
+	if r.Puts() {
+		s.Puts.Add(1)
+	}
+	if r.Deletes() {
+		s.Deletes.Add(1)
+	}
+}
+
+// answered runs the after hook and notes the revision of a read.
+func (s *Spy) answered(r Request, rev int64, err error) {
+	s.hookMu.Lock()
+	if err == nil && r.Reads() && rev > s.lastRead {
+		s.lastRead = rev
+	}
+	f := s.after
+	s.hookMu.Unlock()
+	if f != nil {
+		f(r, err)
+	}
+}
+
+// opRequest describes a single operation (as given to Do, or built from a
+// Get, Put or Delete call's key and options).
+func opRequest(op clientv3.Op) Request {
+	switch {
+	case op.IsTxn():
+		cmps, then, els := op.Txn()
+		return Request{Kind: KindTxn, Ops: txnAccesses(cmps, then, els, 1, false)}
+	case op.IsGet():
+		return single(KindGet, OpRead, op)
+	case op.IsPut():
+		return single(KindPut, OpPut, op)
+	default:
+		return single(KindDelete, OpDelete, op)
+	}
+}
+
+func single(kind RequestKind, what AccessOp, op clientv3.Op) Request {
+	a := opAccess(what, op, 0, false)
+	return Request{Kind: kind, Key: a.Key, End: a.End, Rev: a.Rev, Ops: []Access{a}}
+}
+
+func opAccess(what AccessOp, op clientv3.Op, depth int, inElse bool) Access {
+	return Access{Op: what, Key: string(op.KeyBytes()), End: string(op.RangeBytes()), Rev: op.Rev(), Depth: depth, InElse: inElse}
+}
+
+// txnAccesses flattens a transaction: its comparisons, then its branches,
+// nested transactions included.
+func txnAccesses(cmps []clientv3.Cmp, then, els []clientv3.Op, depth int, inElse bool) []Access {
+	var out []Access
+	for _, c := range cmps {
+		pc := c.GetCompare()
+		out = append(out, Access{Op: OpCompare, Key: string(pc.Key), End: string(pc.RangeEnd), Depth: depth, InElse: inElse})
+	}
+	branch := func(ops []clientv3.Op, inElse bool) {
+		for _, op := range ops {
+			switch {
+			case op.IsTxn():
+				c, t, e := op.Txn()
+				out = append(out, txnAccesses(c, t, e, depth+1, inElse)...)
+			case op.IsGet():
+				out = append(out, opAccess(OpRead, op, depth, inElse))
+			case op.IsPut():
+				out = append(out, opAccess(OpPut, op, depth, inElse))
+			case op.IsDelete():
+				out = append(out, opAccess(OpDelete, op, depth, inElse))
+			}
+		}
+	}
+	branch(then, inElse)
+	branch(els, true)
+	return out
 }
 
 type spyKV struct {
@@ -190,75 +352,58 @@ type spyKV struct {
 }
 
 func (k *spyKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	k.s.Gets.Add(1)
-	if err := k.s.before(Request{Kind: KindGet, Key: key}); err != nil {
+	r := opRequest(clientv3.OpGet(key, opts...))
+	if err := k.s.before(&r); err != nil {
 		return nil, err
 	}
-	bg, ag, _ := k.s.hooks()
-	if bg != nil {
-		bg(key)
-	}
 	resp, err := k.KV.Get(ctx, key, opts...)
-	if ag != nil {
-		ag(key)
-	}
+	k.s.answered(r, headerRev(resp, err), err)
 	return resp, err
 }
 
 func (k *spyKV) Put(ctx context.Context, key, val string, opts ...clientv3.OpOption) (*clientv3.PutResponse, error) {
-	k.s.Puts.Add(1)
-	if err := k.s.before(Request{Kind: KindPut, Key: key}); err != nil {
+	r := opRequest(clientv3.OpPut(key, val, opts...))
+	if err := k.s.before(&r); err != nil {
 		return nil, err
 	}
-	return k.KV.Put(ctx, key, val, opts...)
+	resp, err := k.KV.Put(ctx, key, val, opts...)
+	k.s.answered(r, 0, err)
+	return resp, err
 }
 
 func (k *spyKV) Delete(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.DeleteResponse, error) {
-	k.s.Deletes.Add(1)
-	if err := k.s.before(Request{Kind: KindDelete, Key: key}); err != nil {
+	r := opRequest(clientv3.OpDelete(key, opts...))
+	if err := k.s.before(&r); err != nil {
 		return nil, err
 	}
-	return k.KV.Delete(ctx, key, opts...)
+	resp, err := k.KV.Delete(ctx, key, opts...)
+	k.s.answered(r, 0, err)
+	return resp, err
 }
 
 func (k *spyKV) Do(ctx context.Context, op clientv3.Op) (clientv3.OpResponse, error) {
-	key := string(op.KeyBytes())
-	switch {
-	case op.IsGet():
-		k.s.Gets.Add(1)
-		if err := k.s.before(Request{Kind: KindGet, Key: key}); err != nil {
-			return clientv3.OpResponse{}, err
-		}
-		bg, ag, _ := k.s.hooks()
-		if bg != nil {
-			bg(key)
-		}
-		resp, err := k.KV.Do(ctx, op)
-		if ag != nil {
-			ag(key)
-		}
-		return resp, err
-	case op.IsPut():
-		k.s.Puts.Add(1)
-		if err := k.s.before(Request{Kind: KindPut, Key: key}); err != nil {
-			return clientv3.OpResponse{}, err
-		}
-	case op.IsDelete():
-		k.s.Deletes.Add(1)
-		if err := k.s.before(Request{Kind: KindDelete, Key: key}); err != nil {
-			return clientv3.OpResponse{}, err
-		}
-	case op.IsTxn():
-		k.s.Txns.Add(1)
-		_, then, _ := op.Txn()
-		if err := k.s.before(Request{Kind: KindTxn, Then: then}); err != nil {
-			return clientv3.OpResponse{}, err
-		}
-		if _, _, bt := k.s.hooks(); bt != nil {
-			bt()
-		}
+	r := opRequest(op)
+	if err := k.s.before(&r); err != nil {
+		return clientv3.OpResponse{}, err
 	}
-	return k.KV.Do(ctx, op)
+	resp, err := k.KV.Do(ctx, op)
+	var rev int64
+	switch {
+	case err != nil:
+	case resp.Get() != nil:
+		rev = resp.Get().Header.Revision
+	case resp.Txn() != nil:
+		rev = resp.Txn().Header.Revision
+	}
+	k.s.answered(r, rev, err)
+	return resp, err
+}
+
+func headerRev(resp *clientv3.GetResponse, err error) int64 {
+	if err != nil || resp == nil || resp.Header == nil {
+		return 0
+	}
+	return resp.Header.Revision
 }
 
 func (k *spyKV) Txn(ctx context.Context) clientv3.Txn {
@@ -267,27 +412,41 @@ func (k *spyKV) Txn(ctx context.Context) clientv3.Txn {
 
 type spyTxn struct {
 	clientv3.Txn
-	s    *Spy
-	then []clientv3.Op
+	s         *Spy
+	cmps      []clientv3.Cmp
+	then, els []clientv3.Op
 }
 
-func (t *spyTxn) If(cs ...clientv3.Cmp) clientv3.Txn { t.Txn = t.Txn.If(cs...); return t }
+func (t *spyTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
+	t.cmps = append(t.cmps, cs...)
+	t.Txn = t.Txn.If(cs...)
+	return t
+}
+
 func (t *spyTxn) Then(ops ...clientv3.Op) clientv3.Txn {
 	t.then = append(t.then, ops...)
 	t.Txn = t.Txn.Then(ops...)
 	return t
 }
-func (t *spyTxn) Else(ops ...clientv3.Op) clientv3.Txn { t.Txn = t.Txn.Else(ops...); return t }
+
+func (t *spyTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+	t.els = append(t.els, ops...)
+	t.Txn = t.Txn.Else(ops...)
+	return t
+}
 
 func (t *spyTxn) Commit() (*clientv3.TxnResponse, error) {
-	t.s.Txns.Add(1)
-	if err := t.s.before(Request{Kind: KindTxn, Then: t.then}); err != nil {
+	r := Request{Kind: KindTxn, Ops: txnAccesses(t.cmps, t.then, t.els, 1, false)}
+	if err := t.s.before(&r); err != nil {
 		return nil, err
 	}
-	if _, _, bt := t.s.hooks(); bt != nil {
-		bt()
+	resp, err := t.Txn.Commit()
+	var rev int64
+	if err == nil && resp.Header != nil {
+		rev = resp.Header.Revision
 	}
-	return t.Txn.Commit()
+	t.s.answered(r, rev, err)
+	return resp, err
 }
 
 type spyWatcher struct {
@@ -297,7 +456,12 @@ type spyWatcher struct {
 
 func (w *spyWatcher) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
 	w.s.Watches.Add(1)
-	if err := w.s.before(Request{Kind: KindWatch, Key: key}); err != nil {
+	op := clientv3.OpGet(key, opts...)
+	r := Request{Kind: KindWatch, Key: key, End: string(op.RangeBytes()), Rev: op.Rev()}
+	w.s.hookMu.Lock()
+	last := w.s.lastRead
+	w.s.hookMu.Unlock()
+	if err := w.s.before(&r); err != nil {
 		// A watch has no error return: like a watch etcd cancelled, the
 		// channel delivers the error once and closes.
 		out := make(chan clientv3.WatchResponse, 1)
@@ -305,6 +469,9 @@ func (w *spyWatcher) Watch(ctx context.Context, key string, opts ...clientv3.OpO
 		close(out)
 		return out
 	}
+	w.s.hookMu.Lock()
+	w.s.watched = append(w.s.watched, WatchStart{N: r.N, Key: r.Key, End: r.End, Rev: r.Rev, LastRead: last})
+	w.s.hookMu.Unlock()
 	in := w.Watcher.Watch(ctx, key, opts...)
 	out := make(chan clientv3.WatchResponse)
 	go func() {
@@ -335,7 +502,7 @@ type spyLease struct {
 
 func (l *spyLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
 	l.s.Grants.Add(1)
-	if err := l.s.before(Request{Kind: KindGrant}); err != nil {
+	if err := l.s.before(&Request{Kind: KindGrant}); err != nil {
 		return nil, err
 	}
 	resp, err := l.Lease.Grant(ctx, ttl)
@@ -349,28 +516,28 @@ func (l *spyLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantRe
 
 func (l *spyLease) Revoke(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseRevokeResponse, error) {
 	l.s.Revokes.Add(1)
-	if err := l.s.before(Request{Kind: KindRevoke, Lease: id}); err != nil {
+	if err := l.s.before(&Request{Kind: KindRevoke, Lease: id}); err != nil {
 		return nil, err
 	}
 	return l.Lease.Revoke(ctx, id)
 }
 
 func (l *spyLease) TimeToLive(ctx context.Context, id clientv3.LeaseID, opts ...clientv3.LeaseOption) (*clientv3.LeaseTimeToLiveResponse, error) {
-	if err := l.s.before(Request{Kind: KindLeaseInfo, Lease: id}); err != nil {
+	if err := l.s.before(&Request{Kind: KindLeaseInfo, Lease: id}); err != nil {
 		return nil, err
 	}
 	return l.Lease.TimeToLive(ctx, id, opts...)
 }
 
 func (l *spyLease) Leases(ctx context.Context) (*clientv3.LeaseLeasesResponse, error) {
-	if err := l.s.before(Request{Kind: KindLeaseInfo}); err != nil {
+	if err := l.s.before(&Request{Kind: KindLeaseInfo}); err != nil {
 		return nil, err
 	}
 	return l.Lease.Leases(ctx)
 }
 
 func (l *spyLease) KeepAliveOnce(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseKeepAliveResponse, error) {
-	if err := l.s.before(Request{Kind: KindKeepAlive, Lease: id}); err != nil {
+	if err := l.s.before(&Request{Kind: KindKeepAlive, Lease: id}); err != nil {
 		return nil, err
 	}
 	return l.Lease.KeepAliveOnce(ctx, id)
@@ -387,7 +554,7 @@ func (st *keepAliveStream) lose() { st.once.Do(func() { close(st.lost) }) }
 
 func (l *spyLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-chan *clientv3.LeaseKeepAliveResponse, error) {
 	l.s.KeepAlives.Add(1)
-	if err := l.s.before(Request{Kind: KindKeepAlive, Lease: id}); err != nil {
+	if err := l.s.before(&Request{Kind: KindKeepAlive, Lease: id}); err != nil {
 		return nil, err
 	}
 	kctx, cancel := context.WithCancel(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,9 +21,11 @@ func TestSpyCountsAndHooks(t *testing.T) {
 	key := env.Key("k")
 
 	var order []string
-	spy.BeforeGet(func(string) { order = append(order, "before-get") })
-	spy.AfterGet(func(string) { order = append(order, "after-get") })
-	spy.BeforeTxn(func() { order = append(order, "before-txn") })
+	spy.Intercept(func(r Request) error {
+		order = append(order, "before-"+string(r.Kind))
+		return nil
+	})
+	spy.After(func(r Request, err error) { order = append(order, "after-"+string(r.Kind)) })
 
 	if _, err := cli.Put(env.Ctx, key, "1"); err != nil {
 		t.Fatal(err)
@@ -40,23 +43,102 @@ func TestSpyCountsAndHooks(t *testing.T) {
 	if got, want := spy.Puts.Load(), int64(1); got != want {
 		t.Errorf("Puts = %d, want %d", got, want)
 	}
-	if got, want := spy.Gets.Load(), int64(2); got != want {
-		t.Errorf("Gets = %d, want %d", got, want)
+	if got, want := spy.Reads.Load(), int64(2); got != want {
+		t.Errorf("Reads = %d, want %d", got, want)
 	}
 	if got, want := spy.Txns.Load(), int64(1); got != want {
 		t.Errorf("Txns = %d, want %d", got, want)
 	}
-	want := []string{"before-get", "after-get", "before-txn", "before-get", "after-get"}
-	if len(order) != len(want) {
-		t.Fatalf("hooks ran %v, want %v", order, want)
+	if got, want := spy.Deletes.Load(), int64(1); got != want {
+		t.Errorf("Deletes = %d, want %d", got, want)
 	}
-	for i := range want {
-		if order[i] != want[i] {
-			t.Fatalf("hooks ran %v, want %v", order, want)
-		}
+	want := []string{"before-put", "after-put", "before-get", "after-get", "before-txn", "after-txn", "before-get", "after-get"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("hooks ran %v, want %v", order, want)
 	}
 	if _, ok := env.Get(key); ok {
 		t.Fatal("the transaction through the spy did not delete the key")
+	}
+}
+
+// TestSpySeesEveryShape: a read, a put and a delete are recognised as
+// such whether they are a plain call, an operation of a transaction, or
+// of a transaction nested in one, sent with Txn or with Do.
+func TestSpySeesEveryShape(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	own, other := env.Key("q", "own"), env.Key("q", "other")
+	var seen []Request
+	spy.Intercept(func(r Request) error { seen = append(seen, r); return nil })
+
+	// A read-only transaction that reads the whole queue.
+	if _, err := cli.Txn(env.Ctx).Then(clientv3.OpGet(env.Key("q")+"/", clientv3.WithPrefix())).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// A claim and a release nested in one transaction, sent with Do.
+	claim := clientv3.OpTxn([]clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(own), "=", 0)},
+		[]clientv3.Op{clientv3.OpPut(own, "me")}, nil)
+	release := clientv3.OpTxn([]clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(other), "=", 7)},
+		[]clientv3.Op{clientv3.OpDelete(other)}, []clientv3.Op{clientv3.OpGet(other)})
+	if _, err := cli.Do(env.Ctx, clientv3.OpTxn(nil, []clientv3.Op{claim, release}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	// A check of one key by comparison alone, and a leader read
+	// (the first key of a prefix) that covers it.
+	if _, err := cli.Txn(env.Ctx).If(clientv3.Compare(clientv3.CreateRevision(own), ">", 0)).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Get(env.Ctx, env.Key("q"), clientv3.WithFirstCreate()...); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 4 {
+		t.Fatalf("the interceptor saw %d requests, want 4", len(seen))
+	}
+	if r := seen[0]; !r.Reads() || r.Writes() || !r.ReadsKey(own) || !r.ReadsUnder(env.Key("q")+"/") {
+		t.Errorf("a read-only transaction of the queue: Reads=%v Writes=%v ReadsKey(own)=%v (ops %+v)", r.Reads(), r.Writes(), r.ReadsKey(own), r.Ops)
+	}
+	r := seen[1]
+	if !r.Puts() || !r.Deletes() || !r.Reads() {
+		t.Errorf("nested claim and release: Puts=%v Deletes=%v Reads=%v, want all true (ops %+v)", r.Puts(), r.Deletes(), r.Reads(), r.Ops)
+	}
+	if w := r.Written(); len(w) != 2 || w[0].Op != OpPut || w[0].Key != own || w[0].Depth != 2 || w[1].Op != OpDelete || w[1].Key != other {
+		t.Errorf("nested claim and release: Written() = %+v, want a put of %s and a delete of %s at depth 2", w, own, other)
+	}
+	if r := seen[2]; !r.ReadsKey(own) || r.Reads() || r.Writes() {
+		t.Errorf("a compare-only transaction: ReadsKey(own)=%v Reads=%v Writes=%v, want true, false, false", r.ReadsKey(own), r.Reads(), r.Writes())
+	}
+	if r := seen[3]; !r.ReadsKey(own) || r.Kind != KindGet {
+		t.Errorf("a read of the prefix's first key does not count as a read of %s: %+v", own, r)
+	}
+	if got := spy.Reads.Load(); got != 3 {
+		t.Errorf("Reads = %d, want 3 (the read-only txn, the nested Else read, the leader read)", got)
+	}
+}
+
+// TestSpyRecordsWatchStarts: each watch is recorded with its start
+// revision and the revision of the read before it.
+func TestSpyRecordsWatchStarts(t *testing.T) {
+	env := New(t)
+	cli := env.Client()
+	spy := Attach(cli)
+	resp, err := cli.Get(env.Ctx, env.Key("w"), clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(env.Ctx)
+	defer cancel()
+	cli.Watch(ctx, env.Key("w"), clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
+	cli.Watch(ctx, env.Key("w", "x"))
+	got := spy.Watched()
+	if len(got) != 2 {
+		t.Fatalf("Watched() = %+v, want 2 watches", got)
+	}
+	if got[0].Rev != resp.Header.Revision+1 || got[0].LastRead != resp.Header.Revision || got[0].End == "" {
+		t.Errorf("first watch recorded as %+v, want a prefix watch from %d after a read at %d", got[0], resp.Header.Revision+1, resp.Header.Revision)
+	}
+	if got[1].Rev != 0 || got[1].Key != env.Key("w", "x") {
+		t.Errorf("second watch recorded as %+v, want one from now (Rev 0)", got[1])
 	}
 }
 
