@@ -15,7 +15,13 @@ package election
 //   - checking the leader's value (e.Leader, the name) instead of the own
 //     key's CreateRevision: Step 1 puts a second candidate with the same
 //     name in line.
-//   - the lease ID as the token: Step 1.
+//   - checking only that a key exists at e.Key(), not its CreateRevision:
+//     Step 1 writes B's key name again after B's lease is revoked.
+//   - the lease ID, or the header revision of the check's Get, as the
+//     token: Step 1 (the message says which it looks like).
+//   - Campaign on context.Background(): Step 2 stops a candidate that
+//     waits in line, and its Run must return within 3 s.
+//   - Run returning ctx.Err() instead of nil: every stop checks for nil.
 //   - resigning before the work has wound down, or with Run's cancelled
 //     context, or not closing the session (the lease lives on): Step 2
 //     holds each leader's work for a moment after its context ends and
@@ -72,8 +78,11 @@ func TestStep1_SafeCampaign(t *testing.T) {
 	if !ok || kv.Value != "replica-a" {
 		t.Fatalf("SafeCampaign returned term %+v but that key is %+v (exists=%v)", term, kv, ok)
 	}
-	if term.Key != eA.Key() || term.Token != kv.CreateRevision {
-		t.Fatalf("term = %+v, want {Key: %s, Token: %d} (the key's CreateRevision, not the lease ID)", term, eA.Key(), kv.CreateRevision)
+	if term.Key != eA.Key() {
+		t.Fatalf("term.Key = %q, want the candidate's own key e.Key() = %q", term.Key, eA.Key())
+	}
+	if term.Token != kv.CreateRevision {
+		t.Fatalf("term.Token = %d, want %d, the key's CreateRevision (e.Rev()): %s", term.Token, kv.CreateRevision, tokenHint(env, term.Token, kv, sA.Lease()))
 	}
 
 	// B waits in line behind A, and so does a second candidate with the
@@ -106,13 +115,18 @@ func TestStep1_SafeCampaign(t *testing.T) {
 	default:
 	}
 	env.Revoke(sB.Lease())
+	// Someone writes B's key again (an operator, a bug): the key exists,
+	// but it is not the one B's campaign created at e.Rev().
+	if _, err := env.Admin.Put(env.Ctx, eB.Key(), "replica-b"); err != nil {
+		t.Fatalf("test setup: rewrite B's key: %v", err)
+	}
 	if err := eA.Resign(env.Ctx); err != nil {
 		t.Fatalf("test setup: A resign: %v", err)
 	}
 	select {
 	case r := <-res:
 		if r.err == nil {
-			t.Fatalf("SafeCampaign for B = (%+v, nil) although B's own key is gone (its lease was revoked while it waited; the key in front now is another replica-b's): re-read your own key, e.Key(), and compare its CreateRevision with e.Rev()", r.term)
+			t.Fatalf("SafeCampaign for B = (%+v, nil) although B's own key is gone (its lease was revoked while it waited; a key of the same name was written again later, with a newer CreateRevision, and the oldest key now is another replica-b's): re-read your own key, e.Key(), and check that it exists AND that its CreateRevision equals e.Rev()", r.term)
 		}
 		if !errors.Is(r.err, ErrKeyLost) {
 			t.Fatalf("SafeCampaign for B = %v, want ErrKeyLost: B's own key vanished while it waited", r.err)
@@ -132,8 +146,12 @@ func TestStep1_SafeCampaign(t *testing.T) {
 		e := concurrency.NewElection(s, env.Key("failing", stage))
 		own := fmt.Sprintf("%s/%x", env.Key("failing", stage), s.Lease())
 		spy.Intercept(func(r etcdharness.Request) error {
-			campaign := r.Kind == etcdharness.KindTxn && len(r.Then) > 0 && !r.Deletes()
-			check := r.Kind == etcdharness.KindGet && r.Key == own || r.Kind == etcdharness.KindTxn && len(r.Then) == 0
+			// The campaign is the request that puts the candidate's key;
+			// the check is any later request that reads or compares it
+			// and writes nothing (a Get of e.Key(), e.Leader(), a
+			// compare-only transaction).
+			campaign := r.Puts()
+			check := !r.Writes() && r.ReadsKey(own)
 			if stage == "the campaign" && campaign || stage != "the campaign" && check {
 				return injected
 			}
@@ -176,6 +194,7 @@ func TestStep2_OneLeaderAtATime(t *testing.T) {
 			env.WaitFor(cl.prefix, 5*time.Second, "all three candidates to be in line", func() bool {
 				return len(env.List(cl.prefix+"/")) == 3
 			})
+			stopWaiter(t, env, cl)
 		}
 		// Shut the leader down: Run must stop the work, wait for it,
 		// resign, close its session, and return.
@@ -200,6 +219,55 @@ func TestStep2_OneLeaderAtATime(t *testing.T) {
 		t.Errorf("%d leaders were working at the same moment during orderly handovers; want 1: wait for Work to return before you resign", n)
 	}
 	cl.checkHistory(t, "replica-a", "replica-b", "replica-c")
+}
+
+// stopWaiter adds a fourth candidate, waits until it is in line behind
+// the others (inside Campaign), and stops it: Run must return nil within
+// 3 s with its key and lease gone.
+func stopWaiter(t *testing.T, env *etcdharness.Env, cl *cluster) {
+	t.Helper()
+	d := cl.add("replica-d", env.Client(), 5)
+	var key etcdharness.KeyValue
+	env.WaitFor(cl.prefix, 5*time.Second, "replica-d to be in line behind the three others", func() bool {
+		keys := env.List(cl.prefix + "/")
+		if len(keys) == 4 && keys[3].Value == "replica-d" {
+			key = keys[3]
+			return true
+		}
+		return false
+	})
+	d.stopping.Store(true)
+	d.cancel()
+	select {
+	case err := <-d.done:
+		if err != nil {
+			t.Errorf("Run of replica-d, stopped while it waited in line, returned %v, want nil", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatalf("replica-d was waiting in line (inside Campaign, three candidates ahead of it) when its Run's context was cancelled, and Run had not returned 3 s later: Campaign returns only when it wins or its context ends, so campaign with a context that ends with Run's (not context.Background())")
+	}
+	if kv, ok := env.Get(key.Key); ok {
+		t.Errorf("replica-d's Run returned but its candidate key is still in line (%+v): close the session on the way out (it revokes the lease and the key with it)", kv)
+	}
+	if _, ok := env.Lease(key.Lease); ok {
+		t.Errorf("replica-d's Run returned but its session's lease is still alive: close the session on the way out, also when the round ended inside Campaign")
+	}
+}
+
+// tokenHint says what a wrong term.Token looks like it came from.
+func tokenHint(env *etcdharness.Env, token int64, kv etcdharness.KeyValue, lease clientv3.LeaseID) string {
+	now, err := env.Admin.Get(env.Ctx, "\x00", clientv3.WithCountOnly())
+	switch {
+	case token == int64(lease) || token == int64(kv.Lease):
+		return "it is the session's lease ID, which tells owners apart but does not order them"
+	case token == kv.ModRevision && kv.ModRevision != kv.CreateRevision:
+		return "it is the key's ModRevision, which moves whenever the key is written"
+	case err == nil && token > kv.CreateRevision && token <= now.Header.Revision:
+		return "it is a later store revision (a response header's Revision, say from the Get that checked the key), not the revision at which the key was created"
+	case token == 0:
+		return "it is 0, no token at all"
+	}
+	return "return e.Rev(), or the CreateRevision of the key you read back"
 }
 
 func TestStep3_StepsDownWhenSessionLost(t *testing.T) {
@@ -322,10 +390,10 @@ func TestStep5_KeepsTryingWhenEtcdFails(t *testing.T) {
 		case r.Kind == etcdharness.KindKeepAlive && !failGrants && failKeepAlives > 0:
 			failKeepAlives--
 			return injected
-		case r.Kind == etcdharness.KindTxn && !r.Deletes() && failCampaigns > 0:
+		case r.Puts() && failCampaigns > 0:
 			failCampaigns--
 			return injected
-		case r.Kind == etcdharness.KindTxn && r.Deletes() && failResign:
+		case r.Deletes() && failResign:
 			return injected
 		}
 		return nil
@@ -439,8 +507,12 @@ func (cl *cluster) add(name string, cli *clientv3.Client, ttl int) *replica {
 		// Watch what the candidate sends while its work winds down: a
 		// resign or a revoke then lets the next leader start too early.
 		etcdharness.Attach(cli).Intercept(func(req etcdharness.Request) error {
-			if r.working.Load() && (req.Kind == etcdharness.KindRevoke || req.Kind == etcdharness.KindTxn && req.Deletes()) {
-				msg := fmt.Sprintf("%s sent a %s to etcd while its Work had not returned yet (it was winding down after its context ended): wait for Work to return before you resign or close the session", name, req.Kind)
+			if r.working.Load() && (req.Kind == etcdharness.KindRevoke || req.Deletes()) {
+				what := "request deleting its key (a resign)"
+				if req.Kind == etcdharness.KindRevoke {
+					what = "lease revoke (a session close)"
+				}
+				msg := fmt.Sprintf("%s sent a %s to etcd while its Work had not returned yet (it was winding down after its context ended): wait for Work to return before you resign or close the session", name, what)
 				cl.earlyStepDown.CompareAndSwap(nil, &msg)
 			}
 			return nil
@@ -516,8 +588,8 @@ func (r *replica) stop(t *testing.T, d time.Duration) {
 	r.cancel()
 	select {
 	case err := <-r.done:
-		if err != nil && !errors.Is(err, context.Canceled) && !r.early.Load() {
-			t.Errorf("Run of %s returned %v after its context was cancelled, want nil", r.name, err)
+		if err != nil && !r.early.Load() {
+			t.Errorf("Run of %s returned %v after its context was cancelled, want nil: Run returns nil once its context is done and it has stepped down (the context's error is not a failure of Run)", r.name, err)
 		}
 	case <-time.After(d):
 		t.Errorf("Run of %s did not return within %v of its context being cancelled: bound every call on the way out (Resign, the lease revoke, the next session's grant) by a timeout of its own or by Run's context", r.name, d)

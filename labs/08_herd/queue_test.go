@@ -233,7 +233,7 @@ func testOneWakeUpPerRelease(t *testing.T) {
 	env := etcdharness.New(t)
 	q := newQueue(t, env, n)
 	q.waitAllWatching()
-	gets, wakes := q.spy.Gets.Load(), q.spy.WakeUps.Load()
+	gets, wakes := q.spy.Reads.Load(), q.spy.WakeUps.Load()
 
 	q.release(q.holder)
 	for i := range n {
@@ -241,7 +241,7 @@ func testOneWakeUpPerRelease(t *testing.T) {
 		q.release(q.tickets[i])
 	}
 	// Every waiter has returned, so the counts are final.
-	dg, dw := q.spy.Gets.Load()-gets, q.spy.WakeUps.Load()-wakes
+	dg, dw := q.spy.Reads.Load()-gets, q.spy.WakeUps.Load()-wakes
 	t.Logf("%d releases: %d wake-ups, %d reads", n, dw, dg)
 	if dw > 2*n {
 		t.Errorf("%d releases woke waiters %d times (about %.1f per release); watch only your predecessor so a release wakes one waiter", n, dw, float64(dw)/n)
@@ -261,23 +261,51 @@ func testReleaseBeforeWatch(t *testing.T) {
 	waiter := enqueueWith(t, env, prefix, env.Grant(30))
 	cli := env.Client()
 	spy := etcdharness.Attach(cli)
+	// Release right after the first read of the queue is answered,
+	// whatever the read's shape (a Get, a transaction that reads, Do).
 	var once sync.Once
-	spy.AfterGet(func(string) {
+	var released atomic.Int64 // the revision of the release
+	spy.After(func(r etcdharness.Request, err error) {
+		if err != nil || !r.ReadsUnder(prefix+"/") && !r.ReadsKey(waiter.Key) {
+			return
+		}
 		once.Do(func() {
-			if _, err := env.Admin.Delete(env.Ctx, holder.Key); err != nil {
+			resp, err := env.Admin.Delete(env.Ctx, holder.Key)
+			if err != nil {
 				t.Errorf("release %s: %v", holder.Key, err)
+				return
 			}
+			released.Store(resp.Header.Revision)
 		})
 	})
 	ctx, cancel := context.WithTimeout(env.Ctx, returnBound)
 	defer cancel()
 	err, done := within(returnBound+time.Second, func() error { return WaitTurn(ctx, cli, prefix, waiter) })
 	if !done || errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("the lock was released right after WaitTurn's first read (before its watch started), and WaitTurn was still waiting %v later: a lost wake-up. Start the watch at the read's revision + 1 (clientv3.WithRev) so a delete in that gap is delivered", returnBound)
+		t.Fatalf("the lock was released (at revision %d) right after WaitTurn's first read of the queue was answered, before its watch started, and WaitTurn was still waiting %v later: a lost wake-up. %s", released.Load(), returnBound, watchStartHint(spy.Watched(), holder.Key, released.Load()))
 	}
 	if err != nil {
 		t.Fatalf("WaitTurn after its predecessor was released = %v, want nil", err)
 	}
+}
+
+// watchStartHint says where the waiter's watches on key started, against
+// the revision at which key was deleted.
+func watchStartHint(watched []etcdharness.WatchStart, key string, deleted int64) string {
+	for _, w := range watched {
+		if !(etcdharness.Access{Key: w.Key, End: w.End}).Covers(key) {
+			continue
+		}
+		switch {
+		case w.Rev == 0:
+			return fmt.Sprintf("Its watch on %s started at \"now\" (no WithRev), after the delete: start it at the read's revision + 1 (clientv3.WithRev(resp.Header.Revision+1)) so a delete in that gap is delivered", key)
+		case w.Rev > deleted:
+			return fmt.Sprintf("Its watch on %s started at revision %d, after the delete at %d: start it at the read's revision + 1 (the read was at %d)", key, w.Rev, deleted, w.LastRead)
+		default:
+			return fmt.Sprintf("Its watch on %s started at revision %d, which includes the delete at %d: look at how the DELETE event is handled", key, w.Rev, deleted)
+		}
+	}
+	return fmt.Sprintf("It opened no watch on %s, the key just ahead of it, and did not read again: watch your predecessor from the read's revision + 1 (clientv3.WithRev), or read again after the watch has started", key)
 }
 
 // testKilledWaiterRetargets: a middle waiter dies; its successor must
