@@ -23,6 +23,13 @@ package shards
 //   - claiming more than the target and giving the extras back; keeping a
 //     shard in Owned() that the last read showed is not the worker's (an
 //     operator handed it to another): Step 2.
+//   - a watch started "now" instead of at the read's revision + 1: Step 2
+//     frees a shard just before the first watch is set up.
+//   - ranks by join order instead of by name: Step 2 (worker-z joins
+//     first; worker-a is first by name).
+//   - Run returning ctx.Err() instead of nil: every stop checks for nil.
+//   - releases and claims are recognised wherever they sit in a request
+//     (nested OpTxns, Do), reads whatever their shape.
 //   - a shutdown that does not revoke the lease (or revokes it with the
 //     cancelled context), or still lists shards when it revokes: Step 2.
 //   - keeping the owned shards after the session ends, clearing them only
@@ -70,6 +77,8 @@ func TestStep2_BalancedOwnership(t *testing.T) {
 	t.Run("claimed between read and claim", func(t *testing.T) { t.Parallel(); testClaimRace(t) })
 	t.Run("lease lost before a release", func(t *testing.T) { t.Parallel(); testStaleRelease(t) })
 	t.Run("shard taken away", func(t *testing.T) { t.Parallel(); testShardTakenAway(t) })
+	t.Run("change between read and watch", func(t *testing.T) { t.Parallel(); testChangeBeforeWatch(t) })
+	t.Run("rank by name", func(t *testing.T) { t.Parallel(); testRankByName(t) })
 }
 
 func TestStep3_TakeoverAfterDeath(t *testing.T) {
@@ -224,13 +233,13 @@ func testJoinAndLeave(t *testing.T) {
 		return nil
 	})
 	f.start("worker-b", env.Client(), 5, func(r etcdharness.Request) error {
-		switch r.Kind {
-		case etcdharness.KindGet:
-			bRead.Store(true)
-		case etcdharness.KindWatch:
+		switch {
+		case r.Kind == etcdharness.KindWatch:
 			if bRead.Load() {
 				readyOnce.Do(func() { close(bReady) })
 			}
+		case r.Reads():
+			bRead.Store(true)
 		}
 		return nil
 	})
@@ -465,6 +474,75 @@ func testShardTakenAway(t *testing.T) {
 	f.check()
 }
 
+// testChangeBeforeWatch: a shard comes free after worker-a's read and
+// before its watch is set up. A watch started at the read's revision + 1
+// delivers that delete; one started at "now" never does, and worker-a
+// never claims the shard.
+func testChangeBeforeWatch(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 3)
+	other := env.Grant(30)
+	ownShard(t, env, f.prefix, 0, "worker-z", other)
+	var once sync.Once
+	var freedAt atomic.Int64
+	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
+		if r.Kind != etcdharness.KindWatch {
+			return nil
+		}
+		once.Do(func() {
+			// worker-z's lease ends just before worker-a's first watch
+			// reaches etcd: shard 0's key is deleted.
+			resp, err := env.Admin.Revoke(env.Ctx, other)
+			if err != nil {
+				t.Errorf("test: revoke worker-z's lease: %v", err)
+				return
+			}
+			freedAt.Store(resp.Header.Revision)
+		})
+		return nil
+	})
+	env.WaitFor(f.prefix, 5*time.Second, "worker-a to start watching", func() bool { return freedAt.Load() != 0 })
+	ok, why := f.settle(5*time.Second, "worker-a")
+	if !ok {
+		t.Fatalf("shard 0 came free (worker-z's lease ended, at revision %d) after worker-a's read and just before its first watch was set up, and 5 s later worker-a still does not own all 3 shards (%s). %s", freedAt.Load(), why, watchHint(a))
+	}
+	f.check()
+}
+
+// watchHint says where a worker's newest watch started, against the read
+// before it.
+func watchHint(r *running) string {
+	watched := r.spy.Watched()
+	if len(watched) == 0 {
+		return fmt.Sprintf("%s opened no watch: watch everything under the prefix from the read's revision + 1 and rebalance after every response", r.name)
+	}
+	w := watched[len(watched)-1]
+	switch {
+	case w.Rev == 0:
+		return fmt.Sprintf("%s's watch on %s started at \"now\" (no clientv3.WithRev) after a read at revision %d: whatever changed between that read and the watch is never delivered. Start the watch at the read's revision + 1", r.name, w.Key, w.LastRead)
+	case w.LastRead != 0 && w.Rev != w.LastRead+1:
+		return fmt.Sprintf("%s's watch on %s started at revision %d, but the read before it was at revision %d: start at the read's revision + 1, so nothing in between is missed", r.name, w.Key, w.Rev, w.LastRead)
+	}
+	return fmt.Sprintf("%s's watch started at revision %d, just after its read (%d): rebalance (read again) after every watch response", r.name, w.Rev, w.LastRead)
+}
+
+// testRankByName: the ranks come from the member names in byte order, not
+// from the order the workers joined. worker-z joined first and claims
+// nothing; with 3 shards, worker-a (first by name) owns 2.
+func testRankByName(t *testing.T) {
+	env := etcdharness.New(t)
+	f := newFleet(t, env, 3)
+	if _, err := env.Admin.Put(env.Ctx, MemberKey(f.prefix, "worker-z"), "", clientv3.WithLease(env.Grant(30))); err != nil {
+		t.Fatalf("test: put worker-z's member key: %v", err)
+	}
+	a := f.start("worker-a", env.Client(), 5)
+	env.WaitFor(f.prefix, 5*time.Second, "worker-a to own 2 of the 3 shards, in etcd and in its Owned(). The members are worker-a and worker-z (worker-z joined first and claims nothing): sorted by name in byte order, worker-a has rank 0, so its target is 3/2 + 1 = 2. Rank by name, not by the order the members joined", func() bool {
+		return len(a.w.Owned()) == 2 && f.counts()["worker-a"] == 2
+	})
+	f.stop("worker-a")
+	f.check()
+}
+
 // testDeathAndReturn: worker-b's network freezes, its lease is revoked
 // and its keep-alives end: the survivors take over, worker-b forgets its
 // shards at once, its late commit is refused; when its network comes
@@ -611,7 +689,8 @@ func testSessionFailures(t *testing.T) {
 				failedKeepAlives++
 				return errInjected
 			}
-		case etcdharness.KindGet:
+		}
+		if isRead(r) && r.Kind != etcdharness.KindWatch {
 			if !first.IsZero() && time.Since(first) >= window && failedGets == 0 {
 				failedGets++
 				return errInjected
@@ -638,7 +717,7 @@ func testReadFailsAfterChange(t *testing.T) {
 	ownShard(t, env, f.prefix, 0, "worker-z", other)
 	var failNext atomic.Bool
 	a := f.start("worker-a", env.Client(), 5, func(r etcdharness.Request) error {
-		if r.Kind == etcdharness.KindGet && failNext.CompareAndSwap(true, false) {
+		if isRead(r) && r.Kind != etcdharness.KindWatch && failNext.CompareAndSwap(true, false) {
 			return errInjected
 		}
 		return nil
@@ -816,8 +895,8 @@ func (f *fleet) stop(name string) {
 	r.cancel()
 	select {
 	case err := <-r.done:
-		if err != nil && !errors.Is(err, context.Canceled) && r.early.Load() == nil {
-			f.t.Errorf("Run of %s returned %v, want nil", name, err)
+		if err != nil && r.early.Load() == nil {
+			f.t.Errorf("Run of %s returned %v once its context was cancelled, want nil: Run gives up its shards and returns nil when its context ends (the context's error is not a failure of Run)", name, err)
 		}
 		r.done <- err // for a later stop
 	case <-time.After(5 * time.Second):
@@ -833,33 +912,43 @@ func (f *fleet) exclude(name string, out bool) {
 	f.mu.Unlock()
 }
 
-// shardWrite tells which shard a request claims or releases: shard is -1
-// if it writes no shard key; release is true for a delete.
-func (f *fleet) shardWrite(r etcdharness.Request) (shard int, release bool) {
-	parse := func(key string) int {
-		num, ok := strings.CutPrefix(key, f.prefix+"/shards/")
-		if !ok {
-			return -1
+// shardOp is one shard key a request writes: a claim (put) or a release
+// (delete).
+type shardOp struct {
+	shard   int
+	release bool
+}
+
+// shardOps lists the shard keys a request puts or deletes when its
+// comparisons hold, wherever they sit in it: a plain Put or Delete, the
+// operations of a transaction, or of transactions nested in it (one
+// transaction may release some shards and claim others).
+func (f *fleet) shardOps(r etcdharness.Request) []shardOp {
+	var out []shardOp
+	for _, a := range r.Written() {
+		num, ok := strings.CutPrefix(a.Key, f.prefix+"/shards/")
+		if !ok || a.End != "" {
+			continue
 		}
-		i, err := strconv.Atoi(num)
-		if err != nil {
-			return -1
+		if i, err := strconv.Atoi(num); err == nil {
+			out = append(out, shardOp{shard: i, release: a.Op == etcdharness.OpDelete})
 		}
-		return i
 	}
-	switch r.Kind {
-	case etcdharness.KindPut:
-		return parse(r.Key), false
-	case etcdharness.KindDelete:
-		if s := parse(r.Key); s >= 0 {
-			return s, true
+	return out
+}
+
+// shardWrite tells which shard a request claims or releases first: shard
+// is -1 if it writes no shard key; release is true for a delete. A
+// request that releases a shard is reported as that release.
+func (f *fleet) shardWrite(r etcdharness.Request) (shard int, release bool) {
+	ops := f.shardOps(r)
+	for _, op := range ops {
+		if op.release {
+			return op.shard, true
 		}
-	case etcdharness.KindTxn:
-		for _, op := range r.Then {
-			if s := parse(string(op.KeyBytes())); s >= 0 && (op.IsPut() || op.IsDelete()) {
-				return s, op.IsDelete()
-			}
-		}
+	}
+	if len(ops) > 0 {
+		return ops[0].shard, false
 	}
 	return -1, false
 }
@@ -868,23 +957,9 @@ func (f *fleet) shardWrite(r etcdharness.Request) (shard int, release bool) {
 // shards it claims (a transaction may claim several).
 func (f *fleet) claims(r etcdharness.Request) []int {
 	var out []int
-	add := func(key string) {
-		num, ok := strings.CutPrefix(key, f.prefix+"/shards/")
-		if !ok {
-			return
-		}
-		if i, err := strconv.Atoi(num); err == nil {
-			out = append(out, i)
-		}
-	}
-	switch r.Kind {
-	case etcdharness.KindPut:
-		add(r.Key)
-	case etcdharness.KindTxn:
-		for _, op := range r.Then {
-			if op.IsPut() {
-				add(string(op.KeyBytes()))
-			}
+	for _, op := range f.shardOps(r) {
+		if !op.release {
+			out = append(out, op.shard)
 		}
 	}
 	return out
@@ -933,11 +1008,17 @@ func (f *fleet) checkClaimsListed(r *running) {
 	}
 }
 
+// isRead reports whether a request is a worker's read of the picture (a
+// Get, Do or transaction that reads and writes nothing) or a watch.
+func isRead(r etcdharness.Request) bool {
+	return r.Kind == etcdharness.KindWatch || r.Reads() && !r.Writes()
+}
+
 // checkRequest looks at a worker's Owned() at the moment it sends a claim,
 // a release, its revoke or a read (which must come after every claim it
 // has made so far was listed).
 func (f *fleet) checkRequest(r *running, req etcdharness.Request) {
-	if req.Kind == etcdharness.KindGet || req.Kind == etcdharness.KindWatch {
+	if isRead(req) {
 		f.checkClaimsListed(r)
 	}
 	if shards := f.claims(req); len(shards) > 0 {
@@ -949,25 +1030,31 @@ func (f *fleet) checkRequest(r *running, req etcdharness.Request) {
 			r.claimMu.Unlock()
 		}
 	}
-	shard, release := f.shardWrite(req)
-	if shard >= 0 && release {
-		r.releases.Add(1)
+	ops := f.shardOps(req)
+	for _, op := range ops {
+		if op.release {
+			r.releases.Add(1)
+		}
 	}
-	if shard < 0 && req.Kind != etcdharness.KindRevoke {
+	if len(ops) == 0 && req.Kind != etcdharness.KindRevoke {
 		return
 	}
 	owned, ok := ownedNow(r.w)
 	if !ok {
 		return // Owned() is blocked while the request is out: cannot tell
 	}
-	_, listed := owned[shard]
-	switch {
-	case req.Kind == etcdharness.KindRevoke && len(owned) > 0 && r.stopping.Load():
+	if req.Kind == etcdharness.KindRevoke && len(owned) > 0 && r.stopping.Load() {
 		f.report(fmt.Sprintf("%s revoked its lease while its Owned() still listed %v: the next owners may start on those shards while %s still works on them. Clear what you own first, then revoke", r.name, owned, r.name))
-	case shard >= 0 && release && listed:
-		f.report(fmt.Sprintf("%s still listed shard %d in Owned() when it sent the request releasing it: another worker can claim it at once and both would report it. Forget a shard first, then delete its key", r.name, shard))
-	case shard >= 0 && !release && listed:
-		f.report(fmt.Sprintf("%s already listed shard %d in Owned() when it sent its claim: add a shard only after the claim succeeded", r.name, shard))
+	}
+	for _, op := range ops {
+		if _, listed := owned[op.shard]; !listed {
+			continue
+		}
+		if op.release {
+			f.report(fmt.Sprintf("%s still listed shard %d in Owned() when it sent the request releasing it: another worker can claim it at once and both would report it. Forget a shard first, then delete its key", r.name, op.shard))
+		} else {
+			f.report(fmt.Sprintf("%s already listed shard %d in Owned() when it sent its claim: add a shard only after the claim succeeded", r.name, op.shard))
+		}
 	}
 }
 
@@ -1043,8 +1130,22 @@ func (f *fleet) balanced(names []string) (bool, string) {
 // (situation).
 func (f *fleet) waitBalanced(d time.Duration, situation string, names ...string) {
 	f.t.Helper()
-	var why string
-	var ok bool
+	if ok, why := f.settle(d, names...); !ok {
+		counts := f.counts()
+		hint := ""
+		for _, n := range names {
+			if w := f.workers[n].spy.Watched(); len(w) > 0 && w[len(w)-1].Rev != w[len(w)-1].LastRead+1 {
+				hint += " " + watchHint(f.workers[n]) + "."
+			}
+		}
+		f.t.Fatalf("workers %v not balanced after %v: %s (shards per owner in etcd: %v). Situation: %s.%s", names, d, why, counts, situation, hint)
+	}
+}
+
+// settle waits up to d for names to share the shards and reports whether
+// they did, or why not. A worker whose Run returned early fails the test.
+func (f *fleet) settle(d time.Duration, names ...string) (ok bool, why string) {
+	f.t.Helper()
 	deadline := time.Now().Add(d)
 	var early error
 	f.env.WaitFor(f.prefix, d+time.Second, "balance", func() bool {
@@ -1060,10 +1161,7 @@ func (f *fleet) waitBalanced(d time.Duration, situation string, names ...string)
 	if early != nil {
 		f.t.Fatal(early)
 	}
-	if !ok {
-		counts := f.counts()
-		f.t.Fatalf("workers %v not balanced after %v: %s (shards per owner in etcd: %v). Situation: %s", names, d, why, counts, situation)
-	}
+	return ok, why
 }
 
 func (f *fleet) sampleOverlap() {
