@@ -219,6 +219,53 @@ func TestStep2_OneLeaderAtATime(t *testing.T) {
 		t.Errorf("%d leaders were working at the same moment during orderly handovers; want 1: wait for Work to return before you resign", n)
 	}
 	cl.checkHistory(t, "replica-a", "replica-b", "replica-c")
+	workReturnsEarly(t, env)
+}
+
+// workReturnsEarly: a Work that returns on its own, before its context
+// ends, ends the term: Run steps down and campaigns again, and Work is
+// called once per term won.
+func workReturnsEarly(t *testing.T, env *etcdharness.Env) {
+	t.Helper()
+	terms := make(chan Term, 4)
+	c := &Candidate{Client: env.Client(), Prefix: env.Key("early"), Name: "replica-e", TTL: 5,
+		Work: func(ctx context.Context, term Term) {
+			select {
+			case terms <- term:
+			default:
+			}
+		}}
+	ctx, cancel := context.WithCancel(env.Ctx)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Errorf("Run of replica-e did not return within 5 s of its context being cancelled")
+		}
+	}()
+	next := func(what string) Term {
+		t.Helper()
+		select {
+		case tm := <-terms:
+			return tm
+		case err := <-done:
+			t.Fatalf("Run of replica-e returned %v before it was asked to stop, %s", err, what)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("replica-e's Work returned on its own, and 5 s later Run had not started %s: once Work returns the term is over; step down (resign) and campaign again", what)
+		}
+		panic("unreachable")
+	}
+	first := next("its first term")
+	second := next("a new term")
+	if second.Token == first.Token {
+		t.Fatalf("Run called Work twice for one term (token %d): Work is called once per term won; when it returns, resign and campaign again", first.Token)
+	}
+	if kv, ok := env.Get(first.Key); ok && kv.CreateRevision == first.Token {
+		t.Fatalf("replica-e started a second term (token %d) while the key of its first term (token %d) is still there: resign after Work returns", second.Token, first.Token)
+	}
 }
 
 // stopWaiter adds a fourth candidate, waits until it is in line behind

@@ -1,10 +1,11 @@
 // Package etcdharness gives the graders of the etcd labs (05 to 09) what
 // they share: one etcd per test package, a key prefix and clients per test,
-// a TCP proxy that can freeze a client's connection, a spy that counts a
-// client's requests and watch events, runs the test's code before any of
-// its requests (a pause, a competitor, an injected failure) and ends its
-// lease keepalives, and a history of fenced writes with a checker for
-// token order.
+// a TCP proxy that can freeze a client's connection, a spy that records
+// what a client does whatever the shape of its requests (reads, puts and
+// deletes at any depth of a transaction, watches and where they start,
+// lease calls), runs the test's code on those events (a pause, a
+// competitor, an injected failure) and ends its lease keepalives, and a
+// history of fenced writes with a checker for token order.
 //
 // The etcd is, in this order: the grader's own (the TUI and labcheck run
 // one and name it in PLAYGROUND_GRADER_ETCD), a shared cluster the learner
