@@ -153,10 +153,13 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 			printSteps(env.Stdout, r)
 		}
 		if err == nil && r.Status == grade.LabUnverified {
+			stop := func() {}
 			if !*asJSON {
-				fmt.Fprintf(env.Stdout, "  verifying: %d more runs under the race detector...\n", grade.VerifyCount)
+				stop = announceVerify(env.Stdout, o)
 			}
-			if err := grade.Verify(ctx, o, r); ctx.Err() != nil {
+			err := grade.Verify(ctx, o, r)
+			stop()
+			if ctx.Err() != nil {
 				return ctx.Err()
 			} else if err != nil && r.Status != grade.LabError {
 				return err

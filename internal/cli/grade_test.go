@@ -90,10 +90,20 @@ func TestGradeSolutionPasses(t *testing.T) {
 		t.Fatalf("grade of the solution: %v\n%s%s", err, out.String(), errb.String())
 	}
 	text := out.String()
-	for _, want := range []string{"01_cas  Compare-and-swap with versions and TTL  (lesson 2: Consensus stores and compare-and-swap)", "ok   step 1:", "verifying: 5 more runs", "PASS: every step, verified", "1 of 1 labs passed"} {
+	for _, want := range []string{"01_cas  Compare-and-swap with versions and TTL  (lesson 2: Consensus stores and compare-and-swap)", "ok   step 1:", "verifying: 5 more runs", "PASS: every step, verified", "1 of 1 labs passed",
+		// The first verification says why it is slower, and how long it took.
+		grade.FirstVerifyNote, "verification took "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+	// The second one reuses the race build and does not say so again.
+	out.Reset()
+	if err := gradeLabs(context.Background(), env, []string{"cas"}, cfg); err != nil {
+		t.Fatalf("second grade of the solution: %v\n%s", err, out.String())
+	}
+	if text := out.String(); strings.Contains(text, grade.FirstVerifyNote) || !strings.Contains(text, "verification took ") {
+		t.Errorf("second verification's output, want no first-build note but the time it took:\n%s", text)
 	}
 	path, err := progress.DefaultPath()
 	if err != nil {

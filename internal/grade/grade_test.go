@@ -351,3 +351,28 @@ func TestDefaultBinDirFollowsCacheDirEnv(t *testing.T) {
 		t.Fatalf("binPath() = %q, want a file in %s/labtests", got, dir)
 	}
 }
+
+// RaceBuildKept tells a first verification (no race binary kept yet) from
+// a later one.
+func TestRaceBuildKept(t *testing.T) {
+	o := fixture(t, "mixed")
+	o.Overlay = map[string]string{"labs/mixed/mixed.go": "solutions/mixed/mixed.go"}
+	o.Run = "TestStep1"
+	if RaceBuildKept(o) {
+		t.Fatal("RaceBuildKept before any run = true")
+	}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if RaceBuildKept(o) {
+		t.Fatal("RaceBuildKept after a run without -race = true: only a race build counts")
+	}
+	o.Race = true
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Race = false
+	if !RaceBuildKept(o) {
+		t.Fatal("RaceBuildKept after a -race run = false")
+	}
+}

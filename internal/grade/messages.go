@@ -351,10 +351,14 @@ func raceReport(lines []string) []string {
 		out = append(out, "", fmt.Sprintf("%s by %s:", capitalize(a.what), a.by))
 		var mine, rest []string
 		for _, f := range a.frames {
+			fn := f[0]
+			if i := strings.LastIndex(fn, "/"); i >= 0 {
+				fn = fn[i+1:] // the package's path is in the file's
+			}
 			if learnerFile(f[1]) {
-				mine = append(mine, "  "+f[0]+"   (your code)", "      "+shortFile(f[1]))
+				mine = append(mine, "  "+fn+"   (your code)", "      "+shortFile(f[1]))
 			} else {
-				rest = append(rest, "  "+f[0], "      "+shortFile(f[1]))
+				rest = append(rest, "  "+fn, "      "+shortFile(f[1]))
 			}
 		}
 		out = append(append(out, mine...), rest...)

@@ -27,6 +27,9 @@ func (m Model) resultsText(w int) string {
 	if !m.labsPresent {
 		return m.getLabsText(w)
 	}
+	if m.reportOpen() {
+		return m.reportText(w)
+	}
 	if m.stepOpen() && len(m.stepsView()) > 0 {
 		return m.stepText(w)
 	}
@@ -82,9 +85,9 @@ func (m Model) outcomeText(b *strings.Builder, w int) bool {
 		if v := r.Lab.Verify; v != nil && v.Race {
 			line(b, text.Hang("  ", st.Text.Render("Two goroutines use the same data without a lock or a channel between them; the race detector (go test -race) shows where. A race can pass a hundred runs and fail the next."), w))
 		}
+		line(b, text.Hang("  ", st.Muted.Render("v opens the failing run's whole report."), w))
 	case r.verifying():
-		line(b, text.Wrap(st.Success.Render("Every step passes.")+" "+
-			st.Text.Render(fmt.Sprintf("Verifying it holds: %d more runs under the race detector…", grade.VerifyCount)), w))
+		line(b, m.verifyingText(w))
 	case r.allPassed():
 		line(b, text.Wrap(st.Success.Render("Every step passes. Well done!")+" "+
 			st.Text.Render("Press s to compare with the reference solution."), w))

@@ -35,6 +35,9 @@ type KeyMap struct {
 	// Diff switches the solution pane between the diff of the learner's
 	// file against the solution and the whole solution.
 	Diff key.Binding
+	// Report opens the verification's failing run (the race detector's
+	// report for a racy lab) when a pass did not hold up.
+	Report key.Binding
 }
 
 // DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
@@ -64,6 +67,7 @@ func DefaultKeyMap() KeyMap {
 		NextStep:   key.NewBinding(key.WithKeys("right", "]"), key.WithHelp("→", "next step")),
 		ChooseStep: key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose step")),
 		Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff/whole")),
+		Report:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "failing run")),
 	}
 }
 
@@ -86,6 +90,10 @@ func (m Model) ShortHelp() []key.Binding {
 	hint := k.Hint
 	hint.SetEnabled(m.hintAvailable())
 	switch {
+	case m.reportOpen():
+		return []key.Binding{onlyG(k.Grade), withHelp(k.Report, "steps"), k.Watch, k.Pane}
+	case m.pane == paneResults && m.report.unsound():
+		return []key.Binding{onlyG(k.Grade), withHelp(k.OpenStep, "step"), reportHelp(k.Report, m.report), k.Watch, k.Pane}
 	case m.stepOpen():
 		// enter and esc are the step's; g still grades.
 		return []key.Binding{onlyG(k.Grade), withHelp(k.CloseStep, "steps"), withHelp(k.NextStep, "next"), hint, k.Watch, k.Pane}
@@ -97,6 +105,14 @@ func (m Model) ShortHelp() []key.Binding {
 		return []key.Binding{k.Grade, k.Diff, k.Edit, k.Pane}
 	}
 	return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Pane}
+}
+
+// reportHelp names what v opens: the race report of a racy lab.
+func reportHelp(b key.Binding, r *report) key.Binding {
+	if v := r.Lab.Verify; v != nil && v.Race {
+		return withHelp(b, "race report")
+	}
+	return b
 }
 
 // onlyG is the grade key where enter opens a step: g alone.
@@ -123,7 +139,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	// keys go under grading's.
 	return [][]key.Binding{
 		{k.Grade, k.Cancel, k.Watch, k.Hint, k.ChooseStep, k.OpenStep, k.CloseStep, k.PrevStep, k.NextStep},
-		{k.Edit, k.Solution, k.Diff, k.Reset, k.Yes, k.No},
+		{k.Edit, k.Solution, k.Diff, k.Reset, k.Report, k.Yes, k.No},
 		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }

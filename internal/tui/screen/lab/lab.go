@@ -112,6 +112,7 @@ type Model struct {
 	spinning  bool // a spinner tick chain is alive
 	gradeSeq  int
 	gradeFrom time.Time
+	verify    verifyUI
 	cancel    context.CancelFunc
 
 	report    *report
@@ -223,7 +224,7 @@ func (m *Model) SetSize(w, h int) {
 // not treat it as "back". A watch grade goes on in the background, so esc
 // leaves then (x cancels).
 func (m Model) Capturing() bool {
-	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen()
+	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen() || m.reportOpen()
 }
 
 // Close stops a running grade, and watch mode when the screen has its

@@ -108,10 +108,10 @@ func (m *Model) readmeDone(msg readmeRenderedMsg) {
 	m.layout()
 }
 
-// spinnerTick turns the spinner while a grade runs, and lets the tick
+// spinnerTick turns the spinner while a grade or its verification runs, and lets the tick
 // chain end after.
 func (m *Model) spinnerTick(msg spinner.TickMsg) tea.Cmd {
-	if !m.grading {
+	if !m.grading && !m.report.verifying() {
 		m.spinning = false
 		return nil
 	}
@@ -177,7 +177,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cancelGrade()
 		return nil
 	}
-	if m.stepKeys(msg) || m.solutionKeys(msg) {
+	if m.verifyKeys(msg) || m.stepKeys(msg) || m.solutionKeys(msg) {
 		return nil
 	}
 	switch {
@@ -287,6 +287,7 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 		m.cancel = nil
 	}
 	m.report = &r
+	m.verify = verifyUI{} // a report of the last grade's verification is gone
 	m.gradedAt = m.now()
 	m.pane = paneResults
 	m.afterGrade()
@@ -297,7 +298,7 @@ func (m *Model) finishGrade(r report) tea.Cmd {
 		// the race detector, every time (grade.Verify).
 		ctx, cancel := context.WithCancel(context.Background())
 		m.cancel = cancel
-		return m.verifyCmd(ctx, m.gradeSeq, r.Lab)
+		return tea.Batch(m.verifyCmd(ctx, m.gradeSeq, r.Lab), m.startVerify())
 	}
 	// The first failing step's first hint opens by itself only once the
 	// learner asks (h); here we only make sure the failure is on screen.

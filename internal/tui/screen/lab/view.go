@@ -182,7 +182,10 @@ func (m Model) statusLine() string {
 			}
 			s = st.Error.Render(label+": not passed") + st.Muted.Render(" · "+m.report.Lab.Message)
 		case m.report.verifying():
-			s = st.Success.Render("Passed once") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… (graded at %s in %s)", grade.VerifyCount, at, elapsed(m.report.Elapsed)))
+			s = m.spinner.View() + " " + st.Success.Render("Passed once") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… %s (graded at %s in %s)", grade.VerifyCount, m.verifyElapsed(), at, elapsed(m.report.Elapsed)))
+			if m.verify.first {
+				s += st.Muted.Render(" · the first one compiles the race build")
+			}
 		case m.report.allPassed():
 			s = st.Success.Render("Passed") + st.Muted.Render(" · graded at "+at+" in "+elapsed(m.report.Elapsed))
 		case m.report.Err != nil:
