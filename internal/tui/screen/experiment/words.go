@@ -30,7 +30,7 @@ func cutWords(s string, w int) string {
 // after a whole word when text was left out.
 func clampWords(s string, w, n int) []string {
 	w = max(w, 10)
-	lines := strings.Split(ansi.Wordwrap(strings.Join(strings.Fields(s), " "), w, ""), "\n")
+	lines := wrapWords(strings.Fields(s), w)
 	for i, l := range lines {
 		if ansi.StringWidth(l) > w { // one word longer than the line
 			lines[i] = ansi.Truncate(l, w, "")
@@ -46,4 +46,23 @@ func clampWords(s string, w, n int) []string {
 		lines[n-1] = cutWords(last+" …", w)
 	}
 	return lines
+}
+
+// wrapWords lays words out in lines of at most w cells, breaking only
+// between them (not at a hyphen: "lock-versioned" is one key's name).
+func wrapWords(words []string, w int) []string {
+	var lines []string
+	line := ""
+	for _, word := range words {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
 }
