@@ -2,8 +2,11 @@ package embedetcd
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 func TestClusterQuorum(t *testing.T) {
@@ -67,15 +70,8 @@ func TestClusterMoveLeader(t *testing.T) {
 	if err := cl.MoveLeader(ctx, to); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		now, err := cl.Leader()
-		if err == nil && now == to {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("leader is %d (err %v), want %d", now, err, to)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var now int
+	testwait.Until(t, 5*time.Second, fmt.Sprintf("member %d to lead", to),
+		func() bool { now, err = cl.Leader(); return err == nil && now == to },
+		func() string { return fmt.Sprintf("leader is %d (err %v)", now, err) })
 }

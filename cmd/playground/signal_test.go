@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 // TestSignalsStopCommands sends Ctrl-C (SIGINT) and SIGTERM to commands
@@ -76,13 +79,8 @@ func TestSignalsStopCommands(t *testing.T) {
 
 func waitFor(t *testing.T, out *lockedBuffer, s string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never printed %q:\n%s", s, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, 20*time.Second, fmt.Sprintf("%q on the output", s),
+		func() bool { return strings.Contains(out.String(), s) }, out.String)
 }
 
 func stopAndCheck(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, out *lockedBuffer) {

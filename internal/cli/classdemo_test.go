@@ -12,6 +12,8 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
+
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 type lockedBuffer struct {
@@ -42,13 +44,7 @@ func TestClassDemoKeepsThePasswordOffTheScreen(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"etcd", "--class-demo", dir}, strings.NewReader(""), &out, &out) }()
 	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(out.String(), "Press Ctrl-C") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the demo did not come up:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(t, 60*time.Second, "the demo to come up", func() bool { return strings.Contains(out.String(), "Press Ctrl-C") }, out.String)
 	pwFile := filepath.Join(dir, "root.password")
 	b, err := os.ReadFile(pwFile)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 // A line far over the limit gets "answer too long" and the question again,
@@ -47,12 +49,14 @@ func TestQuizPlainStopsOnInterruptWhileWaiting(t *testing.T) {
 	pr, pw := io.Pipe() // input that never comes
 	defer pw.Close()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	var out, errb bytes.Buffer
+	var out, errb testwait.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Main(ctx, []string{"--content", okCourse, "quiz", "second-go", "--plain"}, pr, &out, &errb)
 	}()
-	time.Sleep(200 * time.Millisecond) // let it reach the first prompt
+	// The interrupt must find the quiz waiting at its first prompt.
+	testwait.Until(t, 10*time.Second, "the first prompt", func() bool { return strings.Contains(out.String(), "answer (") },
+		func() string { return "output: " + out.String() + "\nstderr: " + errb.String() })
 	cancel(&Interrupted{Signal: syscall.SIGINT})
 	select {
 	case code := <-done:

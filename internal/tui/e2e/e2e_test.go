@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 // session is one tmux server (on a socket of its own) running the binary.
@@ -49,25 +51,18 @@ func (s *session) keys(keys ...string) {
 // waitFor polls the screen until it shows every string or the time is up.
 func (s *session) waitFor(d time.Duration, want ...string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
-	var scr string
-	for {
-		scr = s.screen()
-		missing := ""
+	var scr, missing string
+	testwait.Until(s.t, d, "the screen to show "+strings.Join(want, ", "), func() bool {
+		scr, missing = s.screen(), ""
 		for _, w := range want {
 			if !strings.Contains(scr, w) {
 				missing = w
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("screen never showed %q within %v:\n%s", missing, d, scr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return true
+	}, func() string { return fmt.Sprintf("missing %q:\n%s", missing, scr) })
+	return scr
 }
 
 // fits checks the screen is exactly the terminal: 24 lines, none wider
@@ -301,13 +296,9 @@ func TestWatchGoesOnAtHome(t *testing.T) {
 	s.keys("w")
 	s.waitFor(5*time.Second, "● watching", "watch 01_cas: ")
 	graded := regexp.MustCompile(`watch 01_cas: (step \d/\d failing|✓ passed|passed once|does not compile|could not grade|timed out)`)
-	deadline := time.Now().Add(3 * time.Minute) // the lab's first build
-	for scr := s.screen(); !graded.MatchString(scr); scr = s.screen() {
-		if time.Now().After(deadline) {
-			t.Fatalf("watch mode never finished a grade:\n%s", scr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var last string
+	testwait.Until(t, 3*time.Minute, "watch mode to finish a grade (the lab's first build)",
+		func() bool { last = s.screen(); return graded.MatchString(last) }, func() string { return last })
 	s.keys("Escape")
 	scr := s.waitFor(5*time.Second, "Ownership election playground", "watch 01_cas: ")
 	s.fits(scr)

@@ -1,0 +1,92 @@
+package home
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/screentest"
+)
+
+// TestUpdateMovesAndOpens: the cursor moves with the shared navigation
+// keys and enter, t and c ask the root for the selected lesson, its quiz,
+// or the place the learner left off.
+func TestUpdateMovesAndOpens(t *testing.T) {
+	c := screentest.Course(t)
+	ctx := screentest.Context(c)
+	d := screentest.New(t, New(ctx, Options{}), ctx, 80, 24)
+	v := d.View()
+	if !strings.Contains(v, "01 First steps with a test course") || !strings.Contains(v, "02 Second thoughts") {
+		t.Fatalf("course map lacks the lessons:\n%s", v)
+	}
+	if !strings.Contains(v, "› ") || !strings.Contains(v, "New here?") {
+		t.Fatalf("no cursor or first-time line:\n%s", v)
+	}
+
+	d.Press("j", "enter")
+	if open, ok := screentest.Last[screen.OpenLesson](d); !ok || open.Lesson != "second-thoughts" || open.Page != -1 {
+		t.Fatalf("j, enter sent %+v, want lesson 2 where the learner left off", d.Sent)
+	}
+	d.Press("G", "t")
+	if open, ok := screentest.Last[screen.OpenQuiz](d); !ok || open.Lesson != "second-thoughts" {
+		t.Fatalf("t sent %+v", d.Sent)
+	}
+	d.Press("g", "t")
+	if open, ok := screentest.Last[screen.OpenQuiz](d); !ok || open.Lesson != "first-steps" {
+		t.Fatalf("g, t sent %+v: g must go to the top", d.Sent)
+	}
+
+	// Progress news refresh the map: pages read, and where to continue.
+	p := progress.New()
+	p.MarkPageRead("first-steps", 1, time.Now())
+	d.Send(screen.ProgressChanged{Progress: p})
+	if v := d.View(); !strings.Contains(v, "Continue where you left off") {
+		t.Fatalf("no continue line after a page was read:\n%s", v)
+	}
+	d.Press("c")
+	if open, ok := screentest.Last[screen.OpenLesson](d); !ok || open.Lesson != "first-steps" || open.Page != 1 {
+		t.Fatalf("c sent %+v, want first-steps page 1", d.Sent)
+	}
+}
+
+// TestUpdateExperimentChooserNamesTitlesFromTheCourse: a lesson with
+// several experiments lists them with the titles the course gives, holds
+// esc while open, and opens the one whose number is pressed.
+func TestUpdateExperimentChooserNamesTitlesFromTheCourse(t *testing.T) {
+	c := screentest.Course(t)
+	c.Lesson("first-steps").Experiments = []string{"fencing", "renewal"}
+	c.ExperimentTitles["renewal"] = "Renewing a lease"
+	ctx := screentest.Context(c)
+	d := screentest.New(t, New(ctx, Options{}), ctx, 80, 24)
+	d.Press("x")
+	v := d.View()
+	if !strings.Contains(v, "Which experiment?") || !strings.Contains(v, "1  fencing · A zombie owner's late write") ||
+		!strings.Contains(v, "2  renewal · Renewing a lease") {
+		t.Fatalf("chooser without the course's titles:\n%s", v)
+	}
+	if !d.S.Capturing() {
+		t.Fatal("an open chooser must keep esc")
+	}
+	d.Press("2")
+	if open, ok := screentest.Last[screen.OpenExperiment](d); !ok || open.Name != "renewal" {
+		t.Fatalf("2 sent %+v", d.Sent)
+	}
+	if d.S.Capturing() {
+		t.Fatal("the chooser stayed open")
+	}
+}
+
+// TestUpdateEtcdAndNotice: the etcd state and a notice given at start
+// show on the map.
+func TestUpdateEtcdAndNotice(t *testing.T) {
+	c := screentest.Course(t)
+	ctx := screentest.Context(c)
+	d := screentest.New(t, New(ctx, Options{Notice: "saved progress could not be read"}), ctx, 80, 24)
+	d.Send(screen.EtcdStatus{Detail: "etcd failed: port taken; see etcd.log", Failed: true})
+	v := d.View()
+	if !strings.Contains(v, "saved progress could not be read") || !strings.Contains(v, "etcd failed: port taken") {
+		t.Fatalf("notice or etcd failure missing:\n%s", v)
+	}
+}
