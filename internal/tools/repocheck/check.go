@@ -39,6 +39,11 @@ func run(w io.Writer, root string, files []string) error {
 		return err
 	}
 	problems = append(problems, long...)
+	table, err := checkReadmeTable(root, files)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, table...)
 	for _, s := range stale {
 		fmt.Fprintf(w, "note: %s\n", s)
 	}
@@ -48,7 +53,7 @@ func run(w io.Writer, root string, files []string) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%d problem(s)", len(problems))
 	}
-	fmt.Fprintf(w, "repocheck: no tracked file over %d bytes outside %s, no product function over %d lines outside %s\n",
+	fmt.Fprintf(w, "repocheck: no tracked file over %d bytes outside %s, no product function over %d lines outside %s, every package folder in README.md's table\n",
 		MaxFileBytes, largeList, MaxFuncLines, longList)
 	return nil
 }

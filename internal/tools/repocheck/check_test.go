@@ -100,3 +100,23 @@ func TestLargeFilesFailUnlessListedWithAReason(t *testing.T) {
 		t.Fatalf("an entry without a reason must be refused, got %v", err)
 	}
 }
+
+// TestReadmeTableNamesEveryPackageFolder: a package folder the README's
+// table leaves out is reported; labs, solutions and tools are covered by
+// their pattern rows.
+func TestReadmeTableNamesEveryPackageFolder(t *testing.T) {
+	files := map[string]string{
+		"README.md":             "| folder | what |\n|---|---|\n| `lessons/` | the course |\n| `labs/NN_slug/` | labs |\n| `internal/tools/` | tools |\n",
+		"lessons/a.go":          "package lessons\n",
+		"labs/01_cas/cas.go":    "package cas\n",
+		"internal/tools/x/x.go": "package main\n",
+		"quiz/q.go":             "package quiz\n",
+		"quiz/testdata/t.go":    "package t\n",
+	}
+	root := write(t, files)
+	var out bytes.Buffer
+	err := run(&out, root, names(files))
+	if err == nil || !strings.Contains(out.String(), "does not name quiz/") || strings.Count(out.String(), "does not name") != 1 {
+		t.Fatalf("want only quiz/ reported: err=%v\n%s", err, out.String())
+	}
+}

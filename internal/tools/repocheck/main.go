@@ -1,8 +1,9 @@
 // Command repocheck holds the repository to the shape a newcomer can
 // change (issue 26): no tracked file over 1 MB unless .large-files lists it
 // with a reason, and no product function over 80 lines unless
-// .long-functions lists it with its owner. Product code is every Go file
-// but tests and internal/tools. make test runs it.
+// .long-functions lists it with its owner, and every package folder named
+// in README.md's table of folders. Product code is every Go file but tests
+// and internal/tools. make test runs it.
 //
 //	go run ./internal/tools/repocheck          # both checks, from the repo root
 //	go run ./internal/tools/repocheck -list    # every function over the limit
