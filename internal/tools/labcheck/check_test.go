@@ -145,3 +145,31 @@ func TestStubTextProblems(t *testing.T) {
 		t.Errorf("a stub without TODO or ErrNotImplemented: %v, want 2 problems", p)
 	}
 }
+
+// Every lab needs a contract: a lab folder without contract.yaml is a
+// problem, one with a contract that parses is counted.
+func TestContractRequired(t *testing.T) {
+	dir := t.TempDir()
+	r := report{Promises: -1}
+	c := &labCheck{id: "01_x", r: &r, dir: dir}
+	c.readContract()
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "no contract.yaml") || r.Promises != -1 {
+		t.Fatalf("a lab without a contract: problems %q, promises %d", r.Problems, r.Promises)
+	}
+	write(t, filepath.Join(dir, "x_test.go"), "package x\nimport \"testing\"\nfunc TestStep1_A(t *testing.T) {}\n")
+	write(t, filepath.Join(dir, "README.md"), "# x\n")
+	write(t, filepath.Join(dir, ContractFile), "promises:\n  - id: a\n    says: A does a.\n    from: README.md\n    tests: [TestStep1_A]\n")
+	r = report{Promises: -1}
+	c = &labCheck{id: "01_x", r: &r, dir: dir, tests: []string{"TestStep1_A"}}
+	c.readContract()
+	if len(r.Problems) != 0 || r.Promises != 1 {
+		t.Fatalf("a lab with a good contract: problems %q, promises %d", r.Problems, r.Promises)
+	}
+	write(t, filepath.Join(dir, ContractFile), "promises:\n  - id: a\n    sayz: typo\n")
+	r = report{Promises: -1}
+	c = &labCheck{id: "01_x", r: &r, dir: dir, tests: []string{"TestStep1_A"}}
+	c.readContract()
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "sayz") {
+		t.Fatalf("a contract with an unknown field: problems %q", r.Problems)
+	}
+}

@@ -142,9 +142,3 @@ func subtestNames(t *grade.Test) string {
 	}
 	return strings.Join(names, ", ")
 }
-
-// contractRequired reports whether lab id must have a contract. Labs
-// without one are reported in the table ("-") until every lab has one.
-func contractRequired(id string) bool {
-	return false
-}

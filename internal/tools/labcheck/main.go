@@ -15,10 +15,10 @@
 //	(e) every correct variant (solutions/<id>/testdata/variants/*.go, a
 //	    whole solution file in another style) passes every step test
 //	    under -race, -count times;
-//	(f) the lab's contract (labs/<id>/contract.yaml, see contract.go)
-//	    lists every promise its README and stub make with at least one
-//	    test each, every test it lists ran on the solution, and every
-//	    step test is listed by a promise.
+//	(f) every lab has a contract (labs/<id>/contract.yaml, see
+//	    contract.go) that lists every promise its README and stub make,
+//	    each with at least one test; every test it lists ran on the
+//	    solution, and every step test is listed by a promise.
 //
 // It prints one row per lab and exits 1 on any violation, 2 on bad usage.
 //
