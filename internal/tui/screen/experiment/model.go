@@ -79,13 +79,14 @@ type Model struct {
 	run     *experiment.Run
 	cancel  context.CancelFunc
 	snap    snapshot
-	sel     int           // selected replica
-	tempo   time.Duration // auto-play's wait at each step
-	step    stepClock     // the step the script waits at
-	saved   string        // where the last run's history went
-	saveErr error         // ... or why it did not
-	cursor  int           // the timeline item the cursor is on, unless live
-	live    bool          // the cursor follows the run
+	sel     int            // selected replica
+	tempo   time.Duration  // auto-play's wait at each step
+	step    stepClock      // the step the script waits at
+	saved   string         // where the last run's history went
+	saveErr error          // ... or why it did not
+	tlc     *timelineCache // shared by the model's copies
+	cursor  int            // the timeline item the cursor is on, unless live
+	live    bool           // the cursor follows the run
 	err     error
 	notice  string
 	started time.Time
@@ -118,7 +119,7 @@ func New(ctx screen.Context, opts Options) *Model {
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
 	}
 	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true}
+		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true, tlc: &timelineCache{}}
 	m.phase = phaseReady
 	if q := opts.Predict; q != nil && len(q.Options) > 0 {
 		m.phase = phasePredict

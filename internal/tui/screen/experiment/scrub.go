@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -16,20 +17,50 @@ import (
 // labels, the replica cards, "etcd holds" and the resource line show the
 // state at the cursor.
 
-// timeline builds the snapshot's timeline.
+// timelineCache keeps the last timeline built, for the snapshot it was
+// built from: a view asks for it several times, and a tick often brings
+// nothing new.
+type timelineCache struct {
+	key timelineKey
+	tl  timeline
+}
+
+// timelineKey says which snapshot a timeline was built from: its events
+// (the slice and how many) and the replicas and which of them retired.
+type timelineKey struct {
+	first            *experiment.Event
+	events, replicas int
+	retired          string
+}
+
+// timeline is the snapshot's timeline, built once per snapshot.
 func (m Model) timeline() timeline {
 	var names []string
 	retired := map[string]bool{}
+	var gone strings.Builder
 	for _, r := range m.snap.all {
 		names = append(names, r.Name)
-		retired[r.Name] = r.Role == experiment.RoleRetired
+		if retired[r.Name] = r.Role == experiment.RoleRetired; retired[r.Name] {
+			gone.WriteString(r.Name + " ")
+		}
 	}
 	if len(names) == 0 {
 		for _, r := range m.snap.replicas {
 			names = append(names, r.Name)
 		}
 	}
-	return buildTimeline(m.snap.events, names, retired)
+	key := timelineKey{events: len(m.snap.events), replicas: len(names), retired: gone.String()}
+	if len(m.snap.events) > 0 {
+		key.first = &m.snap.events[0]
+	}
+	if c := m.tlc; c != nil && c.key == key {
+		return c.tl
+	}
+	tl := buildTimeline(m.snap.events, names, retired)
+	if m.tlc != nil {
+		*m.tlc = timelineCache{key: key, tl: tl}
+	}
+	return tl
 }
 
 // cursorOf is the item the cursor is on in tl; -1 when it has none.

@@ -114,13 +114,14 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		if skip {
 			continue
 		}
-		before := hold.holder
+		prev := hold
 		if e.Kind == experiment.KeyChanged {
 			hold = applyKey(held, e, hold)
-			isFold = hold.holder == before
+			isFold = hold.holder == prev.holder
 		}
 		hold.down = membersDown(down, e)
 		if !tl.joins(e, isFold) {
+			tl.closeLast(cur, prev)
 			tl.open(i, isFold, cur)
 			for l := range goneNext {
 				cur[l].gone = true // from the column after its last event
@@ -136,10 +137,17 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 				goneNext[l] = true
 			}
 		}
-		tl.states[len(tl.states)-1] = append([]belief(nil), cur...)
-		tl.holds[len(tl.holds)-1] = hold
 	}
+	tl.closeLast(cur, hold)
 	return tl
+}
+
+// closeLast records the state the last item left, once it is complete.
+func (tl *timeline) closeLast(cur []belief, h holding) {
+	if len(tl.items) > len(tl.states) {
+		tl.states = append(tl.states, append([]belief(nil), cur...))
+		tl.holds = append(tl.holds, h)
+	}
 }
 
 // lastSeen is, for each replica, the index of the last event that shows
@@ -213,8 +221,9 @@ func (tl *timeline) joins(e experiment.Event, isFold bool) bool {
 	return true
 }
 
-// open starts a column at event i: a fold or a single event. Marks of
-// the previous column (a write, an acquisition) do not carry over.
+// open starts a column at event i: a fold or a single event (after
+// closeLast recorded the previous one). Marks of the previous column (a
+// write, an acquisition) do not carry over.
 func (tl *timeline) open(i int, isFold bool, cur []belief) {
 	it := item{first: i, last: i}
 	if isFold {
@@ -224,12 +233,6 @@ func (tl *timeline) open(i int, isFold bool, cur []belief) {
 	for l := range cur {
 		cur[l].wrote, cur[l].refused, cur[l].violated, cur[l].acquired = false, false, false, false
 	}
-	tl.states = append(tl.states, nil)
-	var h holding
-	if n := len(tl.holds); n > 0 {
-		h = tl.holds[n-1]
-	}
-	tl.holds = append(tl.holds, h)
 }
 
 // extend adds event i to the last column.
