@@ -11,7 +11,12 @@ package cas
 //     ErrKeyNotFound) or, worse, creating the key [mutant
 //     missing_key_no_error.patch]: Step 2.
 //   - a failed compare-and-swap that still writes, or bumps the version:
-//     Steps 2 and 3.
+//     Steps 2 and 3; one that returns the key's version instead of 0:
+//     Steps 1 and 2; one that moves the key's deadline: Step 4.
+//   - a swap expecting the old value of an expired key that nothing has
+//     read since (expiry checked only on create, or only by Get's
+//     eviction): Step 4.
+//   - a key holding "" taken for absent: Step 2.
 //   - a version counted per key, which starts again at 1 after the key
 //     expires, so an old holder's version matches again [mutant
 //     per_key_version.patch]: Step 3.

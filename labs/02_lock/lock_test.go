@@ -6,6 +6,9 @@ package lock
 // [mutant] ones are kept in solutions/02_lock/testdata/mutants, more
 // learner mistakes in solutions/02_lock/testdata/bugs, and both are checked
 // by `go run ./internal/tools/labcheck`):
+//   - an Unlock that trusts its own clock (less than a TTL since its lock
+//     write) and deletes plainly: Step 3, after an operator deleted the
+//     key and another replica took it within that TTL.
 //   - a TryLock that overwrites a held key, that treats a key holding its
 //     own owner name as "already mine" (a second client with the same name
 //     shares the lock), or that accepts an empty owner: Steps 1 and 6.

@@ -30,6 +30,9 @@ package lease
 //   - a Renew that falls back to re-acquiring the key, or an Acquire that
 //     treats a key holding its own name as its own lease: Steps 1 and 2.
 //   - Acquire with an empty owner or a TTL that is not positive: Step 1.
+//   - Run that returns context.Canceled whatever ended its context (not
+//     ctx.Err()), or that gives the lease back with a plain Delete, or
+//     keeps MayAct true after giving it back: Step 3.
 //   - Run that ignores its context: Step 3 says so (and stops it) instead
 //     of a synctest deadlock.
 //   - Run with time.NewTicker(l.ttl / 2), which panics for a 1 ns TTL, or

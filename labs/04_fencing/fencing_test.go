@@ -22,6 +22,8 @@ package fencing
 //   - a worker that remembers who the owner was instead of asking the lock
 //     store for every request, and so trusts an owner whose lock has
 //     expired: Step 5.
+//   - a stale write let through because it carries the value the
+//     resource already holds: Step 1.
 //   - token 0 (what a leader that never got a token sends) accepted on a
 //     fresh resource: Step 1.
 //   - a worker that compares the fields of the entry it read without
