@@ -9,8 +9,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/ownership-election/playground/internal/textdiff"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -24,7 +24,7 @@ const diffContext = 3
 type solutionUI struct {
 	mine    string
 	mineErr error // the learner's file could not be read: only the whole solution
-	hunks   []textdiff.Hunk
+	hunks   []*udiff.Hunk
 	whole   bool
 }
 
@@ -80,7 +80,7 @@ func (m *Model) solutionLoaded(msg solutionLoadedMsg) {
 	m.sol.mine, m.sol.mineErr = msg.mine, msg.mineErr
 	m.sol.hunks = nil
 	if msg.mineErr == nil {
-		m.sol.hunks = textdiff.Hunks(msg.mine, msg.text, diffContext)
+		m.sol.hunks = diffHunks(msg.mine, msg.text)
 	}
 	if msg.refresh {
 		off := m.solutionVP.YOffset()
@@ -129,7 +129,7 @@ func (m Model) diffText(w int) string {
 	n := 0
 	for _, h := range m.sol.hunks {
 		for _, l := range h.Lines {
-			if l.Op != textdiff.Equal {
+			if l.Kind != udiff.Equal {
 				n++
 			}
 		}
@@ -150,14 +150,15 @@ func (m Model) diffText(w int) string {
 
 	del, ins := st.Error.UnsetBold(), st.Success
 	for _, h := range m.sol.hunks {
-		line(st.Accent.Render(text.Truncate(h.Header(), w)))
+		line(st.Accent.Render(text.Truncate(hunkHeader(h), w)))
 		for _, l := range h.Lines {
-			body := strings.ReplaceAll(l.Text, "\t", "    ")
+			noNewline := !strings.HasSuffix(l.Content, "\n")
+			body := strings.ReplaceAll(strings.TrimSuffix(l.Content, "\n"), "\t", "    ")
 			prefix, style := " ", st.Text
-			switch l.Op {
-			case textdiff.Delete:
+			switch l.Kind {
+			case udiff.Delete:
 				prefix, style = "-", del
-			case textdiff.Insert:
+			case udiff.Insert:
 				prefix, style = "+", ins
 			}
 			// A wrapped line goes on behind a muted ↪, so that it does
@@ -169,12 +170,49 @@ func (m Model) diffText(w int) string {
 					line(st.Muted.Render("↪") + style.Render(part))
 				}
 			}
-			if l.NoNewline {
-				line(st.Muted.Render(text.Truncate(textdiff.NoNewlineMarker, w)))
+			if noNewline {
+				line(st.Muted.Render(text.Truncate(`\ No newline at end of file`, w)))
 			}
 		}
 	}
 	return b.String()
+}
+
+// diffHunks is the learner's file (mine) against the solution (ref) as
+// unified-diff hunks with diffContext lines of context; none when they
+// are the same.
+func diffHunks(mine, ref string) []*udiff.Hunk {
+	d, err := udiff.ToUnifiedDiff("mine", "ref", mine, udiff.Lines(mine, ref), diffContext)
+	if err != nil {
+		return nil // the edits come from mine itself: they always apply
+	}
+	return d.Hunks
+}
+
+// hunkHeader is a hunk's "@@ -a,b +c,d @@" line as diff -u and git write
+// it: a count of one left out, and a side with no lines starting at the
+// line before the change.
+func hunkHeader(h *udiff.Hunk) string {
+	from, to := 0, 0
+	for _, l := range h.Lines {
+		if l.Kind != udiff.Insert {
+			from++
+		}
+		if l.Kind != udiff.Delete {
+			to++
+		}
+	}
+	return fmt.Sprintf("@@ -%s +%s @@", span(h.FromLine, from), span(h.ToLine, to))
+}
+
+func span(start, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", start-1)
+	case 1:
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
 }
 
 // wholeSolutionText is the reference solution with line numbers.

@@ -147,3 +147,31 @@ func TestLongDiffScrollsAndFits(t *testing.T) {
 		checkFits(t, m, w, h, "whole solution")
 	}
 }
+
+// TestDiffHunksHeadAsDiffU: the hunk headers read as diff -u writes
+// them, an empty side included, and a last line without a line break is
+// kept apart from one with it.
+func TestDiffHunksHeadAsDiffU(t *testing.T) {
+	for _, tc := range []struct{ mine, ref, want string }{
+		{"", "a\nb\n", "@@ -0,0 +1,2 @@"},
+		{"a\nb\n", "", "@@ -1,2 +0,0 @@"},
+		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n", "@@ -2,7 +2,7 @@"},
+		{"a\n", "a\nb\n", "@@ -1 +1,2 @@"},
+	} {
+		h := diffHunks(tc.mine, tc.ref)
+		if len(h) != 1 || hunkHeader(h[0]) != tc.want {
+			var got []string
+			for _, x := range h {
+				got = append(got, hunkHeader(x))
+			}
+			t.Errorf("diff %q → %q: headers %q, want [%s]", tc.mine, tc.ref, got, tc.want)
+		}
+	}
+	if h := diffHunks("same\n", "same\n"); len(h) != 0 {
+		t.Errorf("same texts gave %d hunks", len(h))
+	}
+	h := diffHunks("x\n", "x")
+	if len(h) != 1 || len(h[0].Lines) != 2 || h[0].Lines[1].Content != "x" {
+		t.Fatalf("a lost final line break is not a change: %+v", h)
+	}
+}
