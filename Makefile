@@ -59,5 +59,5 @@ bench:
 	-$(GO) run ./internal/tools/etcdbench
 	-$(GO) run ./internal/tools/labcheck -bench
 	-$(GO) run ./internal/tools/tuibench
-	-$(GO) run ./internal/tools/expbench -step-learner 1s
+	-$(GO) run ./internal/tools/expbench -step-learner 15s
 	-$(GO) run ./internal/tools/classbench

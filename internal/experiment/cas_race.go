@@ -19,6 +19,7 @@ var casRaceScenario = &Scenario{
 	DefaultReplicas: 20, MinReplicas: 5, MaxReplicas: 50,
 	DefaultTTL: 1,
 	Run:        runCASRace,
+	Predict:    casQuestion,
 	Shows:      []Property{{Check: oneWinnerEachRound}},
 }
 

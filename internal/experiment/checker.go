@@ -133,98 +133,122 @@ func Parts(h *History) []*Findings {
 	return out
 }
 
+// sweep is the state the checker carries through a part's events.
+type sweep struct {
+	f       *Findings
+	owners  map[string]*Term // who believes it owns, by name
+	paused  map[string]bool
+	held    map[string]StoreKey // what etcd holds, by the watch
+	highest int64               // the highest token issued so far
+	end     time.Duration
+	owned   bool // someone owned since the part began
+	gap     Gap  // the gap under way (After set) or none
+	lastTTL map[int64]int64
+}
+
 // find computes the findings from f.Events.
 func (f *Findings) find() {
 	f.Figures = map[string]float64{}
-	owners := map[string]*Term{}
-	paused := map[string]bool{}
-	held := map[string]StoreKey{}
-	highest := int64(0)
-	var end time.Duration
+	sw := &sweep{f: f, owners: map[string]*Term{}, paused: map[string]bool{}, held: map[string]StoreKey{}, lastTTL: map[int64]int64{}}
 	if n := len(f.Events); n > 0 {
-		end = f.Events[n-1].At
+		sw.end = f.Events[n-1].At
 	}
-	gapFrom, gapAfter, gapWho, owned := time.Duration(0), Kind(""), "", false
-	acting := func() int {
-		n := 0
-		for name := range owners {
-			if !paused[name] {
-				n++
-			}
-		}
-		return n
-	}
-	beginGap := func(e Event) {
-		if owned && acting() == 0 && gapAfter == "" {
-			gapFrom, gapAfter, gapWho = e.At, e.Kind, e.Replica
-		}
-	}
-	endGap := func(e Event) {
-		if gapAfter != "" {
-			f.Gaps = append(f.Gaps, Gap{From: gapFrom, To: e.At, After: gapAfter, Replica: gapWho})
-			gapAfter = ""
-		}
-	}
-	lastTTL := map[int64]int64{}
 	for _, e := range f.Events {
-		switch {
-		case e.Kind == KeyChanged && e.Facts != nil && e.Facts.Held != nil:
-			if e.Facts.Op == "delete" {
-				delete(held, e.Facts.Key)
-			} else {
-				held[e.Facts.Key] = *e.Facts.Held
-			}
-		case e.Kind == Acquired:
-			t := &Term{Replica: e.Replica, Token: e.Token, From: e.At, To: end}
-			if e.Facts != nil {
-				t.Key = e.Facts.Key
-			}
-			owners[e.Replica] = t
-			highest = max(highest, e.Token)
-			endGap(e)
-			owned = true
-			f.overlap(e, owners, paused, held)
-		case e.Kind == Lost || e.Kind == SteppedDown || e.Kind == Released || e.Kind == Crashed:
-			if t := owners[e.Replica]; t != nil {
-				t.To, t.Ended = e.At, e.Kind
-				f.Terms = append(f.Terms, *t)
-				delete(owners, e.Replica)
-			}
-			if e.Kind == Crashed {
-				delete(paused, e.Replica)
-			}
-			beginGap(e)
-		case e.Kind == Paused:
-			paused[e.Replica] = true
-			beginGap(e)
-		case e.Kind == Resumed:
-			delete(paused, e.Replica)
-			if owners[e.Replica] != nil {
-				endGap(e)
-			}
-		case e.Kind == WriteAccepted || e.Kind == WriteRejected:
-			if owners[e.Replica] != nil {
-				f.overlap(e, owners, paused, held)
-			}
-			if e.Token < highest {
-				f.Stale = append(f.Stale, StaleWrite{At: e.At, Replica: e.Replica, Token: e.Token, Issued: highest, Accepted: e.Kind == WriteAccepted})
-			}
-		case e.Kind == Measured:
-			if e.Figure != "" {
-				f.Figures[e.Figure] = e.Value
-			}
-			f.extension(e, lastTTL)
-		case e.Kind == LeaseRenewed && e.Facts != nil:
-			delete(lastTTL, e.Facts.Lease)
-		}
+		sw.step(e)
 		if e.Kind.IsFault() {
 			f.Faults = append(f.Faults, e)
 		}
 	}
-	for _, t := range owners {
+	for _, t := range sw.owners {
 		f.Terms = append(f.Terms, *t)
 	}
 	sort.Slice(f.Terms, func(i, j int) bool { return f.Terms[i].From < f.Terms[j].From })
+}
+
+// step takes one event into account.
+func (sw *sweep) step(e Event) {
+	f := sw.f
+	switch {
+	case e.Kind == KeyChanged && e.Facts != nil && e.Facts.Held != nil:
+		if e.Facts.Op == "delete" {
+			delete(sw.held, e.Facts.Key)
+		} else {
+			sw.held[e.Facts.Key] = *e.Facts.Held
+		}
+	case e.Kind == Acquired:
+		sw.acquired(e)
+	case e.Kind == Lost || e.Kind == SteppedDown || e.Kind == Released || e.Kind == Crashed:
+		if t := sw.owners[e.Replica]; t != nil {
+			t.To, t.Ended = e.At, e.Kind
+			f.Terms = append(f.Terms, *t)
+			delete(sw.owners, e.Replica)
+		}
+		if e.Kind == Crashed {
+			delete(sw.paused, e.Replica)
+		}
+		sw.beginGap(e)
+	case e.Kind == Paused:
+		sw.paused[e.Replica] = true
+		sw.beginGap(e)
+	case e.Kind == Resumed:
+		delete(sw.paused, e.Replica)
+		if sw.owners[e.Replica] != nil {
+			sw.endGap(e)
+		}
+	case e.Kind == WriteAccepted || e.Kind == WriteRejected:
+		if sw.owners[e.Replica] != nil {
+			f.overlap(e, sw.owners, sw.paused, sw.held)
+		}
+		if e.Token < sw.highest {
+			f.Stale = append(f.Stale, StaleWrite{At: e.At, Replica: e.Replica, Token: e.Token, Issued: sw.highest, Accepted: e.Kind == WriteAccepted})
+		}
+	case e.Kind == Measured:
+		if e.Figure != "" {
+			f.Figures[e.Figure] = e.Value
+		}
+		f.extension(e, sw.lastTTL)
+	case e.Kind == LeaseRenewed && e.Facts != nil:
+		delete(sw.lastTTL, e.Facts.Lease)
+	}
+}
+
+func (sw *sweep) acquired(e Event) {
+	t := &Term{Replica: e.Replica, Token: e.Token, From: e.At, To: sw.end}
+	if e.Facts != nil {
+		t.Key = e.Facts.Key
+	}
+	sw.owners[e.Replica] = t
+	sw.highest = max(sw.highest, e.Token)
+	sw.endGap(e)
+	sw.owned = true
+	sw.f.overlap(e, sw.owners, sw.paused, sw.held)
+}
+
+// acting counts the owners that are not paused.
+func (sw *sweep) acting() int {
+	n := 0
+	for name := range sw.owners {
+		if !sw.paused[name] {
+			n++
+		}
+	}
+	return n
+}
+
+// beginGap starts a gap when e left no owner acting.
+func (sw *sweep) beginGap(e Event) {
+	if sw.owned && sw.acting() == 0 && sw.gap.After == "" {
+		sw.gap = Gap{From: e.At, After: e.Kind, Replica: e.Replica}
+	}
+}
+
+// endGap ends the gap under way at e, if any.
+func (sw *sweep) endGap(e Event) {
+	if sw.gap.After != "" {
+		sw.gap.To = e.At
+		sw.f.Gaps = append(sw.f.Gaps, sw.gap)
+		sw.gap = Gap{}
+	}
 }
 
 // overlap records a moment of two acting owners, once per set of owners

@@ -121,7 +121,10 @@ func resign(ctx context.Context, r *Replica, l *Lease, prefix string, token int6
 	key := prefix + fmt.Sprintf("%016x", int64(l.ID))
 	_, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", token)).
 		Then(clientv3.OpDelete(key)).Commit()
-	return err
+	if err != nil {
+		return fmt.Errorf("resign %s: %w", key, err)
+	}
+	return nil
 }
 
 // leaderLoop is the ordinary elected owner: take a lease renewed every

@@ -132,6 +132,9 @@ func TestScenarios(t *testing.T) {
 						t.Errorf("took %s, want under %s", took, limit)
 					}
 					checkStream(t, events)
+					h := History{Scenario: sc.Name, Params: sc.normalize(Params{}), Events: events}
+					checkPrediction(t, sc, &h)
+					checkTextsAgree(t, events)
 					checkTTLWording(t, events)
 					checkResourceFlag(t, sc, events)
 					if check := expectations[sc.Name]; check != nil {

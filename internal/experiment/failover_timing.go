@@ -18,6 +18,7 @@ var failoverTimingScenario = &Scenario{
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runFailover,
+	Predict:    failoverQuestion,
 	Shows: []Property{
 		{Part: failoverPart(0), Check: promptFailover},
 		{Part: failoverPart(1), Check: promptFailover},

@@ -17,6 +17,7 @@ var fencingScenario = &Scenario{
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runFencing,
+	Predict:    fencingQuestion,
 	Shows: []Property{
 		{Part: fencingPart(false), Check: staleWriteTaken, When: func(p Params) bool { return runs(p.Fencing, false) }},
 		{Part: fencingPart(true), Check: staleWriteRefused, When: func(p Params) bool { return runs(p.Fencing, true) }},

@@ -20,107 +20,135 @@ var leaderChangeExtendsLeasesScenario = &Scenario{
 	DefaultTTL: 4,
 	MinTTL:     3, // the leader moves with about 1 s of the lease left
 	Run:        runLeaderChange,
+	Predict:    leaderChangeQuestion,
 	Shows:      []Property{{Check: leaseExtended}},
 }
 
 func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Figures: map[string]float64{}}
 	if run.TTL() < 3 {
-		return v, fmt.Errorf("use a TTL of at least 3s: the move happens with about 1s left")
+		return Verdict{}, fmt.Errorf("use a TTL of at least 3s: the move happens with about 1s left")
 	}
-	cl := run.Cluster()
-	members := cl.Members()
 	r, err := run.newReplica("r1")
 	if err != nil {
-		return v, err
+		return Verdict{}, fmt.Errorf("set up: %w", err)
 	}
 	// The one step to wait at: after it the lease's clock runs, and the
 	// rest is announced, not waited for (a learner reading at a step
 	// would let the lease expire before the move).
 	if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s), writes owner with it, and crashes; the rest runs through", TTLLabel(run.TTL()))); err != nil {
-		return v, err
+		return Verdict{}, err
 	}
-	if err := r.await(ctx, "take a lease and write owner"); err != nil {
-		return v, err
-	}
-	l, err := r.Grant(ctx, run.TTL(), false)
+	l, err := writeAndCrash(ctx, r)
 	if err != nil {
-		return v, err
+		return Verdict{}, err
 	}
-	if _, err := r.Client().Put(ctx, "owner", "r1", clientv3.WithLease(l.ID)); err != nil {
-		return v, err
-	}
-	r.Emit(Event{Kind: Acquired, TTL: l.TTL, Text: "wrote owner with its lease"})
-	r.crash(ByScript)
 	crashed := time.Now()
-
-	ttlNow := func() (int64, error) {
-		tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		resp, err := run.Admin().TimeToLive(tctx, l.ID)
-		if err != nil {
-			return 0, err
-		}
-		return resp.TTL, nil
-	}
 	run.Announce("watch the lease's TTL drain, as etcd reports it (whole seconds, rounded down)")
-	last := int64(-2)
-	var reading int64
-	for {
-		t, err := ttlNow()
-		if err != nil {
-			return v, fmt.Errorf("read TTL: %w", err)
-		}
-		if t != last {
-			run.Emit(Event{Kind: Measured, TTL: t, Value: float64(t), Unit: "s", Text: fmt.Sprintf("TimeToLive says %ds left", t),
-				Facts: &Facts{Op: "timetolive", Lease: int64(l.ID), Succeeded: true, TTLLeft: t}})
-			last = t
-		}
-		if t <= 1 {
-			reading = t
-			break
-		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
-			return v, err
-		}
+	reading, err := drainTo(ctx, run, l, 1)
+	if err != nil {
+		return Verdict{}, err
 	}
 	// The reading just turned 1: 2 s are left. Wait one more second.
 	if err := sleep(ctx, time.Second); err != nil {
-		return v, err
+		return Verdict{}, err
 	}
 	left := time.Duration(run.TTL())*time.Second - time.Since(crashed)
-	lead, err := cl.Leader()
-	if err != nil {
-		return v, err
-	}
-	to := (lead + 1) % len(members)
-	run.Announce(fmt.Sprintf("about %.1fs left: move raft leadership from %s to %s", left.Seconds(), members[lead].Name, members[to].Name))
-	if err := run.moveLeader(ctx, lead, to); err != nil {
-		return v, err
+	if err := moveWithLeft(ctx, run, l, left, reading); err != nil {
+		return Verdict{}, err
 	}
 	moved := time.Now()
-	if now, err := cl.Leader(); err == nil {
-		run.Emit(Event{Kind: LeaderObserved, Text: "raft leader is now " + members[now].Name})
-	}
-	after, err := ttlNow()
-	if err != nil {
-		return v, fmt.Errorf("read TTL after the move: %w", err)
-	}
-	run.Emit(Event{Kind: Measured, Figure: "ttl_after_move", TTL: after, Value: float64(after), Unit: "s", Text: fmt.Sprintf("right after the move TimeToLive says %ds left (it said %ds before)", after, reading),
-		Facts: &Facts{Op: "timetolive", Lease: int64(l.ID), Succeeded: true, TTLLeft: after}})
-
 	run.Announce("wait for etcd to delete the key")
 	gone := waitFor(ctx, time.Duration(run.TTL())*time.Second+5*time.Second, func() bool {
 		g, err := run.Admin().Get(ctx, "owner")
 		return err == nil && len(g.Kvs) == 0
 	})
 	if !gone {
-		return v, errors.New("the key was never deleted")
+		return Verdict{}, errors.New("the key was never deleted")
 	}
 	afterMove, life := time.Since(moved), time.Since(crashed)
 	run.figure("gone_after_move_s", afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2fs after the move, %.2fs after the crash (%s)", afterMove.Seconds(), life.Seconds(), TTLLabel(run.TTL())))
 	run.figure("left_at_move_s", left.Seconds(), "s", fmt.Sprintf("%.1fs of the lease were left when the leader moved", left.Seconds()))
-	return v, nil
+	return Verdict{}, nil
+}
+
+// writeAndCrash has r take a lease, write owner on it and crash.
+func writeAndCrash(ctx context.Context, r *Replica) (*Lease, error) {
+	if err := r.await(ctx, "take a lease and write owner"); err != nil {
+		return nil, err
+	}
+	l, err := r.Grant(ctx, r.run.TTL(), false)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.Client().Put(ctx, "owner", "r1", clientv3.WithLease(l.ID))
+	if err != nil {
+		return nil, fmt.Errorf("put owner: %w", err)
+	}
+	held := StoreKey{Key: "owner", Value: "r1", CreateRevision: resp.Header.Revision, ModRevision: resp.Header.Revision, Version: 1, Lease: int64(l.ID)}
+	r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, TTL: l.TTL, Text: fmt.Sprintf("wrote owner with its lease at revision %d", resp.Header.Revision),
+		Facts: &Facts{Op: "put", Key: "owner", Revision: resp.Header.Revision, Succeeded: true, Lease: int64(l.ID), Held: &held}})
+	r.crash(ByScript)
+	return l, nil
+}
+
+// ttlNow is what TimeToLive says is left of l, recorded as an event
+// when it differs from last.
+func ttlNow(ctx context.Context, run *Run, l *Lease, last int64, text string) (int64, error) {
+	tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var resp *clientv3.LeaseTimeToLiveResponse
+	err := retryTransient(tctx, func(ctx context.Context) error {
+		var err error
+		resp, err = run.Admin().TimeToLive(ctx, l.ID)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read the lease's TTL: %w", err)
+	}
+	if resp.TTL != last {
+		run.Emit(Event{Kind: Measured, TTL: resp.TTL, Value: float64(resp.TTL), Unit: "s", Text: fmt.Sprintf(text, resp.TTL),
+			Facts: &Facts{Op: "timetolive", Lease: int64(l.ID), Succeeded: true, TTLLeft: resp.TTL}})
+	}
+	return resp.TTL, nil
+}
+
+// drainTo reads the lease's TTL until it reads at most until.
+func drainTo(ctx context.Context, run *Run, l *Lease, until int64) (int64, error) {
+	last := int64(-2)
+	for {
+		t, err := ttlNow(ctx, run, l, last, "TimeToLive says %ds left")
+		if err != nil || t <= until {
+			return t, err
+		}
+		last = t
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// moveWithLeft moves the raft leader on and reads the TTL right after.
+func moveWithLeft(ctx context.Context, run *Run, l *Lease, left time.Duration, reading int64) error {
+	cl := run.Cluster()
+	members := cl.Members()
+	lead, err := cl.Leader()
+	if err != nil {
+		return fmt.Errorf("find the raft leader: %w", err)
+	}
+	to := (lead + 1) % len(members)
+	run.Announce(fmt.Sprintf("about %.1fs left: move raft leadership from %s to %s", left.Seconds(), members[lead].Name, members[to].Name))
+	if err := run.moveLeader(ctx, lead, to); err != nil {
+		return err
+	}
+	if now, err := cl.Leader(); err == nil {
+		run.Emit(Event{Kind: LeaderObserved, Text: "raft leader is now " + members[now].Name})
+	}
+	after, err := ttlNow(ctx, run, l, -3, fmt.Sprintf("right after the move TimeToLive says %%ds left (it said %ds before)", reading))
+	if err != nil {
+		return err
+	}
+	run.figure("ttl_after_move", float64(after), "s", fmt.Sprintf("TimeToLive after the move: %ds", after))
+	return nil
 }
 
 // leaseExtended: after the leader moved, TimeToLive read more time left

@@ -163,7 +163,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case l.Left() <= 0:
-		l.markLost("no renewal answered within the TTL: the lease must have expired", &Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, "")})
+		l.markLost("no renewal answered within the TTL: by its own clock the lease is over", &Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, "")})
 		return errLeaseGone
 	default:
 		return fmt.Errorf("renew lease: %w", err)

@@ -23,6 +23,7 @@ var leastPrivilegeScenario = &Scenario{
 	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
 	DefaultTTL:   1,
 	Run:          runLeastPrivilege,
+	Predict:      leastPrivilegeQuestion,
 	Shows:        []Property{{Check: deniedOutside}},
 	RunAsLearner: runLeastPrivilegeAsLearner,
 }
@@ -52,7 +53,7 @@ func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
 		func() error { _, err := admin.AuthEnable(ctx); return err },
 	}
 	for _, step := range steps {
-		if err := step(); err != nil {
+		if err := retryTransient(ctx, func(context.Context) error { return step() }); err != nil {
 			return v, fmt.Errorf("configure auth: %w", err)
 		}
 	}

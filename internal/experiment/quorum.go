@@ -18,6 +18,7 @@ var quorumScenario = &Scenario{
 	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 3,
 	DefaultTTL: 1,
 	Run:        runQuorum,
+	Predict:    quorumQuestion,
 	Shows:      []Property{{Check: quorumDecides}},
 }
 

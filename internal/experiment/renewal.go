@@ -17,6 +17,7 @@ var renewalScenario = &Scenario{
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runRenewal,
+	Predict:    renewalQuestion,
 	Shows: []Property{
 		{Part: renewalCases[0].part, Check: leaseLived},
 		{Part: renewalCases[1].part, Check: leaseLived},
@@ -99,7 +100,10 @@ func leaseLived(f *Findings) (bool, string) {
 	if lost != "" {
 		return false, fmt.Sprintf("%s: after %d answered renewal(s), %s", f.Part, n, lost)
 	}
-	return n >= 3, fmt.Sprintf("%s: %d renewals answered, the lease lived", f.Part, n)
+	if n < 3 {
+		return false, fmt.Sprintf("%s: only %d renewal(s) answered before the part ended", f.Part, n)
+	}
+	return true, fmt.Sprintf("%s: %d renewals answered, the lease lived", f.Part, n)
 }
 
 // leaseDied: a renewal came after the lease was gone and was refused.

@@ -136,7 +136,7 @@ func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink fu
 func (run *Run) prepare(ctx context.Context) error {
 	t, err := readTiming(ctx, run.admin, run.Params.TTL)
 	if err != nil {
-		return err
+		return fmt.Errorf("prepare: %w", err)
 	}
 	run.applyTiming(t)
 	g, err := run.admin.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
@@ -174,7 +174,7 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 		if cl == nil {
 			c, err := embedetcd.StartCluster(ctx, 3)
 			if err != nil {
-				return err
+				return fmt.Errorf("start the in-process cluster: %w", err)
 			}
 			cl = c
 			run.cleanup = append(run.cleanup, func() { c.Close() })
@@ -183,7 +183,7 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 	case run.Scenario.NeedsOwnServer || env.Etcd == nil:
 		s, err := embedetcd.Start(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("start the in-process etcd: %w", err)
 		}
 		run.etcd = s
 		run.cleanup = append(run.cleanup, func() { s.Close() })
@@ -197,7 +197,7 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 	}
 	admin, err := run.etcd.Client()
 	if err != nil {
-		return err
+		return fmt.Errorf("connect the run's observer: %w", err)
 	}
 	namespaced(admin, runPrefix)
 	run.admin = admin
@@ -225,6 +225,7 @@ func (run *Run) execute() {
 	injected := make(chan struct{})
 	go func() { defer close(injected); run.injectSchedule(ictx) }()
 	v, err := script(run.ctx, run)
+	err = run.inPhase(err)
 	stopInject()
 	<-injected
 	v.Scenario = run.Scenario.Name
@@ -337,6 +338,27 @@ func (run *Run) resetMonitor() {
 	run.mu.Lock()
 	run.monitor = monitor{}
 	run.mu.Unlock()
+}
+
+// inPhase wraps a script's error with the step it happened in, so every
+// error says where in the story the run was.
+func (run *Run) inPhase(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	run.mu.Lock()
+	step, text := run.step, ""
+	for i := len(run.events) - 1; i >= 0; i-- {
+		if run.events[i].Kind == Phase {
+			text = run.events[i].Text
+			break
+		}
+	}
+	run.mu.Unlock()
+	if step == 0 {
+		return fmt.Errorf("before the first step: %w", err)
+	}
+	return fmt.Errorf("step %d (%s): %w", step, text, err)
 }
 
 // Phase announces the next step of the script and, in step mode, waits

@@ -36,6 +36,10 @@ type Scenario struct {
 	MinTTL int64
 
 	Run func(ctx context.Context, run *Run) (Verdict, error)
+	// Predict is the question the screen asks before a run (see
+	// Question): about what the checker will find, and not a question a
+	// lesson page asks.
+	Predict *Question
 	// Shows is what the scenario exists to show, as properties of its
 	// history: the checker's verdict (Check) replaces the script's
 	// when it has any.

@@ -19,6 +19,7 @@ var shardOwnershipScenario = &Scenario{
 	DefaultReplicas: 4, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runShards,
+	Predict:    shardQuestion,
 	Shows:      []Property{{Check: onlyDeadShardsMove}},
 }
 
@@ -137,12 +138,12 @@ func shardWorker(shards int) Body {
 		}
 		cli := r.Client()
 		if _, err := cli.Put(ctx, "workers/"+r.Name, r.Name, clientv3.WithLease(l.ID)); err != nil {
-			return err
+			return fmt.Errorf("join workers/: %w", err)
 		}
 		r.setRole(RoleWorker, 0)
 		rev, err := rebalanceShards(ctx, r, cli, l.ID, shards)
 		if err != nil {
-			return err
+			return fmt.Errorf("first rebalance: %w", err)
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -197,7 +198,7 @@ func rebalanceShards(ctx context.Context, r *Replica, cli *clientv3.Client, leas
 		s := mine[len(mine)-1]
 		key := "shards/" + s
 		if _, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.Value(key), "=", r.Name)).Then(clientv3.OpDelete(key)).Commit(); err != nil {
-			return rev, err
+			return rev, fmt.Errorf("release %s: %w", key, err)
 		}
 		mine = mine[:len(mine)-1]
 		r.Emit(Event{Kind: Note, Text: fmt.Sprintf("released %s (target %d)", s, target)})
@@ -211,7 +212,7 @@ func rebalanceShards(ctx context.Context, r *Replica, cli *clientv3.Client, leas
 		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 			Then(clientv3.OpPut(key, r.Name, clientv3.WithLease(lease))).Commit()
 		if err != nil {
-			return rev, err
+			return rev, fmt.Errorf("claim %s: %w", key, err)
 		}
 		if resp.Succeeded {
 			mine = append(mine, s)
@@ -236,7 +237,7 @@ func readShardsAt(ctx context.Context, cli *clientv3.Client) (owners map[string]
 		clientv3.OpGet("workers/", clientv3.WithPrefix()),
 	).Commit()
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, fmt.Errorf("read shards/ and workers/: %w", err)
 	}
 	owners = map[string]string{}
 	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {

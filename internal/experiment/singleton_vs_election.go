@@ -18,6 +18,7 @@ var singletonVsElectionScenario = &Scenario{
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
 	Run:        runSingleton,
+	Predict:    singletonQuestion,
 	Shows: []Property{
 		{Part: plainKeyPart, Check: plainKeyStuck},
 		{Part: leasedPart, Check: leasedFailover},

@@ -19,6 +19,7 @@ var thunderingHerdScenario = &Scenario{
 	DefaultReplicas: 20, MinReplicas: 3, MaxReplicas: 50,
 	DefaultTTL: 2,
 	Run:        runHerd,
+	Predict:    herdQuestion,
 	Shows:      []Property{{Check: herdWakesAll}},
 }
 
@@ -144,7 +145,7 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				Then(clientv3.OpPut(key, r.Name)).Commit()
 			count(st, 1, 0)
 			if err != nil {
-				return err
+				return fmt.Errorf("try %s: %w", key, err)
 			}
 			if resp.Succeeded {
 				r.setRole(RoleOwner, resp.Header.Revision)
@@ -157,8 +158,10 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				}
 				r.setRole(RoleFollower, 0)
 				r.Emit(Event{Kind: Released, Text: "released the lock"})
-				_, err := cli.Delete(ctx, key)
-				return err
+				if _, err := cli.Delete(ctx, key); err != nil {
+					return fmt.Errorf("release %s: %w", key, err)
+				}
+				return nil
 			}
 			if err := waitKeyDeleted(ctx, cli, key, resp.Header.Revision); err != nil {
 				return err
@@ -173,7 +176,7 @@ func waitKeyDeleted(ctx context.Context, cli *clientv3.Client, key string, rev i
 	defer cancel()
 	for wr := range cli.Watch(wctx, key, clientv3.WithRev(rev+1)) {
 		if err := wr.Err(); err != nil {
-			return err
+			return fmt.Errorf("watch %s: %w", key, err)
 		}
 		for _, ev := range wr.Events {
 			if ev.Type == mvccpb.DELETE {

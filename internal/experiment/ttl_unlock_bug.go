@@ -18,6 +18,7 @@ var ttlUnlockBugScenario = &Scenario{
 	DefaultReplicas: 3, MinReplicas: 3, MaxReplicas: 3,
 	DefaultTTL: 1,
 	Run:        runUnlockBug,
+	Predict:    unlockQuestion,
 	Shows: []Property{
 		{Part: naivePart, Check: naiveShowsTwoOwners, When: func(p Params) bool { return runs(p.VersionedUnlock, false) }},
 		{Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p Params) bool { return runs(p.VersionedUnlock, true) }},

@@ -1,31 +1,40 @@
 // Command expbench measures how faithfully the experiments reproduce
-// etcd's behaviour: the failover gap after a crash against the TTL, the
-// single winner of the CAS race, the fate of a zombie's stale write with
-// fencing on and off, and how long each scenario takes headless.
+// etcd's behaviour and how they hold up as a learner uses them: the
+// failover gap after a crash against the TTL, every scenario's verdict
+// and duration headless, the same verdict again from its recorded history
+// (written, read back and replayed without etcd), every scenario stepped
+// by a reader who takes a while at each step, and how soon an event
+// reaches a screen that waits on Run.Updated.
 //
-//	go run ./internal/tools/expbench [-runs 20] [-ttl 1] [-step-learner 1.5s]
+//	go run ./internal/tools/expbench [-runs 20] [-ttl 1] [-step-learner 15s]
 //
 // It exits 1 if a figure misses its target.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
 )
 
+// latencyBar is the most an event may take to reach the screen, median
+// and 99th percentile.
+const latencyBar = 100 * time.Millisecond
+
 func main() {
-	runs := flag.Int("runs", 20, "runs per figure")
+	runs := flag.Int("runs", 20, "runs of the failover figure")
 	ttl := flag.Int64("ttl", 1, "lease TTL in seconds for the failover figure")
-	skipDurations := flag.Bool("skip-durations", false, "do not time every scenario")
-	learner := flag.Duration("step-learner", 0, "also run every scenario in step mode (a first run's mode), taking this long at each step as a reading learner would (e.g. 1.5s)")
+	skipDurations := flag.Bool("skip-durations", false, "do not run every scenario headless (nor record and replay it)")
+	learner := flag.Duration("step-learner", 0, "also step every scenario, taking this long at each step as a reading learner would (e.g. 15s)")
 	flag.Parse()
 	if err := bench(*runs, *ttl, !*skipDurations, *learner); err != nil {
 		fmt.Fprintln(os.Stderr, "expbench:", err)
@@ -42,16 +51,38 @@ func bench(runs int, ttl int64, durations bool, learner time.Duration) error {
 	}
 	defer srv.Close()
 	env := experiment.Env{Etcd: srv}
-	failed := false
+	ok, err := failoverFigure(ctx, env, runs, ttl)
+	if err != nil {
+		return err
+	}
+	var lat []time.Duration
+	if durations {
+		var good bool
+		good, lat = everyScenario(ctx, env)
+		ok = ok && good
+	}
+	if learner > 0 {
+		ok = stepEveryScenario(ctx, env, learner) && ok
+	}
+	if len(lat) > 0 {
+		ok = reportLatency(lat) && ok
+	}
+	if !ok {
+		return fmt.Errorf("a figure missed its target")
+	}
+	return nil
+}
 
-	// Failover gap after a crash.
+// failoverFigure measures the gap between an owner's crash and the next
+// owner, runs times; 19 in 20 must be within the TTL and the slack.
+func failoverFigure(ctx context.Context, env experiment.Env, runs int, ttl int64) (bool, error) {
 	limit := time.Duration(ttl)*time.Second + experiment.FailoverSlack
 	var gaps []time.Duration
 	within := 0
 	for range runs {
 		g, err := experiment.FailoverGap(ctx, env, 3, ttl)
 		if err != nil {
-			return fmt.Errorf("failover: %w", err)
+			return false, fmt.Errorf("failover: %w", err)
 		}
 		gaps = append(gaps, g)
 		if g <= limit {
@@ -61,64 +92,131 @@ func bench(runs int, ttl int64, durations bool, learner time.Duration) error {
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
 	fmt.Printf("failover gap after crash, TTL %d s: %d/%d within TTL + %s; min %.2f s, median %.2f s, max %.2f s\n",
 		ttl, within, runs, experiment.FailoverSlack, gaps[0].Seconds(), gaps[len(gaps)/2].Seconds(), gaps[len(gaps)-1].Seconds())
-	failed = failed || within < runs*19/20
+	return within >= runs*19/20, nil
+}
 
-	// CAS race: 100 rounds, exactly one winner each.
-	v, err := experiment.Execute(ctx, "cas-race", experiment.Params{Replicas: 20}, env, nil)
-	if err != nil {
-		return fmt.Errorf("cas-race: %w", err)
-	}
-	fmt.Printf("cas-race, 20 replicas: exactly one winner in %.0f/%.0f rounds (%.0f distinct winners)\n",
-		v.Figures["exactly_one_winner"], v.Figures["rounds"], v.Figures["distinct_winners"])
-	failed = failed || v.Figures["exactly_one_winner"] != v.Figures["rounds"]
-
-	// Fencing: the zombie's stale write, both variants per run.
-	on, off := 0, 0
-	for range runs {
-		v, err := experiment.Execute(ctx, "fencing", experiment.Params{}, env, nil)
+// everyScenario runs each scenario headless once: it must show its
+// effect within 15 s, and its history, written out, read back and
+// replayed without etcd, must give the same verdict. It returns the
+// latencies of every event to a screen that waits on Updated.
+func everyScenario(ctx context.Context, env experiment.Env) (bool, []time.Duration) {
+	ok := true
+	var lat []time.Duration
+	fmt.Println("every scenario headless, then replayed from its recorded history:")
+	for _, sc := range experiment.Scenarios() {
+		start := time.Now()
+		run, err := experiment.Start(ctx, sc.Name, experiment.Params{}, env, nil)
 		if err != nil {
-			return fmt.Errorf("fencing: %w", err)
+			fmt.Printf("  %-30s MISSED: %v\n", sc.Name, err)
+			ok = false
+			continue
 		}
-		on += int(v.Figures["stale_rejected_fencing_on"])
-		off += int(v.Figures["stale_accepted_fencing_off"])
+		l := watchLikeAScreen(run)
+		v, err := run.Wait()
+		took := time.Since(start)
+		lat = append(lat, l()...)
+		same, why := replaysTo(run.History(), v)
+		mark := "ok"
+		if err != nil || !v.Showed || took > 15*time.Second || !same {
+			mark, ok = "MISSED "+why, false
+		}
+		fmt.Printf("  %-30s %5.1f s  showed=%v  replay=%v  %s\n", sc.Name, took.Seconds(), v.Showed, same, mark)
 	}
-	fmt.Printf("fencing: stale write rejected %d/%d with fencing on, accepted %d/%d with fencing off\n", on, runs, off, runs)
-	failed = failed || on != runs || off != runs
+	return ok, lat
+}
 
-	if durations {
-		for _, sc := range experiment.Scenarios() {
-			start := time.Now()
-			v, err := experiment.Execute(ctx, sc.Name, experiment.Params{}, env, nil)
-			took := time.Since(start)
-			mark := "ok"
-			if err != nil || !v.Showed || took > 15*time.Second {
-				mark = "MISSED"
-				failed = true
+// replaysTo writes h to JSON, reads it back and replays it: the verdict
+// must be v again.
+func replaysTo(h experiment.History, v experiment.Verdict) (bool, string) {
+	var b bytes.Buffer
+	if err := experiment.WriteHistory(&b, h); err != nil {
+		return false, err.Error()
+	}
+	back, err := experiment.ReadHistory(&b)
+	if err != nil {
+		return false, err.Error()
+	}
+	r := experiment.Replay(&back)
+	if r.Showed != v.Showed || r.Summary != v.Summary {
+		return false, fmt.Sprintf("replayed %q", r.Summary)
+	}
+	return true, ""
+}
+
+// watchLikeAScreen reads run's events as a screen does, waiting on
+// Updated and asking for what is new; the function it returns waits for
+// the run's end and gives how long each event took to be read.
+func watchLikeAScreen(run *experiment.Run) func() []time.Duration {
+	started := run.History().Started
+	var lat []time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		seen := 0
+		for over := false; !over; {
+			select {
+			case <-run.Updated():
+			case <-run.Done():
+				over = true
 			}
-			fmt.Printf("  %-30s %5.1f s  showed=%v  %s\n", sc.Name, took.Seconds(), v.Showed, mark)
-		}
-	}
-	if learner > 0 {
-		fmt.Printf("step mode, %s at each step:\n", learner)
-		for _, sc := range experiment.Scenarios() {
-			steps, v, err := stepThrough(ctx, sc.Name, env, learner)
-			mark := "ok"
-			if err != nil || !v.Showed {
-				mark = "MISSED"
-				failed = true
+			now := time.Now()
+			for _, e := range run.Events(seen) {
+				lat = append(lat, now.Sub(started.Add(e.At)))
+				seen++
 			}
-			fmt.Printf("  %-30s %2d steps  showed=%v  %s\n", sc.Name, steps, v.Showed, mark)
 		}
+	}()
+	return func() []time.Duration { <-done; return lat }
+}
+
+func reportLatency(lat []time.Duration) bool {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	med, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+	fmt.Printf("event to screen (waiting on Run.Updated): %d events, median %s, p99 %s, max %s (bar %s)\n",
+		len(lat), med.Round(time.Microsecond), p99.Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond), latencyBar)
+	return med <= latencyBar && p99 <= latencyBar
+}
+
+// stepEveryScenario steps every scenario at once, each taking pause at
+// every step, as a learner reading the screen would; each must still
+// show its effect. Those on the in-process cluster run one after another.
+func stepEveryScenario(ctx context.Context, env experiment.Env, pause time.Duration) bool {
+	fmt.Printf("step mode, %s at each step:\n", pause)
+	var mu sync.Mutex
+	ok := true
+	report := func(name string, steps int, v experiment.Verdict, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		mark := "ok"
+		if err != nil || !v.Showed {
+			mark, ok = fmt.Sprintf("MISSED: %v %s", err, v.Summary), false
+		}
+		fmt.Printf("  %-30s %2d steps  showed=%v  %s\n", name, steps, v.Showed, mark)
 	}
-	if failed {
-		return fmt.Errorf("a figure missed its target")
+	var wg sync.WaitGroup
+	var cluster []string
+	for _, sc := range experiment.Scenarios() {
+		if sc.NeedsCluster {
+			cluster = append(cluster, sc.Name)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			steps, v, err := stepThrough(ctx, sc.Name, env, pause)
+			report(sc.Name, steps, v, err)
+		}()
 	}
-	return nil
+	for _, name := range cluster {
+		steps, v, err := stepThrough(ctx, name, env, pause)
+		report(name, steps, v, err)
+	}
+	wg.Wait()
+	return ok
 }
 
 // stepThrough runs a scenario in step mode and takes each step after
-// pause, as a learner reading the screen would: a scenario whose effect
-// depends on a running clock must not wait while it runs.
+// pause, as a learner reading the screen would.
 func stepThrough(ctx context.Context, name string, env experiment.Env, pause time.Duration) (int, experiment.Verdict, error) {
 	run, err := experiment.Start(ctx, name, experiment.Params{Step: true}, env, nil)
 	if err != nil {

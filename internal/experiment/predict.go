@@ -1,0 +1,245 @@
+package experiment
+
+import (
+	"strings"
+	"time"
+)
+
+// Question is a scenario's prediction, asked before the run. It asks
+// about something the checker finds in the history, so after the run the
+// learner's pick stands beside what happened in that very run: an option
+// is right when the run bore it out (Judge), not because a key says so.
+// It is the scenario's own, not a question a lesson page already asked.
+type Question struct {
+	Prompt  string
+	Options []Option
+}
+
+// Option is one outcome a learner may predict.
+type Option struct {
+	Text string
+	// Happened reports whether the history bears the outcome out.
+	Happened func(h *History) bool
+}
+
+// Judge says, option by option, whether the run's history bore it out.
+func (q *Question) Judge(h *History) []bool {
+	out := make([]bool, len(q.Options))
+	for i, o := range q.Options {
+		out[i] = o.Happened(h)
+	}
+	return out
+}
+
+// Predicted records the learner's pick in the history, judged by it, for
+// the screen and the saved file.
+func (q *Question) Predicted(h *History, picked int) {
+	if picked < 0 || picked >= len(q.Options) {
+		return
+	}
+	h.Prediction = &Prediction{Question: q.Prompt, Picked: q.Options[picked].Text, Correct: q.Judge(h)[picked]}
+}
+
+// inPart runs ok on the findings of the named part (false without it).
+func inPart(part string, ok func(f *Findings) bool) func(h *History) bool {
+	return func(h *History) bool {
+		f := Find(h, part)
+		return f != nil && ok(f)
+	}
+}
+
+// gapAfterCrash is the first gap a crash began in f, and whether there is one.
+func gapAfterCrash(f *Findings) (Gap, bool) {
+	for _, g := range f.Gaps {
+		if g.After == Crashed {
+			return g, true
+		}
+	}
+	return Gap{}, false
+}
+
+// grantedTTL is the TTL of the part's first grant or acquisition.
+func grantedTTL(f *Findings) time.Duration {
+	for _, e := range f.Events {
+		if (e.Kind == LeaseGranted || e.Kind == Acquired) && e.TTL > 0 {
+			return time.Duration(e.TTL) * time.Second
+		}
+	}
+	return time.Second
+}
+
+func figureIs(part, name string, ok func(x float64, f *Findings) bool) func(h *History) bool {
+	return inPart(part, func(f *Findings) bool {
+		x, seen := f.figure(name)
+		return seen && ok(x, f)
+	})
+}
+
+var singletonQuestion = &Question{
+	Prompt: "Second part: the replicas now hold leased keys, renewed while they live, and the owner crashes. Counting from the crash, when does another replica become owner?",
+	Options: []Option{
+		{"Within about one lease TTL, a little over it", inPart(leasedPart, func(f *Findings) bool {
+			g, ok := gapAfterCrash(f)
+			return ok && g.Length() <= grantedTTL(f)+FailoverSlack && g.Length() >= grantedTTL(f)/2
+		})},
+		{"Almost at once, well under a TTL", inPart(leasedPart, func(f *Findings) bool {
+			g, ok := gapAfterCrash(f)
+			return ok && g.Length() < grantedTTL(f)/2
+		})},
+		{"Only after several TTLs", inPart(leasedPart, func(f *Findings) bool {
+			g, ok := gapAfterCrash(f)
+			return ok && g.Length() > grantedTTL(f)+FailoverSlack
+		})},
+		{"Never, as in the first part", inPart(leasedPart, func(f *Findings) bool { _, ok := gapAfterCrash(f); return !ok })},
+	},
+}
+
+var casQuestion = &Question{
+	Prompt: "Over all the rounds, how do the wins spread over the replicas?",
+	Options: []Option{
+		{"Several different replicas win at one time or another", figureIs("", "distinct_winners", func(x float64, _ *Findings) bool { return x >= 2 })},
+		{"The same replica wins every round", figureIs("", "distinct_winners", func(x float64, _ *Findings) bool { return x == 1 })},
+		{"Some rounds end with no winner at all", func(h *History) bool {
+			for _, e := range h.Events {
+				if e.Kind == Measured && e.Unit == "winners" && e.Value == 0 {
+					return true
+				}
+			}
+			return false
+		}},
+	},
+}
+
+var unlockQuestion = &Question{
+	Prompt: "In the versioned variant, after P1's unlock, P3 tries to take the lock. What does etcd answer P3?",
+	Options: []Option{
+		{"The lock is held, by P2", inPart(versionedPart, func(f *Findings) bool {
+			_, ok := f.firstEvent(func(e Event) bool {
+				return e.Replica == "p3" && e.Facts != nil && e.Facts.Held != nil && e.Facts.Held.Value == "p2"
+			})
+			return ok
+		})},
+		{"The lock is free, and P3 takes it", inPart(versionedPart, func(f *Findings) bool { _, ok := f.firstEvent(kindIs(Acquired, "p3")); return ok })},
+		{"The lock is held, by P1", inPart(versionedPart, func(f *Findings) bool {
+			_, ok := f.firstEvent(func(e Event) bool {
+				return e.Replica == "p3" && e.Facts != nil && e.Facts.Held != nil && e.Facts.Held.Value == "p1"
+			})
+			return ok
+		})},
+	},
+}
+
+var renewalQuestion = &Question{
+	Prompt: "In the third schedule the replica waits twice its TTL between renewals. What does etcd answer its first renewal?",
+	Options: []Option{
+		{"It no longer knows the lease", inPart(renewalCases[2].part, func(f *Findings) bool { n, lost := renewals(f); return n == 0 && lost != "" })},
+		{"It renews the lease: late renewals still count", inPart(renewalCases[2].part, func(f *Findings) bool { n, _ := renewals(f); return n > 0 })},
+	},
+}
+
+var fencingQuestion = &Question{
+	Prompt: "Fencing off: once the old owner has woken and acted, whose value does the resource end up holding?",
+	Options: []Option{
+		{"The old owner's, written with its old token", inPart(fencingPart(false), func(f *Findings) bool {
+			return len(f.Stale) > 0 && f.Stale[0].Accepted
+		})},
+		{"The new owner's: the old owner's write is refused", inPart(fencingPart(false), func(f *Findings) bool {
+			return len(f.Stale) > 0 && !f.Stale[0].Accepted
+		})},
+		{"The new owner's: the old owner stops before it writes", inPart(fencingPart(false), func(f *Findings) bool { return len(f.Stale) == 0 })},
+	},
+}
+
+var failoverQuestion = &Question{
+	Prompt: "Last part: nobody crashes, but the live owner's network stalls three times while its work goes on. How often does ownership move?",
+	Options: []Option{
+		{"Never: nobody crashed", inPart(jitterPart, func(f *Findings) bool { ok, _ := falseFailovers(f); return !ok })},
+		{"At least once", inPart(jitterPart, func(f *Findings) bool { ok, _ := falseFailovers(f); return ok })},
+	},
+}
+
+var quorumQuestion = &Question{
+	Prompt: "While only one of the three members runs, what becomes of the elected owner?",
+	Options: []Option{
+		{"Its renewals go unanswered and it stops acting as owner", func(h *History) bool { return ownerDuringOutage(h, true) }},
+		{"It renews through the member still running and stays owner", func(h *History) bool { return ownerDuringOutage(h, false) }},
+	},
+}
+
+// ownerDuringOutage: between the second member stopped and the first
+// restarted, whether the owner stepped down (lost) or was still renewed.
+func ownerDuringOutage(h *History, lost bool) bool {
+	stops := 0
+	for _, e := range h.Events {
+		switch {
+		case e.Kind == MemberStopped:
+			stops++
+		case stops < 2:
+		case e.Kind == MemberRestarted:
+			return false
+		case lost && (e.Kind == SteppedDown || e.Kind == LeaseExpired || e.Kind == Lost):
+			return true
+		case !lost && e.Kind == LeaseRenewed:
+			return true
+		}
+	}
+	return false
+}
+
+var leaderChangeQuestion = &Question{
+	Prompt: "The lease had about a second left when the leader moved. Counting from the move, when does etcd delete the crashed client's key?",
+	Options: []Option{
+		{"About one second later, as it would have without the move", keyGoneAfterMove(0, 2*time.Second)},
+		{"About a full TTL later", keyGoneAfterMove(3*time.Second, time.Hour)},
+		{"At once", keyGoneAfterMove(0, 300*time.Millisecond)},
+	},
+}
+
+func keyGoneAfterMove(lo, hi time.Duration) func(h *History) bool {
+	return func(h *History) bool {
+		f := Find(h, "")
+		move, ok := f.firstEvent(kindIs(LeaderMoved, ""))
+		del, gone := f.firstEvent(func(e Event) bool { return e.Kind == KeyChanged && e.Facts.Op == "delete" && e.Facts.Key == "owner" })
+		return ok && gone && del.At-move.At >= lo && del.At-move.At < hi
+	}
+}
+
+var herdQuestion = &Question{
+	Prompt: "First way: every waiter watches the lock key itself. On each release, how many requests do the waiters send etcd?",
+	Options: []Option{
+		{"About one per waiter", figureIs("", "naive_requests_per_release", func(x float64, f *Findings) bool { return x >= float64(f.Params.Replicas-1-herdReleases) })},
+		{"One or two: only the next in line asks", figureIs("", "naive_requests_per_release", func(x float64, _ *Findings) bool { return x <= 2 })},
+	},
+}
+
+var shardQuestion = &Question{
+	Prompt: "The crashed worker's lease is orphaned, not revoked. When do its shards get new owners?",
+	Options: []Option{
+		{"About one TTL after the crash", inPart("", func(f *Findings) bool {
+			x, ok := f.figure("move_s")
+			ttl := grantedTTL(f).Seconds()
+			return ok && x >= ttl/2 && x <= ttl+1.5
+		})},
+		{"Within a moment of the crash", figureIs("", "move_s", func(x float64, _ *Findings) bool { return x < 0.3 })},
+		{"Not until the worker comes back", figureIs("", "moved", func(x float64, _ *Findings) bool { return x == 0 })},
+	},
+}
+
+var leastPrivilegeQuestion = &Question{
+	Prompt: "After its delete, worker-7 only reads migrations/leader (a get). What does etcd answer it?",
+	Options: []Option{
+		{"Permission denied: reading is outside its role too", workerGet(false)},
+		{"The key's value: reading is allowed to anyone logged in", workerGet(true)},
+	},
+}
+
+func workerGet(ok bool) func(h *History) bool {
+	return func(h *History) bool {
+		for _, e := range h.Events {
+			if e.Replica == "worker-7" && e.Facts != nil && e.Facts.Op == "get" {
+				return e.Facts.Succeeded == ok && (ok || strings.Contains(e.Facts.Err, "permission denied"))
+			}
+		}
+		return false
+	}
+}
