@@ -2,7 +2,10 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,5 +73,36 @@ func TestFaultScheduleAndHolds(t *testing.T) {
 	}
 	if held := h.HoldsAt(len(h.Events)); len(held) != 0 {
 		t.Errorf("after the delete etcd held %+v", held)
+	}
+}
+
+// TestRunSavesItsHistory: with a history directory the run saves its
+// history there when it ends, with the learner's prediction judged.
+func TestRunSavesItsHistory(t *testing.T) {
+	srv, _ := etcds(t)
+	dir := t.TempDir()
+	run, err := Start(context.Background(), "cas-race", Params{Replicas: 5}, Env{Etcd: srv, HistoryDir: dir, Prediction: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := run.HistoryFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := ReadHistory(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := casQuestion.Judge(&h)[0]
+	if h.Prediction == nil || h.Prediction.Picked != casQuestion.Options[0].Text || h.Prediction.Correct != want || h.Verdict == nil {
+		t.Errorf("saved prediction %+v (want correct=%v), verdict %v", h.Prediction, want, h.Verdict)
+	}
+	if filepath.Dir(path) != dir || !strings.HasPrefix(filepath.Base(path), "cas-race-") {
+		t.Errorf("saved as %s", path)
 	}
 }

@@ -57,6 +57,13 @@ type Env struct {
 	// Cluster is used by the scenarios that stop members or move the raft
 	// leader; nil starts a 3-member one for the run.
 	Cluster *embedetcd.Cluster
+	// HistoryDir, if set, is where the run saves its history when it
+	// ends (the TUI passes HistoryDir()); Run.HistoryFile says where.
+	HistoryDir string
+	// Prediction is the option of the scenario's Predict question the
+	// learner picked before the run, counted from 1 (0: none); the
+	// history records it judged against what the run did.
+	Prediction int
 }
 
 // Run is one execution of a scenario.
@@ -85,6 +92,9 @@ type Run struct {
 	timing  Timing
 	// timingNote says how the run adapted to the cluster's timing.
 	timingNote string
+	env        Env
+	savedTo    string
+	saveErr    error
 	step       int  // the number of the last Phase
 	over       bool // the verdict is in
 	sink       func(Event)
@@ -116,6 +126,7 @@ func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink fu
 		done: make(chan struct{}), updated: make(chan struct{}, 1),
 		rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}
 	run.ctx, run.cancel = context.WithCancel(ctx)
+	run.env = env
 	if err := run.connect(ctx, env); err != nil {
 		run.close()
 		return nil, fmt.Errorf("run %s: %w", name, err)
@@ -249,6 +260,7 @@ func (run *Run) execute() {
 	run.mu.Lock()
 	run.verdict, run.err, run.over = v, err, true
 	run.mu.Unlock()
+	run.keep()
 	run.close()
 	close(run.done)
 }
@@ -338,6 +350,21 @@ func (run *Run) resetMonitor() {
 	run.mu.Lock()
 	run.monitor = monitor{}
 	run.mu.Unlock()
+}
+
+// keep judges the learner's prediction and saves the history, when the
+// run was asked to.
+func (run *Run) keep() {
+	if q := run.Scenario.Predict; q != nil && run.env.Prediction > 0 {
+		h := run.History()
+		q.Predicted(&h, run.env.Prediction-1)
+		run.mu.Lock()
+		run.header.Prediction = h.Prediction
+		run.mu.Unlock()
+	}
+	if run.env.HistoryDir != "" {
+		run.savedTo, run.saveErr = saveHistory(run.env.HistoryDir, run.History())
+	}
 }
 
 // inPhase wraps a script's error with the step it happened in, so every

@@ -212,6 +212,7 @@ func (m Model) start() (Model, tea.Cmd) {
 	name, p, env := m.sc.Name, m.params, experiment.Env{Etcd: m.opts.Etcd}
 	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
 	return m, func() tea.Msg {
+		env.HistoryDir = experiment.HistoryDir() // every run's history is kept (replay FILE)
 		ctx, cancel := context.WithCancel(context.Background())
 		run, err := experiment.Start(ctx, name, p, env, nil)
 		if err != nil {
