@@ -43,7 +43,10 @@ func TestScenariosAtAReadersPace(t *testing.T) {
 
 func stepSlowly(t *testing.T, sc *Scenario, env Env) {
 	t.Helper()
-	run, err := Start(context.Background(), sc.Name, Params{StepDelay: readerDelay}, env, nil)
+	// TTL 2 s at least: eleven scenarios at once under the race
+	// detector on two cores delay a 1 s lease's renewals past its TTL,
+	// which is a loaded machine, not the learner's pace.
+	run, err := Start(context.Background(), sc.Name, Params{StepDelay: readerDelay, TTL: max(sc.DefaultTTL, 2)}, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestPredictionsAsk(t *testing.T) {
 			asked = append(asked, l.Quiz.Questions...)
 		}
 	}
-	number := regexp.MustCompile(`\d+(\.\d+)?`)
+	number := regexp.MustCompile(`\b\d+(\.\d+)?\b`)
 	for _, sc := range Scenarios() {
 		q := sc.Predict
 		if q == nil || len(q.Options) < 2 {

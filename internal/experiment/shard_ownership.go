@@ -46,7 +46,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 		}
 	}
 	var before map[string]string
-	if !waitFor(ctx, 5*time.Second, func() bool {
+	if !waitFor(ctx, 10*time.Second, func() bool {
 		before = shardOwners(ctx, run)
 		return len(before) == shards && spread(before, ws) == 0
 	}) {
@@ -149,10 +149,15 @@ func shardWorker(shards int) Body {
 		defer cancel()
 		members := cli.Watch(wctx, "workers/", clientv3.WithPrefix(), clientv3.WithRev(rev+1))
 		owners := cli.Watch(wctx, "shards/", clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+		// A fresh read now and then too, so a rebalance that failed is
+		// tried again without waiting for the next change.
+		again := time.NewTicker(time.Second)
+		defer again.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
+			case <-again.C:
 			case <-l.Lost():
 				return nil // its keys are gone with the lease; a crash or an expiry
 			case resp, ok := <-members:

@@ -101,8 +101,9 @@ func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float
 			return 0, 0, err
 		}
 	}
-	// Let every waiter settle into its watch before the first release.
-	if err := sleep(ctx, 300*time.Millisecond); err != nil {
+	// Let every waiter settle into its watch before the first release:
+	// each has sent its first request, and none has sent one for a while.
+	if err := settle(ctx, &st, int64(n)); err != nil {
 		return 0, 0, err
 	}
 	var wakeups, requests int64
@@ -113,7 +114,7 @@ func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float
 		if err != nil {
 			return 0, 0, err
 		}
-		if err := sleep(ctx, 300*time.Millisecond); err != nil {
+		if err := settle(ctx, &st, 0); err != nil {
 			return 0, 0, err
 		}
 		dw, dq := st.wakeups.Load()-w0, st.requests.Load()-q0
@@ -122,6 +123,24 @@ func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float
 		holder = next
 	}
 	return float64(wakeups) / herdReleases, float64(requests) / herdReleases, nil
+}
+
+// settle waits until at least least requests were sent and none for
+// 300 ms (at most 10 s): what a release costs is counted once the
+// waiters it woke are waiting again, however loaded the machine.
+func settle(ctx context.Context, st *queueStats, least int64) error {
+	deadline := time.Now().Add(10 * time.Second)
+	last := int64(-1)
+	for {
+		now := st.requests.Load()
+		if now == last && now >= least || time.Now().After(deadline) {
+			return nil
+		}
+		last = now
+		if err := sleep(ctx, 300*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 func nextWinner(ctx context.Context, won <-chan *Replica) (*Replica, error) {
