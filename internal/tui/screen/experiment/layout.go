@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -86,12 +87,23 @@ func (m Model) body(w, n int) []string {
 	timelineMin := 1 + min(4, m.laneCount()) + 2 + detail
 	if m.phase == phaseDone {
 		result = m.resultPanel(w, max(3, min(9, n-len(notes)-len(pin)-timelineMin-1)))
+		result = append(result, m.savedLine(w, n)...)
 	}
 	state := m.stateRows(w, n, n-len(notes)-len(pin)-len(result)-timelineMin)
 	out := append(state, notes...)
 	out = append(out, m.timelinePanel(w, n-len(out)-len(pin)-len(result), detail)...)
 	out = append(out, pin...)
 	return append(out, result...)
+}
+
+// savedLine says where the finished run's history went, on a screen with
+// a line to spare for it (the footer says "history saved" in any case).
+func (m Model) savedLine(w, n int) []string {
+	if m.phase != phaseDone || m.saved == "" || n < cardsMinHeight {
+		return nil
+	}
+	return []string{m.Styles.Muted.Render(text.FirstFit(w,
+		"saved: "+m.saved+" (playground experiment replay FILE)", "saved: "+m.saved, "saved: "+filepath.Base(m.saved)))}
 }
 
 // laneCount is how many replica lanes the timeline could draw.

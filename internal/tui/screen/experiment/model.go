@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -176,7 +175,7 @@ func (m *Model) Status() string {
 		return "history not saved: " + m.saveErr.Error()
 	}
 	if m.phase == phaseDone && m.saved != "" {
-		return "history saved: experiment replay " + filepath.Base(m.saved)
+		return "history saved" // where: under the result, when it has room
 	}
 	if m.params.Step {
 		return "next run: step mode · a auto-play"
