@@ -20,7 +20,9 @@ type Board struct {
 	mu        sync.Mutex
 	learners  []string
 	summaries map[string]Summary
-	rev       int64 // store revision the board was read at
+	subs      map[string]map[string]int64   // learner → lab → mod revision of its submission
+	verdicts  map[string]map[string]Verdict // learner → lab → the instructor's verdict
+	rev       int64                         // store revision the board was read at
 	state     State
 }
 
@@ -38,29 +40,54 @@ func LoadBoard(ctx context.Context, root *clientv3.Client) (*Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Board{learners: names, summaries: map[string]Summary{}}
+	b := &Board{learners: names, summaries: map[string]Summary{}, subs: map[string]map[string]int64{}}
+	// The verdicts first: the watch starts after the earliest read, so
+	// whatever changed during the reads comes again through it.
+	if b.verdicts, b.rev, err = Verdicts(ctx, root); err != nil {
+		return nil, err
+	}
 	for start := 0; start < len(names); start += maxTxnOps {
-		batch := names[start:min(start+maxTxnOps, len(names))]
-		ops := make([]clientv3.Op, len(batch))
-		for i, n := range batch {
-			ops[i] = clientv3.OpGet(Prefix(n) + SummaryKey)
-		}
-		r, err := root.Txn(ctx).Then(ops...).Commit()
-		if err != nil {
-			return nil, fmt.Errorf("read class summaries: %w", err)
-		}
-		if start == 0 {
-			b.rev = r.Header.Revision
-		}
-		for i, resp := range r.Responses {
-			kvs := resp.GetResponseRange().Kvs
-			if len(kvs) == 0 {
-				continue
-			}
-			b.summaries[batch[i]] = readSummary(batch[i], kvs[0].Value)
+		if err := b.loadBatch(ctx, root, names[start:min(start+maxTxnOps, len(names))]); err != nil {
+			return nil, err
 		}
 	}
 	return b, nil
+}
+
+// loadBatch reads a few learners' summaries and which labs they have
+// submitted (keys only: the board needs the revisions, not the files).
+func (b *Board) loadBatch(ctx context.Context, root *clientv3.Client, batch []string) error {
+	ops := make([]clientv3.Op, 0, 2*len(batch))
+	for _, n := range batch {
+		ops = append(ops, clientv3.OpGet(Prefix(n)+SummaryKey),
+			clientv3.OpGet(Prefix(n)+SubmissionPrefix, clientv3.WithPrefix(), clientv3.WithKeysOnly()))
+	}
+	r, err := root.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return fmt.Errorf("read class summaries: %w", err)
+	}
+	for i, n := range batch {
+		if kvs := r.Responses[2*i].GetResponseRange().Kvs; len(kvs) > 0 {
+			b.summaries[n] = readSummary(n, kvs[0].Value)
+		}
+		for _, kv := range r.Responses[2*i+1].GetResponseRange().Kvs {
+			b.setSubmission(n, strings.TrimPrefix(string(kv.Key), Prefix(n)+SubmissionPrefix), kv.ModRevision)
+		}
+	}
+	return nil
+}
+
+// setSubmission records (rev > 0) or forgets (rev 0) a learner's
+// submission of lab.
+func (b *Board) setSubmission(learner, lab string, rev int64) {
+	if rev == 0 {
+		delete(b.subs[learner], lab)
+		return
+	}
+	if b.subs[learner] == nil {
+		b.subs[learner] = map[string]int64{}
+	}
+	b.subs[learner][lab] = rev
 }
 
 // Learners returns the roster, sorted.
@@ -87,7 +114,28 @@ func (b *Board) Snapshot() []Summary {
 	for i, n := range b.learners {
 		s := b.summaries[n]
 		s.Learner = n
+		s.Checked = b.checkedLocked(n, s)
 		out[i] = s
+	}
+	return out
+}
+
+// checkedLocked is, for each lab the summary says passed, whether the
+// instructor's regrade of the submitted file verified it, refused it, or
+// has not judged it yet (a claim; also when the file judged is not the
+// one submitted last).
+func (b *Board) checkedLocked(learner string, s Summary) map[string]Check {
+	out := map[string]Check{}
+	for lab := range s.Labs {
+		c := Check{State: Claimed}
+		v, ok := b.verdicts[learner][lab]
+		if rev := b.subs[learner][lab]; ok && rev != 0 && v.Rev == rev {
+			c = Check{State: Verified}
+			if !v.Verified {
+				c = Check{State: Refused, Reason: v.Reason}
+			}
+		}
+		out[lab] = c
 	}
 	return out
 }
@@ -146,6 +194,7 @@ func (b *Board) replace(o *Board) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.learners, b.summaries, b.rev = o.learners, o.summaries, o.rev
+	b.subs, b.verdicts = o.subs, o.verdicts
 }
 
 func (b *Board) remove(name string) {
@@ -246,16 +295,20 @@ func (b *Board) watchOnce(ctx context.Context, root *clientv3.Client, changed fu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.followSummary(ctx, root, name, rev, changed, fail)
+			b.followLearner(ctx, root, name, rev, changed, fail)
 		}()
 	}
 	for _, n := range b.Learners() {
 		watchOne(n, from)
 	}
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		b.followRoster(ctx, root, from, watchOne, changed, fail)
+	}()
+	go func() {
+		defer wg.Done()
+		b.followVerdicts(ctx, root, from, changed, fail)
 	}()
 	go func() {
 		defer wg.Done()
@@ -265,28 +318,74 @@ func (b *Board) watchOnce(ctx context.Context, root *clientv3.Client, changed fu
 	return context.Cause(ctx)
 }
 
-// followSummary applies one learner's summary changes: a put replaces the
-// line (an unreadable value shows as invalid rather than leaving the old
-// values up), a delete clears it.
-func (b *Board) followSummary(ctx context.Context, root *clientv3.Client, name string, rev clientv3.OpOption, changed func(string), fail func(error)) {
-	for resp := range root.Watch(ctx, Prefix(name)+SummaryKey, rev) {
+// followLearner applies one learner's changes under their class keys: a
+// summary put replaces the line (an unreadable value shows as invalid
+// rather than leaving the old values up), a delete clears it; a
+// submission put or delete changes which file a verdict must match.
+func (b *Board) followLearner(ctx context.Context, root *clientv3.Client, name string, rev clientv3.OpOption, changed func(string), fail func(error)) {
+	for resp := range root.Watch(ctx, Prefix(name)+ClassKeys, clientv3.WithPrefix(), rev) {
 		if err := resp.Err(); err != nil {
 			fail(fmt.Errorf("watch %s's summary: %w", name, err))
 			return
 		}
 		for _, ev := range resp.Events {
-			s := Summary{Learner: name}
-			if ev.Type == clientv3.EventTypePut {
-				s = readSummary(name, ev.Kv.Value)
-			}
-			if b.has(name) {
-				b.set(name, s)
+			if b.applyLearnerEvent(name, ev) {
 				changed(name)
 			}
 		}
 	}
 	if ctx.Err() == nil {
 		fail(fmt.Errorf("watch %s's summary: the watch closed", name))
+	}
+}
+
+func (b *Board) applyLearnerEvent(name string, ev *clientv3.Event) bool {
+	if !b.has(name) {
+		return false
+	}
+	key := strings.TrimPrefix(string(ev.Kv.Key), Prefix(name))
+	put := ev.Type == clientv3.EventTypePut
+	switch {
+	case key == SummaryKey:
+		s := Summary{Learner: name}
+		if put {
+			s = readSummary(name, ev.Kv.Value)
+		}
+		b.set(name, s)
+	case strings.HasPrefix(key, SubmissionPrefix):
+		rev := int64(0)
+		if put {
+			rev = ev.Kv.ModRevision
+		}
+		b.mu.Lock()
+		b.setSubmission(name, strings.TrimPrefix(key, SubmissionPrefix), rev)
+		b.mu.Unlock()
+	default:
+		return false
+	}
+	return true
+}
+
+// followVerdicts applies the verdicts `class verify` writes.
+func (b *Board) followVerdicts(ctx context.Context, root *clientv3.Client, from clientv3.OpOption, changed func(string), fail func(error)) {
+	for resp := range root.Watch(ctx, VerdictPrefix, clientv3.WithPrefix(), from) {
+		if err := resp.Err(); err != nil {
+			fail(fmt.Errorf("watch the verdicts: %w", err))
+			return
+		}
+		for _, ev := range resp.Events {
+			if ev.Type != clientv3.EventTypePut {
+				continue
+			}
+			b.mu.Lock()
+			addVerdict(b.verdicts, ev.Kv.Key, ev.Kv.Value)
+			b.mu.Unlock()
+			learner, _, _ := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), VerdictPrefix), "/")
+			changed(learner)
+		}
+	}
+	if ctx.Err() == nil {
+		fail(errors.New("watch the verdicts: the watch closed"))
 	}
 }
 

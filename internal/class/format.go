@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,6 +33,10 @@ type Row struct {
 	QuizAverage  float64   `json:"quiz_average"` // mean best score over quizzes taken, 0..1
 	LabsPassed   int       `json:"labs_passed"`
 	Labs         []bool    `json:"labs"` // in Course.Labs order
+	// Checks is where each passed lab stands (in Course.Labs order; the
+	// zero Check for a lab not passed): claimed, verified or refused.
+	Checks       []Check `json:"checks"`
+	LabsVerified int     `json:"labs_verified"`
 	Updated      time.Time `json:"updated,omitzero"`
 	Summary      Summary   `json:"summary"`
 	// Invalid lists what the course cannot have produced in the summary
@@ -72,13 +77,39 @@ func row(c Course, s Summary, now time.Time) Row {
 	if r.QuizzesTaken > 0 {
 		r.QuizAverage = quizSum / float64(r.QuizzesTaken)
 	}
+	r.Checks = make([]Check, len(c.Labs))
 	for j, lab := range c.Labs {
-		_, r.Labs[j] = s.Labs[lab]
-		if r.Labs[j] {
-			r.LabsPassed++
+		if _, passed := s.Labs[lab]; !passed {
+			continue
 		}
+		r.Checks[j] = s.Checked[lab]
+		if r.Checks[j].State == "" {
+			r.Checks[j].State = Claimed
+		}
+		switch r.Checks[j].State {
+		case Refused:
+			continue // a pass the regrade refused is no pass
+		case Verified:
+			r.LabsVerified++
+		}
+		r.Labs[j] = true
+		r.LabsPassed++
 	}
 	return r
+}
+
+// Mark is a lab's state in one plain character: V verified, c claimed
+// (not verified yet), X refused, . not passed.
+func (c Check) Mark() byte {
+	switch c.State {
+	case Verified:
+		return 'V'
+	case Claimed:
+		return 'c'
+	case Refused:
+		return 'X'
+	}
+	return '.'
 }
 
 // TotalPages is the number of pages in the course.
@@ -111,12 +142,9 @@ func WritePlain(w io.Writer, c Course, rows []Row) error {
 		if r.QuizzesTaken > 0 {
 			quiz = fmt.Sprintf("%d, %3.0f%%", r.QuizzesTaken, 100*r.QuizAverage)
 		}
-		marks := make([]byte, len(r.Labs))
-		for i, ok := range r.Labs {
-			marks[i] = '.'
-			if ok {
-				marks[i] = '+'
-			}
+		marks := make([]byte, len(r.Checks))
+		for i, ch := range r.Checks {
+			marks[i] = ch.Mark()
 		}
 		updated := "never published"
 		if !r.Updated.IsZero() {
@@ -125,6 +153,14 @@ func WritePlain(w io.Writer, c Course, rows []Row) error {
 		fmt.Fprintf(&b, "%-16s %-5s %-8s %-10s %-6s %-*s %s\n", trunc(r.Learner, 16), fmt.Sprintf("%d%%", r.Percent(c)),
 			fmt.Sprintf("%d/%d", r.LessonsRead, len(c.Lessons)), quiz,
 			fmt.Sprintf("%d/%d", r.LabsPassed, len(c.Labs)), max(len(c.Labs), 4), string(marks), updated)
+	}
+	b.WriteString("PASSED: V verified by class verify, c claimed (not verified yet), X refused by it, . not passed\n")
+	for _, r := range rows {
+		for i, ch := range r.Checks {
+			if ch.State == Refused {
+				fmt.Fprintf(&b, "refused: %s %s: %s\n", r.Learner, c.Labs[i], ch.Reason)
+			}
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -175,7 +211,7 @@ func WriteCSV(w io.Writer, c Course, rows []Row) error {
 		for _, lab := range c.Labs {
 			passed := ""
 			if l, ok := r.Summary.Labs[lab]; ok {
-				passed = l.Passed.UTC().Format(time.RFC3339)
+				passed = l.Passed.UTC().Format(time.RFC3339) + " " + string(r.Checks[slices.Index(c.Labs, lab)].State)
 			}
 			rec = append(rec, passed)
 		}

@@ -21,7 +21,27 @@ type Summary struct {
 	// Unreadable says why the published value could not be read as a
 	// summary (not JSON, too large); the board shows it as invalid.
 	Unreadable string `json:"-"`
+	// Checked says, for each lab passed, what the instructor's regrade
+	// found (the board fills it in; a learner cannot publish it).
+	Checked map[string]Check `json:"-"`
 }
+
+// Check is where a lab's pass stands on the board.
+type Check struct {
+	State  CheckState `json:"state"`
+	Reason string     `json:"reason,omitempty"` // why a regrade refused it
+}
+
+// CheckState is a pass as claimed by the learner, verified by the
+// instructor's regrade of the submitted file, or refused by it.
+type CheckState string
+
+// The states of a pass on the board.
+const (
+	Claimed  CheckState = "claimed"
+	Verified CheckState = "verified"
+	Refused  CheckState = "refused"
+)
 
 // LessonSummary is one lesson's line on the board.
 type LessonSummary struct {

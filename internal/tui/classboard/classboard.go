@@ -225,14 +225,10 @@ func (m Model) Render() string {
 			quiz = fmt.Sprintf("%d, %3.0f%%", r.QuizzesTaken, 100*r.QuizAverage)
 		}
 		var marks strings.Builder
-		for _, ok := range r.Labs {
-			if ok {
-				marks.WriteString(s.Success.Render("✓"))
-			} else {
-				marks.WriteString(s.Muted.Render("·"))
-			}
+		for _, c := range r.Checks {
+			marks.WriteString(m.mark(c))
 		}
-		marks.WriteString(strings.Repeat(" ", labW-len(r.Labs)))
+		marks.WriteString(strings.Repeat(" ", labW-len(r.Checks)))
 		updated := s.Muted.Render("never")
 		if !r.Updated.IsZero() {
 			updated = ago(now.Sub(r.Updated))
@@ -267,6 +263,21 @@ func (m Model) Render() string {
 	return s.App.Render(b.String())
 }
 
+// mark draws one lab's state: ✓ verified by class verify, ○ claimed (not
+// verified yet), ✗ refused by it, · not passed.
+func (m Model) mark(c class.Check) string {
+	s := m.styles
+	switch c.State {
+	case class.Verified:
+		return s.Success.Render("✓")
+	case class.Claimed:
+		return s.Warning.Render("○")
+	case class.Refused:
+		return s.Error.Render("✗")
+	}
+	return s.Muted.Render("·")
+}
+
 // state is the board's connection state; a board without a State source
 // (tests, benchmarks) is live.
 func (m Model) state() class.State {
@@ -286,7 +297,7 @@ func (m Model) notice(st class.State) string {
 	case m.watching && !st.Live && st.Reason != "":
 		return m.styles.Warning.Render(ansi.Truncate("reconnecting: "+st.Reason, w, "…"))
 	}
-	return ""
+	return m.styles.Muted.Render(ansi.Truncate("passed: ✓ verified · ○ claimed, not verified yet · ✗ refused by class verify", w, "…"))
 }
 
 func ago(d time.Duration) string {

@@ -52,7 +52,7 @@ func TestBoardShowsChangesAndSorts(t *testing.T) {
 	}
 	s := screen(m)
 	line := lineWith(s, "learner02")
-	for _, want := range []string{"•", "50%", "1/2", "·✓", "2 min ago"} {
+	for _, want := range []string{"•", "50%", "1/2", "·○", "2 min ago"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("learner02's line %q lacks %q", line, want)
 		}
@@ -134,5 +134,25 @@ func TestBoardShowsInvalidSummariesAndTheCluster(t *testing.T) {
 	m, _ = m.Update(ChangedMsg{Learner: class.Everyone})
 	if s := screen(m); !strings.Contains(s, "NOSPACE") || !strings.Contains(s, "class repair") {
 		t.Errorf("an alarm must be on the board with its fix:\n%s", s)
+	}
+}
+
+// TestBoardShowsWhatVerifyFound: a pass is a claim (○) until class verify
+// regrades the submitted file; then it is verified (✓) or refused (✗),
+// and a refused pass does not count.
+func TestBoardShowsWhatVerifyFound(t *testing.T) {
+	opts, sums := board(1)
+	at := opts.Now().Add(-time.Hour)
+	sums["learner00"] = class.Summary{Learner: "learner00", Updated: at,
+		Labs:    map[string]class.LabSummary{"01_cas": {Passed: at}, "02_lock": {Passed: at}},
+		Checked: map[string]class.Check{"01_cas": {State: class.Verified}, "02_lock": {State: class.Refused, Reason: "step 2 fails"}}}
+	var m tea.Model = New(opts)
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s := screen(m)
+	if line := lineWith(s, "learner00"); !strings.Contains(line, "✓✗") || !strings.Contains(line, "1/2") {
+		t.Errorf("learner00's line %q: want ✓✗ and 1/2 labs (the refused one does not count)", line)
+	}
+	if !strings.Contains(s, "✓ verified") {
+		t.Errorf("the board must say what its marks mean:\n%s", s)
 	}
 }
