@@ -27,7 +27,7 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "class",
-		Usage:   "class setup|remove|status|repair ...",
+		Usage:   "class setup|remove|status|verify|repair ...",
 		Summary: "run a class on a shared etcd cluster (instructors; needs --user root)",
 		Help: `Subcommands (connect with the global flags, as etcd's root user):
   class setup --learners FILE [--out DIR] [--format json|env]
@@ -50,7 +50,13 @@ func init() {
   class status [--plain | --json | --csv]
       Every learner's lessons, quizzes and labs, updated live as they
       work. --plain, --json and --csv print it once (for grade books).
-      A summary the course cannot have produced shows as invalid.
+      A summary the course cannot have produced shows as invalid. Each
+      pass shows as verified, claimed (not verified yet) or refused.
+  class verify [NAME...] [--timeout D]
+      Regrades every lab file learners submitted with a pass and not yet
+      judged, with this checkout's course, each in a child process of its
+      own (own process group, temporary home, CPU and time limits), and
+      records the verdict where only root can write.
   class repair
       After a learner filled the cluster (NOSPACE: nobody can save):
       compacts the history, defragments every member, disarms the alarm.
@@ -63,7 +69,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage.`,
 
 func runClass(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		return Usagef("class needs a subcommand: setup, remove, status, repair or certs")
+		return Usagef("class needs a subcommand: setup, remove, status, verify, repair or certs")
 	}
 	sub, rest := args[0], args[1:]
 	if sub == "certs" {
@@ -81,8 +87,10 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 		return classStatus(ctx, env, rest)
 	case "repair":
 		return classRepair(ctx, env, rest)
+	case "verify":
+		return classVerify(ctx, env, rest)
 	}
-	return Usagef("unknown class subcommand %q: want setup, remove, status, repair or certs", sub)
+	return Usagef("unknown class subcommand %q: want setup, remove, status, verify, repair or certs", sub)
 }
 
 func classRepair(ctx context.Context, env *Env, args []string) error {

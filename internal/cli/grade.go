@@ -172,7 +172,7 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 				p.RecordLabPassed(lab.Lesson, lab.ID, cfg.Now())
 			}); err != nil {
 				fmt.Fprintf(env.Stderr, "playground grade: %s passed but progress is not saved: %v\n", lab.ID, err)
-			} else if err := publishToClass(ctx, env, p); err != nil {
+			} else if err := publishPass(ctx, env, *lab, root, p); err != nil {
 				fmt.Fprintf(env.Stderr, "playground grade: %s passed and is saved, but the class board did not get it: %v\n", lab.ID, err)
 			}
 		}
