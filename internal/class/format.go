@@ -25,18 +25,18 @@ type CourseLesson struct {
 
 // Row is one learner's totals on the board.
 type Row struct {
-	Learner      string    `json:"learner"`
-	Published    bool      `json:"published"`    // has published at least once
-	LessonsRead  int       `json:"lessons_read"` // lessons with every page read
-	PagesRead    int       `json:"pages_read"`   // over the whole course
-	QuizzesTaken int       `json:"quizzes_taken"`
-	QuizAverage  float64   `json:"quiz_average"` // mean best score over quizzes taken, 0..1
-	LabsPassed   int       `json:"labs_passed"`
-	Labs         []bool    `json:"labs"` // in Course.Labs order
+	Learner      string  `json:"learner"`
+	Published    bool    `json:"published"`    // has published at least once
+	LessonsRead  int     `json:"lessons_read"` // lessons with every page read
+	PagesRead    int     `json:"pages_read"`   // over the whole course
+	QuizzesTaken int     `json:"quizzes_taken"`
+	QuizAverage  float64 `json:"quiz_average"` // mean best score over quizzes taken, 0..1
+	LabsPassed   int     `json:"labs_passed"`
+	Labs         []bool  `json:"labs"` // in Course.Labs order
 	// Checks is where each passed lab stands (in Course.Labs order; the
 	// zero Check for a lab not passed): claimed, verified or refused.
-	Checks       []Check `json:"checks"`
-	LabsVerified int     `json:"labs_verified"`
+	Checks       []Check   `json:"checks"`
+	LabsVerified int       `json:"labs_verified"`
 	Updated      time.Time `json:"updated,omitzero"`
 	Summary      Summary   `json:"summary"`
 	// Invalid lists what the course cannot have produced in the summary
