@@ -57,23 +57,15 @@ func parseRunFlags(args []string) (runFlags, error) {
 	return rf, nil
 }
 
-// parseWithName parses a command's flags with its one argument before or
-// after them; it returns that argument and whatever else is left.
+// parseWithName parses a command's flags (parseFlags: before, between or
+// after the arguments) and returns its first argument, the name, and
+// whatever else is left.
 func parseWithName(fs *flag.FlagSet, args []string) (string, []string, error) {
-	var name string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
+	rest, err := parseFlags(fs, args)
+	if err != nil || len(rest) == 0 {
+		return "", rest, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return "", nil, Usagef("%v", err)
-	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return "", nil, Usagef("%v", err)
-		}
-	}
-	return name, fs.Args(), nil
+	return rest[0], rest[1:], nil
 }
 
 // checkRanges refuses replica counts and TTLs the scenario does not take.
