@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ownership-election/playground/internal/yamlfield"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -124,22 +125,22 @@ func ParseLab(path, dir string, data []byte, tests map[string]bool) (*Lab, []Pro
 	}
 	root := doc.Content[0]
 	m := p.mapping(root, "lab", "id", "title", "lesson", "file", "steps")
-	if id := p.text(root, m, "lab", "id", true); id != "" && id != dir {
-		p.yamlf(m["id"], "lab: id %q must match the folder name %q", id, dir)
+	if id := m.Text("id", true); id != "" && id != dir {
+		p.yamlf(m.Values["id"], "lab: id %q must match the folder name %q", id, dir)
 	}
-	lab.Title = p.text(root, m, "lab", "title", true)
-	lab.Lesson = p.text(root, m, "lab", "lesson", true)
-	if n := m["lesson"]; n != nil {
+	lab.Title = m.Text("title", true)
+	lab.Lesson = m.Text("lesson", true)
+	if n := m.Values["lesson"]; n != nil {
 		lab.lessonLine = n.Line
 	}
-	lab.File = p.text(root, m, "lab", "file", true)
-	if n := m["file"]; n != nil {
+	lab.File = m.Text("file", true)
+	if n := m.Values["file"]; n != nil {
 		lab.fileLine = n.Line
 	}
 	if lab.File != "" && (!strings.HasSuffix(lab.File, ".go") || strings.HasSuffix(lab.File, "_test.go") || strings.Contains(lab.File, "/")) {
-		p.yamlf(m["file"], "lab: file %q: name the stub the learner edits, a .go file in the lab folder (not a test)", lab.File)
+		p.yamlf(m.Values["file"], "lab: file %q: name the stub the learner edits, a .go file in the lab folder (not a test)", lab.File)
 	}
-	steps := m["steps"]
+	steps := m.Values["steps"]
 	switch {
 	case steps == nil:
 		p.yamlf(root, "lab: missing field steps")
@@ -162,21 +163,22 @@ func ParseLab(path, dir string, data []byte, tests map[string]bool) (*Lab, []Pro
 func parseStep(p *problems, n *yaml.Node, tests map[string]bool) Step {
 	var st Step
 	if n.Kind != yaml.MappingNode {
-		p.yamlf(n, "step: expected test, title and hints, found %s", quiz.DescribeNode(n))
+		p.yamlf(n, "step: expected test, title and hints, found %s", yamlfield.Describe(n))
 		return st
 	}
 	m := p.mapping(n, "step", "test", "title", "hints")
-	st.Test = p.text(n, m, "step", "test", true)
+	st.Test = m.Text("test", true)
 	label := "step " + st.Test
 	if st.Test != "" && tests != nil && !tests[st.Test] {
-		p.yamlf(m["test"], "%s: no func %s in the lab's _test.go files", label, st.Test)
+		p.yamlf(m.Values["test"], "%s: no func %s in the lab's _test.go files", label, st.Test)
 	}
-	st.Title = p.text(n, m, label, "title", true)
+	m.Label = label // the step's own problems name its test
+	st.Title = m.Text("title", true)
 	st.Hints = p.texts(m, label, "hints", map[string]int{})
 	if len(st.Hints) == 0 {
 		at := n
-		if m["hints"] != nil {
-			at = m["hints"]
+		if m.Values["hints"] != nil {
+			at = m.Values["hints"]
 		}
 		p.yamlf(at, "%s: needs at least one hint", label)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ownership-election/playground/internal/yamlfield"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -72,26 +73,26 @@ func parseFront(p *problems, l *Lesson, src string) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		p.yamlf(root, "front matter: expected fields like id: ..., found %s", quiz.DescribeNode(root))
+		p.yamlf(root, "front matter: expected fields like id: ..., found %s", yamlfield.Describe(root))
 		return
 	}
 	const fm = "front matter"
 	m := p.mapping(root, fm, frontFields...)
-	for k, v := range m {
+	for k, v := range m.Values {
 		l.lines[k] = v.Line + p.off
 	}
-	l.ID = p.text(root, m, fm, "id", true)
+	l.ID = m.Text("id", true)
 	if l.ID != "" && !quiz.ValidID(l.ID) {
-		p.yamlf(m["id"], "front matter: id %q: use lower-case letters, digits and dashes", l.ID)
+		p.yamlf(m.Values["id"], "front matter: id %q: use lower-case letters, digits and dashes", l.ID)
 	}
-	l.Title = p.text(root, m, fm, "title", true)
-	l.Summary = p.text(root, m, fm, "summary", true)
-	l.QuizID = p.text(root, m, fm, "quiz", true)
+	l.Title = m.Text("title", true)
+	l.Summary = m.Text("summary", true)
+	l.QuizID = m.Text("quiz", true)
 	l.Objectives = p.texts(m, fm, "objectives", l.lines)
 	if len(l.Objectives) == 0 {
 		n := root
-		if m["objectives"] != nil {
-			n = m["objectives"]
+		if m.Values["objectives"] != nil {
+			n = m.Values["objectives"]
 		}
 		p.yamlf(n, "front matter: objectives: list at least one learning objective")
 	}

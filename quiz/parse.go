@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ownership-election/playground/internal/yamlfield"
 )
 
 // MaxOptions is the most options (or order items) a question may have, so
@@ -74,17 +75,17 @@ func (p *parser) parse(data []byte) *Quiz {
 		return nil
 	}
 	qz := &Quiz{Path: p.path}
-	f := p.fields(root, "quiz", "id", "title", "questions")
-	if n := f.need("id"); n != nil {
-		qz.ID = p.str(n, "quiz", "id")
+	f := yamlfield.Read(root, "quiz", p.errf, "id", "title", "questions")
+	if n := f.Need("id"); n != nil {
+		qz.ID = yamlfield.TextOf(n, "quiz", "id", p.errf)
 		if qz.ID != "" && !ValidID(qz.ID) {
 			p.errf(n.Line, "quiz: id %q: use lower-case letters, digits and dashes", qz.ID)
 		}
 	}
-	if n := f.m["title"]; n != nil {
-		qz.Title = p.str(n, "quiz", "title")
+	if n := f.Values["title"]; n != nil {
+		qz.Title = yamlfield.TextOf(n, "quiz", "title", p.errf)
 	}
-	n := f.need("questions")
+	n := f.Need("questions")
 	if n == nil {
 		return qz
 	}
@@ -113,59 +114,6 @@ func (p *parser) parse(data []byte) *Quiz {
 	return qz
 }
 
-// fieldSet is a mapping's values by key, remembering the mapping for
-// "missing field" problems.
-type fieldSet struct {
-	p     *parser
-	node  *yaml.Node
-	label string
-	m     map[string]*yaml.Node
-	keys  map[string]*yaml.Node // the key nodes, for problems about a whole field
-}
-
-// fields reads a mapping node, reporting unknown and repeated keys.
-func (p *parser) fields(n *yaml.Node, label string, known ...string) fieldSet {
-	fs := fieldSet{p: p, node: n, label: label, m: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		key := k.Value
-		if !slices.Contains(known, key) {
-			p.errf(k.Line, "%s: unknown field %q (known: %s)", label, key, strings.Join(known, ", "))
-			continue
-		}
-		if _, dup := fs.m[key]; dup {
-			p.errf(k.Line, "%s: field %s given twice", label, key)
-			continue
-		}
-		fs.m[key] = v
-		fs.keys[key] = k
-	}
-	return fs
-}
-
-// keyLine is the line of a present field's key.
-func (f fieldSet) keyLine(key string) int { return f.keys[key].Line }
-
-func (f fieldSet) need(key string) *yaml.Node {
-	n := f.m[key]
-	if n == nil {
-		f.p.errf(f.node.Line, "%s: missing field %s", f.label, key)
-	}
-	return n
-}
-
-func (p *parser) str(n *yaml.Node, label, field string) string {
-	if n.Kind != yaml.ScalarNode {
-		p.errf(n.Line, "%s: %s: expected text, found %s", label, field, DescribeNode(n))
-		return ""
-	}
-	s := strings.TrimSpace(n.Value)
-	if s == "" {
-		p.errf(n.Line, "%s: %s: is empty", label, field)
-	}
-	return s
-}
-
 func (p *parser) boolean(n *yaml.Node, label, field string) bool {
 	var b bool
 	if n.Kind != yaml.ScalarNode || n.Decode(&b) != nil {
@@ -187,18 +135,5 @@ func (p *parser) number(n *yaml.Node, label, field string) (float64, bool) {
 	return x, true
 }
 
-// DescribeNode names a YAML node the way error messages do: "a mapping",
-// "a list", "an alias", the quoted scalar, or "nothing".
-func DescribeNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
+// DescribeNode names a YAML node the way problems do (yamlfield.Describe).
+func DescribeNode(n *yaml.Node) string { return yamlfield.Describe(n) }

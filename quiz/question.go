@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ownership-election/playground/internal/yamlfield"
 )
 
 // questionFields are the keys a question may have; which ones a kind uses
@@ -32,31 +34,31 @@ func (p *parser) question(i int, n *yaml.Node) *Question {
 	if idn := mapValue(n, "id"); idn != nil && idn.Kind == yaml.ScalarNode && strings.TrimSpace(idn.Value) != "" {
 		label = "question " + strings.TrimSpace(idn.Value)
 	}
-	f := p.fields(n, label, questionFields...)
-	if v := f.need("id"); v != nil {
-		q.ID = p.str(v, label, "id")
+	f := yamlfield.Read(n, label, p.errf, questionFields...)
+	if v := f.Need("id"); v != nil {
+		q.ID = yamlfield.TextOf(v, label, "id", p.errf)
 		if q.ID != "" && !ValidID(q.ID) {
 			p.errf(v.Line, "%s: id: use lower-case letters, digits and dashes", label)
 		}
 	}
-	if v := f.need("kind"); v != nil {
-		q.Kind = Kind(p.str(v, label, "kind"))
+	if v := f.Need("kind"); v != nil {
+		q.Kind = Kind(yamlfield.TextOf(v, label, "kind", p.errf))
 		if q.Kind != "" && kindFields[q.Kind] == nil {
 			p.errf(v.Line, "%s: kind: unknown kind %q (one of single, multi, numeric, order, predict)", label, q.Kind)
 		}
 	}
-	if v := f.need("prompt"); v != nil {
-		q.Prompt = p.str(v, label, "prompt")
+	if v := f.Need("prompt"); v != nil {
+		q.Prompt = yamlfield.TextOf(v, label, "prompt", p.errf)
 	}
-	if v := f.need("takeaway"); v != nil {
-		q.Takeaway = p.str(v, label, "takeaway")
+	if v := f.Need("takeaway"); v != nil {
+		q.Takeaway = yamlfield.TextOf(v, label, "takeaway", p.errf)
 	}
 	uses := kindFields[q.Kind]
 	if uses == nil {
 		return q // kind already reported; its fields cannot be judged
 	}
 	for _, key := range []string{"options", "items", "answer", "tolerance", "unit", "explain", "experiment"} {
-		if v := f.m[key]; v != nil && !slices.Contains(uses, key) {
+		if v := f.Values[key]; v != nil && !slices.Contains(uses, key) {
 			p.errf(v.Line, "%s: field %s is not used by %s questions", label, key, q.Kind)
 		}
 	}
@@ -69,20 +71,20 @@ func (p *parser) question(i int, n *yaml.Node) *Question {
 		p.numeric(q, f, label)
 	}
 	if q.Kind == Predict {
-		if v := f.need("experiment"); v != nil {
-			q.Experiment = p.str(v, label, "experiment")
+		if v := f.Need("experiment"); v != nil {
+			q.Experiment = yamlfield.TextOf(v, label, "experiment", p.errf)
 		}
 	}
 	return q
 }
 
-func (p *parser) options(q *Question, f fieldSet, label string) {
-	v := f.need("options")
+func (p *parser) options(q *Question, f yamlfield.Fields, label string) {
+	v := f.Need("options")
 	if v == nil {
 		return
 	}
 	q.Options = p.optionList(v, label, "options", true)
-	line := f.keyLine("options")
+	line := f.KeyLine("options")
 	if len(q.Options) < 2 && v.Kind == yaml.SequenceNode {
 		p.errf(line, "%s: options: needs at least 2 options, has %d", label, len(q.Options))
 	}
@@ -95,14 +97,14 @@ func (p *parser) options(q *Question, f fieldSet, label string) {
 	}
 }
 
-func (p *parser) items(q *Question, f fieldSet, label string) {
-	v := f.need("items")
+func (p *parser) items(q *Question, f yamlfield.Fields, label string) {
+	v := f.Need("items")
 	if v == nil {
 		return
 	}
 	q.Items = p.optionList(v, label, "items", false)
 	if len(q.Items) < 2 && v.Kind == yaml.SequenceNode {
-		p.errf(f.keyLine("items"), "%s: items: needs at least 2 events to order, has %d", label, len(q.Items))
+		p.errf(f.KeyLine("items"), "%s: items: needs at least 2 events to order, has %d", label, len(q.Items))
 	}
 }
 
@@ -127,17 +129,17 @@ func (p *parser) optionList(v *yaml.Node, label, field string, choices bool) []O
 			continue
 		}
 		o := Option{Line: on.Line}
-		of := p.fields(on, ol, known...)
-		if t := of.need("text"); t != nil {
-			o.Text = p.str(t, ol, "text")
+		of := yamlfield.Read(on, ol, p.errf, known...)
+		if t := of.Need("text"); t != nil {
+			o.Text = yamlfield.TextOf(t, ol, "text", p.errf)
 		}
-		if e := of.need("explain"); e != nil {
-			o.Explain = p.str(e, ol, "explain")
+		if e := of.Need("explain"); e != nil {
+			o.Explain = yamlfield.TextOf(e, ol, "explain", p.errf)
 		}
-		if c := of.m["correct"]; c != nil {
+		if c := of.Values["correct"]; c != nil {
 			o.Correct = p.boolean(c, ol, "correct")
 		}
-		if c := of.m["pin"]; c != nil {
+		if c := of.Values["pin"]; c != nil {
 			o.Pin = p.boolean(c, ol, "pin")
 		}
 		out = append(out, o)
@@ -145,23 +147,23 @@ func (p *parser) optionList(v *yaml.Node, label, field string, choices bool) []O
 	return out
 }
 
-func (p *parser) numeric(q *Question, f fieldSet, label string) {
-	if v := f.need("answer"); v != nil {
+func (p *parser) numeric(q *Question, f yamlfield.Fields, label string) {
+	if v := f.Need("answer"); v != nil {
 		q.Answer, _ = p.number(v, label, "answer")
 	}
-	if v := f.m["tolerance"]; v == nil {
-		p.errf(f.node.Line, "%s: missing field tolerance (write tolerance: 0 if only the exact answer counts)", label)
+	if v := f.Values["tolerance"]; v == nil {
+		p.errf(f.Node.Line, "%s: missing field tolerance (write tolerance: 0 if only the exact answer counts)", label)
 	} else if t, ok := p.number(v, label, "tolerance"); ok {
 		if t < 0 {
 			p.errf(v.Line, "%s: tolerance: must not be negative", label)
 		}
 		q.Tolerance = t
 	}
-	if v := f.m["unit"]; v != nil {
-		q.Unit = p.str(v, label, "unit")
+	if v := f.Values["unit"]; v != nil {
+		q.Unit = yamlfield.TextOf(v, label, "unit", p.errf)
 	}
-	if v := f.need("explain"); v != nil {
-		q.Explain = p.str(v, label, "explain")
+	if v := f.Need("explain"); v != nil {
+		q.Explain = yamlfield.TextOf(v, label, "explain", p.errf)
 	}
 }
 
