@@ -13,7 +13,7 @@ import (
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
-const cardWidth = 19
+const cardWidth = 21 // "▸b10 stepped down" and its border
 
 // statusLine is the run's state and the parameters of the next run,
 // the least telling parameters left out when w is short.
