@@ -145,3 +145,21 @@ func TestGradeInvalid(t *testing.T) {
 		})
 	}
 }
+
+func TestResponseText(t *testing.T) {
+	for _, c := range []struct {
+		q    *Question
+		r    Response
+		want string
+	}{
+		{&Question{Kind: Single}, Response{Picked: []int{1}}, "2"},
+		{&Question{Kind: Multi}, Response{Picked: []int{0, 2}}, "1,3"},
+		{&Question{Kind: Multi}, Response{}, "none"},
+		{&Question{Kind: Order}, Response{Order: []int{2, 0, 1}}, "3 1 2"},
+		{&Question{Kind: Numeric}, Response{Number: 12.5}, "12.5"},
+	} {
+		if got := c.r.Text(c.q); got != c.want {
+			t.Errorf("%v %+v: %q, want %q", c.q.Kind, c.r, got, c.want)
+		}
+	}
+}

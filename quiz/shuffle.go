@@ -1,6 +1,10 @@
 package quiz
 
-import "hash/fnv"
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+)
 
 // Shuffle returns the order in which to display a question's options (or,
 // for order questions, its items) to a given learner: element i is the
@@ -12,6 +16,27 @@ import "hash/fnv"
 // neighbouring events stand the right way round, so submitting the shown
 // order untouched scores nothing.
 func Shuffle(q *Question, learner string) []int {
+	return shuffleSeed(q, learner+"\x00"+q.ID)
+}
+
+// ShuffleAgain is the order for another round of the same question
+// (round 1, 2, ... of a retry or a review), shown to a learner who has
+// just seen prev: it is shuffled afresh, so the answer cannot be found by
+// its place, and differs from prev whenever the question has two or more
+// options free to move (for an order question, two or more items). It
+// obeys Shuffle's rules (pins stay, an order question never starts near
+// its answer), and depends only on the learner, the question and round.
+func ShuffleAgain(q *Question, learner string, round int, prev []int) []int {
+	seed := fmt.Sprintf("%s\x00%s\x00round %d", learner, q.ID, round)
+	out := shuffleSeed(q, seed)
+	for try := 1; slices.Equal(out, prev) && try < 64; try++ {
+		out = shuffleSeed(q, fmt.Sprintf("%s\x00%d", seed, try))
+	}
+	return out
+}
+
+// shuffleSeed is Shuffle's order drawn from seed.
+func shuffleSeed(q *Question, seed string) []int {
 	opts := q.Options
 	if q.Kind == Order {
 		opts = q.Items
@@ -25,7 +50,7 @@ func Shuffle(q *Question, learner string) []int {
 			free = append(free, i)
 		}
 	}
-	rng := newRand(learner + "\x00" + q.ID)
+	rng := newRand(seed)
 	// Fisher-Yates over the free slots only; pinned ones stay put.
 	shuffle := func() {
 		for k := len(free) - 1; k > 0; k-- {

@@ -96,3 +96,36 @@ func TestShuffleOrderNeverNearTheAnswer(t *testing.T) {
 		t.Errorf("200 learners saw only %d different starts of a 5-event question", len(starts))
 	}
 }
+
+// TestShuffleAgainDiffers: every round of a retry shows the options in
+// another order than the round before, keeps pins in place, and an order
+// question still never starts near its answer.
+func TestShuffleAgainDiffers(t *testing.T) {
+	pinned := opts(true, false, false, false)
+	pinned[3].Pin = true
+	order := &Question{ID: "o", Kind: Order, Items: opts(false, false, false, false, false)}
+	for _, q := range []*Question{
+		{ID: "two", Kind: Single, Options: opts(true, false)},
+		{ID: "six", Kind: Multi, Options: opts(true, false, true, false, false, false)},
+		{ID: "pin", Kind: Single, Options: pinned},
+		order,
+	} {
+		prev := Shuffle(q, "ada")
+		for round := 1; round <= 20; round++ {
+			got := ShuffleAgain(q, "ada", round, prev)
+			if slices.Equal(got, prev) || !isPermutation(got) {
+				t.Fatalf("%s round %d: %v after %v", q.ID, round, got, prev)
+			}
+			if q.ID == "pin" && got[3] != 3 {
+				t.Fatalf("pinned option moved: %v", got)
+			}
+			if q.Kind == Order && orderedPairs(got) > (len(got)-1)/2 {
+				t.Fatalf("order round %d starts near the answer: %v", round, got)
+			}
+			if !slices.Equal(got, ShuffleAgain(q, "ada", round, prev)) {
+				t.Fatalf("%s round %d is not reproducible", q.ID, round)
+			}
+			prev = got
+		}
+	}
+}

@@ -10,7 +10,8 @@ import (
 // nothing either side wrote: pages read and labs passed are united (a lab
 // keeps its first pass), each check answer and the latest quiz attempt are
 // taken from whichever is newer, the best quiz score is the higher one,
-// and the place to continue is the one saved most recently.
+// the place to continue is the one saved most recently, and of a
+// question's two review cards the one answered last wins.
 func (p *Progress) Merge(o *Progress) {
 	if o == nil {
 		return
@@ -79,6 +80,7 @@ func (p *Progress) Merge(o *Progress) {
 		}
 		p.Experiments[name] = e
 	}
+	p.mergeReview(o)
 	if newer && o.Last.Lesson != "" {
 		p.Last, p.LastAt = o.Last, o.LastAt
 	}
@@ -122,6 +124,7 @@ func (p *Progress) sanitize() {
 		}
 		p.Experiments[name] = e
 	}
+	p.sanitizeReview()
 }
 
 func sanitizeAnswers(m map[string]Answer) {

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/ownership-election/playground/internal/review"
 )
 
 // FileName is the name of the progress file inside the state directory.
@@ -32,6 +34,10 @@ type Progress struct {
 	// ExperimentModeStep or ExperimentModeAuto, empty until they chose.
 	ExperimentMode   string    `json:"experiment_mode,omitempty"`
 	ExperimentModeAt time.Time `json:"experiment_mode_at,omitzero"`
+	// Review is the spaced-review schedule of the questions the learner
+	// missed (quiz, checkpoint or prediction), by question id. Files
+	// written before it existed have none.
+	Review map[string]review.Card `json:"review,omitempty"`
 }
 
 // The values of Progress.ExperimentMode.
@@ -164,6 +170,7 @@ func (p *Progress) RecordCheck(lessonID, questionID string, a Answer) {
 	}
 	l.Checks[questionID] = a
 	p.Updated = a.At
+	p.RecordReview(questionID, a.Correct, a.At)
 }
 
 // RecordQuiz stores a finished quiz attempt, keeps the first one and the
@@ -182,6 +189,7 @@ func (p *Progress) RecordQuiz(lessonID string, r QuizResult) {
 		l.BestQuiz = s
 	}
 	p.Updated = r.Finished
+	p.recordReviewAnswers(r)
 }
 
 // RecordLabPassed stores that labID passed; the first time is kept.
@@ -335,6 +343,7 @@ func (p *Progress) Clone() *Progress {
 	}
 	c.Labs = maps.Clone(p.Labs)
 	c.Experiments = maps.Clone(p.Experiments)
+	c.Review = maps.Clone(p.Review)
 	return &c
 }
 
