@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/lessons"
 	"github.com/ownership-election/playground/quiz"
 )
@@ -67,7 +69,12 @@ func runQuiz(ctx context.Context, env *Env, args []string) error {
 			lessonOf(c, qz).Number, lessonOf(c, qz).Title, qz.ID)
 		return nil
 	}
-	return takePlain(ctx, env.Stdin, env.Stdout, qz, env.Learner, !isTerminal(env.Stdin))
+	res, err := takePlain(ctx, env.Stdin, env.Stdout, qz, env.Learner, !isTerminal(env.Stdin))
+	if err != nil {
+		return err
+	}
+	recordPlainQuiz(env, lessonOf(c, qz).ID, *res)
+	return nil
 }
 
 func lessonOf(c *lessons.Course, qz *quiz.Quiz) *lessons.Lesson {
@@ -100,84 +107,125 @@ const maxAnswer = 4096
 // command. With echo, each answer read is printed back (control characters
 // left out), so a transcript of piped input reads like a session. A
 // cancelled ctx (Ctrl-C) stops it at once, even while it waits for input.
-func takePlain(ctx context.Context, in io.Reader, out io.Writer, qz *quiz.Quiz, learner string, echo bool) error {
-	lines := readLines(ctx, in, maxAnswer)
+// A quiz taken to the end is returned for the learner's progress.
+func takePlain(ctx context.Context, in io.Reader, out io.Writer, qz *quiz.Quiz, learner string, echo bool) (*progress.QuizResult, error) {
+	ask := &plainAsker{ctx: ctx, lines: readLines(ctx, in, maxAnswer), out: out, echo: echo, what: "quiz " + qz.ID}
 	title := qz.Title
 	if title == "" {
 		title = qz.ID
 	}
 	fmt.Fprintf(out, "Quiz: %s (%d questions)\n", title, len(qz.Questions))
+	rec := &progress.QuizResult{QuizID: qz.ID, Answers: map[string]progress.Answer{}, Total: len(qz.Questions)}
 	right, asked := 0, 0
-	var points float64
-questions:
 	for i, q := range qz.Questions {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		display := quiz.Shuffle(q, learner)
-		fmt.Fprintf(out, "\nQuestion %d of %d (%s)\n", i+1, len(qz.Questions), q.Kind.Instruction())
-		fmt.Fprintln(out, strings.TrimSpace(q.Prompt))
-		choices := q.Options
-		if q.Kind == quiz.Order {
-			choices = q.Items
-		}
-		if q.Kind != quiz.Numeric {
-			for pos, idx := range display {
-				fmt.Fprintf(out, "  %d) %s\n", pos+1, choices[idx].Text)
-			}
-		}
-		var res quiz.Result
-		for {
-			fmt.Fprintf(out, "answer (%s): ", quiz.InputHint(q))
-			var ln line
-			select {
-			case <-ctx.Done():
-				fmt.Fprintf(out, "\nstopped after %d of %d questions\n", asked, len(qz.Questions))
-				return ctx.Err()
-			case l, ok := <-lines:
-				if !ok {
-					fmt.Fprintln(out)
-					break questions
-				}
-				ln = l
-			}
-			if ln.err != nil {
-				return fmt.Errorf("quiz %s: read answer: %w", qz.ID, ln.err)
-			}
-			if echo {
-				fmt.Fprintln(out, printable(ln.text, 120))
-			}
-			if ln.tooLong {
-				fmt.Fprintf(out, "  answer too long (over %d bytes); %s\n", maxAnswer, quiz.InputHint(q))
-				continue
-			}
-			r, err := quiz.ParseInput(q, display, ln.text)
-			if err != nil {
-				fmt.Fprintf(out, "  %v\n", err)
-				continue
-			}
-			if res, err = quiz.Grade(q, r); err != nil {
-				return fmt.Errorf("quiz %s: %w", qz.ID, err)
-			}
+		head := fmt.Sprintf("Question %d of %d", i+1, len(qz.Questions))
+		res, a, err := ask.ask(q, quiz.Shuffle(q, learner), head)
+		if errors.Is(err, errInputEnded) {
 			break
 		}
+		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(out, "\nstopped after %d of %d questions\n", asked, len(qz.Questions))
+			}
+			return nil, err
+		}
 		asked++
-		points += res.Score
+		rec.Answers[q.ID], rec.Score = a, rec.Score+res.Score
 		if res.Correct {
 			right++
 		}
-		printFeedback(out, q, display, res)
 	}
-	if asked > 0 && points != float64(right) {
-		fmt.Fprintf(out, "points with partial credit: %s of %d\n", strconv.FormatFloat(points, 'f', 2, 64), len(qz.Questions))
+	if asked > 0 && rec.Score != float64(right) {
+		fmt.Fprintf(out, "points with partial credit: %s of %d\n", strconv.FormatFloat(rec.Score, 'f', 2, 64), len(qz.Questions))
 	}
 	if asked < len(qz.Questions) {
 		fmt.Fprintf(out, "input ended after %d of %d questions\n", asked, len(qz.Questions))
 		fmt.Fprintf(out, "score: %d/%d\n", right, len(qz.Questions))
-		return &ExitError{Code: 1}
+		return nil, &ExitError{Code: 1}
 	}
 	fmt.Fprintf(out, "score: %d/%d\n", right, len(qz.Questions))
-	return nil
+	return rec, nil
+}
+
+// errInputEnded says input ended before the question had an answer.
+var errInputEnded = errors.New("input ended")
+
+// plainAsker asks questions in plain text: on out, with answers read a
+// line at a time from lines.
+type plainAsker struct {
+	ctx   context.Context
+	lines <-chan line
+	out   io.Writer
+	echo  bool
+	what  string // "quiz ID" or "review", for errors
+}
+
+// ask prints head, q's prompt and its choices in display order, reads
+// lines until one is a valid answer, prints the feedback, and returns the
+// grade and the answer as progress records it. It fails with
+// errInputEnded at the end of input and with ctx's error when cancelled.
+func (a *plainAsker) ask(q *quiz.Question, display []int, head string) (quiz.Result, progress.Answer, error) {
+	fmt.Fprintf(a.out, "\n%s (%s)\n", head, q.Kind.Instruction())
+	fmt.Fprintln(a.out, strings.TrimSpace(q.Prompt))
+	choices := q.Options
+	if q.Kind == quiz.Order {
+		choices = q.Items
+	}
+	if q.Kind != quiz.Numeric {
+		for pos, idx := range display {
+			fmt.Fprintf(a.out, "  %d) %s\n", pos+1, choices[idx].Text)
+		}
+	}
+	for {
+		text, err := a.readAnswer(q)
+		if err != nil {
+			return quiz.Result{}, progress.Answer{}, err
+		}
+		r, err := quiz.ParseInput(q, display, text)
+		if err != nil {
+			fmt.Fprintf(a.out, "  %v\n", err)
+			continue
+		}
+		res, err := quiz.Grade(q, r)
+		if err != nil {
+			return quiz.Result{}, progress.Answer{}, fmt.Errorf("%s: %w", a.what, err)
+		}
+		printFeedback(a.out, q, display, res)
+		return res, progress.Answer{Response: r.Text(q), Score: res.Score, Correct: res.Correct}, nil
+	}
+}
+
+// readAnswer prompts for an answer and reads one line that is not too
+// long, echoing it when asked to.
+func (a *plainAsker) readAnswer(q *quiz.Question) (string, error) {
+	for {
+		fmt.Fprintf(a.out, "answer (%s): ", quiz.InputHint(q))
+		var ln line
+		select {
+		case <-a.ctx.Done():
+			return "", a.ctx.Err()
+		case l, ok := <-a.lines:
+			if !ok {
+				fmt.Fprintln(a.out)
+				return "", errInputEnded
+			}
+			ln = l
+		}
+		if ln.err != nil {
+			return "", fmt.Errorf("%s: read answer: %w", a.what, ln.err)
+		}
+		if a.echo {
+			fmt.Fprintln(a.out, printable(ln.text, 120))
+		}
+		if ln.tooLong {
+			fmt.Fprintf(a.out, "  answer too long (over %d bytes); %s\n", maxAnswer, quiz.InputHint(q))
+			continue
+		}
+		return ln.text, nil
+	}
 }
 
 // line is one line of input: its text without the line end, or tooLong

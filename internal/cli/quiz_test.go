@@ -46,8 +46,8 @@ func TestQuizPlainTranscript(t *testing.T) {
 			t.Errorf("output lacks %q", line)
 		}
 	}
-	if !strings.HasSuffix(out, "\nscore: 1/4\n") {
-		t.Errorf("last line is not score: 1/4")
+	if !strings.HasSuffix(out, "\nscore: 1/4\nThe 3 questions you missed come back for review in 10 min: playground review --plain\n") {
+		t.Errorf("the last lines are not the score and the review to come")
 	}
 }
 
