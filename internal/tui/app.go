@@ -160,7 +160,7 @@ func New(opts Options) Model {
 	m.watch = lab.NewWatch(m.opts.Lab)
 	m.loading = opts.Load != nil
 	m.etcd = newEtcdState(opts)
-	m.stack = []screen.Screen{home.New(m.screenContext(), home.Options{Notice: opts.ProgressNotice})}
+	m.stack = []screen.Screen{home.New(m.screenContext(), home.Options{Notice: opts.ProgressNotice, Now: opts.Now})}
 	m.resize(m.width, m.height)
 	return m
 }
@@ -268,7 +268,8 @@ func (m *Model) resetProgress(r screen.ResetProgress) tea.Cmd {
 	var change func(*progress.Progress)
 	switch {
 	case r.Lesson != "":
-		change = func(p *progress.Progress) { p.ResetLesson(r.Lesson, now) }
+		ids := lessonQuestionIDs(m.course, r.Lesson)
+		change = func(p *progress.Progress) { p.ResetLesson(r.Lesson, now); p.ForgetReview(ids, now) }
 	case r.Lab != "":
 		change = func(p *progress.Progress) { p.ResetLab(r.Lab, now) }
 	case r.Experiment != "":
@@ -350,6 +351,8 @@ func (m *Model) open(msg tea.Msg) tea.Cmd {
 		return m.openLab(msg.Lab)
 	case screen.OpenExperiment:
 		return m.openExperiment(msg.Name)
+	case screen.OpenReview:
+		return m.openReview()
 	}
 	return nil
 }

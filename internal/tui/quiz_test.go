@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ownership-election/playground/quiz"
@@ -84,28 +85,7 @@ func TestQuizOrderReorder(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.keys("t", "1", "enter", "enter", "1", "enter", "enter", "6", "enter", "enter")
 	h.mustShow("Question 4 of 4", "put in order")
-	// Sort the rows by grabbing and moving, as a learner would: a
-	// selection sort driven only by keys.
-	for row := range len(h.quizScreen().Current().Arrangement()) {
-		// Find the row holding item `row` and bring it up to `row`.
-		from := row
-		for i, item := range h.quizScreen().Current().Arrangement() {
-			if item == row {
-				from = i
-			}
-		}
-		for h.quizScreen().Current().Cursor() < from {
-			h.keys("down")
-		}
-		for h.quizScreen().Current().Cursor() > from {
-			h.keys("up")
-		}
-		h.keys("space")
-		for h.quizScreen().Current().Cursor() > row {
-			h.keys("up")
-		}
-		h.keys("space")
-	}
+	h.solveOrder()
 	h.mustShow("1. one", "2. two", "3. three")
 	h.keys("enter")
 	h.mustShow("✓ Correct.", "The right order", "Counting goes up.")
@@ -152,7 +132,12 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 
 	h.keys("r")
 	h.mustShow("Question 1 of 2", "Tick the even numbers, the ones", "(retry 1)")
-	h.keys(displayPos(qz.Questions[1], 0), displayPos(qz.Questions[1], 2), "enter", "enter")
+	// The retry shows the options in another order than the round before.
+	shown := h.quizScreen().Current().Display()
+	if slices.Equal(shown, quiz.Shuffle(qz.Questions[1], testLearner)) {
+		t.Fatalf("the retry shows the options in the first round's order %v", shown)
+	}
+	h.keys(posIn(shown, 0), posIn(shown, 2), "enter", "enter")
 	h.mustShow("Question 2 of 2", "Put the counting in order.")
 	h.keys("enter", "enter")
 	h.mustShow("Your score", "r retries the 1 you missed", "Best 75% · first attempt 50% · 2 attempts")
@@ -167,8 +152,61 @@ func TestQuizScoreRetryMissedAndSave(t *testing.T) {
 	if h.state() != "home" {
 		t.Fatalf("enter on the score should go back home, state %s", h.state())
 	}
-	// The map shows the best score in the quiz column.
-	h.mustShow(fmt.Sprintf(" 0/3   %3d%%   0/1", int(saved.BestQuiz*100+0.5)))
+	// The map shows the first attempt and the best in the quiz column.
+	h.mustShow(fmt.Sprintf(" 0/3   50→%d%%   0/1", int(saved.BestQuiz*100+0.5)))
+}
+
+// TestQuizAllRightOffersNoRetry: "r retries" is offered only when
+// something was missed, on the score page and in its key help.
+func TestQuizAllRightOffersNoRetry(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	qz := quizOf(h)
+	h.keys("t")
+	h.keys(displayPos(qz.Questions[0], 0), "enter", "enter")
+	h.keys(displayPos(qz.Questions[1], 0), displayPos(qz.Questions[1], 2), "enter", "enter")
+	h.keys("6", "enter", "enter")
+	h.solveOrder()
+	h.keys("enter", "enter")
+	h.mustShow("Your score", "every question right")
+	h.mustNotShow("retries", "retry missed")
+	h.keys("r")
+	h.mustShow("Your score")
+	h.mustNotShow("(retry 1)")
+}
+
+// solveOrder sorts the order question on screen by grabbing and moving
+// rows, as a learner would: a selection sort driven only by keys.
+func (h *harness) solveOrder() {
+	for row := range len(h.quizScreen().Current().Arrangement()) {
+		// Find the row holding item `row` and bring it up to `row`.
+		from := row
+		for i, item := range h.quizScreen().Current().Arrangement() {
+			if item == row {
+				from = i
+			}
+		}
+		for h.quizScreen().Current().Cursor() < from {
+			h.keys("down")
+		}
+		for h.quizScreen().Current().Cursor() > from {
+			h.keys("up")
+		}
+		h.keys("space")
+		for h.quizScreen().Current().Cursor() > row {
+			h.keys("up")
+		}
+		h.keys("space")
+	}
+}
+
+// posIn is the key that picks option idx in a display order.
+func posIn(display []int, idx int) string {
+	for pos, i := range display {
+		if i == idx {
+			return string(rune('1' + pos))
+		}
+	}
+	panic("no such option")
 }
 
 func TestQuizFromHomeAndEsc(t *testing.T) {

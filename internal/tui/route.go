@@ -114,7 +114,7 @@ func (m *Model) watchStopped(msg lab.WatchStopped) tea.Cmd {
 // that arrives before the course is loaded waits for it.
 func (m *Model) navigate(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case screen.OpenLesson, screen.OpenQuiz, screen.OpenLab, screen.OpenExperiment:
+	case screen.OpenLesson, screen.OpenQuiz, screen.OpenLab, screen.OpenExperiment, screen.OpenReview:
 		if m.loading {
 			m.pending = append(m.pending, msg)
 			return nil, true
@@ -136,7 +136,7 @@ func (m *Model) navigate(msg tea.Msg) (tea.Cmd, bool) {
 func (m *Model) progressEvent(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case screen.PageShown, screen.CheckAnswered, screen.QuizFinished, screen.ExperimentRan,
-		screen.StepModeChosen, screen.Predicted, screen.LabPassed, screen.LabGraded:
+		screen.StepModeChosen, screen.Predicted, screen.LabPassed, screen.LabGraded, screen.Reviewed:
 	default:
 		return nil, false
 	}
@@ -151,13 +151,15 @@ func (m *Model) progressEvent(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		change = func(p *progress.Progress) { p.RecordCheck(msg.Lesson, msg.Question, msg.Answer) }
 	case screen.QuizFinished:
-		change = func(p *progress.Progress) { p.RecordQuiz(msg.Lesson, msg.Result) }
+		return m.quizFinished(msg), true
+	case screen.Reviewed:
+		change = func(p *progress.Progress) { p.RecordReview(msg.Question, msg.Right, now) }
 	case screen.ExperimentRan:
 		change = func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) }
 	case screen.StepModeChosen:
 		change = func(p *progress.Progress) { p.SetExperimentMode(msg.Step, now) }
 	case screen.Predicted:
-		change = func(p *progress.Progress) { p.RecordPrediction(msg.Name, msg.Right, now) }
+		change = m.predictedReview(msg)
 	case screen.LabPassed:
 		return m.labGraded(msg.Lab, progress.LabGrade{Status: progress.LabStatusPassed, At: now}), true
 	case screen.LabGraded:

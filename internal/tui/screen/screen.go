@@ -69,6 +69,9 @@ type (
 	OpenLab struct{ Lab string }
 	// OpenExperiment opens the experiment screen for a scenario name.
 	OpenExperiment struct{ Name string }
+	// OpenReview opens a review of the missed questions due now, from
+	// every lesson.
+	OpenReview struct{}
 	// Back closes the screen on top.
 	Back struct{}
 	// OpenProgress opens the progress view.
@@ -100,6 +103,12 @@ type (
 	QuizFinished struct {
 		Lesson string
 		Result progress.QuizResult
+	}
+	// Reviewed says a question was answered in a review session; the
+	// root moves it through the review schedule.
+	Reviewed struct {
+		Question string
+		Right    bool
 	}
 	// LabPassed says a grade passed every step of a lab, verified.
 	LabPassed struct{ Lab string }

@@ -6,6 +6,7 @@ package home
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -26,6 +27,7 @@ type KeyMap struct {
 	Quiz       key.Binding
 	Lab        key.Binding
 	Experiment key.Binding
+	Review     key.Binding
 }
 
 // DefaultKeyMap returns the course map's bindings.
@@ -37,6 +39,7 @@ func DefaultKeyMap() KeyMap {
 		Quiz:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "quiz")),
 		Lab:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "lab")),
 		Experiment: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "experiment")),
+		Review:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review missed")),
 	}
 }
 
@@ -45,6 +48,7 @@ type lessonRow struct {
 	lesson    *lessons.Lesson
 	pagesRead int
 	quiz      string // best score "80%", "–" before any attempt, "" without a quiz
+	firstQuiz string // the first attempt's score when the best is higher, else ""
 	labs      string // passed/all "1/2", "" when the lesson has none
 	nextLab   string // what l opens: the first lab not passed yet, else the first
 	done      bool   // every page read, quiz full marks, every lab passed
@@ -57,6 +61,7 @@ type Model struct {
 	keys   KeyMap
 
 	progress *progress.Progress // the learner's, owned by the root
+	now      func() time.Time
 
 	rows   []lessonRow
 	cursor int // index into rows
@@ -79,11 +84,17 @@ type Options struct {
 	// Notice is shown above the map (for example that the progress file
 	// could not be read) until the program ends.
 	Notice string
+	// Now is the clock that says which questions are due for review;
+	// nil means time.Now.
+	Now func() time.Time
 }
 
 // New builds the map of ctx.Course.
 func New(ctx screen.Context, opts Options) *Model {
-	h := &Model{Base: screen.NewBase(ctx), course: ctx.Course, keys: DefaultKeyMap(), notice: opts.Notice, progress: ctx.Progress}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	h := &Model{Base: screen.NewBase(ctx), course: ctx.Course, keys: DefaultKeyMap(), notice: opts.Notice, progress: ctx.Progress, now: opts.Now}
 	h.refresh(ctx.Progress)
 	return h
 }
@@ -134,6 +145,7 @@ func (h *Model) refresh(p *progress.Progress) {
 			r.quiz = ""
 		} else if rec != nil && rec.Quiz != nil {
 			r.quiz = fmt.Sprintf("%d%%", int(rec.BestQuiz*100+0.5))
+			r.firstQuiz = firstScore(rec)
 			quizDone = rec.BestQuiz >= 1
 		}
 		passed := 0
@@ -208,6 +220,8 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return h, screen.Send(screen.OpenLesson{Lesson: h.rows[0].lesson.ID, Page: 0})
 	case key.Matches(k, h.keys.Quiz):
 		return h, screen.Send(screen.OpenQuiz{Lesson: sel.ID})
+	case key.Matches(k, h.keys.Review):
+		return h, screen.Send(screen.OpenReview{})
 	case key.Matches(k, h.keys.Lab):
 		return h, h.labKey(sel)
 	case key.Matches(k, h.keys.Experiment):
@@ -275,22 +289,26 @@ func (h Model) continueLine() string {
 	return st.Accent.Render("c") + st.Text.Render(" "+text.Truncate(s, h.Width-2))
 }
 
-// statsHeader names the columns of the course map.
-const statsHeader = "pages  quiz  labs"
-
-// stats is a lesson's numbers in columns under statsHeader. Pages are
-// aligned on the slash, so a lesson of ten pages or more ("0/10") does not
-// shift its numbers left of the others' ("0/7").
-func (r lessonRow) stats() string {
-	return fmt.Sprintf("%5s  %4s  %4s", fmt.Sprintf("%2d/%-2d", r.pagesRead, len(r.lesson.Pages)), r.quiz, r.labs)
+// stats is a lesson's numbers in the columns list names, the quiz's
+// quizW wide. Pages are aligned on the slash, so a lesson of ten pages or
+// more ("0/10") does not shift its numbers left of the others' ("0/7").
+func (r lessonRow) stats(quizW int, roomy bool) string {
+	return fmt.Sprintf("%5s  %*s  %4s", fmt.Sprintf("%2d/%-2d", r.pagesRead, len(r.lesson.Pages)), quizW, r.quizCell(roomy), r.labs)
 }
 
 func (h Model) list(w int) string {
 	st := h.Styles
-	statsW := lipgloss.Width(statsHeader)
+	roomyQuiz := w >= 90
+	quizW := h.quizWidth(roomyQuiz)
+	header := fmt.Sprintf("pages  %*s  labs", quizW, "quiz")
+	statsW := lipgloss.Width(header)
 	titleW := w - 2 - statsW - 2 // cursor, title, gap, stats
 	var b strings.Builder
-	b.WriteString(st.Muted.Render(text.Spaces(w-statsW) + statsHeader))
+	if rh := h.reviewHeader(w - statsW); rh != "" {
+		b.WriteString(rh + st.Muted.Render(header))
+	} else {
+		b.WriteString(st.Muted.Render(text.Spaces(w-statsW) + header))
+	}
 	for i, r := range h.rows {
 		l := r.lesson
 		b.WriteByte('\n')
@@ -303,7 +321,7 @@ func (h Model) list(w int) string {
 			cursor = "› "
 		}
 		left := text.Truncate(fmt.Sprintf("%s%02d %s", mark, l.Number, l.Title), titleW)
-		right := text.Spaces(titleW-lipgloss.Width(left)+2) + r.stats()
+		right := text.Spaces(titleW-lipgloss.Width(left)+2) + r.stats(quizW, roomyQuiz)
 		switch {
 		case i == h.cursor:
 			b.WriteString(st.Cursor.Render(cursor) + st.Selected.Render(left+right))
@@ -385,7 +403,7 @@ func (h *Model) ShortHelp() []key.Binding {
 func (h *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{h.keys.Up, h.keys.Down, h.keys.Top, h.keys.Bottom},
-		{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab, h.keys.Experiment},
+		{h.keys.Open, h.keys.Continue, h.keys.Quiz, h.keys.Lab, h.keys.Experiment, h.keys.Review},
 	}
 }
 

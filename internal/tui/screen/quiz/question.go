@@ -60,15 +60,29 @@ type Question struct {
 
 // NewQuestion asks q, its options shuffled for learner.
 func NewQuestion(q *quiz.Question, learner string, st theme.Styles) Question {
+	var display []int
+	if q.Kind != quiz.Numeric {
+		display = quiz.Shuffle(q, learner)
+	}
+	return NewQuestionShown(q, display, st)
+}
+
+// NewQuestionShown asks q with its options (or items) in display order:
+// element i is the index of the option shown at position i (see
+// quiz.Shuffle; nil for a numeric question).
+func NewQuestionShown(q *quiz.Question, display []int, st theme.Styles) Question {
 	m := Question{q: q, styles: st, keys: defaultQuestionKeys(), ticked: map[int]bool{}}
 	if q.Kind != quiz.Numeric {
-		m.display = quiz.Shuffle(q, learner)
+		m.display = slices.Clone(display)
 	}
 	if q.Kind == quiz.Order {
 		m.order = slices.Clone(m.display)
 	}
 	return m
 }
+
+// Display is the order the options are shown in (see NewQuestionShown).
+func (m Question) Display() []int { return slices.Clone(m.display) }
 
 // Answered reports whether the question was submitted.
 func (m Question) Answered() bool { return m.result != nil }

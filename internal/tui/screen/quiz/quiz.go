@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/review"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/text"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -70,17 +71,30 @@ type Model struct {
 	record   *progress.Lesson
 	finished bool
 	vp       viewport.Model
+	// review says the screen is a review session: questions from every
+	// lesson, each answer recorded at once (Reviewed), no retry.
+	review bool
+	// shown is the option order each question was last shown in, so a
+	// retry shows it in another.
+	shown map[string][]int
 }
 
 // Options configure the quiz screen.
 type Options struct {
 	// Lesson is the lesson whose quiz the screen runs (it must have one).
 	Lesson *lessons.Lesson
+	// Review, when not empty, makes the screen a review session of these
+	// questions instead (Lesson is then not used).
+	Review []*quiz.Question
 }
 
 // New builds the quiz of opts.Lesson.
 func New(ctx screen.Context, opts Options) *Model {
 	q := &Model{Base: screen.NewBase(ctx), keys: DefaultKeyMap(), learner: ctx.Learner, now: time.Now, vp: viewport.New()}
+	if len(opts.Review) > 0 {
+		q.review = true
+		opts.Lesson = reviewLesson(opts.Review)
+	}
 	q.start(opts.Lesson, nil)
 	q.record = ctx.Progress.Peek(opts.Lesson.ID)
 	return q
@@ -115,6 +129,7 @@ func (q *Model) SetSize(w, h int) {
 func (q *Model) start(l *lessons.Lesson, only []string) tea.Cmd {
 	if q.lesson != l || only == nil {
 		q.answers = map[string]graded{}
+		q.shown = map[string][]int{}
 		q.round = 0
 	}
 	q.lesson = l
@@ -132,7 +147,9 @@ func (q *Model) start(l *lessons.Lesson, only []string) tea.Cmd {
 }
 
 func (q *Model) ask() {
-	q.current = NewQuestion(q.questions[q.idx], q.learner, q.Styles)
+	x := q.questions[q.idx]
+	q.current = NewQuestionShown(x, q.display(x), q.Styles)
+	q.shown[x.ID] = q.current.Display()
 	q.vp.GotoTop()
 	q.layout()
 }
@@ -165,7 +182,7 @@ func (q *Model) layout() {
 func (q *Model) Typing() bool { return !q.finished && q.lesson != nil && q.current.Typing() }
 
 func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
-	if pc, ok := msg.(screen.ProgressChanged); ok && q.lesson != nil {
+	if pc, ok := msg.(screen.ProgressChanged); ok && q.lesson != nil && !q.review {
 		// A finished round is recorded by the root: show the history.
 		q.record = pc.Progress.Peek(q.lesson.ID)
 		if q.finished {
@@ -188,7 +205,7 @@ func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	if q.finished {
 		switch {
 		case key.Matches(k, q.keys.Retry):
-			if missed := q.missed(); len(missed) > 0 {
+			if missed := q.missed(); len(missed) > 0 && !q.review {
 				return q, q.start(q.lesson, missed)
 			}
 		case key.Matches(k, q.keys.Done):
@@ -213,6 +230,9 @@ func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			q.finished = true
 			q.vp.GotoTop()
 			q.layout()
+			if q.review {
+				return q, nil // each answer was recorded as it was given
+			}
 			return q, screen.Send(screen.QuizFinished{Lesson: q.lesson.ID, Result: q.result()})
 		case key.Matches(k, q.keys.Down):
 			q.vp.ScrollDown(1)
@@ -223,14 +243,17 @@ func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	cur, submitted := q.current.Update(k)
 	q.current = cur
-	if submitted {
-		q.answers[cur.Asked().ID] = graded{answer: cur.Answer(), result: *cur.Result()}
+	if !submitted {
+		q.layout()
+		return q, nil
 	}
+	q.answers[cur.Asked().ID] = graded{answer: cur.Answer(), result: *cur.Result()}
 	q.layout()
-	if submitted {
-		// Keep the end of the feedback (the takeaway) reachable at once
-		// on short screens by starting at the verdict line.
-		q.vp.GotoTop()
+	// Keep the end of the feedback (the takeaway) reachable at once on
+	// short screens by starting at the verdict line.
+	q.vp.GotoTop()
+	if q.review {
+		return q, screen.Send(screen.Reviewed{Question: cur.Asked().ID, Right: cur.Result().Correct})
 	}
 	return q, nil
 }
@@ -305,8 +328,13 @@ func (q Model) summary() string {
 		b.WriteString(style.Render(prefix+text.Clamp(text.Inline(x.Prompt), w-ansi.StringWidth(prefix), 1)[0]) + "\n")
 	}
 	b.WriteString("\n")
-	if len(q.missed()) > 0 {
-		b.WriteString(st.Accent.Render("r") + st.Text.Render(fmt.Sprintf(" retries the %d you missed · ", len(q.missed()))))
+	switch n := len(q.missed()); {
+	case q.review && n > 0:
+		b.WriteString(st.Text.Render(fmt.Sprintf("The %d you missed come back in %s; the others later. ", n, waitText(review.Intervals[0]))))
+	case q.review:
+		b.WriteString(st.Text.Render("Each one moves up a box: it comes back later. "))
+	case n > 0:
+		b.WriteString(st.Accent.Render("r") + st.Text.Render(fmt.Sprintf(" retries the %d you missed · ", n)))
 	}
 	b.WriteString(st.Accent.Render("enter") + st.Text.Render(" goes back"))
 	return b.String()
@@ -324,6 +352,9 @@ func (q *Model) Title() string {
 		return "Quiz"
 	}
 	t := "Quiz: " + q.lesson.Title
+	if q.review {
+		return fmt.Sprintf("Review: %d question%s you missed before", len(q.questions), plural(len(q.questions)))
+	}
 	if q.lesson.Quiz.Title != "" {
 		t = "Quiz: " + q.lesson.Quiz.Title
 	}
@@ -365,8 +396,10 @@ func (q *Model) ShortHelp() []key.Binding {
 	switch {
 	case q.lesson == nil:
 		return nil
-	case q.finished:
+	case q.finished && q.canRetry():
 		return []key.Binding{q.keys.Retry, q.keys.Done}
+	case q.finished:
+		return []key.Binding{q.keys.Done}
 	case q.current.Answered():
 		next := q.keys.Next
 		if q.idx == len(q.questions)-1 {
@@ -382,7 +415,10 @@ func (q *Model) ShortHelp() []key.Binding {
 
 // FullHelp is every key of the quiz.
 func (q *Model) FullHelp() [][]key.Binding {
-	groups := [][]key.Binding{{q.keys.Next, q.keys.Retry, q.keys.Scroll}}
+	groups := [][]key.Binding{{q.keys.Next, q.keys.Scroll}}
+	if q.finished && q.canRetry() {
+		groups[0] = append(groups[0], q.keys.Retry)
+	}
 	if q.lesson != nil && !q.finished {
 		groups = append(q.current.FullHelp(), groups...)
 	}
