@@ -31,7 +31,8 @@ A lab counts as passed only once verified; a racy or flaky solution is
 reported with the failing run's message. Passes are recorded in your
 progress, as in the terminal interface.
 
-A LAB is an id (01_cas), its number (01 or 1) or its name (cas).
+A LAB is its number in the course (3.1: lesson 3's first lab), its
+folder (01_cas), the folder's number (01 or 1) or its name (cas).
 
   --json        print one JSON object per lab (steps, status, message,
                 duration) instead of text
@@ -138,8 +139,8 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 			steps[i] = grade.StepSpec{Test: s.Test, Title: s.Title}
 		}
 		if !*asJSON {
-			// The labs are not numbered by lesson: say whose lab it is.
-			head := lab.ID + "  " + lab.Title
+			// Numbered by lesson as the course shows it, with the folder.
+			head := course.LabName(lab.ID) + " (" + lab.ID + ")  " + lab.Title
 			if l := course.Lesson(lab.Lesson); l != nil {
 				head += fmt.Sprintf("  (lesson %d: %s)", l.Number, l.Title)
 			}
@@ -212,8 +213,8 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 	return nil
 }
 
-// pickLabs resolves the command line's lab names: an id, its number or
-// its name. No names means every lab.
+// pickLabs resolves the command line's lab names (see Course.FindLab).
+// No names means every lab.
 func pickLabs(c *lessons.Course, names []string) ([]*lessons.Lab, error) {
 	if len(names) == 0 {
 		if len(c.Labs) == 0 {
@@ -223,21 +224,11 @@ func pickLabs(c *lessons.Course, names []string) ([]*lessons.Lab, error) {
 	}
 	var out []*lessons.Lab
 	for _, n := range names {
-		var match []*lessons.Lab
-		for _, l := range c.Labs {
-			num, slug, _ := strings.Cut(l.ID, "_")
-			if n == l.ID || n == slug || n == num || "0"+n == num {
-				match = append(match, l)
-			}
+		l := c.FindLab(n)
+		if l == nil {
+			return nil, Usagef("no lab %q (the labs: %s)", n, strings.Join(c.LabChoices(), ", "))
 		}
-		if len(match) != 1 {
-			var ids []string
-			for _, l := range c.Labs {
-				ids = append(ids, l.ID)
-			}
-			return nil, Usagef("no lab %q (the labs: %s)", n, strings.Join(ids, ", "))
-		}
-		out = append(out, match[0])
+		out = append(out, l)
 	}
 	return out, nil
 }

@@ -90,7 +90,7 @@ func TestGradeSolutionPasses(t *testing.T) {
 		t.Fatalf("grade of the solution: %v\n%s%s", err, out.String(), errb.String())
 	}
 	text := out.String()
-	for _, want := range []string{"01_cas  Compare-and-swap with versions and TTL  (lesson 2: Consensus stores and compare-and-swap)", "ok   step 1:", "verifying: 5 more runs", "PASS: every step, verified", "1 of 1 labs passed",
+	for _, want := range []string{"lab 2.1 (01_cas)  Compare-and-swap with versions and TTL  (lesson 2: Consensus stores and compare-and-swap)", "ok   step 1:", "verifying: 5 more runs", "PASS: every step, verified", "1 of 1 labs passed",
 		// The first verification says why it is slower, and how long it took.
 		grade.FirstVerifyNote, "verification took "} {
 		if !strings.Contains(text, want) {
