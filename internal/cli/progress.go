@@ -24,9 +24,11 @@ scores (best and first), labs (passed, or the step that fails) and
 experiments (runs, whether your prediction was right), and the totals.
 
   --json          the same as one JSON object
-  reset TARGET    forget a lesson (its id), a lab (01_cas), an experiment
-                  (its name) or everything (all); close the course first,
-                  or it records what it still remembers again
+  reset TARGET    forget a lesson (its number, 3, or its id), a lab (its
+                  number in the course, 3.1, or its folder, 02_lock), an
+                  experiment (its name) or everything (all); a number
+                  alone is a lesson. Close the course first, or it
+                  records what it still remembers again
 
 Exit codes: 0 done, 1 the progress file could not be read or written,
 2 bad usage or an unknown TARGET.`,
@@ -51,7 +53,7 @@ func runProgress(ctx context.Context, env *Env, args []string) error {
 	}
 	if len(args) > 0 {
 		if args[0] != "reset" || len(args) != 2 {
-			return Usagef("progress reset TARGET (a lesson id, a lab id, an experiment name, or all)")
+			return Usagef("progress reset TARGET (a lesson's number, a lab's number such as 3.1, an experiment's name, or all)")
 		}
 		return resetProgress(env, course, path, args[1])
 	}
@@ -89,7 +91,7 @@ func writeProgress(w io.Writer, r report.Report) {
 			if !lab.At.IsZero() {
 				line += lab.At.Local().Format(" (01-02 15:04)")
 			}
-			fmt.Fprintf(&b, "   lab %-16s %s\n", lab.ID, line)
+			fmt.Fprintf(&b, "   lab %-20s %s\n", strings.TrimSpace(lab.Number+" "+lab.ID), line)
 		}
 		for _, e := range l.Experiments {
 			line := "not run"
@@ -124,24 +126,9 @@ func plural(n int) string {
 
 // resetProgress forgets one target under the progress file's lock.
 func resetProgress(env *Env, c *lessons.Course, path, target string) error {
-	now := time.Now()
-	var change func(*progress.Progress)
-	var what string
-	switch {
-	case target == "all":
-		change = func(p *progress.Progress) { *p = *progress.New(); p.Updated = now }
-		what = "everything"
-	case c.Lesson(target) != nil:
-		change = func(p *progress.Progress) { p.ResetLesson(target, now) }
-		what = "lesson " + target + " (pages, checkpoints, quiz, labs passed)"
-	case c.Lab(target) != nil:
-		change = func(p *progress.Progress) { p.ResetLab(target, now) }
-		what = "lab " + target
-	case knownExperiment(target):
-		change = func(p *progress.Progress) { p.ResetExperiment(target, now) }
-		what = "experiment " + target
-	default:
-		return Usagef("nothing called %q: give a lesson id, a lab id, an experiment name or all", target)
+	change, what := resetTarget(c, target, time.Now())
+	if change == nil {
+		return Usagef("nothing called %q. Name one of:\n%s", target, resetChoices(c))
 	}
 	if _, err := progress.Update(path, change); err != nil {
 		return fmt.Errorf("progress reset: %w", err)

@@ -34,7 +34,7 @@ func TestProgressCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("progress: exit %d\n%s", code, text)
 	}
-	for _, want := range []string{"pages 2/", "quiz best 100% (first 50%, 2 attempts)", "lab 01_cas", "failing at Step 4", "experiment cas-race", "ran 1 time, showed its effect, prediction right", "Total: pages 2/", "predictions 1/1 right"} {
+	for _, want := range []string{"pages 2/", "quiz best 100% (first 50%, 2 attempts)", "lab 2.1 01_cas", "failing at Step 4", "experiment cas-race", "ran 1 time, showed its effect, prediction right", "Total: pages 2/", "predictions 1/1 right"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("progress output lacks %q:\n%s", want, text)
 		}
@@ -51,7 +51,7 @@ func TestProgressCommand(t *testing.T) {
 		t.Errorf("JSON totals: %+v", r.Totals)
 	}
 	out.Reset()
-	if code := Main(t.Context(), []string{"progress", "reset", "consensus-and-cas"}, strings.NewReader(""), &out, &out); code != 0 || !strings.Contains(out.String(), "Forgot lesson consensus-and-cas") {
+	if code := Main(t.Context(), []string{"progress", "reset", "consensus-and-cas"}, strings.NewReader(""), &out, &out); code != 0 || !strings.Contains(out.String(), "Forgot lesson 2 Consensus stores and compare-and-swap") {
 		t.Fatalf("reset: exit %d %s", code, out.String())
 	}
 	p, _ := progress.Load(path, now)

@@ -388,7 +388,7 @@ func (m *Model) replacePractice() {
 func (m *Model) openLab(id string) tea.Cmd {
 	l := m.course.Lab(id)
 	if l == nil {
-		l = &lessons.Lab{ID: id, Title: id}
+		l = &lessons.Lab{ID: id, Title: id, Lesson: m.labLesson(id)}
 	}
 	opts := m.opts.Lab
 	opts.Lab = *l

@@ -87,7 +87,7 @@ func TestLabOpensFromHome(t *testing.T) {
 	// checkout: the lab screen opens and says how to get the labs.
 	h := newHarness(t, 80, 24)
 	h.keys("l")
-	h.mustShow("Lab 01_cas", "labs not found on this machine")
+	h.mustShow("Lab 1.1 · ", "labs not found on this machine")
 	h.checkFits()
 	h.keys("esc")
 	if !h.m.atHome() {

@@ -22,7 +22,7 @@ func TestHomeListsLessonsWithProgress(t *testing.T) {
 	h.mustShow("Ownership election playground", "01 First steps with a test course", "02 Second thoughts",
 		"pages  quiz  labs", " 0/3      –   0/1", "New here?")
 	// The detail of the selected lesson names its parts.
-	h.mustShow("3 pages", "quiz of 4", "lab 01_cas", "experiment fencing")
+	h.mustShow("3 pages", "quiz of 4", "lab 1.1", "experiment fencing")
 	h.checkFits()
 }
 
@@ -213,13 +213,13 @@ func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
 	p.RecordLabPassed("l1", "a", time.Now())
 	p.Labs = map[string]progress.LabGrade{"c": {Status: "failing", Step: "step 2 (x)", At: time.Now()}}
 	h.Update(screen.ProgressChanged{Progress: p})
-	if d := ansi.Strip(h.View()); !strings.Contains(d, "labs a, b, c (l chooses)") {
+	if d := ansi.Strip(h.View()); !strings.Contains(d, "labs 7.1, 7.2, 7.3 (l chooses)") {
 		t.Fatalf("detail %q does not say l chooses", d)
 	}
 	h.Update(keyMsg("l"))
 	d := ansi.Strip(h.View())
-	for _, want := range []string{"Which lab of lesson 7?", "1 a · Alpha lab  ✓ passed", "2 b · Beta lab", "3 c · Gamma lab  failing",
-		"press its number, enter for b · esc closes"} {
+	for _, want := range []string{"Which lab of lesson 7?", "1 lab 7.1 · Alpha lab · a  ✓ passed", "2 lab 7.2 · Beta lab · b", "3 lab 7.3 · Gamma lab · c  failing",
+		"press its number, enter for lab 7.2 · esc closes"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("lab list lacks %q:\n%s", want, d)
 		}
@@ -258,7 +258,7 @@ func TestHomeLabKeyOpensNextUnpassedLab(t *testing.T) {
 	c.Lessons[0].Labs = []string{"b"}
 	h = home.New(screen.Context{Course: c, Styles: theme.NewStyles(true, false), Progress: progress.New()}, home.Options{})
 	h.SetSize(80, 24)
-	if d := ansi.Strip(h.View()); !strings.Contains(d, "lab b Beta lab (l)") {
+	if d := ansi.Strip(h.View()); !strings.Contains(d, "lab 7.1 Beta lab (l)") {
 		t.Fatalf("detail does not name the lab by title:\n%s", d)
 	}
 	_, cmd := h.Update(keyMsg("l"))

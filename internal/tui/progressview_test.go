@@ -14,7 +14,7 @@ func TestProgressViewOpensFromAnywhereAndJumps(t *testing.T) {
 	h.keys("enter", "n") // lesson 1, two pages
 	h.keys("P")
 	h.mustShow("Your progress", "Total: pages 2/", "01 First steps with a test course", "pages 2/3",
-		"checkpoints", "not answered", "quiz", "not taken", "lab 01_cas", "not graded yet", "experiment fencing", "not run")
+		"checkpoints", "not answered", "quiz", "not taken", "lab 1.1 · 01_cas", "not graded yet", "experiment fencing", "not run")
 	h.checkFits()
 	// The quiz row opens the quiz.
 	h.keys("down", "down", "enter")

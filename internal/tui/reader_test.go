@@ -175,6 +175,6 @@ func TestReaderJumpsToQuizLabAndExperiment(t *testing.T) {
 	h.keys("x")
 	h.mustShow("Experiment: fencing", "Predict first")
 	h.keys("esc", "n", "n", "l")
-	h.mustShow("Lab 01_cas", "labs not found on this machine", "git clone")
+	h.mustShow("Lab 1.1 · ", "labs not found on this machine", "git clone")
 	h.checkFits()
 }

@@ -117,7 +117,7 @@ func TestFlowWatchFollowsTheLearner(t *testing.T) {
 
 	waitScreen(t, tm, "New here?")
 	tm.Send(keyMsg("l"))
-	waitScreen(t, tm, "Lab 01_cas")
+	waitScreen(t, tm, "Lab 1.1 · CAS")
 	tm.Send(keyMsg("w"))
 	waitScreen(t, tm, "● watching", "watch 01_cas: step 2/2 failing · 09:00")
 

@@ -58,7 +58,10 @@ const (
 
 // Lab is one lab's state.
 type Lab struct {
-	ID     string             `json:"id"`
+	ID string `json:"id"`
+	// Number is the lab's number as the course shows it ("3.1": lesson
+	// 3's first lab); the folder id is ID.
+	Number string             `json:"number,omitempty"`
 	Status progress.LabStatus `json:"status"` // a progress.LabStatus, or LabNotGraded
 	Step   string             `json:"step,omitempty"`
 	At     time.Time          `json:"at,omitzero"`
@@ -120,7 +123,7 @@ func Build(c *lessons.Course, p *progress.Progress, file string) Report {
 			}
 		}
 		for _, lab := range l.Labs {
-			st := Lab{ID: lab, Status: LabNotGraded, PassedOnce: p.LabPassed(l.ID, lab)}
+			st := Lab{ID: lab, Number: c.LabNumber(lab), Status: LabNotGraded, PassedOnce: p.LabPassed(l.ID, lab)}
 			if g, ok := p.Labs[lab]; ok {
 				st.Status, st.Step, st.At = g.Status, g.Step, g.At
 			} else if st.PassedOnce {

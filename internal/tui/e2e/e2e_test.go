@@ -198,7 +198,7 @@ func TestHomeLessonQuizLab(t *testing.T) {
 	s.keys("Escape", "Escape")
 	s.waitFor(5*time.Second, "Continue where you left off")
 	s.keys("2", "l")
-	scr = s.waitFor(10*time.Second, "Lab 01_cas")
+	scr = s.waitFor(10*time.Second, "Lab 2.1 · ")
 	s.fits(scr)
 
 	s.keys("Escape")
@@ -292,7 +292,7 @@ func TestWatchGoesOnAtHome(t *testing.T) {
 	s, _ := start(t, nil)
 	s.waitFor(5*time.Second, "01 Do you need an election?")
 	s.keys("2", "l")
-	s.waitFor(10*time.Second, "Lab 01_cas")
+	s.waitFor(10*time.Second, "Lab 2.1 · ")
 	s.keys("w")
 	s.waitFor(5*time.Second, "● watching", "watch 01_cas: ")
 	graded := regexp.MustCompile(`watch 01_cas: (step \d/\d failing|✓ passed|passed once|does not compile|could not grade|timed out)`)

@@ -357,11 +357,11 @@ func (h Model) detail(w int, long bool) string {
 	}
 	switch {
 	case len(l.Labs) == 1 && h.labTitle(l.Labs[0]) != "":
-		parts = append(parts, "lab "+l.Labs[0]+" "+h.labTitle(l.Labs[0])+" (l)")
+		parts = append(parts, h.course.LabName(l.Labs[0])+" "+h.labTitle(l.Labs[0])+" (l)")
 	case len(l.Labs) == 1:
-		parts = append(parts, "lab "+l.Labs[0]+" (l)")
+		parts = append(parts, h.course.LabName(l.Labs[0])+" (l)")
 	case len(l.Labs) > 1:
-		parts = append(parts, "labs "+strings.Join(l.Labs, ", ")+" (l chooses)")
+		parts = append(parts, "labs "+h.labNumbers(l.Labs)+" (l chooses)")
 	}
 	if len(l.Experiments) > 0 {
 		if len(l.Experiments) == 1 {

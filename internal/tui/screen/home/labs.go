@@ -14,9 +14,19 @@ import (
 	"github.com/ownership-election/playground/lessons"
 )
 
-// The labs are numbered in the order they were written, not by lesson
-// (lab 05 belongs to lesson 7), so wherever the map lists labs it names
-// each by title under its lesson.
+// The lab folders are numbered in the order they were written, not by
+// lesson (05_etcd_lock belongs to lesson 7), so the map names each lab by
+// its lesson's number ("lab 7.1", Course.LabName) and its title, with the
+// folder the learner edits beside it.
+
+// labNumbers is "7.1, 7.2, 7.3" for a lesson's labs.
+func (h Model) labNumbers(ids []string) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strings.TrimPrefix(h.course.LabName(id), "lab ")
+	}
+	return strings.Join(names, ", ")
+}
 
 // labKey handles l: a lesson with one lab opens it; a lesson with several
 // lists them to pick one by number (enter opens the first not passed yet).
@@ -85,10 +95,11 @@ func (h *Model) labChooser(w int) string {
 	var b strings.Builder
 	b.WriteString(st.Heading.Render(text.Truncate(fmt.Sprintf("Which lab of lesson %d?", l.Number), w)) + "\n")
 	for i, id := range h.choosingLabs {
-		line := " " + id
+		line := " " + h.course.LabName(id)
 		if t := h.labTitle(id); t != "" {
 			line += " · " + t
 		}
+		line += " · " + id
 		state, good := h.labState(l.ID, id)
 		num := st.Accent.Render(fmt.Sprint(i + 1))
 		if state == "" {
@@ -105,7 +116,7 @@ func (h *Model) labChooser(w int) string {
 	}
 	hint := "press its number · esc closes this list"
 	if next := h.rows[h.cursor].nextLab; next != "" {
-		hint = "press its number, enter for " + next + " · esc closes"
+		hint = "press its number, enter for " + h.course.LabName(next) + " · esc closes"
 	}
 	b.WriteString(st.Muted.Render(text.Truncate(hint, w)))
 	return b.String()
@@ -120,10 +131,11 @@ func (h Model) labList(l *lessons.Lesson, w int) string {
 	var b strings.Builder
 	b.WriteString(st.Heading.Render("Labs of this lesson") + "\n")
 	for _, id := range l.Labs {
-		line := id
+		line := h.course.LabName(id)
 		if t := h.labTitle(id); t != "" {
 			line += " · " + t
 		}
+		line += " (" + id + ")"
 		state, good := h.labState(l.ID, id)
 		if good {
 			line = "✓ " + line

@@ -6,6 +6,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// labName is how the header names the lab: "Lab 3.1", numbered by its
+// lesson (lesson 3's first lab), or by its folder when no lesson lists
+// it; the subtitle names the folder the learner edits.
+func (m Model) labName() string {
+	if l := m.opts.Lesson; l != nil && l.Number > 0 {
+		for i, id := range l.Labs {
+			if id == m.lab.ID {
+				return fmt.Sprintf("Lab %d.%d", l.Number, i+1)
+			}
+		}
+	}
+	return "Lab " + m.lab.ID
+}
+
 // lessonName is how the header names the lab's lesson: its number and
 // title when the course is known ("lesson 4 · Renewable leases"), else
 // the lesson id from the manifest.

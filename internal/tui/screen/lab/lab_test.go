@@ -151,7 +151,7 @@ func deliver(t *testing.T, m *Model, r report) (*Model, tea.Cmd) {
 func TestFreshScreenListsStepsNotGraded(t *testing.T) {
 	m := newTest(t, fixtureRoot, 80, 24)
 	v := view(m)
-	for _, want := range []string{"Lab 00_demo · Demo arithmetic", "you edit labs/00_demo/demo.go", "README"} {
+	for _, want := range []string{"Lab 1.1 · Demo arithmetic", "you edit labs/00_demo/demo.go", "README"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}

@@ -60,7 +60,7 @@ func (m *Model) layout() {
 // View draws the screen in exactly the area given by SetSize.
 func (m Model) View() string {
 	st := m.Styles
-	title := fmt.Sprintf("Lab %s · %s", m.lab.ID, m.lab.Title)
+	title := m.labName() + " · " + m.lab.Title
 	badges := m.badges()
 	gap := m.Width - lipgloss.Width(title) - lipgloss.Width(badges)
 	if gap < 1 {

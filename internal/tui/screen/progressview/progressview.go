@@ -174,7 +174,7 @@ func (m *Model) open(r row) tea.Msg {
 func (m *Model) resetOf(r row) screen.ResetProgress {
 	switch r.kind {
 	case rowLab:
-		return screen.ResetProgress{Lab: r.lab.ID, What: "lab " + r.lab.ID + " (its grades and its pass)"}
+		return screen.ResetProgress{Lab: r.lab.ID, What: m.course.LabName(r.lab.ID) + " (its grades and its pass)"}
 	case rowExperiment:
 		return screen.ResetProgress{Experiment: r.exp.Name, What: "experiment " + r.exp.Name + " (its runs and your prediction)"}
 	}
@@ -277,7 +277,7 @@ func (m *Model) rowLine(r row, selected bool) string {
 			good = r.lesson.QuizBest >= 1
 		}
 	case rowLab:
-		label = "lab " + r.lab.ID
+		label = m.course.LabName(r.lab.ID) + " · " + r.lab.ID
 		state, good = labState(r.lab)
 	case rowExperiment:
 		label = "experiment " + r.exp.Name
