@@ -364,7 +364,7 @@ func (m *Model) openLesson(id string, page int) tea.Cmd {
 		return nil
 	}
 	m.truncate(1) // a lesson is always one step from home
-	return m.push(reader.New(m.screenContext(), reader.Options{Lesson: l, Page: page}))
+	return m.push(reader.New(m.screenContext(), reader.Options{Lesson: l, Page: page, Next: m.lessonAfter(l)}))
 }
 
 func (m *Model) openQuiz(lessonID string) tea.Cmd {

@@ -56,7 +56,7 @@ func TestFlowOpenLessonPageBack(t *testing.T) {
 	tm.Send(keyMsg("n"))
 	waitFor(t, tm, "page 2/3")
 	tm.Send(keyMsg("esc"))
-	waitFor(t, tm, "Continue where you left off")
+	waitFor(t, tm, "Continue: 01 First steps with a test course, page 3/3 (next unread)")
 	tm.Send(keyMsg("q"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 	if stateOf(final) != "home" {

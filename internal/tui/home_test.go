@@ -49,10 +49,29 @@ func TestHomeContinueWhereLeftOff(t *testing.T) {
 	if h.state() != "home" {
 		t.Fatalf("esc from the reader should go home, state %s", h.state())
 	}
-	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", " 2/3      –   0/1")
+	h.mustShow("Continue: 01 First steps with a test course, page 3/3 (next unread)", " 2/3      –   0/1")
 	h.keys("2") // select another lesson: c still continues lesson 1
 	h.keys("c")
-	h.mustShow("Middle page", "page 2/3")
+	h.mustShow("First steps", "page 3/3")
+}
+
+// TestContinueAfterAFinishedLesson: once every page of lesson 1 is read,
+// c goes to lesson 2's first page, and lesson 1's last page offers
+// lesson 2 (n opens it).
+func TestContinueAfterAFinishedLesson(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("enter", "n", "n")
+	h.mustShow("page 3/3", "Next lesson: 02 Second thoughts  (→ or n)")
+	h.keys("esc")
+	h.mustShow("Continue: 02 Second thoughts, page 1/1 (next unread)")
+	h.keys("c")
+	h.mustShow("Only page", "page 1/1")
+	h.keys("esc", "enter", "p", "p") // lesson 1 again, back to its first page
+	h.keys("esc", "1", "enter")
+	h.keys("n", "n", "n") // past the last page: lesson 2
+	h.mustShow("Only page")
+	h.keys("esc")
+	h.mustShow("Continue where you left off: 02 Second thoughts, page 1/1")
 }
 
 func TestHomeQuitsWithQ(t *testing.T) {

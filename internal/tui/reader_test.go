@@ -16,8 +16,10 @@ func TestReaderPagesForwardAndBack(t *testing.T) {
 	h.mustShow("Middle page", "page 2/3", "A ──▶ B ──▶ C")
 	h.keys("n")
 	h.mustShow("Closing page", "page 3/3", "End of the lesson")
-	h.keys("n") // already on the last page
-	h.mustShow("page 3/3")
+	h.keys("n") // past the last page: the next lesson
+	h.mustShow("02 Second thoughts", "Only page", "page 1/1")
+	h.keys("esc", "1", "enter") // lesson 1 opens where it was left, its last page
+	h.mustShow("Closing page", "page 3/3")
 	h.keys("p", "left")
 	h.mustShow("Opening page", "page 1/3")
 	h.keys("left")

@@ -21,11 +21,11 @@ func TestSavedProgressShowsFromTheFirstFrame(t *testing.T) {
 		o.Progress = saved
 		o.ProgressPath = first.saved
 	})
-	h.mustShow("Continue where you left off: 01 First steps with a test course, page 2/3", " 2/3      –   0/1")
+	h.mustShow("Continue: 01 First steps with a test course, page 3/3 (next unread)", " 2/3      –   0/1")
 	h.mustNotShow("New here?")
 	h.keys("c")
-	h.mustShow("Middle page", "page 2/3")
-	if got := h.savedProgress().Last; got != (progress.Position{Lesson: saved.Last.Lesson, Page: 1}) {
-		t.Fatalf("after c the saved place is %+v, want page 2 of %s", got, saved.Last.Lesson)
+	h.mustShow("page 3/3")
+	if got := h.savedProgress().Last; got != (progress.Position{Lesson: saved.Last.Lesson, Page: 2}) {
+		t.Fatalf("after c the saved place is %+v, want page 3 of %s", got, saved.Last.Lesson)
 	}
 }

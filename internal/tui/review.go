@@ -73,3 +73,14 @@ func (m *Model) quizFinished(f screen.QuizFinished) tea.Cmd {
 	}
 	return m.progressChanged(func(p *progress.Progress) { p.RecordQuiz(f.Lesson, r) })
 }
+
+// lessonAfter is the lesson that follows l in the course, nil after the
+// last.
+func (m *Model) lessonAfter(l *lessons.Lesson) *lessons.Lesson {
+	for i, x := range m.course.Lessons {
+		if x == l && i+1 < len(m.course.Lessons) {
+			return m.course.Lessons[i+1]
+		}
+	}
+	return nil
+}

@@ -196,13 +196,13 @@ func TestHomeLessonQuizLab(t *testing.T) {
 
 	// Back to the reader, home, then the lab of lesson 2.
 	s.keys("Escape", "Escape")
-	s.waitFor(5*time.Second, "Continue where you left off")
+	s.waitFor(5*time.Second, "c Continue: ")
 	s.keys("2", "l")
 	scr = s.waitFor(10*time.Second, "Lab 2.1 · ")
 	s.fits(scr)
 
 	s.keys("Escape")
-	s.waitFor(5*time.Second, "Continue where you left off")
+	s.waitFor(5*time.Second, "c Continue: ")
 	s.keys("q")
 	s.waitFor(15*time.Second, "EXITED 0")
 
@@ -253,12 +253,12 @@ func TestProgressSurvivesARestart(t *testing.T) {
 	s.keys("n")
 	s.waitFor(5*time.Second, "page 3/")
 	s.keys("Escape")
-	s.waitFor(5*time.Second, "Continue where you left off: 03 Locks and the TTL unlock bug, page 3/")
+	s.waitFor(5*time.Second, "Continue: 03 Locks and the TTL unlock bug, page 4/")
 	s.keys("q")
 	s.waitFor(15*time.Second, "EXITED 0")
 
 	s2 := startIn(t, moduleRoot(t), binary(t, moduleRoot(t)), state, "-again")
-	scr := s2.waitFor(5*time.Second, "Continue where you left off: 03 Locks and the TTL unlock bug, page 3/")
+	scr := s2.waitFor(5*time.Second, "Continue: 03 Locks and the TTL unlock bug, page 4/")
 	s2.fits(scr)
 	if strings.Contains(scr, "New here?") {
 		t.Fatalf("the restarted course map greets a new learner:\n%s", scr)
@@ -272,14 +272,15 @@ func TestProgressSurvivesARestart(t *testing.T) {
 	if !strings.Contains(row, " 3/") {
 		t.Fatalf("lesson 3's row does not count 3 pages read: %q\n%s", row, scr)
 	}
+	// c opens the next page not read yet.
 	s2.keys("c")
-	s2.fits(s2.waitFor(5*time.Second, "03 Locks and the TTL unlock bug", "page 3/"))
+	s2.fits(s2.waitFor(5*time.Second, "03 Locks and the TTL unlock bug", "page 4/"))
 	// The progress view, one key from the reader, counts the pages too.
 	s2.keys("P")
-	scr = s2.waitFor(5*time.Second, "Your progress", "Total: pages 3/", "03 Locks and the TTL unlock bug")
+	scr = s2.waitFor(5*time.Second, "Your progress", "Total: pages 4/", "03 Locks and the TTL unlock bug")
 	s2.fits(scr)
 	s2.keys("Escape", "Escape")
-	s2.waitFor(5*time.Second, "Continue where you left off: 03 Locks and the TTL unlock bug, page 3/")
+	s2.waitFor(5*time.Second, "Continue: 03 Locks and the TTL unlock bug, page 5/")
 	s2.keys("q")
 	s2.waitFor(15*time.Second, "EXITED 0")
 }

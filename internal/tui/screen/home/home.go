@@ -214,10 +214,8 @@ func (h Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case key.Matches(k, h.keys.Open):
 		return h, screen.Send(screen.OpenLesson{Lesson: sel.ID, Page: -1})
 	case key.Matches(k, h.keys.Continue):
-		if h.last.Lesson != "" {
-			return h, screen.Send(screen.OpenLesson{Lesson: h.last.Lesson, Page: h.last.Page})
-		}
-		return h, screen.Send(screen.OpenLesson{Lesson: h.rows[0].lesson.ID, Page: 0})
+		l, page, _ := h.nextUnread()
+		return h, screen.Send(screen.OpenLesson{Lesson: l.ID, Page: page})
 	case key.Matches(k, h.keys.Quiz):
 		return h, screen.Send(screen.OpenQuiz{Lesson: sel.ID})
 	case key.Matches(k, h.keys.Review):
@@ -284,8 +282,11 @@ func (h Model) continueLine() string {
 		return st.Text.Render("New here? Start with lesson 1: press ") + st.Accent.Render("enter") +
 			st.Text.Render(" to read it.")
 	}
-	l := h.course.Lesson(h.last.Lesson)
-	s := fmt.Sprintf("Continue where you left off: %02d %s, page %d/%d", l.Number, l.Title, h.last.Page+1, len(l.Pages))
+	l, page, unread := h.nextUnread()
+	s := fmt.Sprintf("Continue: %02d %s, page %d/%d (next unread)", l.Number, l.Title, page+1, len(l.Pages))
+	if !unread {
+		s = fmt.Sprintf("Continue where you left off: %02d %s, page %d/%d", l.Number, l.Title, page+1, len(l.Pages))
+	}
 	return st.Accent.Render("c") + st.Text.Render(" "+text.Truncate(s, h.Width-2))
 }
 

@@ -42,12 +42,19 @@ func TestUpdateMovesAndOpens(t *testing.T) {
 	p := progress.New()
 	p.MarkPageRead("first-steps", 1, time.Now())
 	d.Send(screen.ProgressChanged{Progress: p})
-	if v := d.View(); !strings.Contains(v, "Continue where you left off") {
+	if v := d.View(); !strings.Contains(v, "Continue: 01 First steps with a test course, page 3/3 (next unread)") {
 		t.Fatalf("no continue line after a page was read:\n%s", v)
 	}
 	d.Press("c")
-	if open, ok := screentest.Last[screen.OpenLesson](d); !ok || open.Lesson != "first-steps" || open.Page != 1 {
-		t.Fatalf("c sent %+v, want first-steps page 1", d.Sent)
+	if open, ok := screentest.Last[screen.OpenLesson](d); !ok || open.Lesson != "first-steps" || open.Page != 2 {
+		t.Fatalf("c sent %+v, want first-steps page 2, the next unread", d.Sent)
+	}
+	// With page 2 read too, c goes back to the page skipped, page 0.
+	p.MarkPageRead("first-steps", 2, time.Now())
+	d.Send(screen.ProgressChanged{Progress: p})
+	d.Press("c")
+	if open, ok := screentest.Last[screen.OpenLesson](d); !ok || open.Lesson != "first-steps" || open.Page != 0 {
+		t.Fatalf("c sent %+v, want first-steps page 0, skipped", d.Sent)
 	}
 }
 

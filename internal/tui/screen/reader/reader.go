@@ -55,6 +55,7 @@ type Model struct {
 	learner string
 
 	lesson *lessons.Lesson
+	next   *lessons.Lesson // the lesson after, offered on the last page
 	page   int
 	vp     viewport.Model // scroll position over lines
 	lines  []string       // the page as shown: rendering (or plain text) and footer
@@ -77,6 +78,9 @@ type Options struct {
 	// Page is the page to open at; negative opens the page where the
 	// learner left off.
 	Page int
+	// Next is the lesson after this one in the course, offered on the
+	// last page (→ opens it); nil for the last lesson.
+	Next *lessons.Lesson
 }
 
 // New opens opts.Lesson at opts.Page.
@@ -94,6 +98,7 @@ func New(ctx screen.Context, opts Options) *Model {
 		answered: map[string]progress.Answer{},
 		checkVP:  viewport.New(),
 		lesson:   l,
+		next:     opts.Next,
 		page:     page,
 	}
 	if rec := ctx.Progress.Peek(l.ID); rec != nil {
@@ -287,6 +292,9 @@ func (r Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(k, r.keys.Next):
 		if r.page+1 < len(r.lesson.Pages) {
 			return r, r.goTo(r.page + 1)
+		}
+		if r.next != nil {
+			return r, screen.Send(screen.OpenLesson{Lesson: r.next.ID, Page: 0})
 		}
 	case key.Matches(k, r.keys.Prev):
 		if r.page > 0 {

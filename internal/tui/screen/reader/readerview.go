@@ -184,6 +184,10 @@ func (r Model) footer() string {
 	}
 	if r.page == len(r.lesson.Pages)-1 {
 		b.WriteString(st.Muted.Render("End of the lesson. ") + st.Accent.Render("t") + st.Muted.Render(" takes the lesson's quiz.") + "\n")
+		if r.next != nil {
+			next := fmt.Sprintf("Next lesson: %02d %s  (→ or n)", r.next.Number, r.next.Title)
+			b.WriteString(st.Muted.Render(text.Truncate(next, w)) + "\n")
+		}
 	} else {
 		next := r.lesson.Pages[r.page+1].Title
 		b.WriteString(st.Muted.Render(text.Truncate("Next: "+next+"  (→ or n)", w)) + "\n")
