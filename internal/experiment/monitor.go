@@ -2,10 +2,13 @@ package experiment
 
 import "fmt"
 
-// monitor watches the event stream for the two things that must never
-// happen: two replicas acting as owner at once, and a write from a stale
-// owner being accepted. A paused replica does not act, so it only counts
-// again once it does something as owner after it resumes.
+// monitor watches the event stream as it comes for the two things that
+// must never happen, two replicas acting as owner at once and a write
+// from a stale owner being accepted, and flags them at once with an
+// InvariantViolated event, so the screen can point at them while the run
+// goes on. It follows the checker's rules (a paused replica does not act
+// until it does something as owner after it resumes); the verdict is the
+// checker's, computed from the whole history.
 type monitor struct {
 	owners      map[string]int64 // replica -> token it believes it owns with
 	paused      map[string]bool

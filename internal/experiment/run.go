@@ -336,15 +336,6 @@ func (run *Run) Events(since int) []Event {
 	return append([]Event(nil), run.events[since:]...)
 }
 
-// violations returns how many times the monitor saw two owners acting at
-// once and how many stale writes the resource accepted, since the last
-// resetMonitor.
-func (run *Run) violations() (twoOwners, staleWrites int) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	return run.monitor.twoOwners, run.monitor.staleWrites
-}
-
 // resetMonitor forgets owners and violations (between variants).
 func (run *Run) resetMonitor() {
 	run.mu.Lock()
