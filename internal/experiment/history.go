@@ -37,10 +37,20 @@ import (
 // waits on Updated (or ticks) and asks for the rest. Only the Run writes
 // to its history; everything handed out is a copy.
 //
+// What a history shows is the checker's: Check gives the verdict (the
+// scenario's Properties over the findings), Parts and Find the findings
+// themselves (terms of ownership, two owners at once against etcd's
+// holder, stale writes, gaps, lease extensions, figures) per part of the
+// run, which is what a timeline marks. A scenario's Predict question is
+// judged against a history too (Question.Judge); with Env.Prediction the
+// run records the learner's pick in Prediction, judged.
+//
 // WriteHistory and ReadHistory keep a history in a file (JSON, one
-// document); `playground experiment replay FILE` prints one again without
-// etcd, and `experiment run NAME --faults FILE` runs its fault schedule
-// on a fresh etcd.
+// document); Env.HistoryDir makes a run save its own when it ends (the
+// TUI keeps every run's in HistoryDir()). `playground experiment replay
+// FILE` prints one again and judges it anew without etcd (Replay), and
+// `experiment run NAME --faults FILE` runs its fault schedule on a fresh
+// etcd.
 type History struct {
 	// Format is the version of the file layout (HistoryFormat).
 	Format   int    `json:"format"`
