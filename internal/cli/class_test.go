@@ -18,7 +18,6 @@ import (
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/class/classtest"
-	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 )
 
@@ -244,7 +243,7 @@ func TestGradeOnClassCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := gradeConfig{Root: repoRoot(t), Overlay: grade.SolutionOverlay("05_etcd_lock", "lock.go")}
+	cfg := solutionConfig(t, "05_etcd_lock", "lock.go")
 	if err := gradeLabs(ctx, env, []string{"05"}, cfg); err != nil {
 		t.Fatalf("grading lab 05 on the class cluster: %v\n%s%s", err, out, errb)
 	}

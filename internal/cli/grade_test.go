@@ -42,6 +42,7 @@ func gradeEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
 // first failure message, and valid --json and --junit output.
 func TestGradeStubFails(t *testing.T) {
 	_, _, _ = gradeEnv(t)
+	t.Chdir(tempCheckout(t))
 	junit := filepath.Join(t.TempDir(), "report.xml")
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), []string{"grade", "--json", "01_cas", "--junit", junit}, strings.NewReader(""), &out, &errb)
@@ -84,8 +85,7 @@ func TestGradeStubFails(t *testing.T) {
 // the learner's progress.
 func TestGradeSolutionPasses(t *testing.T) {
 	env, out, errb := gradeEnv(t)
-	root := repoRoot(t)
-	cfg := gradeConfig{Root: root, Overlay: grade.SolutionOverlay("01_cas", "cas.go")}
+	cfg := solutionConfig(t, "01_cas", "cas.go")
 	if err := gradeLabs(context.Background(), env, []string{"cas"}, cfg); err != nil {
 		t.Fatalf("grade of the solution: %v\n%s%s", err, out.String(), errb.String())
 	}
@@ -159,7 +159,7 @@ func TestGradeRacyLab04(t *testing.T) {
 	if err := os.WriteFile(file, []byte(racy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := gradeConfig{Root: root, Overlay: map[string]string{"labs/04_fencing/fencing.go": file}}
+	cfg := gradeConfig{Root: tempCheckout(t), Overlay: map[string]string{"labs/04_fencing/fencing.go": file}}
 	err = gradeLabs(context.Background(), env, []string{"--json", "04"}, cfg)
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != 1 {

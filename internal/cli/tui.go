@@ -83,7 +83,7 @@ func runTUI(ctx context.Context, env *Env, args []string) error {
 		Lab:            lab.Options{Root: root, Catalog: labCatalog(), Env: labEnv(env)},
 		EtcdShared:     sharedEtcd(env),
 		// Compile the labs' tests ahead, so the first grade rarely waits.
-		Background: lab.Prewarm(ctx, root, labIDs(course)),
+		Background: lab.Prewarm(ctx, nil, root, labIDs(course)),
 	})
 	return runProgram(ctx, cancel, env, m, etcd)
 }
@@ -121,8 +121,9 @@ func runProgram(ctx context.Context, cancel context.CancelFunc, env *Env, m tui.
 	// 120 frames a second: the first frame goes out on the first tick, 8 ms
 	// after start instead of 16, and scrolling follows the keys closely.
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120), tea.WithFilter(newKeyFlood().filter))
-	_, err := p.Run()
+	final, err := p.Run()
 	cancel() // stops a start still in flight
+	flushProgress(env, final)
 	// A grading still running (go test and its test binary) must not
 	// outlive the program.
 	grade.StopAll()
@@ -133,6 +134,19 @@ func runProgram(ctx context.Context, cancel context.CancelFunc, env *Env, m tui.
 		return fmt.Errorf("run the terminal interface: %w", err)
 	}
 	return nil
+}
+
+// flushProgress writes the progress changes a failed save left waiting,
+// now that the screen is gone, and says on stderr when some still could
+// not be written.
+func flushProgress(env *Env, final tea.Model) {
+	m, ok := final.(tui.Model)
+	if !ok {
+		return
+	}
+	if n, err := m.FlushProgress(); err != nil {
+		fmt.Fprintf(env.Stderr, "playground: %d progress changes could not be saved: %v\n", n, err)
+	}
 }
 
 // restoreTerminalOnPanic records the terminal's state and returns a

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,10 @@ type Options struct {
 	// most of the time of grading an etcd lab. Default: DefaultBinDir.
 	// "off" links into a temporary folder each time, as go test does.
 	BinDir string
+	// Seal makes the harness's signed report the verdict (seal.go): the
+	// lab's tests must run under labs/internal/labtest. Course.Prepare
+	// sets it.
+	Seal bool
 }
 
 // EtcdEnv is the environment entry that hands the etcd labs' tests an etcd
@@ -228,8 +233,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.FailFast {
 		extra = append(extra, "-failfast")
 	}
-	start := time.Now()
 	res := newResult()
+	if o.Seal {
+		key, env, done, err := newSealKey()
+		if err != nil {
+			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
+		}
+		defer done()
+		res.sealKey, o.Env = key, append(slices.Clip(o.Env), env)
+	}
+	start := time.Now()
 	out, runErr := o.goCommand(ctx, o.args(overlay, extra...), res)
 	res.Elapsed = time.Since(start)
 	res.CPU = out.cpu
@@ -258,6 +271,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	res.finish(end)
+	res.applySeal()
 	return res, nil
 }
 

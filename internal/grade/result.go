@@ -144,7 +144,9 @@ type Result struct {
 	Started bool
 
 	byName    map[string]*Test
-	output    lineBuf // package-level lines
+	sealKey   []byte      // set on a sealed run (seal.go)
+	sealed    *sealReport // the harness's report, once one signed with sealKey came
+	output    lineBuf     // package-level lines
 	build     lineBuf
 	pkgFailed bool
 }
@@ -220,6 +222,9 @@ func (res *Result) feed(line []byte) {
 			res.output.add(s)
 		}
 		return
+	}
+	if ev.Action == "output" {
+		res.checkSeal(ev.Output)
 	}
 	switch {
 	case ev.Action == "build-output":

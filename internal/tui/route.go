@@ -71,11 +71,7 @@ func (m *Model) progressFile(msg tea.Msg) (tea.Cmd, bool) {
 	case progressReloadedMsg:
 		return m.changedIf(m.followFile(msg)), true
 	case progressSavedMsg:
-		if msg.err != nil {
-			m.setNotice("could not save progress: "+msg.err.Error(), true)
-			return nil, true
-		}
-		return m.changedIf(m.adopt(msg)), true
+		return m.savedProgress(msg), true
 	}
 	return nil, false
 }

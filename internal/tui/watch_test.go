@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen/lab"
 	"github.com/ownership-election/playground/lessons"
@@ -109,7 +110,7 @@ func TestFlowWatchFollowsTheLearner(t *testing.T) {
 	m := New(Options{
 		Course: course, Learner: testLearner, Now: func() time.Time { return testNow },
 		ProgressPath: filepath.Join(t.TempDir(), progress.FileName),
-		Lab:          lab.Options{Root: root, Debounce: 50 * time.Millisecond},
+		Lab:          lab.Options{Root: root, Debounce: 50 * time.Millisecond, Course: grade.NewCourse(os.DirFS(root))},
 	})
 	tm := teatest.NewTestModel(t, m,
 		teatest.WithInitialTermSize(80, 24),

@@ -111,5 +111,10 @@ func Run(m *testing.M, perRun time.Duration) int {
 			_ = f.Value.Set((perRun * time.Duration(count)).String())
 		}
 	}
-	return m.Run()
+	if seal == nil || !seal.watch(m) {
+		return m.Run()
+	}
+	code := m.Run()
+	seal.report(code)
+	return code
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/tui/screen"
 )
 
@@ -28,7 +29,7 @@ type harness struct {
 }
 
 func (h harness) Init() tea.Cmd {
-	return tea.Batch(h.lab.Init(), Prewarm(h.ctx, h.root, []string{h.lab.Lab().ID}))
+	return tea.Batch(h.lab.Init(), Prewarm(h.ctx, grade.NewCourse(os.DirFS(h.root)), h.root, []string{h.lab.Lab().ID}))
 }
 
 func (h harness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -97,7 +98,7 @@ func TestFlowGradeFixtureLab(t *testing.T) {
 	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lab := New(testContext(), Options{Lab: demoLab(), Root: root, Debounce: 50 * time.Millisecond, Editor: editor})
+	lab := New(testContext(), Options{Lab: demoLab(), Root: root, Debounce: 50 * time.Millisecond, Editor: editor, Course: grade.NewCourse(os.DirFS(root))})
 	tm := teatest.NewTestModel(t, harness{lab: lab, root: root, ctx: ctx, cancel: cancel},
 		teatest.WithInitialTermSize(80, 24),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))

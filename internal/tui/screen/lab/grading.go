@@ -47,12 +47,31 @@ func labDir(root, id string) string {
 func (m Model) gradeCmd(ctx context.Context, seq int) tea.Cmd {
 	o, lab := m.gradeOptions(), m.lab
 	return func() tea.Msg {
-		return gradeDoneMsg{seq: seq, report: runGrade(ctx, o, lab)}
+		return gradeDoneMsg{seq: seq, report: runGrade(ctx, m.opts.Course, o, lab)}
 	}
 }
 
+// courseOptions turns options for a checkout into options that build the
+// lab from the course's own files with only the checkout's stub in them
+// (grade.Course); a lab folder that cannot be graded so is an error.
+func courseOptions(kit *grade.Course, o grade.Options) (grade.Options, func(), error) {
+	if kit == nil {
+		kit = grade.Builtin()
+	}
+	sub, err := kit.FromCheckout(o.Dir, o.Lab, o.Overlay)
+	if err != nil {
+		return o, nil, err
+	}
+	return kit.Prepare(sub, o)
+}
+
 // runGrade grades lab with o; it blocks.
-func runGrade(ctx context.Context, o grade.Options, lab lessons.Lab) report {
+func runGrade(ctx context.Context, kit *grade.Course, o grade.Options, lab lessons.Lab) report {
+	o, cleanup, err := courseOptions(kit, o)
+	if err != nil {
+		return toReport(lab, nil, err)
+	}
+	defer cleanup()
 	rep, err := grade.Grade(ctx, o, lab.StepSpecs())
 	return toReport(lab, rep, err)
 }
@@ -68,14 +87,20 @@ type verifyDoneMsg struct {
 func (m Model) verifyCmd(ctx context.Context, seq int, rep *grade.Report) tea.Cmd {
 	o := m.gradeOptions()
 	return func() tea.Msg {
-		return verifyDoneMsg{seq: seq, lab: runVerify(ctx, o, rep)}
+		return verifyDoneMsg{seq: seq, lab: runVerify(ctx, m.opts.Course, o, rep)}
 	}
 }
 
 // runVerify verifies a passing grade (grade.Verify) on a copy of rep and
 // returns the copy; it blocks.
-func runVerify(ctx context.Context, o grade.Options, rep *grade.Report) *grade.Report {
+func runVerify(ctx context.Context, kit *grade.Course, o grade.Options, rep *grade.Report) *grade.Report {
 	cp := *rep
+	o, cleanup, err := courseOptions(kit, o)
+	if err != nil {
+		cp.Status, cp.Err, cp.Message = grade.LabError, err, err.Error()
+		return &cp
+	}
+	defer cleanup()
 	if err := grade.Verify(ctx, o, &cp); err != nil && ctx.Err() != nil {
 		cp.Status = grade.LabCanceled
 	}
@@ -238,9 +263,10 @@ type PrewarmedMsg struct {
 // builds, so that verifying a pass is too. It returns nil when
 // root holds no labs (an installed binary run outside a checkout). Each lab
 // answers with a PrewarmedMsg; the root may ignore them. Cancel ctx when
-// the program ends. The machine may be small: the labs are compiled in
+// the program ends. kit is what the labs are built from (nil: the
+// course this binary embeds). The machine may be small: the labs are compiled in
 // sequence, not all at once.
-func Prewarm(ctx context.Context, root string, labIDs []string) tea.Cmd {
+func Prewarm(ctx context.Context, kit *grade.Course, root string, labIDs []string) tea.Cmd {
 	if root == "" || len(labIDs) == 0 {
 		return nil
 	}
@@ -259,7 +285,12 @@ func Prewarm(ctx context.Context, root string, labIDs []string) tea.Cmd {
 				return PrewarmedMsg{Lab: o.Lab, Err: ctx.Err()}
 			}
 			start := time.Now()
-			err := grade.Warm(ctx, o)
+			co, cleanup, err := courseOptions(kit, o)
+			if err != nil {
+				return PrewarmedMsg{Lab: o.Lab, Err: err}
+			}
+			defer cleanup()
+			err = grade.Warm(ctx, co)
 			return PrewarmedMsg{Lab: o.Lab, Took: time.Since(start), Err: err}
 		})
 	}

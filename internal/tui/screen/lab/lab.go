@@ -18,6 +18,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/labs"
@@ -67,6 +68,9 @@ type Options struct {
 	Editor string
 	// Now is the clock for elapsed times; nil means time.Now.
 	Now func() time.Time
+	// Course is what labs are built from besides the checkout's stub
+	// file; nil means the course this binary embeds (grade.Builtin).
+	Course *grade.Course
 }
 
 type pane int

@@ -171,7 +171,7 @@ func (w *Watch) Grade() tea.Cmd {
 	w.grading, w.gradeFrom = true, w.now()
 	seq, o, l := w.seq, w.gradeOptions(), w.lab
 	return func() tea.Msg {
-		return watchGradedMsg{seq: seq, report: runGrade(ctx, o, l)}
+		return watchGradedMsg{seq: seq, report: runGrade(ctx, w.opts.Course, o, l)}
 	}
 }
 
@@ -216,7 +216,7 @@ func (w *Watch) Update(msg tea.Msg) tea.Cmd {
 			ctx, cancel := context.WithCancel(context.Background())
 			w.cancel = cancel
 			seq, o, rep := w.seq, w.gradeOptions(), r.Lab
-			return func() tea.Msg { return watchVerifiedMsg{seq: seq, lab: runVerify(ctx, o, rep)} }
+			return func() tea.Msg { return watchVerifiedMsg{seq: seq, lab: runVerify(ctx, w.opts.Course, o, rep)} }
 		}
 		return gradedCmd(w.lab.ID, w.report)
 	case watchVerifiedMsg:

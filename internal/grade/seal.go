@@ -1,0 +1,166 @@
+package grade
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The sealed report (labs/internal/labtest/seal.go has the other side).
+// With Options.Seal, Run writes a fresh random key to a file only this
+// user can read, names it in SealEnv, and counts a test as passed only
+// when the harness's report, signed with that key, says so. The harness
+// reads and removes the file while it initializes, before the lab's own
+// code runs.
+//
+// What it resists: anything the learner's code prints (fake "--- PASS"
+// lines, test2json's ^V marker, a fake report, copies of PASS), ending
+// the process early (no report: not passed), changing the test flags so
+// that steps do not run (the report lists what ran), and replaying a
+// report from an earlier run (a new key every run). What it does not: a
+// learner who reads the key out of the test process's memory
+// (/proc/self/mem, a heap dump) and signs a report of their own, or who
+// changes the playground itself; a class's passes are therefore claims
+// until `class verify` regrades the submitted file with the instructor's
+// own copy of the course.
+const (
+	sealEnv    = "PLAYGROUND_GRADE_SEAL"
+	sealPrefix = "playground-seal v1 "
+)
+
+// sealReport is what the harness's report says.
+type sealReport struct {
+	Code  int          `json:"code"`
+	Tests []sealedTest `json:"tests"`
+}
+
+type sealedTest struct {
+	Name  string `json:"name"`
+	Runs  int    `json:"runs"`
+	Fails int    `json:"fails"`
+	Skips int    `json:"skips"`
+}
+
+// newSealKey writes a random key to a new private file and returns the
+// key, the environment entry naming the file, and a cleanup.
+func newSealKey() ([]byte, string, func(), error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, "", nil, fmt.Errorf("seal key: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "playground-seal-")
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("seal key: %w", err)
+	}
+	path := filepath.Join(dir, "key")
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(key)), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, "", nil, fmt.Errorf("seal key: %w", err)
+	}
+	return key, sealEnv + "=" + path, func() { os.RemoveAll(dir) }, nil
+}
+
+// checkSeal looks at one line the test binary printed; a report signed
+// with res's key is kept, anything else is only output.
+func (res *Result) checkSeal(line string) {
+	i := strings.Index(line, sealPrefix)
+	if res.sealKey == nil || i < 0 {
+		return
+	}
+	body, mac, ok := strings.Cut(strings.TrimSpace(line[i+len(sealPrefix):]), " ")
+	if !ok {
+		return
+	}
+	want := hmac.New(sha256.New, res.sealKey)
+	want.Write([]byte(body))
+	got, err := hex.DecodeString(mac)
+	if err != nil || !hmac.Equal(got, want.Sum(nil)) {
+		return
+	}
+	data, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil {
+		return
+	}
+	var rep sealReport
+	if json.Unmarshal(data, &rep) == nil {
+		res.sealed = &rep
+	}
+}
+
+// noReport is the message of a sealed run whose harness never reported.
+const noReport = "the test binary ended before the grader's harness reported the result, so no step counts: something in the lab's code ended the process or kept the report from being written"
+
+// applySeal makes the harness's report the verdict of a sealed run: a
+// test passed only when the report has it run and never fail, and without
+// a report nothing passed. The output (what was printed) stays as it was
+// for the learner to read.
+func (res *Result) applySeal() {
+	if res.sealKey == nil || res.BuildFailed {
+		return
+	}
+	rep := res.sealed
+	if rep == nil {
+		res.Passed = false
+		for _, t := range res.Tests {
+			if t.Status == Pass || t.Status == Skip {
+				t.Status = NotRun
+			}
+		}
+		if res.Message == "" {
+			res.Message = noReport
+		}
+		return
+	}
+	seen := map[string]sealedTest{}
+	for _, st := range rep.Tests {
+		seen[st.Name] = st
+	}
+	for _, t := range res.Tests {
+		res.sealTest(t, seen[t.Name])
+		delete(seen, t.Name)
+	}
+	for _, st := range rep.Tests {
+		if _, left := seen[st.Name]; left {
+			t := &Test{Name: st.Name, Status: NotRun}
+			res.byName[st.Name], res.Tests = t, append(res.Tests, t)
+			res.sealTest(t, st)
+		}
+	}
+	if rep.Code != 0 {
+		res.Passed = false
+		if res.Message == "" {
+			res.Message = fmt.Sprintf("the tests ended with status %d", rep.Code)
+		}
+	}
+}
+
+// sealTest settles one test from its line in the report (zero when the
+// report does not have it: it did not run).
+func (res *Result) sealTest(t *Test, st sealedTest) {
+	t.Runs = st.Runs
+	switch {
+	case st.Runs == 0:
+		if t.Status == Pass || t.Status == Skip {
+			t.Status = NotRun
+		}
+	case st.Fails > 0:
+		t.Fails = max(t.Fails, st.Fails)
+		if t.Status != Fail {
+			t.Status = Fail
+			t.Failure = append(t.Failure, "(the harness saw this test fail, whatever the output says)")
+		}
+		res.Passed = false
+	case st.Skips == st.Runs:
+		t.Status = Skip
+	default:
+		t.Status = Pass
+		t.Fails = 0
+	}
+}
