@@ -15,7 +15,7 @@ import (
 //go:embed labs/[0-9][0-9]_*/lab.yaml labs/[0-9][0-9]_*/README.md labs/[0-9][0-9]_*/*.go
 //go:embed labs/kv/*.go labs/internal/labtest/*.go labs/internal/etcdharness/*.go labs/internal/etcdserver/*.go
 //go:embed embedetcd/*.go embedetcd/access/*.go embedetcd/prefix/*.go
-//go:embed internal/faultproxy/*.go internal/statedir/*.go
+//go:embed internal/faultproxy/*.go internal/statedir/*.go internal/atomicfile/*.go
 var kit embed.FS
 
 // Kit returns the embedded course files, laid out as in the repository

@@ -7,9 +7,11 @@ import (
 	"os"
 
 	"github.com/ownership-election/playground/internal/cli"
+	"github.com/ownership-election/playground/internal/grade"
 )
 
 func main() {
+	grade.Supervise() // returns unless started as a grading's supervisor
 	ctx, stop := cli.WithSignals(context.Background())
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -152,7 +152,7 @@ func buildRevision() string {
 func gitBlobs(root, rev string) (map[string]string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-tree", "-r", rev, "--", "go.mod", "go.sum", "labs", "embedetcd", "internal/faultproxy", "internal/statedir")
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-tree", "-r", rev, "--", "go.mod", "go.sum", "labs", "embedetcd", "internal/faultproxy", "internal/statedir", "internal/atomicfile")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, false

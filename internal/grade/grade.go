@@ -70,6 +70,10 @@ type Options struct {
 	// lab's tests must run under labs/internal/labtest. Course.Prepare
 	// sets it.
 	Seal bool
+	// MemoryLimit bounds the resident memory of the test binaries when
+	// the program contains its gradings (Supervise); default
+	// DefaultMemoryLimit.
+	MemoryLimit int64
 }
 
 // EtcdEnv is the environment entry that hands the etcd labs' tests an etcd
@@ -272,7 +276,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.finish(end)
 	res.applySeal()
+	if overLimit(out.stderr) {
+		res.Passed = false
+		res.Message = memoryMessage(o.memoryLimit())
+	}
 	return res, nil
+}
+
+func (o Options) memoryLimit() int64 {
+	if o.MemoryLimit > 0 {
+		return o.MemoryLimit
+	}
+	return DefaultMemoryLimit
 }
 
 // Warm compiles the lab's test binary without running any test, so that the
@@ -335,11 +350,20 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 	if err != nil {
 		return output{}, err
 	}
-	setProcessGroup(cmd)
+	started, done := func() {}, func() {}
+	if supervising.Load() {
+		if started, done, err = supervisedCommand(cmd, o.memoryLimit()); err != nil {
+			return output{}, err
+		}
+	} else {
+		setProcessGroup(cmd)
+	}
+	defer done()
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		return output{}, err
 	}
+	started()
 	track(cmd)
 	defer untrack(cmd)
 	var killedRun atomic.Bool
