@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,21 +115,14 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 func parseGradeArgs(args []string) (gradeArgs, error) {
 	var a gradeArgs
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.BoolVar(&a.json, "json", false, "one JSON object per lab")
 	fs.StringVar(&a.junit, "junit", "", "write JUnit XML to `FILE`")
 	fs.StringVar(&a.gradescope, "gradescope", "", "write Gradescope's results.json to `FILE`")
-	// Flags may come before or after the lab names.
-	for {
-		if err := fs.Parse(args); err != nil {
-			return a, Usagef("%v", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		a.names = append(a.names, fs.Arg(0))
-		args = fs.Args()[1:]
+	names, err := parseFlags(fs, args)
+	if err != nil {
+		return a, err
 	}
+	a.names = names
 	// Fail now rather than after minutes of grading.
 	for flagName, file := range map[string]string{"--junit": a.junit, "--gradescope": a.gradescope} {
 		if file == "" {

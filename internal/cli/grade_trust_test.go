@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -180,4 +181,72 @@ func solutionConfig(t *testing.T, lab, file string) gradeConfig {
 	t.Helper()
 	sol := filepath.Join(repoRoot(t), "solutions", lab, file)
 	return gradeConfig{Root: tempCheckout(t), Overlay: map[string]string{filepath.Join("labs", lab, file): sol}}
+}
+
+// A broken build cache says nothing about the learner's code: the lab is
+// "not gradable" (exit 3), in every report, never failing.
+func TestGradeBrokenBuildCacheIsNotGradable(t *testing.T) {
+	root := tempCheckout(t)
+	env, out, errb := gradeEnv(t)
+	notDir := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(notDir, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", notDir)
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	gs := filepath.Join(t.TempDir(), "results.json")
+	err := gradeLabs(context.Background(), env, []string{"01", "--junit", junit, "--gradescope", gs}, gradeConfig{Root: root})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 3 {
+		t.Fatalf("exit %v, want 3 (not gradable)\n%s%s", err, out, errb)
+	}
+	if !strings.Contains(out.String(), "NOT GRADABLE") {
+		t.Errorf("text output:\n%s", out)
+	}
+	data, _ := os.ReadFile(junit)
+	if !strings.Contains(string(data), `type="not-gradable"`) || strings.Contains(string(data), "<failure") {
+		t.Errorf("JUnit of a lab that could not be graded:\n%s", data)
+	}
+	data, _ = os.ReadFile(gs)
+	if !strings.Contains(string(data), "NOT-GRADABLE") {
+		t.Errorf("results.json does not say so:\n%s", data)
+	}
+}
+
+// The JUnit report has one case per step with its points, and results.json
+// a test per step with score and max_score; the solution earns them all.
+func TestGradeReportsPointsPerStep(t *testing.T) {
+	env, out, errb := gradeEnv(t)
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	gs := filepath.Join(t.TempDir(), "results.json")
+	if err := gradeLabs(context.Background(), env, []string{"01", "--junit", junit, "--gradescope", gs}, solutionConfig(t, "01_cas", "cas.go")); err != nil {
+		t.Fatalf("grade: %v\n%s%s", err, out, errb)
+	}
+	var doc junitSuites
+	data, _ := os.ReadFile(junit)
+	if err := xml.Unmarshal(data, &doc); err != nil || len(doc.Suites) != 1 {
+		t.Fatalf("JUnit: %v\n%s", err, data)
+	}
+	steps := casSteps(t, repoRoot(t))
+	if cases := doc.Suites[0].Cases; len(cases) != len(steps) {
+		t.Fatalf("%d cases for %d steps", len(cases), len(steps))
+	}
+	for _, c := range doc.Suites[0].Cases {
+		if c.Failure != nil || len(c.Properties) != 2 || c.Properties[0] != (junitProperty{Name: "points", Value: "1"}) {
+			t.Errorf("case %+v", c)
+		}
+	}
+	var res gsResults
+	data, _ = os.ReadFile(gs)
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tests) != len(steps) || res.Score != float64(len(steps)) {
+		t.Errorf("results.json: score %v over %d tests, want %d", res.Score, len(res.Tests), len(steps))
+	}
+	for _, tt := range res.Tests {
+		if tt.MaxScore != 1 || tt.Score != 1 || tt.Status != "passed" || tt.Visibility == "" {
+			t.Errorf("test %+v", tt)
+		}
+	}
 }

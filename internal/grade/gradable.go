@@ -13,7 +13,8 @@ const etcdFailure = "etcd for the grader:"
 // NotGradable says why a grading tells nothing about the learner's code,
 // "" when it does: the grading could not run (no go command), the build
 // failed somewhere no lab file caused (a broken build cache, a missing
-// module), or the tests could not reach their etcd. err is the error
+// module, a go command that stops before building), or the tests could
+// not reach their etcd. err is the error
 // Grade or Verify returned.
 func NotGradable(r *Report, err error) string {
 	switch {
@@ -31,8 +32,12 @@ func NotGradable(r *Report, err error) string {
 	if res == nil {
 		return ""
 	}
-	if res.BuildFailed && !labCaused(res, r.Lab) {
+	switch {
+	case res.BuildFailed && !labCaused(res, r.Lab):
 		return "the build failed outside the lab's files: " + r.Message
+	case !res.BuildFailed && !res.Started && len(res.Tests) == 0:
+		// The go command gave up before it built or ran anything.
+		return "the go command could not run the tests: " + firstNonEmpty(append(append([]string{}, res.Stderr...), res.Output...))
 	}
 	for _, t := range res.Tests {
 		for _, l := range t.Failure {
