@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -135,7 +136,9 @@ func (res *Result) applySeal() {
 	}
 	if rep.Code != 0 {
 		res.Passed = false
-		if res.Message == "" {
+		// A failing step says why itself; otherwise say what the run did.
+		failed := slices.ContainsFunc(rep.Tests, func(st sealedTest) bool { return st.Fails > 0 })
+		if res.Message == "" && !failed {
 			res.Message = fmt.Sprintf("the tests ended with status %d", rep.Code)
 		}
 	}
