@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -104,5 +105,26 @@ func TestRunSavesItsHistory(t *testing.T) {
 	}
 	if filepath.Dir(path) != dir || !strings.HasPrefix(filepath.Base(path), "cas-race-") {
 		t.Errorf("saved as %s", path)
+	}
+}
+
+// TestErrorsSayTheStep: a script's error comes back wrapped with the step
+// it happened in, and still matches what it wraps.
+func TestErrorsSayTheStep(t *testing.T) {
+	srv, _ := etcds(t)
+	boom := errors.New("boom")
+	sc := &Scenario{Name: "errors-test", DefaultReplicas: 1, DefaultTTL: 1,
+		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+			run.Phase(ctx, "first")
+			run.Phase(ctx, "second")
+			return Verdict{}, fmt.Errorf("do it: %w", boom)
+		}}
+	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run.Wait()
+	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "step 2 (second): do it") {
+		t.Errorf("got %v", err)
 	}
 }

@@ -36,7 +36,7 @@ func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
 		return v, err
 	}
 	if _, err := admin.Put(ctx, "migrations/leader", "migrator-1"); err != nil {
-		return v, err
+		return v, fmt.Errorf("write migrations/leader as root: %w", err)
 	}
 	steps := []func() error{
 		func() error { _, err := admin.RoleAdd(ctx, "root"); return err },
