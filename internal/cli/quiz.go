@@ -73,7 +73,7 @@ func runQuiz(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	recordPlainQuiz(env, lessonOf(c, qz).ID, *res)
+	recordPlainQuiz(env, lessonOf(c, qz), *res)
 	return nil
 }
 

@@ -180,26 +180,40 @@ func until(d time.Duration) string {
 }
 
 // recordPlainQuiz saves a quiz taken in plain text to the learner's
-// progress, as the quiz screen does, and says which questions come back
-// for review. A save that fails is said, not fatal: the quiz was taken.
-func recordPlainQuiz(env *Env, lessonID string, r progress.QuizResult) {
-	if lessonID == "" {
+// progress, as the screens do: the answers to questions a page asks as
+// checkpoints as those checkpoints, the others as an attempt at the
+// lesson's quiz (the quiz screen's questions, so scores compare), and
+// says which questions come back for review. A save that fails is said,
+// not fatal: the quiz was taken.
+func recordPlainQuiz(env *Env, l *lessons.Lesson, all progress.QuizResult) {
+	if l.ID == "" {
 		return // a quiz no lesson lists has nowhere to be recorded
+	}
+	now := clock()
+	r := progress.QuizResult{QuizID: all.QuizID, Answers: map[string]progress.Answer{}, Total: len(l.QuizQuestions()), Finished: now}
+	checks := map[string]progress.Answer{}
+	for id, a := range all.Answers {
+		a.At = now
+		if l.Checkpoint(id) {
+			checks[id] = a
+			continue
+		}
+		r.Answers[id], r.Score = a, r.Score+a.Score
 	}
 	path, err := progress.DefaultPath()
 	if err == nil {
-		r.Finished = clock()
-		for id, a := range r.Answers {
-			a.At = r.Finished
-			r.Answers[id] = a
-		}
-		_, err = progress.Update(path, func(p *progress.Progress) { p.RecordQuiz(lessonID, r) })
+		_, err = progress.Update(path, func(p *progress.Progress) {
+			for id, a := range checks {
+				p.RecordCheck(l.ID, id, a)
+			}
+			p.RecordQuiz(l.ID, r)
+		})
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "playground quiz: your answers were not saved: %v\n", err)
 		return
 	}
-	switch n := len(r.Missed()); n {
+	switch n := len(all.Missed()); n {
 	case 0:
 	case 1:
 		fmt.Fprintf(env.Stdout, "The question you missed comes back for review in %s: playground review --plain\n", until(review.Intervals[0]))

@@ -108,3 +108,40 @@ func TestReviewUsage(t *testing.T) {
 		t.Errorf("review extra: exit %d %q", code, errOut)
 	}
 }
+
+// TestPlainQuizSavesLikeTheScreens: a plain quiz asks every question of
+// the quiz file; the ones a page asks as checkpoints are saved as those
+// checkpoints, the rest as an attempt at the lesson's quiz, scored over
+// the quiz screen's questions, so the map's percentages compare.
+func TestPlainQuizSavesLikeTheScreens(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("PLAYGROUND_STATE_DIR", state)
+	t.Setenv("PLAYGROUND_USER", "tester")
+	c, _, err := loadCourse(&Env{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Lessons[0]
+	var in strings.Builder
+	checks := 0
+	for _, q := range l.Quiz.Questions {
+		in.WriteString(rightAnswer(q, quiz.Shuffle(q, "tester")) + "\n")
+		if l.Checkpoint(q.ID) {
+			checks++
+		}
+	}
+	if checks == 0 || checks == len(l.Quiz.Questions) {
+		t.Fatalf("lesson 1 has %d checkpoints of %d questions: the test needs both kinds", checks, len(l.Quiz.Questions))
+	}
+	if code, out, _ := run(t, in.String(), "quiz", l.Quiz.ID, "--plain"); code != 0 {
+		t.Fatalf("quiz: exit %d\n%s", code, out)
+	}
+	p, _ := progress.Load(filepath.Join(state, progress.FileName), time.Now())
+	rec := p.Peek(l.ID)
+	if rec == nil || rec.Quiz == nil || rec.Quiz.Total != len(l.QuizQuestions()) || rec.BestQuiz != 1 || len(rec.Quiz.Answers) != len(l.QuizQuestions()) {
+		t.Fatalf("saved quiz: %+v", rec)
+	}
+	if len(rec.Checks) != checks || len(p.Review) != 0 {
+		t.Errorf("saved %d checkpoints (want %d), review %v", len(rec.Checks), checks, p.Review)
+	}
+}
