@@ -86,11 +86,12 @@ func (m *Model) openNextLab() tea.Cmd {
 // watchPassed announces a verified pass of the watched lab, with the
 // offer of the next one.
 func (m *Model) watchPassed(lab string) {
+	name := m.course.LabName(lab)
 	if next := m.nextLab(lab); next != "" {
-		m.setNotice(lab+" passed and verified ✓ · press o to open "+next, false)
+		m.setNotice(name+" passed and verified ✓ · press o to open "+m.course.LabName(next), false)
 		return
 	}
-	m.setNotice(lab+" passed and verified ✓ · every lab of the course passes now", false)
+	m.setNotice(name+" passed and verified ✓ · every lab of the course passes now", false)
 }
 
 // watchLine is what watch mode last did, in at most w columns; "" when it

@@ -137,7 +137,7 @@ func TestFlowWatchFollowsTheLearner(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "labs/01_cas/cas.go"), []byte(fixed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitScreen(t, tm, "01_cas passed and verified ✓ · press o to open 02_next")
+	waitScreen(t, tm, "lab 1.1 passed and verified ✓ · press o to open lab 02_next")
 	tm.Send(keyMsg("j")) // any key ends the notice; the offer stays
 	waitScreen(t, tm, "watch 01_cas: ✓ passed · o opens 02_next")
 
@@ -149,7 +149,7 @@ func TestFlowWatchFollowsTheLearner(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "labs/02_next/next.go"), []byte(tripled), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitScreen(t, tm, "02_next passed and verified ✓ · every lab of the course passes now")
+	waitScreen(t, tm, "lab 02_next passed and verified ✓ · every lab of the course passes now")
 	tm.Send(keyMsg("j"))
 	waitScreen(t, tm, "watch 02_next: ✓ passed · every lab passes")
 	tm.Send(keyMsg("o")) // nothing left to open
