@@ -23,6 +23,7 @@ type runFlags struct {
 	record    string
 	faults    string
 	stepDelay time.Duration
+	lab       labFlags // --lab: the learner's own code as the replicas (experiment_lab.go)
 	params    experiment.Params
 	set       map[string]bool // the flags given on the command line
 }
@@ -39,9 +40,13 @@ func parseRunFlags(args []string) (runFlags, error) {
 	fs.StringVar(&rf.record, "record", "", "save the run's history to this file")
 	fs.StringVar(&rf.faults, "faults", "", "inject the learner faults recorded in this history file")
 	fs.BoolVar(&rf.verbose, "v", false, "also print every lease renewal and key change (text mode)")
+	rf.lab.define(fs)
 	name, rest, err := parseWithName(fs, args)
 	if err != nil {
 		return rf, err
+	}
+	if rf.lab.id != "" || rf.lab.used(fs) {
+		return rf.lab.check(rf, name, rest, fs)
 	}
 	if name == "" {
 		return rf, Usagef("run needs an experiment NAME (see: playground experiment list)")
@@ -127,6 +132,9 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 	rf, err := parseRunFlags(args)
 	if err != nil {
 		return err
+	}
+	if rf.lab.id != "" {
+		return runLab(ctx, env, rf)
 	}
 	sc := experiment.Lookup(rf.name)
 	if sc == nil {

@@ -102,7 +102,7 @@ func Lookup(name string) *Scenario {
 			return s
 		}
 	}
-	return nil
+	return lookupLab(name) // lab.go: a lab run's scenario
 }
 
 func (s *Scenario) normalize(p Params) Params {

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/labrun"
+)
+
+// labFlags are the flags of `experiment run --lab LAB`: the learner's own
+// lab code as the replicas.
+type labFlags struct {
+	id        string
+	schedule  string
+	reference bool
+}
+
+func (lf *labFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&lf.id, "lab", "", "run the lab's code (yours, or --reference) as the replicas: "+strings.Join(labrun.IDs(), ", "))
+	fs.StringVar(&lf.schedule, "schedule", "", "with --lab: a prepared fault schedule ("+strings.Join(experiment.LabScheduleNames(), ", ")+"; default pause-owner)")
+	fs.BoolVar(&lf.reference, "reference", false, "with --lab: run the reference solution instead of your code")
+}
+
+// used says whether a --lab-only flag was given.
+func (lf *labFlags) used(fs *flag.FlagSet) bool {
+	used := false
+	fs.Visit(func(f *flag.Flag) { used = used || f.Name == "schedule" || f.Name == "reference" })
+	return used
+}
+
+// check validates a --lab command line.
+func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.FlagSet) (runFlags, error) {
+	rf.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { rf.set[f.Name] = true })
+	switch {
+	case lf.id == "":
+		return rf, Usagef("--schedule and --reference go with --lab LAB (%s)", strings.Join(labrun.IDs(), ", "))
+	case name != "":
+		return rf, Usagef("--lab runs the lab's code as the replicas: give no experiment name (got %q)", name)
+	case len(rest) > 0:
+		return rf, Usagef("unexpected argument %q", rest[0])
+	case lf.schedule != "" && rf.faults != "":
+		return rf, Usagef("--schedule and --faults: give one of them")
+	case lf.schedule != "" && experiment.LabScheduleSays(lf.schedule) == "":
+		return rf, Usagef("--schedule %s: no such schedule (%s)", lf.schedule, strings.Join(experiment.LabScheduleNames(), ", "))
+	case rf.stepDelay != 0:
+		return rf, Usagef("--step-delay does not go with --lab")
+	}
+	l, ok := labrun.Find(lf.id)
+	if !ok {
+		return rf, Usagef("--lab %s: no runner for that lab (labs with one: %s)", lf.id, strings.Join(labrun.IDs(), ", "))
+	}
+	lf.id = l.ID
+	if lf.schedule == "" && rf.faults == "" {
+		lf.schedule = "pause-owner"
+	}
+	rf.name = experiment.LabScenarioName(l.ID)
+	rf.lab = *lf
+	return rf, nil
+}
+
+// runLab builds the lab's replica program and runs it as the replicas:
+// exit 0 when the code held, 1 when the checker found a violation.
+func runLab(ctx context.Context, env *Env, rf runFlags) error {
+	start := time.Now()
+	sc := experiment.LabScenario(rf.lab.id)
+	if err := rf.withLabSchedule(); err != nil {
+		return err
+	}
+	if err := checkRanges(sc, rf.params); err != nil {
+		return err
+	}
+	if env.Etcd.Remote() {
+		fmt.Fprintln(env.Stderr, "note: --lab runs on the playground's in-process etcd; --etcd-endpoints is not used for it yet")
+	}
+	root, err := labRoot()
+	if err != nil {
+		return err
+	}
+	l, _ := labrun.Find(rf.lab.id)
+	bin, err := labrun.Build(ctx, root, l, rf.lab.reference)
+	var be *labrun.BuildError
+	switch {
+	case errors.As(err, &be):
+		fmt.Fprintln(env.Stderr, be.Error())
+		return &ExitError{Code: 1}
+	case errors.Is(err, labrun.ErrNotWritten):
+		fmt.Fprintln(env.Stderr, err.Error())
+		return &ExitError{Code: 1}
+	case err != nil:
+		return err
+	}
+	built := time.Since(start)
+	spec := labrun.Spec(l, bin, rf.lab.reference, rf.lab.schedule)
+	run, err := experiment.StartLab(ctx, spec, rf.params, experiment.Env{}, labPrinter(env.Stdout, rf.asJSON, rf.verbose))
+	if err != nil {
+		return fmt.Errorf("lab %s: %w", l.ID, err)
+	}
+	v, err := run.Wait()
+	if rf.record != "" {
+		if werr := saveHistory(rf.record, run.History()); werr != nil {
+			fmt.Fprintf(env.Stderr, "%v\n", werr)
+		}
+	}
+	if rf.asJSON || ctx.Err() != nil {
+		return reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start))
+	}
+	fmt.Fprintf(env.Stdout, "built in %.1f s; %s\n", built.Seconds(), runningAfter(run.History(), start))
+	return labVerdict(env, v, err, time.Since(start))
+}
+
+// labVerdict prints a lab run's verdict: HELD when the checker found
+// nothing wrong, VIOLATION with what it found otherwise.
+func labVerdict(env *Env, v experiment.Verdict, err error, took time.Duration) error {
+	mark := "HELD"
+	if !v.Showed {
+		mark = "VIOLATION"
+	}
+	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	if err != nil {
+		return fmt.Errorf("lab run: %w", err)
+	}
+	if !v.Showed {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// labPrinter is eventPrinter that, in text mode, leaves out the
+// leader's accepted writes (ten a second) unless verbose.
+func labPrinter(out io.Writer, asJSON, verbose bool) func(experiment.Event) {
+	print := eventPrinter(out, asJSON, verbose)
+	return func(e experiment.Event) {
+		if e.Kind == experiment.WriteAccepted && !asJSON && !verbose {
+			return
+		}
+		print(e)
+	}
+}
+
+// runningAfter says when every replica ran the lab's code, counted from
+// the command's start.
+func runningAfter(h experiment.History, start time.Time) string {
+	for _, e := range h.Events {
+		if e.Kind == experiment.Measured && e.Figure == "replicas_running_s" {
+			return fmt.Sprintf("every replica running %.2f s after the command started", h.Started.Add(e.At).Sub(start).Seconds())
+		}
+	}
+	return "not every replica came to run"
+}
+
+// withLabSchedule reads a --faults file of a lab run: its faults, and its
+// seed, replicas and TTL unless given.
+func (rf *runFlags) withLabSchedule() error {
+	if rf.faults == "" {
+		return nil
+	}
+	h, err := readHistoryFile(rf.faults)
+	if err != nil {
+		return err
+	}
+	if h.Scenario != rf.name {
+		return Usagef("--faults %s: that is a run of %s, not of %s", rf.faults, h.Scenario, rf.name)
+	}
+	p := &rf.params
+	if !rf.set["seed"] {
+		p.Seed = h.Params.Seed
+	}
+	if !rf.set["replicas"] {
+		p.Replicas = h.Params.Replicas
+	}
+	if !rf.set["ttl"] {
+		p.TTL = h.Timing.AskedTTL
+	}
+	p.Faults = experiment.LabFaultSchedule(&h)
+	if len(p.Faults) == 0 {
+		return Usagef("--faults %s: the run has no faults to replay", rf.faults)
+	}
+	return nil
+}
+
+// labRoot is the checkout whose labs/ holds the learner's code.
+func labRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("lab run: %w", err)
+	}
+	root := grade.FindRoot(wd)
+	if root == "" {
+		return "", errors.New("lab run: not inside a checkout of the course (a folder whose go.mod is " + grade.ModulePath + " with labs/ in it)")
+	}
+	return root, nil
+}

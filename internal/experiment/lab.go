@@ -1,0 +1,196 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Your own code as the replicas: a lab run is a run whose replicas are
+// child processes, each one copy of the learner's lab code (built by
+// internal/labrun), each with its own fault proxies in front of etcd. The
+// parent keeps everything else a run has: the etcd, the key watch, the
+// fenced resource, the faults, the history and the checker. A child
+// reports what the lab's code did as History events on its standard
+// output (labproc.go), and asks the resource for its writes there.
+
+// The events only lab runs record.
+const (
+	// ReplicaFailed: a replica's code failed on its own (it panicked,
+	// hung when stopped, returned before it was stopped, or is not
+	// written yet). Text says how, from what its process said.
+	ReplicaFailed Kind = "replica-failed"
+)
+
+// LabReplica is what a replica process is told: its name, its own fault
+// proxies, the namespace every key goes under and the lab's prefix in it.
+type LabReplica struct {
+	Name      string
+	Endpoints []string
+	Namespace string
+	Prefix    string
+	TTL       int64
+}
+
+// LabSpec says which lab to run as the replicas and how.
+type LabSpec struct {
+	// Lab is the lab's id ("07_election"); the run's scenario is
+	// LabScenarioName(Lab).
+	Lab string
+	// Who says whose code runs, for the history ("your code", "the
+	// reference solution").
+	Who string
+	// Command makes the (unstarted) command of one replica process.
+	Command func(r LabReplica) *exec.Cmd
+	// Schedule is a named schedule (LabSchedules); "" with Params.Faults
+	// (a learner's schedule read from a history) or for a calm run.
+	Schedule string
+}
+
+// labTemplates are the labs whose code can play a replica, by lab id.
+var labTemplates = map[string]*Scenario{
+	"07_election": {
+		Name:     "lab-07_election",
+		Title:    "Lab 07 as the replicas: your leader loop under faults",
+		Summary:  "Each replica runs the lab's Candidate; a leader's Work writes to a fenced resource with its term's token.",
+		Faults:   "the schedule's (pause, cut off, crash, restart the owner)",
+		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
+		Shows: labShows, Run: labWithoutSpec,
+	},
+}
+
+// labWithoutSpec is the template's script: a lab run needs its replicas'
+// binary, which only StartLab is given.
+func labWithoutSpec(ctx context.Context, run *Run) (Verdict, error) {
+	return Verdict{}, fmt.Errorf("%s runs the lab's own code: start it with playground experiment run --lab", run.Scenario.Name)
+}
+
+// LabScenarioName is the scenario name of a lab's runs.
+func LabScenarioName(lab string) string { return "lab-" + lab }
+
+// LabIDs lists the labs that have a runner.
+func LabIDs() []string {
+	out := make([]string, 0, len(labTemplates))
+	for id := range labTemplates {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LabScenario returns the scenario of a lab's runs (nil for a lab with no
+// runner): what Lookup finds for a lab run's history, so that the checker
+// and a replay judge it like any other.
+func LabScenario(lab string) *Scenario { return labTemplates[lab] }
+
+func lookupLab(name string) *Scenario {
+	for _, sc := range labTemplates {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	return nil
+}
+
+// StartLab begins a run of the lab's own code as the replicas.
+func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Event)) (*Run, error) {
+	tpl := labTemplates[spec.Lab]
+	if tpl == nil {
+		return nil, fmt.Errorf("%w: lab %q has no runner", ErrUnknown, spec.Lab)
+	}
+	if spec.Schedule != "" && labSchedules[spec.Schedule] == nil {
+		return nil, fmt.Errorf("%w: no schedule %q (%s)", ErrUnknown, spec.Schedule, strings.Join(LabScheduleNames(), ", "))
+	}
+	sc := *tpl
+	lr := &labRun{spec: spec, running: map[string]bool{}}
+	sc.Run = lr.script
+	return startScenario(ctx, &sc, p, env, sink)
+}
+
+// labRun is the state of one lab run's script.
+type labRun struct {
+	spec LabSpec
+	run  *Run
+
+	mu      sync.Mutex
+	running map[string]bool // replicas whose process said it runs the lab's code
+}
+
+func (lr *labRun) markRunning(name string) {
+	lr.mu.Lock()
+	lr.running[name] = true
+	lr.mu.Unlock()
+}
+
+func (lr *labRun) allRunning(n int) bool {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	return len(lr.running) >= n
+}
+
+// script starts the replicas, waits for a first leader, plays the
+// schedule, watches a while and stops every replica as a shutdown would.
+func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
+	lr.run = run
+	n := run.Params.Replicas
+	run.Phase(ctx, fmt.Sprintf("start %d replicas, each running %s (lab %s)", n, lr.spec.Who, lr.spec.Lab))
+	rs, err := run.newReplicas(n)
+	if err != nil {
+		return Verdict{}, err
+	}
+	for _, r := range rs {
+		if err := r.Start(lr.body); err != nil {
+			return Verdict{}, err
+		}
+	}
+	if waitFor(ctx, 30*time.Second, func() bool { return lr.allRunning(n) }) {
+		run.figure("replicas_running_s", run.elapsed().Seconds(), "s", fmt.Sprintf("all %d replicas run the lab's code %.2f s after the run began", n, run.elapsed().Seconds()))
+	}
+	if lr.owner(ctx, run, 10*time.Second+run.tTLDuration()) == nil {
+		run.Note("no replica became leader within %s", 10*time.Second+run.tTLDuration())
+	}
+	if err := lr.playSchedule(ctx, run); err != nil {
+		return Verdict{}, err
+	}
+	run.Phase(ctx, fmt.Sprintf("watch for %d s", 3*run.TTL()))
+	sleep(ctx, 3*run.tTLDuration())
+	run.Phase(ctx, labStopPhase)
+	lr.stopAll(run.Replicas())
+	return Verdict{}, ctx.Err()
+}
+
+// labStopPhase begins the shutdown, which the checker tells apart.
+const labStopPhase = "stop: every replica is told to shut down (SIGTERM: Run's context is cancelled)"
+
+// owner waits up to d for a replica that believes it leads.
+func (lr *labRun) owner(ctx context.Context, run *Run, d time.Duration) *Replica {
+	var o *Replica
+	waitFor(ctx, d, func() bool {
+		for _, r := range run.Replicas() {
+			if st := r.State(); st.Role == RoleOwner && !st.Paused && !st.Crashed {
+				o = r
+				return true
+			}
+		}
+		return false
+	})
+	return o
+}
+
+// stopAll shuts every replica down at once and waits for them.
+func (lr *labRun) stopAll(rs []*Replica) {
+	for _, r := range rs {
+		r.mu.Lock()
+		if r.cancel != nil {
+			r.cancel()
+		}
+		r.mu.Unlock()
+	}
+	for _, r := range rs {
+		<-r.Done()
+	}
+}

@@ -1,0 +1,230 @@
+package experiment
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"context"
+)
+
+// The parent's side of a replica process: start it, read its events,
+// answer its writes, and end it the way the fault or the shutdown says.
+
+// labShutdownGrace is how long a replica's code has to return once told
+// to stop before it is killed and reported as hanging.
+const labShutdownGrace = 5 * time.Second
+
+// labMaxLine bounds one line of a replica's protocol.
+const labMaxLine = 64 << 10
+
+// body runs one replica process until the replica is crashed (killed at
+// once) or the run stops it (SIGTERM, then killed after the grace).
+func (lr *labRun) body(ctx context.Context, r *Replica) error {
+	cmd := lr.spec.Command(lr.replicaConfig(r))
+	setProcessGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("replica %s: %w", r.Name, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("replica %s: %w", r.Name, err)
+	}
+	stderr := &tailBuffer{max: 16 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		r.Emit(Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
+		return nil
+	}
+	p := &labProc{lr: lr, r: r, in: stdin}
+	exited := make(chan error, 1)
+	go func() {
+		p.pump(ctx, stdout)
+		exited <- cmd.Wait()
+	}()
+	select {
+	case err := <-exited:
+		if ctx.Err() == nil {
+			p.endedByItself(err, stderr.String())
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	if r.isCrashed() {
+		killGroup(cmd)
+		<-exited
+		return nil
+	}
+	terminateGroup(cmd)
+	select {
+	case err := <-exited:
+		p.stoppedBadly(err, stderr.String())
+	case <-time.After(labShutdownGrace):
+		r.Emit(Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
+		killGroup(cmd)
+		<-exited
+	}
+	return nil
+}
+
+func (lr *labRun) replicaConfig(r *Replica) LabReplica {
+	eps := make([]string, len(r.proxies))
+	for i, p := range r.proxies {
+		eps[i] = p.Addr()
+	}
+	return LabReplica{Name: r.Name, Endpoints: eps, Namespace: lr.run.keyPrefix, Prefix: labElection, TTL: lr.run.TTL()}
+}
+
+// labElection is the election's name (concurrency.NewElection's prefix)
+// inside the run's namespace; its candidates' keys are under labPrefix.
+const (
+	labElection = "election"
+	labPrefix   = labElection + "/"
+)
+
+func (r *Replica) isCrashed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.crashed
+}
+
+// labProc is one replica process as the parent sees it.
+type labProc struct {
+	lr       *labRun
+	r        *Replica
+	in       io.WriteCloser
+	reported bool // the process said itself how it failed
+}
+
+// pump reads the process's events until its output ends.
+func (p *labProc) pump(ctx context.Context, out io.Reader) {
+	defer p.in.Close()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 4096), labMaxLine)
+	for sc.Scan() {
+		var e Event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		p.handle(ctx, e)
+	}
+	if err := sc.Err(); err != nil {
+		p.reported = true
+		p.r.Emit(Event{Kind: ReplicaFailed, Text: fmt.Sprintf("its process wrote a protocol line longer than %d KiB: %v", labMaxLine>>10, err)})
+		io.Copy(io.Discard, out)
+	}
+}
+
+// handle records one event of the process (a write goes to the resource
+// first, once the replica is not paused: that is where its work stands
+// still).
+func (p *labProc) handle(ctx context.Context, e Event) {
+	r := p.r
+	switch e.Kind {
+	case "write":
+		r.checkpoint(ctx)
+		res := p.lr.run.Resource()
+		ok := res.Write(r, e.Token, e.Text)
+		b, _ := json.Marshal(struct {
+			OK      bool  `json:"ok"`
+			Highest int64 `json:"highest"`
+		}{ok, res.State().Highest})
+		p.in.Write(append(b, '\n'))
+		return
+	case Acquired:
+		r.setRole(RoleOwner, e.Token)
+		e.TTL = p.lr.run.TTL()
+	case SteppedDown:
+		r.setRole(RoleFollower, 0)
+	case "running":
+		p.lr.markRunning(r.Name)
+		e.Kind = Note
+	case "not-written", ReplicaFailed:
+		p.reported = true
+		e.Kind = ReplicaFailed
+	default:
+		e.Kind = Note
+	}
+	r.Emit(Event{Kind: e.Kind, Token: e.Token, TTL: e.TTL, Text: e.Text, Facts: e.Facts})
+}
+
+// endedByItself reports a process that exited while it was meant to run:
+// a panic, a fatal error, or Run returning early. The replica counts as
+// crashed from then on (its process is gone); a restart starts it again.
+func (p *labProc) endedByItself(err error, stderr string) {
+	r := p.r
+	if !p.reported {
+		r.Emit(Event{Kind: ReplicaFailed, Text: "its process ended by itself: " + exitWhy(err, stderr)})
+	}
+	r.mu.Lock()
+	r.crashed, r.role, r.token = true, RoleCrashed, 0
+	r.mu.Unlock()
+	r.Emit(Event{Kind: Crashed, Text: "its process is gone; etcd keeps its lease until the TTL runs out"})
+}
+
+// stoppedBadly reports a process that, told to stop, exited with an error
+// it did not explain itself.
+func (p *labProc) stoppedBadly(err error, stderr string) {
+	if err != nil && !p.reported {
+		p.r.Emit(Event{Kind: ReplicaFailed, Text: "when told to stop, its process " + exitWhy(err, stderr)})
+	}
+}
+
+// exitWhy says how a process ended, from its exit status and what it
+// printed: the panic or fatal error line and the first frame in the lab.
+func exitWhy(err error, stderr string) string {
+	var why []string
+	lines := strings.Split(stderr, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			why = append(why, strings.TrimSpace(l))
+			for _, f := range lines[i:] {
+				if strings.Contains(f, "/labs/") && strings.Contains(f, ".go:") {
+					why = append(why, "at "+strings.TrimSpace(strings.Fields(f)[0]))
+					break
+				}
+			}
+			break
+		}
+	}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		why = append([]string{ee.ProcessState.String()}, why...)
+	case err != nil:
+		why = append([]string{err.Error()}, why...)
+	default:
+		why = append([]string{"exit status 0"}, why...)
+	}
+	return strings.Join(why, ": ")
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append([]byte(nil), t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,202 @@
+// Package labrun runs the learner's own lab code as an experiment's
+// replicas: it builds a lab's replica program (the learner's file from
+// labs/NN_*/, or the reference through a build overlay, as grading does)
+// and hands internal/experiment the command that starts one replica
+// process. The parent keeps etcd, the fault proxies, the fenced resource,
+// the history and the checker; see internal/experiment/lab.go.
+package labrun
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/grade"
+)
+
+// Lab is a lab whose code can play a replica.
+type Lab struct {
+	ID   string // "07_election"
+	File string // the learner's file in labs/<ID>/
+	Main string // the replica program's package, relative to the root
+}
+
+// labs are the labs with a runner.
+var labs = []Lab{
+	{ID: "07_election", File: "election.go", Main: "./internal/labrun/election07"},
+}
+
+// Find returns the lab whose id is id or starts with "id_" (07 finds
+// 07_election), or false.
+func Find(id string) (Lab, bool) {
+	for _, l := range labs {
+		if l.ID == id || strings.HasPrefix(l.ID, id+"_") {
+			return l, true
+		}
+	}
+	return Lab{}, false
+}
+
+// IDs lists the labs with a runner.
+func IDs() []string {
+	out := make([]string, len(labs))
+	for i, l := range labs {
+		out[i] = l.ID
+	}
+	return out
+}
+
+// ErrNotWritten: the learner's file is still the stub the course ships.
+var ErrNotWritten = errors.New("labrun: the lab is not written yet")
+
+// BuildError is a replica program that did not compile; Output is what
+// the compiler said.
+type BuildError struct {
+	Lab    string
+	Output string
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("lab %s does not compile:\n%s", e.Lab, strings.TrimSpace(e.Output))
+}
+
+// BuildTimeout bounds one build (a cold one compiles etcd's client).
+const BuildTimeout = 3 * time.Minute
+
+// Build compiles the replica program of lab l in the checkout at root,
+// with the learner's file or, with reference, the solution's. The binary
+// is kept in the cache folder and relinked only when what it is built
+// from changed.
+func Build(ctx context.Context, root string, l Lab, reference bool) (string, error) {
+	if !reference {
+		if stub, err := isStub(root, l); err == nil && stub {
+			return "", fmt.Errorf("%w: labs/%s/%s is the stub as shipped; write it first (README.md in that folder says how)", ErrNotWritten, l.ID, l.File)
+		}
+		return BuildWith(ctx, root, l, "")
+	}
+	return BuildWith(ctx, root, l, filepath.Join(root, "solutions", l.ID, l.File))
+}
+
+// BuildWith is Build with source (a path) compiled in place of the
+// learner's file; "" compiles the learner's file as it is.
+func BuildWith(ctx context.Context, root string, l Lab, source string) (string, error) {
+	bin, err := binPath(root, l, source)
+	if err != nil {
+		return "", err
+	}
+	args := []string{"build", "-o", bin}
+	if source != "" {
+		ov, cleanup, err := overlay(root, l, source)
+		if err != nil {
+			return "", err
+		}
+		defer cleanup()
+		args = append(args, "-overlay", ov)
+	}
+	args = append(args, l.Main)
+	bctx, cancel := context.WithTimeout(ctx, BuildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(bctx, "go", args...)
+	cmd.Dir = root
+	setProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if bctx.Err() != nil {
+			return "", fmt.Errorf("build lab %s: no result after %s", l.ID, BuildTimeout)
+		}
+		return "", &BuildError{Lab: l.ID, Output: out.String()}
+	}
+	return bin, nil
+}
+
+// binPath is where the replica program of l is kept: one file per
+// checkout, lab and source (the learner's file, or what replaces it).
+func binPath(root string, l Lab, source string) (string, error) {
+	dir := filepath.Join(filepath.Dir(grade.DefaultBinDir()), "labrun")
+	if grade.DefaultBinDir() == "" {
+		dir = filepath.Join(os.TempDir(), "playground-labrun")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("build lab %s: %w", l.ID, err)
+	}
+	key := sha256.Sum256([]byte(root + "\x00" + source))
+	return filepath.Join(dir, fmt.Sprintf("%s-%x", l.ID, key[:6])), nil
+}
+
+// overlay writes the go overlay that puts source in the learner's file's
+// place.
+func overlay(root string, l Lab, source string) (string, func(), error) {
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return "", nil, fmt.Errorf("overlay %s: %w", source, err)
+	}
+	m := map[string]string{filepath.Join(root, "labs", l.ID, l.File): abs}
+	b, err := json.Marshal(struct {
+		Replace map[string]string
+	}{m})
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := os.CreateTemp("", "playground-labrun-overlay-*.json")
+	if err != nil {
+		return "", nil, fmt.Errorf("write overlay: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("write overlay: %w", err)
+	}
+	return f.Name(), func() { os.Remove(f.Name()) }, nil
+}
+
+// isStub reports whether the learner's file is the stub as shipped, by
+// its git blob hash in labs/stubs.sum.
+func isStub(root string, l Lab) (bool, error) {
+	rel := "labs/" + l.ID + "/" + l.File
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false, err
+	}
+	sums, err := os.ReadFile(filepath.Join(root, "labs", "stubs.sum"))
+	if err != nil {
+		return false, err
+	}
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	want := fmt.Sprintf("%x  %s", h.Sum(nil), rel)
+	for _, line := range strings.Split(string(sums), "\n") {
+		if strings.TrimSpace(line) == want {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Spec is the experiment's description of a run of l's binary bin.
+func Spec(l Lab, bin string, reference bool, schedule string) experiment.LabSpec {
+	who := "your code"
+	if reference {
+		who = "the reference solution"
+	}
+	return experiment.LabSpec{Lab: l.ID, Who: who, Schedule: schedule, Command: func(r experiment.LabReplica) *exec.Cmd {
+		return exec.Command(bin, "-name", r.Name, "-endpoints", strings.Join(r.Endpoints, ","),
+			"-namespace", r.Namespace, "-prefix", r.Prefix, "-ttl", strconv.FormatInt(r.TTL, 10))
+	}}
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package labrun
+
+import "os/exec"
+
+func setProcessGroup(*exec.Cmd) {}

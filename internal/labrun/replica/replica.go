@@ -1,0 +1,150 @@
+// Package replica is the child's side of a lab run: what a process that
+// runs one copy of the learner's lab code uses to read its settings, reach
+// etcd through its own fault proxy and tell the playground what it does.
+//
+// The protocol is one JSON event a line on the process's standard output,
+// in the experiment History's event format (kind, token, text, facts). A
+// line of kind "write" is a request to the fenced resource, which lives in
+// the playground: the answer comes back as one JSON line on standard input
+// ({"ok":true,"highest":41}). Everything else the learner's code prints goes
+// to standard error, which the playground keeps (bounded) for the report.
+package replica
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/namespace"
+	"go.uber.org/zap"
+)
+
+// Config is what the playground tells a replica process on its command line.
+type Config struct {
+	Name      string   // the replica's name, r1..r7
+	Endpoints []string // its own fault proxies in front of etcd
+	Namespace string   // every key, watch and lease goes under it
+	Prefix    string   // the lab's key prefix inside the namespace
+	TTL       int      // lease TTL in seconds
+}
+
+// ParseConfig reads the flags the playground passes.
+func ParseConfig(args []string) (Config, error) {
+	var c Config
+	var eps string
+	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
+	fs.StringVar(&c.Name, "name", "", "replica name")
+	fs.StringVar(&eps, "endpoints", "", "etcd endpoints, comma separated")
+	fs.StringVar(&c.Namespace, "namespace", "", "key namespace")
+	fs.StringVar(&c.Prefix, "prefix", "", "the lab's key prefix")
+	fs.IntVar(&c.TTL, "ttl", 2, "lease TTL in seconds")
+	if err := fs.Parse(args); err != nil {
+		return c, fmt.Errorf("replica flags: %w", err)
+	}
+	if c.Name == "" || eps == "" {
+		return c, errors.New("replica flags: -name and -endpoints are required")
+	}
+	c.Endpoints = strings.Split(eps, ",")
+	return c, nil
+}
+
+// Dial connects to etcd through the replica's endpoints, quietly, with
+// every key under the namespace.
+func Dial(c Config) (*clientv3.Client, error) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 3 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: connect: %w", c.Name, err)
+	}
+	cli.KV = namespace.NewKV(cli.KV, c.Namespace)
+	cli.Watcher = namespace.NewWatcher(cli.Watcher, c.Namespace)
+	cli.Lease = namespace.NewLease(cli.Lease, c.Namespace)
+	return cli, nil
+}
+
+// Facts are the part of the History's facts a replica reports.
+type Facts struct {
+	Op        string `json:"op"`
+	Key       string `json:"key,omitempty"`
+	Revision  int64  `json:"rev,omitempty"`
+	Succeeded bool   `json:"ok"`
+	Err       string `json:"err,omitempty"`
+}
+
+// Event is one line of the protocol, in the History's event format.
+type Event struct {
+	Kind  string `json:"kind"`
+	Token int64  `json:"token,omitempty"`
+	TTL   int64  `json:"ttl,omitempty"`
+	Text  string `json:"text"`
+	Facts *Facts `json:"facts,omitempty"`
+}
+
+// Answer is the playground's answer to a write.
+type Answer struct {
+	OK      bool  `json:"ok"`
+	Highest int64 `json:"highest"`
+}
+
+// Conn is the replica's line to the playground. Its methods are safe for
+// concurrent use.
+type Conn struct {
+	mu  sync.Mutex
+	out *bufio.Writer
+	in  *bufio.Scanner
+}
+
+// Open takes over standard output for the protocol and points os.Stdout
+// at standard error, so that whatever the lab's code prints cannot be
+// taken for an event.
+func Open() *Conn {
+	out := os.Stdout
+	os.Stdout = os.Stderr
+	return &Conn{out: bufio.NewWriter(out), in: bufio.NewScanner(os.Stdin)}
+}
+
+// Emit sends one event.
+func (c *Conn) Emit(e Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.send(e)
+}
+
+func (c *Conn) send(e Event) {
+	b, _ := json.Marshal(e)
+	c.out.Write(b)
+	c.out.WriteByte('\n')
+	c.out.Flush()
+}
+
+// ErrNoAnswer: the playground did not answer a write (it is gone).
+var ErrNoAnswer = errors.New("replica: no answer from the playground")
+
+// Write asks the fenced resource to store value with token and returns
+// its answer. It blocks for as long as the playground holds the replica
+// paused.
+func (c *Conn) Write(token int64, value string) (Answer, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.send(Event{Kind: "write", Token: token, Text: value})
+	if !c.in.Scan() {
+		return Answer{}, ErrNoAnswer
+	}
+	var a Answer
+	if err := json.Unmarshal(c.in.Bytes(), &a); err != nil {
+		return Answer{}, fmt.Errorf("replica: bad answer: %w", err)
+	}
+	return a, nil
+}
+
+// Failed reports a failure of the lab's code (Run returned early, an
+// error) and is the last thing a process says before it exits 1.
+func (c *Conn) Failed(format string, args ...any) {
+	c.Emit(Event{Kind: "replica-failed", Text: fmt.Sprintf(format, args...)})
+}
