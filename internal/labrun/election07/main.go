@@ -16,8 +16,8 @@ import (
 
 	election "github.com/ownership-election/playground/labs/07_election"
 
-	"github.com/ownership-election/playground/labs"
 	"github.com/ownership-election/playground/internal/labrun/replica"
+	"github.com/ownership-election/playground/labs"
 )
 
 func main() { os.Exit(run()) }
