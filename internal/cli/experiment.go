@@ -10,7 +10,7 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "experiment",
-		Usage:   "experiment list | run NAME | replay FILE",
+		Usage:   "experiment list | run NAME | run --lab LAB | replay FILE",
 		Summary: "list the experiments, run one headless on real etcd, or replay a recorded run",
 		Help: `Subcommands:
   list               the experiments, one a line
@@ -27,6 +27,15 @@ Flags of run:
   --faults FILE      inject the learner faults recorded in FILE at the same
                      steps (its seed, replicas and TTL unless given here)
   -v                 also print every lease renewal and every key etcd changed
+
+Your own lab code as the replicas (run with no NAME):
+  --lab LAB          run N copies of the lab's code (labs/LAB), each a process
+                     behind its own fault proxy, and judge what it did; exit 0
+                     when it held, 1 on a violation (named), a lab not written
+                     yet or one that does not compile
+  --schedule NAME    pause-owner (default), cut-off-owner, crash-owner, calm
+  --reference        run the reference solution on the same schedule
+  --faults FILE      with --lab: replay the faults of a recorded lab run
 
 Flags of replay: --json, -v, as for run.
 
