@@ -160,8 +160,19 @@ func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 	sleep(ctx, 3*run.tTLDuration())
 	run.Phase(ctx, labStopPhase)
 	lr.stopAll(run.Replicas())
+	// Give the watch a moment to report the keys a clean shutdown
+	// deleted (labReleasedOnStop judges what is left).
+	// deleted, or that a lease left behind took with it.
+	waitFor(ctx, run.tTLDuration()+time.Second, func() bool {
+		h := run.History()
+		return len(stillHeld(&h)) == 0
+	})
 	return Verdict{}, ctx.Err()
 }
+
+// labReleaseWait is how soon after a stopped replica's Run returned its
+// keys must be gone: a resign or a revoke deletes them before it returns.
+const labReleaseWait = 500 * time.Millisecond
 
 // labStopPhase begins the shutdown, which the checker tells apart.
 const labStopPhase = "stop: every replica is told to shut down (SIGTERM: Run's context is cancelled)"

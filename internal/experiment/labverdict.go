@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -15,6 +16,7 @@ var labShows = []Property{
 	{Check: labStopsWhenLost},
 	{Check: labLeaderNotRefused},
 	{Check: labLeaderAgain},
+	{Check: labReleasedOnStop},
 }
 
 // labStopGrace is how long after etcd deleted its key (or after it was
@@ -148,4 +150,88 @@ func labLeaderAgain(f *Findings) (bool, string) {
 		}
 	}
 	return true, fmt.Sprintf("A leader worked again within %s of every loss.", bound)
+}
+
+// labReleasedOnStop: once told to stop, a replica's code deletes its
+// keys (a resign or a revoked lease) before its Run returns: a key left
+// behind waits out its lease, and the next leader with it.
+func labReleasedOnStop(f *Findings) (bool, string) {
+	if k, ok := lateRelease(f.Events); ok {
+		return false, k
+	}
+	return true, "Told to stop, every replica deleted its keys before its Run returned."
+}
+
+// lateRelease finds a key of a replica stopped (not crashed) that etcd
+// still held more than labReleaseWait after the replica's Run returned.
+func lateRelease(events []Event) (string, bool) {
+	h := &History{Events: events}
+	stop, ok := stopAt(events)
+	if !ok {
+		return "", false
+	}
+	returned := map[string]time.Duration{}
+	gone := map[string]time.Duration{}
+	for _, e := range events {
+		if e.At < stop {
+			continue
+		}
+		if e.Kind == Note && e.Replica != "" && strings.HasPrefix(e.Text, "Candidate.Run returned") {
+			returned[e.Replica] = e.At
+		}
+		if e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete" {
+			gone[e.Facts.Key] = e.At
+		}
+	}
+	for _, k := range heldAt(h, stop) {
+		ret, ok := returned[k.Value]
+		if !ok {
+			continue
+		}
+		d, deleted := gone[k.Key]
+		if !deleted {
+			return fmt.Sprintf("left-behind at %s: %s's Run returned at %s, but etcd still held its key %s (lease %x) when the run ended.", at(ret+labReleaseWait), k.Value, at(ret), k.Key, k.Lease), true
+		}
+		if d-ret > labReleaseWait {
+			return fmt.Sprintf("left-behind at %s: %s's Run returned at %s without deleting its key %s; etcd deleted it only at %s, when its lease ran out.", at(ret+labReleaseWait), k.Value, at(ret), k.Key, at(d)), true
+		}
+	}
+	return "", false
+}
+
+func stopAt(events []Event) (time.Duration, bool) {
+	for _, e := range events {
+		if e.Kind == Phase && e.Text == labStopPhase {
+			return e.At, true
+		}
+	}
+	return 0, false
+}
+
+// heldAt is the lab's keys etcd held at time t, by the key watch.
+func heldAt(h *History, t time.Duration) []StoreKey {
+	held := map[string]StoreKey{}
+	for _, e := range h.Events {
+		if e.At > t {
+			break
+		}
+		trackHeld(held, e)
+	}
+	var out []StoreKey
+	for k, v := range held {
+		if strings.HasPrefix(k, labPrefix) {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// stillHeld is the lab's keys held at the end of h, once the run reached
+// its stop phase (nil before).
+func stillHeld(h *History) []StoreKey {
+	if _, ok := stopAt(h.Events); !ok || len(h.Events) == 0 {
+		return nil
+	}
+	return heldAt(h, h.Events[len(h.Events)-1].At)
 }

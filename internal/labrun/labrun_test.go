@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,21 +81,29 @@ func TestReferenceHolds(t *testing.T) {
 	}
 }
 
-// A leader whose Work ignores the session goes on working after it was
-// cut off and etcd gave its key away.
+// Learner bugs the runner names: a leader whose Work ignores the session
+// goes on working after it was cut off and etcd gave its key away; one
+// that steps down without resigning or revoking leaves its key to expire.
 func TestBugIsNamed(t *testing.T) {
 	root, l := checkout(t)
-	src := patched(t, root, l, "solutions/07_election/testdata/mutants/work_ignores_session.patch")
-	bin, err := BuildWith(context.Background(), root, l, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := runLab(t, l, bin, "cut-off-owner")
-	if h.Verdict.Showed {
-		t.Fatalf("the bug held: %s", h.Verdict.Summary)
-	}
-	if s := strings.ToLower(h.Verdict.Summary); !strings.Contains(s, "kept-working at") || !strings.Contains(s, "token") {
-		t.Fatalf("the verdict does not name the violation: %s", h.Verdict.Summary)
+	for _, c := range []struct{ patch, schedule, names string }{
+		{"mutants/work_ignores_session.patch", "cut-off-owner", "kept-working at"},
+		{"mutants/no_resign.patch", "calm", "left-behind at"},
+	} {
+		t.Run(c.patch, func(t *testing.T) {
+			src := patched(t, root, l, "solutions/07_election/testdata/"+c.patch)
+			bin, err := BuildWith(context.Background(), root, l, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := runLab(t, l, bin, c.schedule)
+			if h.Verdict.Showed {
+				t.Fatalf("the bug held: %s", h.Verdict.Summary)
+			}
+			if s := strings.ToLower(h.Verdict.Summary); !strings.Contains(s, c.names) || !replicaName.MatchString(s) {
+				t.Fatalf("the verdict does not name %q and a replica: %s", c.names, h.Verdict.Summary)
+			}
+		})
 	}
 }
 
@@ -165,6 +174,8 @@ func TestStubIsNotWritten(t *testing.T) {
 		t.Fatalf("an edited file: stub=%v err=%v", stub, err)
 	}
 }
+
+var replicaName = regexp.MustCompile(`\br[1-3]\b`)
 
 // patched is the solution with a learner bug's patch applied, in a
 // temporary file.
