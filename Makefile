@@ -61,3 +61,4 @@ bench:
 	-$(GO) run ./internal/tools/tuibench
 	-$(GO) run ./internal/tools/expbench -step-learner 15s
 	-$(GO) run ./internal/tools/classbench
+	-$(GO) run ./internal/tools/labrunbench
