@@ -11,19 +11,8 @@ import (
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/testwait"
 )
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // TestBoardSurvivesTheCluster: the leader member is stopped under a
 // watching board; what a learner publishes afterwards still reaches it.
@@ -73,7 +62,7 @@ func TestBoardSurvivesTheCluster(t *testing.T) {
 	if err := class.NewPublisher(ada.KV).Publish(ctx, class.FromProgress("ada", p)); err != nil {
 		t.Fatalf("ada publishing with the leader member stopped: %v", err)
 	}
-	waitFor(t, 30*time.Second, "ada's summary, published after the leader member stopped, never reached the board", func() bool {
+	testwait.Until(t, 30*time.Second, "ada's summary, published after the leader member stopped, to reach the board", func() bool {
 		s, ok := board.Summary("ada")
 		return ok && len(s.Lessons["l1"].Read) == 1
 	})
@@ -84,14 +73,14 @@ func TestBoardSurvivesTheCluster(t *testing.T) {
 	if _, err := root.Put(ctx, class.Prefix("bob")+class.SummaryKey, "{not a summary"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "bob's unreadable summary never showed as unreadable", func() bool {
+	testwait.Until(t, 15*time.Second, "bob's unreadable summary to show as unreadable", func() bool {
 		s, ok := board.Summary("bob")
 		return ok && strings.Contains(s.Unreadable, "decode")
 	})
 	if _, err := class.Remove(ctx, root, []string{"bob"}, true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "bob, removed, is still on the board", func() bool {
+	testwait.Until(t, 15*time.Second, "bob, removed, to leave the board", func() bool {
 		_, ok := board.Summary("bob")
 		return !ok && len(board.Learners()) == 1
 	})
@@ -113,16 +102,16 @@ func TestBoardSaysWhenTheClusterIsGone(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- board.Watch(wctx, root, nil) }()
 	defer func() { wcancel(); <-done }()
-	waitFor(t, 10*time.Second, "the board never said it was live", func() bool { return board.State().Live })
+	testwait.Until(t, 10*time.Second, "the board to say it is live", func() bool { return board.State().Live })
 	if err := c.Members()[0].Stop(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "with the only member stopped the board still says it is live", func() bool {
+	testwait.Until(t, 15*time.Second, "the board to stop saying it is live once the only member stopped", func() bool {
 		st := board.State()
 		return !st.Live && st.Reason != ""
 	})
 	if err := c.Members()[0].Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the board never came back to live after the member restarted", func() bool { return board.State().Live })
+	testwait.Until(t, 30*time.Second, "the board to be live again after the member restarted", func() bool { return board.State().Live })
 }

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,23 +14,6 @@ import (
 	"github.com/ownership-election/playground/internal/testwait"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestClassDemoKeepsThePasswordOffTheScreen: the demo's root password is
 // in a 0600 file, never in its output, and the cluster it starts passes
 // class setup's checks without a warning (its own quota and compaction).
@@ -40,7 +21,7 @@ func TestClassDemoKeepsThePasswordOffTheScreen(t *testing.T) {
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithCancel(context.Background())
-	var out lockedBuffer
+	var out testwait.Buffer
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"etcd", "--class-demo", dir}, strings.NewReader(""), &out, &out) }()
 	defer func() { cancel(); <-done }()

@@ -16,6 +16,8 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/embedetcd/prefix"
+
+	"github.com/ownership-election/playground/internal/sentence"
 )
 
 // Command is one subcommand of playground.
@@ -213,18 +215,11 @@ func wantsHelp(args []string) bool {
 }
 
 func printCommandHelp(w io.Writer, c *Command) {
-	fmt.Fprintf(w, "Usage: playground [global flags] %s\n\n%s.\n", c.Usage, upperFirst(c.Summary))
+	fmt.Fprintf(w, "Usage: playground [global flags] %s\n\n%s.\n", c.Usage, sentence.Capitalize(c.Summary))
 	if c.Help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Help, "\n"))
 	}
 	fmt.Fprintln(w, "\nGlobal flags (before the command): see playground --help.")
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func printHelp(w io.Writer, fs *flag.FlagSet) {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/sentence"
 )
 
 // ttlUnlockBugScenario is the scenario ttl-unlock-bug.
@@ -356,15 +358,8 @@ func joinSentences(parts []string) string {
 	var out []string
 	for _, p := range parts {
 		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, upperFirst(strings.TrimSuffix(p, "."))+".")
+			out = append(out, sentence.Capitalize(strings.TrimSuffix(p, "."))+".")
 		}
 	}
 	return strings.Join(out, " ")
-}
-
-func upperFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/sentence"
 )
 
 // tidyFailure rewrites the failure lines of a test whose end was one of
@@ -348,7 +350,7 @@ func raceReport(lines []string) []string {
 	}
 	out := []string{strings.TrimSpace(report[0])}
 	for _, a := range acc {
-		out = append(out, "", fmt.Sprintf("%s by %s:", capitalize(a.what), a.by))
+		out = append(out, "", fmt.Sprintf("%s by %s:", sentence.Capitalize(a.what), a.by))
 		var mine, rest []string
 		for _, f := range a.frames {
 			fn := f[0]
@@ -365,13 +367,6 @@ func raceReport(lines []string) []string {
 	}
 	out = append(out, "", "The race detector's own report, as it printed it:")
 	return append(out, report...)
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // raceSummary names the two conflicting accesses of the first race
