@@ -76,7 +76,8 @@ func (w *Worker) Run(ctx context.Context) error {
 	// TODO: loop until ctx is done; each round is one membership:
 	//   1. a lease of w.TTL seconds kept alive (concurrency.NewSession);
 	//      put MemberKey(w.Prefix, w.Name) attached to it;
-	//   2. rebalance: read everything under w.Prefix+"/" in ONE Get; the
+	//   2. rebalance: read everything under w.Prefix+"/" in ONE read (a
+	//      Get of the prefix, or a read-only transaction); the
 	//      member keys give N and your rank (sort the names), the shard
 	//      keys give the owners (yours are those with your lease). Set
 	//      w.owned from that read. Target = Shards/N, +1 if rank <
