@@ -51,16 +51,29 @@ type LabSpec struct {
 	Schedule string
 }
 
+// labKind is a lab whose code can play a replica: what the engine needs
+// to run it and to judge its history. A new lab is one labKind (in a
+// file lab<NN>.go beside its properties) and its entry in labTemplates.
+type labKind struct {
+	// scenario is the template of the lab's runs: its name
+	// (LabScenarioName), texts, limits and the properties (Shows) its
+	// checker holds the code to. Run is labWithoutSpec.
+	scenario *Scenario
+	// prefix is what each replica process is told as -prefix: the lab's
+	// keys live under it, inside the run's namespace.
+	prefix string
+	// owned is the prefix of the keys that stand for ownership (the
+	// election's candidates, the lock): what a clean shutdown must
+	// delete and the end of the run waits to see gone.
+	owned string
+	// returned is how the note a replica's process sends when the lab's
+	// code returned after the stop begins ("Candidate.Run returned").
+	returned string
+}
+
 // labTemplates are the labs whose code can play a replica, by lab id.
-var labTemplates = map[string]*Scenario{
-	"07_election": {
-		Name:     "lab-07_election",
-		Title:    "Lab 07 as the replicas: your leader loop under faults",
-		Summary:  "Each replica runs the lab's Candidate; a leader's Work writes to a fenced resource with its term's token.",
-		Faults:   "the schedule's (pause, cut off, crash, restart the owner)",
-		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
-		Shows: labShows, Run: labWithoutSpec,
-	},
+var labTemplates = map[string]*labKind{
+	"07_election": lab07,
 }
 
 // labWithoutSpec is the template's script: a lab run needs its replicas'
@@ -85,12 +98,17 @@ func LabIDs() []string {
 // LabScenario returns the scenario of a lab's runs (nil for a lab with no
 // runner): what Lookup finds for a lab run's history, so that the checker
 // and a replay judge it like any other.
-func LabScenario(lab string) *Scenario { return labTemplates[lab] }
+func LabScenario(lab string) *Scenario {
+	if k := labTemplates[lab]; k != nil {
+		return k.scenario
+	}
+	return nil
+}
 
 func lookupLab(name string) *Scenario {
-	for _, sc := range labTemplates {
-		if sc.Name == name {
-			return sc
+	for _, k := range labTemplates {
+		if k.scenario.Name == name {
+			return k.scenario
 		}
 	}
 	return nil
@@ -98,15 +116,15 @@ func lookupLab(name string) *Scenario {
 
 // StartLab begins a run of the lab's own code as the replicas.
 func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Event)) (*Run, error) {
-	tpl := labTemplates[spec.Lab]
-	if tpl == nil {
+	kind := labTemplates[spec.Lab]
+	if kind == nil {
 		return nil, fmt.Errorf("%w: lab %q has no runner", ErrUnknown, spec.Lab)
 	}
 	if spec.Schedule != "" && labSchedules[spec.Schedule] == nil {
 		return nil, fmt.Errorf("%w: no schedule %q (%s)", ErrUnknown, spec.Schedule, strings.Join(LabScheduleNames(), ", "))
 	}
-	sc := *tpl
-	lr := &labRun{spec: spec, running: map[string]bool{}}
+	sc := *kind.scenario
+	lr := &labRun{spec: spec, kind: kind, running: map[string]bool{}}
 	sc.Run = lr.script
 	return startScenario(ctx, &sc, p, env, sink)
 }
@@ -114,6 +132,7 @@ func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Ev
 // labRun is the state of one lab run's script.
 type labRun struct {
 	spec LabSpec
+	kind *labKind
 	run  *Run
 
 	mu      sync.Mutex
@@ -161,11 +180,11 @@ func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 	run.Phase(ctx, labStopPhase)
 	lr.stopAll(run.Replicas())
 	// Give the watch a moment to report the keys a clean shutdown
-	// deleted (labReleasedOnStop judges what is left).
-	// deleted, or that a lease left behind took with it.
+	// deleted, or that a lease left behind took with it
+	// (labReleasedOnStop judges what is left).
 	waitFor(ctx, run.tTLDuration()+time.Second, func() bool {
 		h := run.History()
-		return len(stillHeld(&h)) == 0
+		return len(stillHeld(&h, lr.kind.owned)) == 0
 	})
 	return Verdict{}, ctx.Err()
 }

@@ -79,15 +79,8 @@ func (lr *labRun) replicaConfig(r *Replica) LabReplica {
 	for i, p := range r.proxies {
 		eps[i] = p.Addr()
 	}
-	return LabReplica{Name: r.Name, Endpoints: eps, Namespace: lr.run.keyPrefix, Prefix: labElection, TTL: lr.run.TTL()}
+	return LabReplica{Name: r.Name, Endpoints: eps, Namespace: lr.run.keyPrefix, Prefix: lr.kind.prefix, TTL: lr.run.TTL()}
 }
-
-// labElection is the election's name (concurrency.NewElection's prefix)
-// inside the run's namespace; its candidates' keys are under labPrefix.
-const (
-	labElection = "election"
-	labPrefix   = labElection + "/"
-)
 
 func (r *Replica) isCrashed() bool {
 	r.mu.Lock()
@@ -124,7 +117,7 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 
 // handle records one event of the process (a write goes to the resource
 // first, once the replica is not paused: that is where its work stands
-// still).
+// still; a checkpoint only waits for that).
 func (p *labProc) handle(ctx context.Context, e Event) {
 	r := p.r
 	switch e.Kind {
@@ -137,6 +130,12 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 			Highest int64 `json:"highest"`
 		}{ok, res.State().Highest})
 		p.in.Write(append(b, '\n'))
+		return
+	case "checkpoint":
+		// A lab whose resource is etcd itself asks before each write,
+		// so that a pause stops its work there too.
+		r.checkpoint(ctx)
+		p.in.Write([]byte(`{"ok":true}` + "\n"))
 		return
 	case Acquired:
 		r.setRole(RoleOwner, e.Token)

@@ -29,16 +29,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func checkout(t *testing.T) (string, Lab) {
+// checkout is the course's checkout and the runner of lab id.
+func checkout(t *testing.T, id string) (string, Lab) {
 	t.Helper()
 	wd, _ := os.Getwd()
 	root := grade.FindRoot(wd)
 	if root == "" {
 		t.Fatal("not inside the course's checkout")
 	}
-	l, ok := Find("07")
+	l, ok := Find(id)
 	if !ok {
-		t.Fatal("no runner for lab 07")
+		t.Fatalf("no runner for lab %s", id)
 	}
 	return root, l
 }
@@ -58,7 +59,7 @@ func runLab(t *testing.T, l Lab, bin, schedule string) experiment.History {
 }
 
 func TestReferenceHolds(t *testing.T) {
-	root, l := checkout(t)
+	root, l := checkout(t, "07")
 	bin, err := Build(context.Background(), root, l, true)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestReferenceHolds(t *testing.T) {
 // goes on working after it was cut off and etcd gave its key away; one
 // that steps down without resigning or revoking leaves its key to expire.
 func TestBugIsNamed(t *testing.T) {
-	root, l := checkout(t)
+	root, l := checkout(t, "07")
 	for _, c := range []struct{ patch, schedule, names string }{
 		{"mutants/work_ignores_session.patch", "cut-off-owner", "kept-working at"},
 		{"mutants/no_resign.patch", "calm", "left-behind at"},
@@ -109,7 +110,7 @@ func TestBugIsNamed(t *testing.T) {
 
 // A replica that panics is that replica's failure: the others go on.
 func TestPanicIsOneReplicasFailure(t *testing.T) {
-	root, l := checkout(t)
+	root, l := checkout(t, "07")
 	sol, err := os.ReadFile(filepath.Join(root, "solutions", l.ID, l.File))
 	if err != nil {
 		t.Fatal(err)
@@ -148,8 +149,16 @@ func TestPanicIsOneReplicasFailure(t *testing.T) {
 	}
 }
 
+// Every lab with a replica program has a scenario to judge its runs, and
+// the other way round.
+func TestEveryLabHasAScenario(t *testing.T) {
+	if got, want := strings.Join(experiment.LabIDs(), " "), strings.Join(IDs(), " "); got != want {
+		t.Fatalf("labs with a scenario: %s; labs with a replica program: %s", got, want)
+	}
+}
+
 func TestCompileErrorShowsCompiler(t *testing.T) {
-	root, l := checkout(t)
+	root, l := checkout(t, "07")
 	src := filepath.Join(t.TempDir(), l.File)
 	os.WriteFile(src, []byte("package election\n\nfunc broken() int { return \"x\" }\n"), 0o644)
 	_, err := BuildWith(context.Background(), root, l, src)

@@ -6,7 +6,8 @@
 // in the experiment History's event format (kind, token, text, facts). A
 // line of kind "write" is a request to the fenced resource, which lives in
 // the playground: the answer comes back as one JSON line on standard input
-// ({"ok":true,"highest":41}). Everything else the learner's code prints goes
+// ({"ok":true,"highest":41}); so does a line of kind "checkpoint", once
+// the replica is not paused. Everything else the learner's code prints goes
 // to standard error, which the playground keeps (bounded) for the report.
 package replica
 
@@ -141,6 +142,19 @@ func (c *Conn) Write(token int64, value string) (Answer, error) {
 		return Answer{}, fmt.Errorf("replica: bad answer: %w", err)
 	}
 	return a, nil
+}
+
+// Checkpoint waits for as long as the playground holds the replica
+// paused. A lab whose resource is etcd (not the playground's) calls it
+// before each write: that is where a pause stops its work.
+func (c *Conn) Checkpoint() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.send(Event{Kind: "checkpoint"})
+	if !c.in.Scan() {
+		return ErrNoAnswer
+	}
+	return nil
 }
 
 // Failed reports a failure of the lab's code (Run returned early, an
