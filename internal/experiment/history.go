@@ -113,8 +113,9 @@ const (
 // answered, as the client saw them. Fields a call does not have stay zero.
 type Facts struct {
 	// Op is the request: "grant", "keepalive", "timetolive", "revoke",
-	// "txn", "put", "get", "delete", "watch" (a watch event), or "write"
-	// (to the protected resource).
+	// "txn", "put", "get", "delete", "watch" (a watch event), "write"
+	// (to the protected resource), or OpNewResource and OpFencing (the
+	// resource replaced or switched; see ResourceState.After).
 	Op  string `json:"op"`
 	Key string `json:"key,omitempty"` // relative to the run's prefix
 	// If is a Txn's comparison in words ("create_revision(lock) = 0").

@@ -38,7 +38,7 @@ func (res *Resource) SetFencing(on bool) {
 	res.mu.Lock()
 	res.fencing = on
 	res.mu.Unlock()
-	res.run.Note("fencing at the resource turned %s", onOff(on))
+	res.run.Emit(Event{Kind: Note, Facts: &Facts{Op: OpFencing, Succeeded: on}, Text: "fencing at the resource turned " + onOff(on)})
 }
 
 func onOff(b bool) string {

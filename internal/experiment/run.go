@@ -135,7 +135,7 @@ func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink fu
 		run.close()
 		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
-	run.resource = newResource(run, true)
+	run.resource = newResource(run, initialFencing)
 	run.start = time.Now()
 	run.header = History{Format: HistoryFormat, Scenario: name, Params: run.Params, Timing: run.timing, Started: run.start, AsLearner: run.asLearner}
 	go run.execute()
@@ -528,6 +528,7 @@ func (run *Run) NewResource(fencing bool) *Resource {
 	run.mu.Lock()
 	run.resource = res
 	run.mu.Unlock()
+	run.Emit(Event{Kind: Note, Facts: &Facts{Op: OpNewResource, Succeeded: fencing}, Text: "the resource starts empty, fencing " + onOff(fencing)})
 	return res
 }
 
