@@ -72,11 +72,15 @@ func (p *Progress) Merge(o *Progress) {
 		e := p.experiment(name)
 		e.Runs = max(e.Runs, oe.Runs)
 		e.Shown = e.Shown || oe.Shown
-		if oe.LastRun.After(e.LastRun) {
+		ranLater := oe.LastRun.After(e.LastRun)
+		if ranLater {
 			e.LastRun = oe.LastRun
 		}
 		if oe.Predicted != "" && (e.Predicted == "" || oe.PredictedAt.Before(e.PredictedAt)) {
 			e.Predicted, e.PredictedAt = oe.Predicted, oe.PredictedAt
+		}
+		if len(oe.Outcome) > 0 && (len(e.Outcome) == 0 || ranLater) {
+			e.Outcome = oe.Outcome
 		}
 		p.Experiments[name] = e
 	}
@@ -86,6 +90,9 @@ func (p *Progress) Merge(o *Progress) {
 	}
 	if o.ExperimentMode != "" && (p.ExperimentMode == "" || o.ExperimentModeAt.After(p.ExperimentModeAt)) {
 		p.ExperimentMode, p.ExperimentModeAt = o.ExperimentMode, o.ExperimentModeAt
+	}
+	if o.ExperimentTempo != "" && (p.ExperimentTempo == "" || o.ExperimentTempoAt.After(p.ExperimentTempoAt)) {
+		p.ExperimentTempo, p.ExperimentTempoAt = o.ExperimentTempo, o.ExperimentTempoAt
 	}
 	if o.Updated.After(p.Updated) {
 		p.Updated = o.Updated

@@ -7,6 +7,7 @@ package progress
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ownership-election/playground/internal/review"
@@ -34,6 +35,10 @@ type Progress struct {
 	// ExperimentModeStep or ExperimentModeAuto, empty until they chose.
 	ExperimentMode   string    `json:"experiment_mode,omitempty"`
 	ExperimentModeAt time.Time `json:"experiment_mode_at,omitzero"`
+	// ExperimentTempo is the auto-play tempo the learner last chose (a
+	// Go duration, "0s" for no pause), empty until they chose.
+	ExperimentTempo   string    `json:"experiment_tempo,omitempty"`
+	ExperimentTempoAt time.Time `json:"experiment_tempo_at,omitzero"`
 	// Review is the spaced-review schedule of the questions the learner
 	// missed (quiz, checkpoint or prediction), by question id. Files
 	// written before it existed have none.
@@ -63,6 +68,9 @@ type ExperimentRecord struct {
 	// empty when none was made.
 	Predicted   string    `json:"predicted,omitempty"`
 	PredictedAt time.Time `json:"predicted_at,omitzero"`
+	// Outcome is what the run that judged the prediction bore out (the
+	// texts of the options it showed), which a review asks for.
+	Outcome []string `json:"outcome,omitempty"`
 }
 
 // Position is a place in the course: a lesson and a page in it.
@@ -248,6 +256,53 @@ func (p *Progress) SetExperimentMode(step bool, at time.Time) {
 		p.ExperimentMode = ExperimentModeStep
 	}
 	p.Updated = at
+}
+
+// SetExperimentTempo records the auto-play tempo the learner chose, for
+// the experiments after.
+func (p *Progress) SetExperimentTempo(d time.Duration, at time.Time) {
+	p.ExperimentTempo, p.ExperimentTempoAt = max(d, 0).String(), at
+	p.Updated = at
+}
+
+// Tempo is the auto-play tempo the learner last chose, and whether they
+// chose one (a value that is no duration counts as none).
+func (p *Progress) Tempo() (time.Duration, bool) {
+	if p == nil || p.ExperimentTempo == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(p.ExperimentTempo)
+	if err != nil || d < 0 {
+		return 0, false
+	}
+	return d, true
+}
+
+// PredictReviewID is the id an experiment's prediction goes by in the
+// review schedule, apart from every course question's.
+func PredictReviewID(experiment string) string { return "experiment/" + experiment + "/predict" }
+
+// PredictReviewExperiment is the experiment whose prediction has review
+// id id, and whether id is one.
+func PredictReviewExperiment(id string) (string, bool) {
+	name, ok := strings.CutPrefix(id, "experiment/")
+	name, ok2 := strings.CutSuffix(name, "/predict")
+	return name, ok && ok2 && name != "" && !strings.Contains(name, "/")
+}
+
+// PredictionDue reports whether id is an experiment's prediction that a
+// review can ask: one whose judged run's outcome is recorded.
+func (p *Progress) PredictionDue(id string) bool {
+	name, ok := PredictReviewExperiment(id)
+	return ok && p != nil && len(p.Experiments[name].Outcome) > 0
+}
+
+// RecordPredictOutcome keeps what the run that judged experiment name's
+// prediction bore out (its options' texts), for a review of it.
+func (p *Progress) RecordPredictOutcome(name string, outcome []string) {
+	e := p.experiment(name)
+	e.Outcome = append([]string(nil), outcome...)
+	p.Experiments[name] = e
 }
 
 // RecordPrediction keeps the learner's first prediction for experiment

@@ -408,7 +408,11 @@ func (m *Model) openLab(id string) tea.Cmd {
 
 func (m *Model) openExperiment(name string) tea.Cmd {
 	m.replacePractice()
-	opts := experiment.Options{Name: name, Predict: m.course.PredictQuestion(name)}
+	// The screen asks the scenario's own prediction (not the course's
+	// predict question, which a page already asked) and starts at the
+	// tempo the learner last chose.
+	opts := experiment.Options{Name: name}
+	opts.Tempo, opts.TempoSet = m.prog.Tempo()
 	// A first run goes step by step, so the learner can read each step
 	// before the next; after that the learner's last choice holds.
 	opts.Step = m.prog.Experiments[name].Runs == 0 || m.prog.ExperimentMode == progress.ExperimentModeStep

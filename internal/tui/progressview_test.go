@@ -127,3 +127,24 @@ func TestFirstExperimentRunIsInStepMode(t *testing.T) {
 	h2.keys("x")
 	h2.mustShow("Experiment: fencing", "next run: step mode · a auto-play")
 }
+
+// TestExperimentTempoIsKept: the auto-play tempo chosen with t is saved
+// with the progress and holds in the next experiment and after a restart.
+func TestExperimentTempoIsKept(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.send(screen.ExperimentRan{Name: "fencing", Shown: true}) // auto-play from now on
+	h.keys("x")
+	h.mustShow("next run: auto-play, 4 s a step")
+	h.keys("t")
+	h.mustShow("next run: auto-play, 8 s a step")
+	h.keys("esc", "x")
+	h.mustShow("next run: auto-play, 8 s a step")
+	h.keys("esc")
+	saved := h.savedProgress()
+	if d, ok := saved.Tempo(); !ok || d != 8*time.Second {
+		t.Fatalf("saved tempo %v %v (%q), want 8s", d, ok, saved.ExperimentTempo)
+	}
+	h2 := newHarness(t, 80, 24, func(o *Options) { o.Progress = saved })
+	h2.keys("x")
+	h2.mustShow("next run: auto-play, 8 s a step")
+}

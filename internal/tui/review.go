@@ -7,6 +7,7 @@ import (
 
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/screen/quiz"
 	"github.com/ownership-election/playground/lessons"
 	quizpkg "github.com/ownership-election/playground/quiz"
@@ -29,22 +30,37 @@ func dueQuestions(c *lessons.Course, p *progress.Progress, now time.Time) []*qui
 	for _, id := range p.DueForReview(now) {
 		if q, _ := c.Question(id); q != nil {
 			out = append(out, q)
+		} else if q := experimentReview(p, id); q != nil {
+			out = append(out, q)
 		}
 	}
 	return out
 }
 
-// predictedReview puts an experiment's prediction through the review
-// schedule, under its predict question's id: a wrong one comes back.
+// predictedReview puts an experiment's prediction, as its run judged it,
+// through the review schedule under the scenario's prediction id: a wrong
+// one comes back, asked with what the run bore out as its answer.
 func (m *Model) predictedReview(p screen.Predicted) func(*progress.Progress) {
-	q := m.course.PredictQuestion(p.Name)
 	now := m.now()
 	return func(pr *progress.Progress) {
 		pr.RecordPrediction(p.Name, p.Right, now)
-		if q != nil {
-			pr.RecordReview(q.ID, p.Right, now)
+		if p.Question != "" {
+			pr.RecordPredictOutcome(p.Name, p.Outcome)
+			pr.RecordReview(p.Question, p.Right, now)
 		}
 	}
+}
+
+// experimentReview is the experiment prediction with review id id, asked
+// again with the outcome the learner's judged run bore out; nil when id
+// is none.
+func experimentReview(p *progress.Progress, id string) *quizpkg.Question {
+	for name, e := range p.Experiments {
+		if q := experiment.ReviewQuestion(id, e.Outcome); q != nil && q.Experiment == name {
+			return q
+		}
+	}
+	return nil
 }
 
 // lessonQuestionIDs are the ids of every question of a lesson's quiz

@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -63,16 +65,31 @@ func TestReviewSessionFromTheMap(t *testing.T) {
 	h.mustShow("Review: next in 10 min")
 }
 
-// TestWrongPredictionComesBack: an experiment's wrong prediction puts its
-// predict question in review; a right one adds nothing.
+// TestWrongPredictionComesBack: an experiment's prediction that its run
+// did not bear out goes into review under the scenario's prediction id,
+// and comes back asked with what that run did as its answer; a right one
+// adds nothing.
 func TestWrongPredictionComesBack(t *testing.T) {
-	h, _ := clockHarness(t, 80, 24)
-	h.send(screen.Predicted{Name: "fencing", Right: false})
-	if c, ok := h.savedProgress().Review["st-predict"]; !ok || c.Box != 0 {
+	h, now := clockHarness(t, 80, 24)
+	const id = "experiment/fencing/predict"
+	did := "The old owner's, written with its old token"
+	h.send(screen.Predicted{Name: "fencing", Question: id, Right: false, Outcome: []string{did}})
+	if c, ok := h.savedProgress().Review[id]; !ok || c.Box != 0 {
 		t.Fatalf("wrong prediction: review %+v", h.savedProgress().Review)
 	}
+	*now = now.Add(11 * time.Minute)
+	h.keys("down", "up")
+	h.mustShow("r Review (1 due)")
+	h.keys("r")
+	h.mustShow("Fencing off: once the old owner has woken")
+	q := experiment.ReviewQuestion(id, []string{did})
+	right := slices.IndexFunc(q.Options, func(o quiz.Option) bool { return o.Text == did })
+	h.keys(posIn(h.quizScreen().Current().Display(), right), "enter")
+	if c := h.savedProgress().Review[id]; c.Box != 1 {
+		t.Fatalf("the run's outcome, picked in review: card %+v, want box 1", c)
+	}
 	h2, _ := clockHarness(t, 80, 24)
-	h2.send(screen.Predicted{Name: "fencing", Right: true})
+	h2.send(screen.Predicted{Name: "fencing", Question: id, Right: true, Outcome: []string{did}})
 	if len(h2.savedProgress().Review) != 0 {
 		t.Errorf("right prediction entered review: %+v", h2.savedProgress().Review)
 	}

@@ -132,7 +132,7 @@ func (m *Model) navigate(msg tea.Msg) (tea.Cmd, bool) {
 func (m *Model) progressEvent(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case screen.PageShown, screen.CheckAnswered, screen.QuizFinished, screen.ExperimentRan,
-		screen.StepModeChosen, screen.Predicted, screen.LabPassed, screen.LabGraded, screen.Reviewed:
+		screen.StepModeChosen, screen.TempoChosen, screen.Predicted, screen.LabPassed, screen.LabGraded, screen.Reviewed:
 	default:
 		return nil, false
 	}
@@ -154,6 +154,8 @@ func (m *Model) progressEvent(msg tea.Msg) (tea.Cmd, bool) {
 		change = func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) }
 	case screen.StepModeChosen:
 		change = func(p *progress.Progress) { p.SetExperimentMode(msg.Step, now) }
+	case screen.TempoChosen:
+		change = func(p *progress.Progress) { p.SetExperimentTempo(msg.Tempo, now) }
 	case screen.Predicted:
 		change = m.predictedReview(msg)
 	case screen.LabPassed:

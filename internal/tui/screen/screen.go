@@ -10,6 +10,8 @@
 package screen
 
 import (
+	"time"
+
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
@@ -129,12 +131,19 @@ type (
 	// StepModeChosen says the learner switched an experiment's run
 	// between step mode (Step) and auto-play; later runs keep the choice.
 	StepModeChosen struct{ Step bool }
-	// Predicted says the learner answered an experiment's predict
-	// question before its run; Right whether the pick was correct.
+	// Predicted says how the learner's prediction of an experiment fared
+	// in the run it was made for: Question is the prediction's review id,
+	// Right whether the run bore the pick out, Outcome the options it bore
+	// out (their texts), which a review asks for again.
 	Predicted struct {
-		Name  string
-		Right bool
+		Name     string
+		Question string
+		Right    bool
+		Outcome  []string
 	}
+	// TempoChosen says the learner chose another auto-play tempo for
+	// experiments (0: no pause); later screens start with it.
+	TempoChosen struct{ Tempo time.Duration }
 	// ProgressChanged carries the learner's progress after a change. The
 	// root owns it; screens read it only inside Update and View.
 	ProgressChanged struct{ Progress *progress.Progress }

@@ -13,30 +13,27 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
-	"github.com/ownership-election/playground/quiz"
+	"github.com/ownership-election/playground/lessons"
 )
 
 var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func predictQuestion() *quiz.Question {
-	return &quiz.Question{ID: "q-fencing", Kind: quiz.Predict, Experiment: "fencing",
-		Prompt:   "The owner is paused past its TTL and then writes with its old token. What happens?",
-		Takeaway: "Only a resource that checks tokens stops a zombie write.",
-		Options: []quiz.Option{
-			{Text: "Accepted with fencing off, rejected with fencing on", Correct: true},
-			{Text: "Rejected in both runs"},
-			{Text: "Accepted in both runs"},
-		}}
-}
-
-func newModel(t *testing.T, name string, q *quiz.Question, w, h int) *Model {
+// newModel is the screen of experiment name at w x h, asking its
+// prediction first when ask is set (every scenario has one), else ready
+// to run as after a prediction.
+func newModel(t *testing.T, name string, ask bool, w, h int) *Model {
 	t.Helper()
-	m := New(screen.Context{Styles: theme.NewStyles(true, true), Learner: "tester"}, Options{Name: name, Predict: q})
+	m := New(screen.Context{Styles: theme.NewStyles(true, true), Learner: "tester"}, Options{Name: name})
 	if err := m.err; err != nil {
 		t.Fatal(err)
+	}
+	if !ask {
+		m.phase = phaseReady
 	}
 	m.now = func() time.Time { return clock }
 	m.SetSize(w, h)
@@ -113,7 +110,9 @@ func fencingEvents() []experiment.Event {
 			Facts: &experiment.Facts{Op: "grant", Succeeded: true, GrantedTTL: 1}}
 	}
 	write := func(at int, r string, tok int64, n int) experiment.Event {
-		return experiment.Event{At: ms(at), Kind: experiment.WriteAccepted, Replica: r, Token: tok, Text: fmt.Sprintf("write %q with token %d accepted", fmt.Sprintf("%s#%d", r, n), tok)}
+		v := fmt.Sprintf("%s#%d", r, n)
+		return experiment.Event{At: ms(at), Kind: experiment.WriteAccepted, Replica: r, Token: tok, Text: fmt.Sprintf("write %q with token %d accepted", v, tok),
+			Facts: &experiment.Facts{Op: "write", Key: v, Token: tok, Succeeded: true}}
 	}
 	renew := func(at int, r string) experiment.Event {
 		return experiment.Event{At: ms(at), Kind: experiment.LeaseRenewed, Replica: r, TTL: 1, Text: "renewed, TTL 1s"}
@@ -122,6 +121,7 @@ func fencingEvents() []experiment.Event {
 		return experiment.Event{At: ms(at), Kind: experiment.Phase, Step: step, Text: text}
 	}
 	evs := []experiment.Event{
+		{Kind: experiment.PartBegins, Text: "fencing on"},
 		phase(0, 1, "fencing on: replicas elect an owner that writes every 100 ms with its token"),
 		grant(50, "b1"), key(60, "b1", 6, 6, 0x694d7c1e5f2a9b01),
 		{At: ms(70), Kind: experiment.Acquired, Replica: "b1", Token: 6, Text: "became owner with token 6: its key is the oldest (create 6)"},
@@ -146,7 +146,8 @@ func fencingEvents() []experiment.Event {
 	return append(evs,
 		phase(2900, 3, "wake b1: it writes with its old token 6"),
 		experiment.Event{At: ms(3000), Kind: experiment.Resumed, Replica: "b1", Origin: experiment.ByScript, Text: "resumed, unaware of the time it lost"},
-		experiment.Event{At: ms(3050), Kind: experiment.WriteRejected, Replica: "b1", Token: 6, Text: `write "b1#9" with token 6 rejected: the resource has seen token 7`},
+		experiment.Event{At: ms(3050), Kind: experiment.WriteRejected, Replica: "b1", Token: 6, Text: `write "b1#9" with token 6 rejected: the resource has seen token 7`,
+			Facts: &experiment.Facts{Op: "write", Key: "b1#9", Token: 6, Highest: 7}},
 		experiment.Event{At: ms(3050), Kind: experiment.InvariantViolated, Replica: "b1", Token: 6, Text: "two owners at once (b1 wrote): b1 (token 6), b3 (token 7)"},
 		write(3100, "b3", 7, 8),
 	)
@@ -155,15 +156,21 @@ func fencingEvents() []experiment.Event {
 func done(m *Model) *Model {
 	m = running(m)
 	m.phase = phaseDone
-	m.cursor, m.live = m.timeline().shown(), false // as refresh does
 	m.snap.verdict = &experiment.Verdict{Scenario: "fencing", Showed: true,
 		Summary: "Fencing off: a1's write with token 2 was accepted after token 3, overwriting a3's data. Fencing on: b1's write with token 6 was rejected (the resource had seen 7) and b3's data survived."}
+	// As refresh does: the run's history judges the pick, and the cursor
+	// goes to what the verdict is about.
+	h := experiment.History{Scenario: m.sc.Name, Events: m.snap.events, Verdict: m.snap.verdict}
+	if m.picked >= 0 {
+		m.sc.Predict.Predicted(&h, m.picked)
+	}
+	m.judgePrediction(&h)
+	m.cursor, m.live = m.timeline().focus(&h), false
 	return m
 }
 
 func TestPredictBeforeRun(t *testing.T) {
-	q := predictQuestion()
-	m := newModel(t, "fencing", q, 80, 24)
+	m := newModel(t, "fencing", true, 80, 24)
 	if m.phase != phasePredict {
 		t.Fatalf("phase %v, want predict", m.phase)
 	}
@@ -182,10 +189,46 @@ func TestPredictBeforeRun(t *testing.T) {
 	if m.picked != m.order[1] {
 		t.Fatalf("picked option %d, want %d (display position 2)", m.picked, m.order[1])
 	}
+	// The run carries the pick, so its history records it judged.
+	if _, p, env := m.runArgs(); p.Step != true || env.Prediction != m.picked+1 {
+		t.Fatalf("the run is started with prediction %d, want option %d counted from 1", env.Prediction, m.picked+1)
+	}
+}
+
+// TestPredictionIsTheScenarios: the screen asks the scenario's own
+// question, every option of it, and no question a lesson asks.
+func TestPredictionIsTheScenarios(t *testing.T) {
+	c, err := lessons.Load(lessons.Sources{Course: content.FS()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range experiment.Names() {
+		m := newModel(t, name, true, 158, 43)
+		v := flat(view(m))
+		sc := experiment.Lookup(name)
+		if m.phase != phasePredict || !strings.Contains(v, flat(sc.Predict.Prompt)) {
+			t.Errorf("%s: the screen does not ask the scenario's prediction:\n%s", name, v)
+		}
+		for _, o := range sc.Predict.Options {
+			if !strings.Contains(v, flat(o.Text)) {
+				t.Errorf("%s: option %q is not offered", name, o.Text)
+			}
+		}
+		for _, l := range c.Lessons {
+			if l.Quiz == nil {
+				continue
+			}
+			for _, q := range l.Quiz.Questions {
+				if p := flat(q.Prompt); len(p) > 20 && strings.Contains(v, p) {
+					t.Errorf("%s: the screen asks %s's question %s, which a lesson asks", name, l.ID, q.ID)
+				}
+			}
+		}
+	}
 }
 
 func TestReadyKeysChangeTheNextRun(t *testing.T) {
-	m := newModel(t, "fencing", nil, 80, 24)
+	m := newModel(t, "fencing", false, 80, 24)
 	if m.phase != phaseReady {
 		t.Fatalf("without a question the screen should be ready, is %v", m.phase)
 	}
@@ -216,7 +259,7 @@ func TestReadyKeysChangeTheNextRun(t *testing.T) {
 }
 
 func TestRunningViewAndSelection(t *testing.T) {
-	m := running(newModel(t, "fencing", nil, 80, 24))
+	m := running(newModel(t, "fencing", false, 80, 24))
 	v := view(m)
 	for _, want := range []string{"▸b1 owner t6", "b3 owner t7", "6━━✓━━━━━▒▒▒", "━━━✗━━!━━", "etcd b3 rev 9", `"b3#8" by b3`, "rejected 1", "running 3.2s"} {
 		if !strings.Contains(v, want) {
@@ -241,31 +284,100 @@ func TestRunningViewAndSelection(t *testing.T) {
 	}
 }
 
+// TestResultShowsPrediction: after the run the pick stands beside what
+// the checker found, judged by the run's history: the test history has
+// only the fencing-on part, so an answer about fencing off is not borne
+// out, whichever it is.
 func TestResultShowsPrediction(t *testing.T) {
-	q := predictQuestion()
-	m := newModel(t, "fencing", q, 80, 24)
-	m.picked = 1 // wrong: "Rejected in both runs"
-	v := view(done(m))
-	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "not what happened") || !strings.Contains(v, "Rejected in both runs") {
+	m := newModel(t, "fencing", true, 80, 24)
+	m.picked = 0
+	v := flat(view(done(m)))
+	pick := m.sc.Predict.Options[0].Text
+	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "✗ not what happened") || !strings.Contains(v, "You predicted: "+pick) {
 		t.Fatalf("result panel:\n%s", v)
 	}
-	m.picked = 0
-	if v := view(done(m)); !strings.Contains(v, "✓ right") {
+	if m.predicted == nil || m.predicted.Picked != pick || m.predicted.Correct {
+		t.Fatalf("judged %+v, want %q not borne out", m.predicted, pick)
+	}
+	m.SetSize(158, 43)
+	if v := flat(view(m)); !strings.Contains(v, "This run bore out none of the options") {
+		t.Fatalf("wide result panel:\n%s", v)
+	}
+	m.predicted.Correct = true
+	if v := view(m); !strings.Contains(v, "✓ right") {
 		t.Fatalf("right prediction not marked:\n%s", v)
 	}
+}
+
+// TestPredictionJudgedByTheRun: the same pick is right in a run that bore
+// it out and wrong in one that did not, and the root hears the first
+// judgement once, with the scenario's question id and what the run did.
+func TestPredictionJudgedByTheRun(t *testing.T) {
+	m := newModel(t, "fencing", true, 80, 24)
+	taken := -1 // "the old owner's, written with its old token"
+	for i, o := range m.sc.Predict.Options {
+		if strings.HasPrefix(o.Text, "The old owner's") {
+			taken = i
+		}
+	}
+	m.picked, m.judge = taken, true
+	h := zombieTakenHistory()
+	m.sc.Predict.Predicted(&h, taken)
+	m.judgePrediction(&h)
+	if m.predicted == nil || !m.predicted.Correct || !slices.Equal(m.outcomeTexts(), []string{m.sc.Predict.Options[taken].Text}) {
+		t.Fatalf("a run whose stale write was taken: judged %+v, bore out %q", m.predicted, m.outcomeTexts())
+	}
+	msg := m.judged()().(screen.Predicted)
+	if msg.Name != "fencing" || msg.Question != progress.PredictReviewID("fencing") || !msg.Right || !slices.Equal(msg.Outcome, m.outcomeTexts()) {
+		t.Fatalf("sent %+v", msg)
+	}
+	if m.judged() != nil {
+		t.Fatal("a second run's judgement went to the root too")
+	}
+	h = zombieTakenHistory()
+	h.Events[len(h.Events)-2].Kind = experiment.WriteRejected // the resource refused it instead
+	h.Events[len(h.Events)-2].Facts.Succeeded = false
+	m.sc.Predict.Predicted(&h, taken)
+	m.judgePrediction(&h)
+	if m.predicted.Correct {
+		t.Fatalf("a run that refused the stale write bore out %q", m.predicted.Picked)
+	}
+	if q := ReviewQuestion(msg.Question, msg.Outcome); q == nil || q.ID != msg.Question || !q.Options[taken].Correct || q.Options[(taken+1)%len(q.Options)].Correct {
+		t.Fatalf("review question %+v", q)
+	}
+	if ReviewQuestion("st-predict", msg.Outcome) != nil || ReviewQuestion(msg.Question, []string{"something else"}) != nil {
+		t.Fatal("a review question from an id or outcome that is no scenario's")
+	}
+}
+
+// zombieTakenHistory is a fencing-off part where the paused owner a1's
+// write with token 2 is taken after a3 won with token 3.
+func zombieTakenHistory() experiment.History {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	w := func(at int, r string, tok int64) experiment.Event {
+		return experiment.Event{At: ms(at), Kind: experiment.WriteAccepted, Replica: r, Token: tok, Facts: &experiment.Facts{Op: "write", Token: tok, Succeeded: true}}
+	}
+	return experiment.History{Scenario: "fencing", Events: []experiment.Event{
+		{Kind: experiment.PartBegins, Text: "fencing off"},
+		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 2}, w(20, "a1", 2),
+		{At: ms(30), Kind: experiment.Paused, Replica: "a1"},
+		{At: ms(40), Kind: experiment.Acquired, Replica: "a3", Token: 3}, w(50, "a3", 3),
+		{At: ms(60), Kind: experiment.Resumed, Replica: "a1"}, w(70, "a1", 2),
+		{At: ms(80), Kind: experiment.Lost, Replica: "a1"},
+	}}
 }
 
 func TestFitsTheSize(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 16}, {160, 45}} {
 		models := map[string]*Model{
-			"predict": newModel(t, "fencing", predictQuestion(), size[0], size[1]),
-			"running": running(newModel(t, "fencing", nil, size[0], size[1])),
-			"done":    done(newModel(t, "fencing", predictQuestion(), size[0], size[1])),
+			"predict": newModel(t, "fencing", true, size[0], size[1]),
+			"running": running(newModel(t, "fencing", false, size[0], size[1])),
+			"done":    done(newModel(t, "fencing", true, size[0], size[1])),
 		}
 		// Every experiment's header, with a store holding a queue, a
 		// plain key and shards, and a pending step.
 		for _, name := range experiment.Names() {
-			m := running(newModel(t, name, nil, size[0], size[1]))
+			m := running(newModel(t, name, false, size[0], size[1]))
 			m.snap.atStep = true
 			m.snap.store.Keys = append(m.snap.store.Keys,
 				experiment.StoreKey{Key: "lock", Value: "p2", CreateRevision: 10, ModRevision: 12, Version: 3, Lease: 0x694d7c1e5f2a9b03},
@@ -296,18 +408,18 @@ func TestGoldenScreens(t *testing.T) {
 		w, h := size[0]-2, size[1]-2
 		name := fmt.Sprintf("%dx%d", size[0], size[1])
 		t.Run("predict_"+name, func(t *testing.T) {
-			golden.RequireEqual(t, []byte(view(newModel(t, "fencing", predictQuestion(), w, h))))
+			golden.RequireEqual(t, []byte(view(newModel(t, "fencing", true, w, h))))
 		})
 		t.Run("running_"+name, func(t *testing.T) {
-			golden.RequireEqual(t, []byte(view(running(newModel(t, "fencing", nil, w, h)))))
+			golden.RequireEqual(t, []byte(view(running(newModel(t, "fencing", false, w, h)))))
 		})
 		t.Run("done_"+name, func(t *testing.T) {
-			m := newModel(t, "fencing", predictQuestion(), w, h)
+			m := newModel(t, "fencing", true, w, h)
 			m.picked = 0
 			golden.RequireEqual(t, []byte(view(done(m))))
 		})
 		t.Run("scrubbed_"+name, func(t *testing.T) {
-			m := running(newModel(t, "fencing", nil, w, h))
+			m := running(newModel(t, "fencing", false, w, h))
 			press(m, "left", "left", "left", "left", "left", "left", "left", "left")
 			golden.RequireEqual(t, []byte(view(m)))
 		})
@@ -318,7 +430,7 @@ func TestGoldenScreens(t *testing.T) {
 // screen's own commands and ticks until the verdict shows.
 func TestRealRun(t *testing.T) {
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
-	m := newModel(t, "cas-race", nil, 80, 24)
+	m := newModel(t, "cas-race", false, 80, 24)
 	m.params.Replicas = 5
 	m.now, m.tempo = time.Now, 0 // auto-play takes each step at once
 	m, cmd := press(m, "enter")
@@ -420,36 +532,10 @@ func TestAsksBeforeLeavingAFailedSharedEtcd(t *testing.T) {
 	}
 }
 
-// TestRecordsPredictionAndRun: the pick before a run and a finished run
-// reach the root, for the learner's progress.
-func TestRecordsPredictionAndRun(t *testing.T) {
-	q := predictQuestion()
-	m := newModel(t, "fencing", q, 80, 24)
-	wrong := ""
-	for pos, idx := range m.order {
-		if !q.Options[idx].Correct {
-			wrong = string(rune('1' + pos))
-			break
-		}
-	}
-	_, cmd := press(m, wrong)
-	var got []tea.Msg
-	for _, c := range cmd().(tea.BatchMsg) {
-		if c != nil {
-			if p, ok := c().(screen.Predicted); ok {
-				got = append(got, p)
-			}
-		}
-	}
-	if len(got) != 1 || got[0] != (screen.Predicted{Name: "fencing", Right: false}) {
-		t.Fatalf("prediction sent %v, want one wrong prediction of fencing", got)
-	}
-}
-
 // TestKeysWithoutARunSaySo: a fault or step key before a run explains
 // itself instead of doing nothing.
 func TestKeysWithoutARunSaySo(t *testing.T) {
-	m := newModel(t, "cas-race", nil, 80, 24)
+	m := newModel(t, "cas-race", false, 80, 24)
 	for _, k := range []string{"p", "n", "c"} {
 		m, _ = press(m, k)
 		if v := view(m); !strings.Contains(v, "nothing is running: enter starts a run") {
@@ -464,7 +550,7 @@ func TestAutoPlayDuringARunUpdatesTheHeader(t *testing.T) {
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
 	m := New(screen.Context{Styles: theme.NewStyles(true, true)}, Options{Name: "cas-race", Step: true})
 	m.SetSize(80, 24)
-	m, cmd := press(m, "enter")
+	m, cmd := press(m, "1") // the prediction starts the run
 	_, _ = m.Update(cmd())
 	if m.phase != phaseRunning {
 		t.Fatalf("phase %v, err %v", m.phase, m.err)
@@ -486,7 +572,7 @@ func TestAutoPlayDuringARunUpdatesTheHeader(t *testing.T) {
 // TestQuietRunWithAStoppedReplicaSaysWhy: a run that emits nothing while
 // the learner holds a replica paused says it is waiting for that replica.
 func TestQuietRunWithAStoppedReplicaSaysWhy(t *testing.T) {
-	m := running(newModel(t, "fencing", nil, 80, 24))
+	m := running(newModel(t, "fencing", false, 80, 24))
 	m.snap.replicas[0].Paused = true
 	m.changed = clock.Add(-time.Second)
 	if v := view(m); strings.Contains(v, "Nothing has happened") {
@@ -507,15 +593,15 @@ func TestQuietRunWithAStoppedReplicaSaysWhy(t *testing.T) {
 // highest token only in the fencing experiment, and appears only in the
 // experiments whose replicas write to the resource.
 func TestFencingRowOnlyAboutFencing(t *testing.T) {
-	if v := view(running(newModel(t, "fencing", nil, 100, 30))); !strings.Contains(v, "resource fencing on · highest 7") {
+	if v := view(running(newModel(t, "fencing", false, 100, 30))); !strings.Contains(v, "resource fencing on · highest 7") {
 		t.Fatalf("fencing experiment without its fencing row:\n%s", v)
 	}
-	v := view(running(newModel(t, "renewal", nil, 100, 30)))
+	v := view(running(newModel(t, "renewal", false, 100, 30)))
 	if strings.Contains(v, "resource fencing") || strings.Contains(v, "highest 7") || !strings.Contains(v, `resource "b3#8" by b3`) {
 		t.Fatalf("renewal shows the fencing row, or no resource row:\n%s", v)
 	}
 	for _, name := range []string{"ttl-unlock-bug", "shard-ownership", "cas-race"} {
-		if v := view(running(newModel(t, name, nil, 100, 30))); strings.Contains(v, "\nresource") {
+		if v := view(running(newModel(t, name, false, 100, 30))); strings.Contains(v, "\nresource") {
 			t.Fatalf("%s, whose replicas never write to the resource, shows its row:\n%s", name, v)
 		}
 	}
@@ -526,7 +612,7 @@ func TestFencingRowOnlyAboutFencing(t *testing.T) {
 // readings, a single key with its revisions, version and lease, shards
 // counted per owner, and "(no key)" when the run's prefix is empty.
 func TestStorePanel(t *testing.T) {
-	m := running(newModel(t, "fencing", nil, 80, 24))
+	m := running(newModel(t, "fencing", false, 80, 24))
 	v := view(m)
 	for _, want := range []string{"etcd holds election-1/ 2 keys · oldest b3 (create 7)", "lease …9b03 TTL 1s, 0.4s left", "then b2 (8)"} {
 		if !strings.Contains(v, want) {
@@ -546,7 +632,7 @@ func TestStorePanel(t *testing.T) {
 		t.Errorf("160x45 has no panel beside the cards:\n%s", v)
 	}
 
-	m = running(newModel(t, "ttl-unlock-bug", nil, 100, 30))
+	m = running(newModel(t, "ttl-unlock-bug", false, 100, 30))
 	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []experiment.StoreKey{
 		{Key: "lock-naive", Value: "p2", CreateRevision: 11, ModRevision: 11, Version: 1, Lease: 0x7a2b},
 	}, Leases: map[int64]experiment.StoreLease{0x7a2b: {ID: 0x7a2b, GrantedTTL: 11, Left: 4 * time.Second}}}
@@ -562,7 +648,7 @@ func TestStorePanel(t *testing.T) {
 		t.Errorf("empty prefix:\n%s", v)
 	}
 
-	m = running(newModel(t, "shard-ownership", nil, 80, 24))
+	m = running(newModel(t, "shard-ownership", false, 80, 24))
 	m.snap.store = experiment.StoreState{At: clock, Keys: []experiment.StoreKey{
 		{Key: "workers/w1", Value: "w1", CreateRevision: 2, Lease: 1},
 		{Key: "workers/w2", Value: "w2", CreateRevision: 3, Lease: 2},
@@ -630,7 +716,7 @@ func TestStepModeInTheFooter(t *testing.T) {
 // key that lets it go in the state the replica is in, and stops saying so
 // once it is let go.
 func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
-	m := running(newModel(t, "ttl-unlock-bug", nil, 100, 30))
+	m := running(newModel(t, "ttl-unlock-bug", false, 100, 30))
 	m.changed = clock // nothing quiet about it: the event just came
 	m.snap.replicas = []experiment.ReplicaState{{Name: "p1", Role: experiment.RoleFollower}, {Name: "p2", Role: experiment.RoleFollower, Paused: true}}
 	m.snap.events = append(m.snap.events, experiment.Event{At: 4 * time.Second, Kind: experiment.Waiting, Value: 1, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
@@ -713,7 +799,7 @@ func TestHintsPerStateFit78(t *testing.T) {
 // TestTTLKeysKeepToTheScenariosRange: - stops at the shortest TTL the
 // scenario works with, not at 1s.
 func TestTTLKeysKeepToTheScenariosRange(t *testing.T) {
-	m := newModel(t, "leader-change-extends-leases", nil, 80, 24)
+	m := newModel(t, "leader-change-extends-leases", false, 80, 24)
 	m, _ = press(m, "-", "-", "-", "-", "-")
 	if m.params.TTL != 3 || !strings.Contains(view(m), "TTL 3s") {
 		t.Fatalf("TTL %d after five -, want the scenario's minimum 3s", m.params.TTL)

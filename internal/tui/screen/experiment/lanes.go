@@ -16,15 +16,24 @@ import (
 // what it believed (owner ━, not owner ─, paused ▒, cut off ░, crashed ×,
 // the token it won, ✓ accepted and ✗ refused writes, ! a violation); the
 // etcd row shows who etcd held as owner (━, with the holder's name where
-// it changes; · when it held nobody) and when a member was down (▒). The
+// it changes; · when it held nobody), when a member was down (▒) and
+// where raft leadership moved to another member (⇄). The
 // label before each row is the state at the cursor: belief in the
 // replica rows, etcd's truth in its own.
 
-// legend explains the lanes' marks, long to short.
-var legend = []string{
-	"━ owner  ─ not owner  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation",
-	"━ owner ─ other ▒ paused ░ cut off × crashed ✓ accepted ✗ refused ! violation",
-}
+// legend explains the lanes' marks, long to short; legendMoves with the
+// mark of a raft leader move, for a timeline that has one.
+var (
+	legend = []string{
+		"━ owner  ─ not owner  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation",
+		"━ owner ─ other ▒ paused ░ cut off × crashed ✓ accepted ✗ refused ! violation",
+	}
+	legendMoves = []string{
+		"━ owner  ─ not owner  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation  ⇄ etcd leader moved",
+		"━ owner ─ other ▒ paused ░ cut off × crashed ✓ accepted ✗ refused ! violation ⇄ leader moved",
+		"━ owner ─ other ▒ paused ░ cut × crashed ✓ accepted ✗ refused ! violation ⇄ leader",
+	}
+)
 
 // laneRow is one lane: its label at the cursor and a mark per column.
 type laneRow struct {
@@ -129,6 +138,13 @@ func etcdCells(tl timeline, first, last, k int) []string {
 		h := tl.holds[i]
 		if h.holder != "" && (i == 0 || tl.holds[i-1].holder != h.holder) {
 			writeOver(cells[(i-first)*k:], h.holder, "━")
+		}
+	}
+	// A raft leader move over everything else: the leader-change
+	// scenarios exist to show what follows it.
+	for i := first; i < last; i++ {
+		if tl.holds[i].moved {
+			cells[(i-first)*k] = "⇄"
 		}
 	}
 	return cells

@@ -39,8 +39,10 @@ type Options struct {
 	// server for the run. Scenarios that need the in-process cluster
 	// start their own.
 	Etcd embedetcd.Etcd
-	// Predict is the predict question about this experiment, if any.
-	Predict *quiz.Question
+	// Tempo is the auto-play tempo the learner last chose (TempoSet),
+	// which a new screen starts with.
+	Tempo    time.Duration
+	TempoSet bool
 	// Step starts the run in step mode (wait for space before each
 	// phase): the root sets it for an experiment the learner never ran,
 	// and after that keeps the learner's last choice.
@@ -71,25 +73,32 @@ type Model struct {
 	opts Options
 	keys KeyMap
 
-	phase   phase
-	params  experiment.Params
-	order   []int // display order of the predict options
-	picked  int   // option index the learner predicted, -1 if none
-	run     *experiment.Run
-	cancel  context.CancelFunc
-	snap    snapshot
-	sel     int            // selected replica
-	tempo   time.Duration  // auto-play's wait at each step
-	step    stepClock      // the step the script waits at
-	saved   string         // where the last run's history went
-	saveErr error          // ... or why it did not
-	tlc     *timelineCache // shared by the model's copies
-	cursor  int            // the timeline item the cursor is on, unless live
-	live    bool           // the cursor follows the run
-	err     error
-	notice  string
-	started time.Time
-	now     func() time.Time
+	phase  phase
+	params experiment.Params
+	order  []int // display order of the predict options
+	picked int   // option index the learner predicted, -1 if none
+	// judge: the next run to end is the one the prediction was made
+	// for, whose judgement goes to the learner's review.
+	judge bool
+	// predicted is the learner's pick as the last finished run judged
+	// it, and outcome which options that run bore out.
+	predicted *experiment.Prediction
+	outcome   []bool
+	run       *experiment.Run
+	cancel    context.CancelFunc
+	snap      snapshot
+	sel       int            // selected replica
+	tempo     time.Duration  // auto-play's wait at each step
+	step      stepClock      // the step the script waits at
+	saved     string         // where the last run's history went
+	saveErr   error          // ... or why it did not
+	tlc       *timelineCache // shared by the model's copies
+	cursor    int            // the timeline item the cursor is on, unless live
+	live      bool           // the cursor follows the run
+	err       error
+	notice    string
+	started   time.Time
+	now       func() time.Time
 	// changed is when the run last emitted an event: a run that goes
 	// quiet while the learner holds a replica down is waiting for it.
 	changed time.Time
@@ -120,9 +129,12 @@ func New(ctx screen.Context, opts Options) *Model {
 	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
 		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true, tlc: &timelineCache{}}
 	m.phase = phaseReady
-	if q := opts.Predict; q != nil && len(q.Options) > 0 {
+	if q := sc.Predict; q != nil && len(q.Options) > 1 {
 		m.phase = phasePredict
-		m.order = quiz.Shuffle(q, ctx.Learner)
+		m.order = quiz.Shuffle(predictQuiz(sc), ctx.Learner)
+	}
+	if opts.TempoSet && knownTempo(opts.Tempo) {
+		m.tempo = opts.Tempo
 	}
 	switch {
 	case opts.Etcd != nil:
@@ -207,9 +219,9 @@ func tick(run *experiment.Run) tea.Cmd {
 func (m Model) start() (Model, tea.Cmd) {
 	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
 	m.saved, m.saveErr = "", nil
+	m.predicted, m.outcome = nil, nil
 	m.cursor, m.live = 0, true
-	name, p, env := m.sc.Name, m.params, experiment.Env{Etcd: m.opts.Etcd}
-	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
+	name, p, env := m.runArgs()
 	return m, func() tea.Msg {
 		env.HistoryDir = experiment.HistoryDir() // every run's history is kept (replay FILE)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -219,6 +231,15 @@ func (m Model) start() (Model, tea.Cmd) {
 		}
 		return startedMsg{run: run, cancel: cancel, err: err}
 	}
+}
+
+// runArgs are what the next run starts with: the scenario, its
+// parameters and the etcd to use, with the learner's prediction, which
+// the run's history records judged.
+func (m Model) runArgs() (string, experiment.Params, experiment.Env) {
+	p := m.params
+	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
+	return m.sc.Name, p, experiment.Env{Etcd: m.opts.Etcd, Prediction: m.picked + 1}
 }
 
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
@@ -248,7 +269,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.snap.verdict == nil || m.err != nil {
 				return m, nil // stopped or broken: not a run to count
 			}
-			return m, tea.Batch(screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed}), m.saveHistory())
+			return m, tea.Batch(screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed}), m.judged(), m.saveHistory())
 		}
 		return m, tick(m.run)
 	case savedMsg:
@@ -287,8 +308,10 @@ func (m *Model) refresh() {
 		m.snap.verdict = &v
 		m.err = err
 		m.phase = phaseDone
-		// The cursor goes to what the run exists to show.
-		m.cursor, m.live = m.timeline().shown(), false
+		h := run.History()
+		m.judgePrediction(&h)
+		// The cursor goes to what the verdict is about.
+		m.cursor, m.live = m.timeline().focus(&h), false
 		if m.cancel != nil {
 			m.cancel()
 		}
@@ -310,11 +333,9 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		if key.Matches(msg, k.Choose) {
 			n := int(msg.String()[0] - '1')
 			if n >= 0 && n < len(m.order) {
-				m.picked = m.order[n]
+				m.picked, m.judge = m.order[n], true
 				m.phase = phaseReady
-				predicted := screen.Send(screen.Predicted{Name: m.sc.Name, Right: m.opts.Predict.Options[m.picked].Correct})
-				m, cmd := m.start()
-				return m, tea.Batch(predicted, cmd)
+				return m.start()
 			}
 		}
 		if key.Matches(msg, k.Start) {
@@ -325,7 +346,7 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
 		}
 		if key.Matches(msg, k.Tempo) {
-			m.tempo = nextTempo(m.tempo)
+			return m.nextTempo()
 		}
 		return m, nil
 	case phaseReady, phaseDone:
@@ -349,7 +370,7 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.params.Step = !m.params.Step
 			return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
 		case key.Matches(msg, k.Tempo):
-			m.tempo = nextTempo(m.tempo)
+			return m.nextTempo()
 		case key.Matches(msg, k.Step), key.Matches(msg, k.Pause), key.Matches(msg, k.Crash),
 			key.Matches(msg, k.Restart), key.Matches(msg, k.Partition), key.Matches(msg, k.SlowClock):
 			// Faults and steps act on a run; say so rather than do nothing.
@@ -408,8 +429,7 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.step.since = m.now()
 		return m, screen.Send(screen.StepModeChosen{Step: m.params.Step})
 	case key.Matches(msg, k.Tempo):
-		m.tempo = nextTempo(m.tempo)
-		return m, nil
+		return m.nextTempo()
 	case key.Matches(msg, k.Fencing):
 		res := run.Resource()
 		on := !res.State().Fencing

@@ -208,6 +208,9 @@ func (m Model) etcdLabel(tl timeline, cur, w int) string {
 	if h.down > 0 {
 		long += fmt.Sprintf(" · %d member(s) down", h.down)
 	}
+	if h.leader != "" {
+		long += " · raft leader " + h.leader
+	}
 	return text.FirstFit(w, long, fmt.Sprintf(" etcd %s rev %d", who, h.rev), " etcd "+who, " etcd")
 }
 

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/screen"
 )
 
 // The screen runs every experiment in the engine's step mode and takes
@@ -84,4 +87,22 @@ func (m Model) nextStepIn() time.Duration {
 		return 0
 	}
 	return max(0, m.tempo-m.now().Sub(m.step.since))
+}
+
+// knownTempo reports whether d is one of the tempos t offers (a saved
+// tempo from another version is not).
+func knownTempo(d time.Duration) bool {
+	for _, t := range tempos {
+		if t == d {
+			return true
+		}
+	}
+	return false
+}
+
+// nextTempo moves to the next tempo and tells the root, which keeps it
+// for the screens after.
+func (m Model) nextTempo() (Model, tea.Cmd) {
+	m.tempo = nextTempo(m.tempo)
+	return m, screen.Send(screen.TempoChosen{Tempo: m.tempo})
 }

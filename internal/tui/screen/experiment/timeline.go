@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -60,6 +61,8 @@ type holding struct {
 	queue  bool                  // that group is a lock or an election (one key each)
 	rev    int64                 // the revision of the last change seen
 	down   int                   // etcd members stopped
+	leader string                // the member raft leadership last moved to ("" none seen)
+	moved  bool                  // ... in this column
 }
 
 // timeline is a run's history, folded into columns.
@@ -69,6 +72,9 @@ type timeline struct {
 	lanes  []string   // replica names, in the order they first appear
 	states [][]belief // after each item, one per lane
 	holds  []holding  // after each item
+	// res is the protected resource after each item, as the history's
+	// writes and switches leave it.
+	res []experiment.ResourceState
 }
 
 // routine reports whether e folds into a count rather than a column of
@@ -108,6 +114,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 	lastOf := lastSeen(events)
 	cur := make([]belief, len(tl.lanes))
 	var hold holding
+	res := experiment.InitialResource()
 	held, down, goneNext := map[string]experiment.StoreKey{}, map[string]bool{}, map[int]bool{}
 	for i, e := range events {
 		isFold, skip := routine(e)
@@ -121,16 +128,24 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		}
 		hold.down = membersDown(down, e)
 		if !tl.joins(e, isFold) {
-			tl.closeLast(cur, prev)
+			tl.closeLast(cur, prev, res) // res: before e
 			tl.open(i, isFold, cur)
+			hold.moved = false
 			for l := range goneNext {
 				cur[l].gone = true // from the column after its last event
 			}
 			clear(goneNext)
 		}
 		tl.extend(i, e)
+		if e.Kind == experiment.LeaderMoved {
+			hold.leader, hold.moved = e.Replica, true
+		}
+		res = res.After(e)
 		if l, ok := lane[e.Replica]; ok && replicaEvent(e) {
 			cur[l] = apply(cur[l], e)
+		}
+		if l, ok := campaigner(e, lane); ok {
+			cur[l] = campaigning(cur[l])
 		}
 		for l, name := range tl.lanes {
 			if retired[name] && lastOf[name] == i {
@@ -138,16 +153,42 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 			}
 		}
 	}
-	tl.closeLast(cur, hold)
+	tl.closeLast(cur, hold, res)
 	return tl
 }
 
 // closeLast records the state the last item left, once it is complete.
-func (tl *timeline) closeLast(cur []belief, h holding) {
+func (tl *timeline) closeLast(cur []belief, h holding, res experiment.ResourceState) {
 	if len(tl.items) > len(tl.states) {
 		tl.states = append(tl.states, append([]belief(nil), cur...))
 		tl.holds = append(tl.holds, h)
+		tl.res = append(tl.res, res)
 	}
+}
+
+// campaigner is the lane of the replica whose campaign key etcd's watch
+// saw put by e: a key named after its lease, in a line (an election or a
+// lock queue), holding the replica's name.
+func campaigner(e experiment.Event, lane map[string]int) (int, bool) {
+	f := e.Facts
+	if e.Kind != experiment.KeyChanged || f == nil || f.Op != "put" || f.Held == nil || f.Held.Lease == 0 || f.Held.Version != 1 {
+		return 0, false
+	}
+	if !strings.HasSuffix(f.Key, "/"+fmt.Sprintf("%016x", f.Held.Lease)) {
+		return 0, false
+	}
+	l, ok := lane[f.Held.Value]
+	return l, ok
+}
+
+// campaigning is b once etcd holds its key in a line: a candidate, unless
+// it already owns, or is down or gone.
+func campaigning(b belief) belief {
+	if b.role == experiment.RoleOwner || b.crashed || b.gone {
+		return b
+	}
+	b.seen, b.role = true, experiment.RoleCandidate
+	return b
 }
 
 // lastSeen is, for each replica, the index of the last event that shows
@@ -394,18 +435,35 @@ func (tl timeline) nextKey(i int) int {
 	return -1
 }
 
-// shown is the item the run ends on: its first violation, else its first
-// refusal, else its last measured figure, else its last item.
-func (tl timeline) shown() int {
-	best, rank := len(tl.items)-1, 0
+// focus is the item a finished run ends its cursor on: the one holding
+// the event the checker's verdict is about (experiment.Focus), a
+// violation or refusal of that instant before any other column of it;
+// the last item when the verdict points at nothing.
+func (tl timeline) focus(h *experiment.History) int {
+	at, ok := experiment.Focus(h)
+	if !ok || len(tl.items) == 0 {
+		return len(tl.items) - 1
+	}
+	best, rank := -1, 0
 	for i, it := range tl.items {
-		if it.fold != nil {
-			continue
+		for j := it.first; j <= it.last; j++ {
+			if tl.events[j].At != at {
+				continue
+			}
+			r := 1
+			switch {
+			case tl.keyItem(i):
+				r = 3
+			case it.fold == nil:
+				r = 2
+			}
+			if r > rank {
+				best, rank = i, r
+			}
 		}
-		r := map[experiment.Kind]int{experiment.InvariantViolated: 3, experiment.WriteRejected: 2, experiment.Measured: 1}[tl.events[it.first].Kind]
-		if r > rank || (r == 1 && rank == 1) {
-			best, rank = i, r
-		}
+	}
+	if best < 0 {
+		return len(tl.items) - 1
 	}
 	return best
 }

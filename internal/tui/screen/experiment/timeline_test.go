@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -35,7 +33,7 @@ func TestTimelineFolds(t *testing.T) {
 		}
 	}
 	want := []string{
-		"phase:", "fold(1 lease granted)", "etcd:b1", "acquired:b1",
+		"part:", "phase:", "fold(1 lease granted)", "etcd:b1", "acquired:b1",
 		"fold(8 writes accepted from b1 with token 6 · 8 lease renewals · 2 leases granted · 2 etcd key changes)",
 		"phase:", "paused:b1", "fold(4 lease renewals)", "etcd:b3", "acquired:b3",
 		"fold(7 writes accepted from b3 with token 7 · 7 lease renewals)",
@@ -62,7 +60,7 @@ func TestTimelineFolds(t *testing.T) {
 // instant, what each replica believed beside what etcd held; → past the
 // last item (or end) follows the run again.
 func TestCursorShowsThatInstant(t *testing.T) {
-	m := running(newModel(t, "fencing", nil, 78, 22))
+	m := running(newModel(t, "fencing", false, 78, 22))
 	tl := m.timeline()
 	paused := -1
 	for i, it := range tl.items {
@@ -111,7 +109,7 @@ func TestCursorShowsThatInstant(t *testing.T) {
 // TestJumpToViolation: v goes to the next violation or refused write
 // from the cursor, round to the first; with none it says so.
 func TestJumpToViolation(t *testing.T) {
-	m := running(newModel(t, "fencing", nil, 78, 22))
+	m := running(newModel(t, "fencing", false, 78, 22))
 	press(m, "home", "v")
 	tl := m.timeline()
 	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.WriteRejected {
@@ -139,7 +137,7 @@ func TestJumpToViolation(t *testing.T) {
 // accepted writes and renewals, the violation it exists to show is on
 // screen, uncut, next to the verdict; and no line is cut inside a word.
 func TestRunEndsOnWhatItShows(t *testing.T) {
-	m := newModel(t, "fencing", predictQuestion(), 78, 22)
+	m := newModel(t, "fencing", true, 78, 22)
 	m.picked = 0
 	m = running(m)
 	for i := range 60 {
@@ -153,10 +151,17 @@ func TestRunEndsOnWhatItShows(t *testing.T) {
 	if len(strings.Split(v, "\n")) > 22 {
 		t.Fatalf("more than 22 lines:\n%s", v)
 	}
-	for _, want := range []string{"3.050s b1 violation: two owners at once (b1 wrote): b1 (token 6), b3 (token 7)", "result the effect showed", "✓ right"} {
+	// The cursor is where the checker's verdict points: the stale write
+	// the resource refused.
+	for _, want := range []string{`3.050s b1 refused: write "b1#9" with token 6 rejected: the resource has seen token 7`, "result the effect showed", "You predicted:"} {
 		if !strings.Contains(flat(v), want) {
 			t.Errorf("the end of the run lacks %q:\n%s", want, v)
 		}
+	}
+	tl := m.timeline()
+	at, ok := experiment.Focus(&experiment.History{Scenario: "fencing", Events: m.snap.events})
+	if cur := m.cursorOf(tl); !ok || tl.at(cur) != at || tl.events[tl.items[cur].first].Kind != experiment.WriteRejected {
+		t.Errorf("the cursor is on item %d at %v, the checker's focus is %v (%v)", cur, tl.at(cur), at, ok)
 	}
 	noWordCut(t, m, "done fencing")
 }
@@ -197,10 +202,10 @@ func noWordCut(t *testing.T, m *Model, name string) {
 // done, cuts a line inside a word at 80 columns.
 func TestNoWordCutAt80(t *testing.T) {
 	for _, name := range experiment.Names() {
-		m := running(newModel(t, name, nil, 78, 22))
+		m := running(newModel(t, name, false, 78, 22))
 		m.snap.atStep = true
 		noWordCut(t, m, "running "+name)
-		m = newModel(t, name, predictQuestion(), 78, 22)
+		m = newModel(t, name, true, 78, 22)
 		noWordCut(t, m, "predict "+name)
 		m.picked = 1
 		noWordCut(t, done(m), "done "+name)
@@ -211,7 +216,7 @@ func TestNoWordCutAt80(t *testing.T) {
 // named with the time etcd gives it, counting down while the learner
 // reads; one its owner keeps alive is not.
 func TestClockWhileTheScriptWaits(t *testing.T) {
-	m := running(newModel(t, "ttl-unlock-bug", nil, 78, 22))
+	m := running(newModel(t, "ttl-unlock-bug", false, 78, 22))
 	m.snap.atStep = true
 	m.snap.events = append(m.snap.events, experiment.Event{At: 3200 * time.Millisecond, Kind: experiment.Phase, Text: "P1 wakes up and unlocks"})
 	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []experiment.StoreKey{
@@ -269,6 +274,9 @@ func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
 func TestWideShowsMoreLanes(t *testing.T) {
 	var evs []experiment.Event
 	for _, e := range fencingEvents() { // the first variant: a1..a3
+		if e.Kind == experiment.PartBegins {
+			e.Text = "fencing off"
+		}
 		e.Replica = strings.ReplaceAll(e.Replica, "b", "a")
 		if e.Facts != nil && e.Facts.Held != nil {
 			k := *e.Facts.Held
@@ -289,14 +297,14 @@ func TestWideShowsMoreLanes(t *testing.T) {
 		evs = append(evs, e)
 	}
 	lanes := func(w, h int) (n int, v string) {
-		m := done(newModel(t, "fencing", nil, w, h))
+		m := done(newModel(t, "fencing", false, w, h))
 		m.snap.events = evs
 		var retired []experiment.ReplicaState
 		for _, r := range []string{"a1", "a2", "a3"} {
 			retired = append(retired, experiment.ReplicaState{Name: r, Role: experiment.RoleRetired})
 		}
 		m.snap.all = append(retired, m.snap.replicas...)
-		m.cursor = m.timeline().shown()
+		m.cursor = m.timeline().focus(&experiment.History{Scenario: "fencing", Events: evs})
 		v = view(m)
 		return strings.Count(v, "\n a") + strings.Count(v, "\n▸a") + strings.Count(v, "\n b") + strings.Count(v, "\n▸b"), v
 	}
@@ -310,40 +318,6 @@ func TestWideShowsMoreLanes(t *testing.T) {
 	}
 	if !strings.Contains(wv, "a1 owner · token 6 · lease 0.0s left · etcd holds a3") || !strings.Contains(wv, "b1 not started") || strings.Contains(nv, "· token") {
 		t.Errorf("labels: long at 200 columns, short at 80:\n%s\n%s", nv, wv)
-	}
-}
-
-// TestSavedHistoriesKeepTheNewest: the state directory keeps the newest
-// keepHistories histories of a scenario, each readable again with the
-// learner's prediction beside the verdict.
-func TestSavedHistoriesKeepTheNewest(t *testing.T) {
-	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
-	var last string
-	for i := range keepHistories + 2 {
-		h := experiment.History{Format: experiment.HistoryFormat, Scenario: "fencing", Started: clock.Add(time.Duration(i) * time.Minute),
-			Events: fencingEvents(), Verdict: &experiment.Verdict{Scenario: "fencing", Showed: true},
-			Prediction: &experiment.Prediction{Question: "q-fencing", Picked: "Rejected in both runs"}}
-		path, err := writeHistory(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = path
-	}
-	entries, err := os.ReadDir(filepath.Dir(last))
-	if err != nil || len(entries) != keepHistories {
-		t.Fatalf("%d histories kept (%v), want %d", len(entries), err, keepHistories)
-	}
-	if entries[0].Name() != "fencing-20260102-030605.000.json" {
-		t.Fatalf("oldest kept is %s, want the third written", entries[0].Name())
-	}
-	f, err := os.Open(last)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := experiment.ReadHistory(f)
-	if err != nil || h.Prediction == nil || h.Prediction.Picked != "Rejected in both runs" || len(h.Events) != len(fencingEvents()) {
-		t.Fatalf("read back: %v, %+v", err, h.Prediction)
 	}
 }
 

@@ -191,7 +191,11 @@ func (m Model) itemList(tl timeline, cur, w, n int) []string {
 	st := m.Styles
 	var out []string
 	if n >= 4 {
-		out = append(out, st.Muted.Render(text.FirstFit(w, legend...)))
+		forms := legend
+		if tl.leaderMoves() {
+			forms = legendMoves
+		}
+		out = append(out, st.Muted.Render(text.FirstFit(w, forms...)))
 		n--
 	}
 	first := max(0, min(cur-n/2, len(tl.items)-n))
@@ -212,4 +216,14 @@ func (m Model) itemList(tl timeline, cur, w, n int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// leaderMoves reports whether the timeline has a raft leader move.
+func (tl timeline) leaderMoves() bool {
+	for _, h := range tl.holds {
+		if h.moved {
+			return true
+		}
+	}
+	return false
 }

@@ -154,7 +154,7 @@ func (m Model) resourceLine(w int) string {
 	if m.phase == phasePredict || m.phase == phaseReady || m.phase == phaseStarting {
 		return st.Muted.Render("resource: (not running)")
 	}
-	r := m.snap.resource
+	r := m.resourceAtCursor()
 	value := "(empty)"
 	if r.Writer != "" {
 		value = fmt.Sprintf("%q by %s", r.Value, r.Writer)
@@ -173,6 +173,20 @@ func (m Model) resourceLine(w int) string {
 	return st.Heading.Render("resource") + st.Text.Render(body)
 }
 
+// resourceAtCursor is the resource at the timeline's cursor, as the
+// history's writes left it; the run's own report while the cursor
+// follows the run.
+func (m Model) resourceAtCursor() experiment.ResourceState {
+	if m.isLive() {
+		return m.snap.resource
+	}
+	tl := m.timeline()
+	if cur := m.cursorOf(tl); cur >= 0 {
+		return tl.res[cur]
+	}
+	return m.snap.resource
+}
+
 func onOff(b bool) string {
 	if b {
 		return "on"
@@ -189,7 +203,7 @@ func keyEvent(e experiment.Event) bool {
 
 func (m Model) predictPanel(w, n int) []string {
 	st := m.Styles
-	q := m.opts.Predict
+	q := m.sc.Predict
 	out := []string{st.Heading.Render("Predict first: what will happen?")}
 	for _, l := range text.Clamp(text.Inline(strings.TrimSpace(q.Prompt)), w, max(2, n-2-2*len(m.order))) {
 		out = append(out, st.Text.Render(l))
@@ -203,7 +217,7 @@ func (m Model) predictPanel(w, n int) []string {
 			out = append(out, prefix+st.Text.Render(l))
 		}
 	}
-	out = append(out, st.Muted.Render(cutWords("press the number of your prediction; the experiment then runs", w)))
+	out = append(out, st.Muted.Render(cutWords("press the number of your prediction; the experiment then runs and judges it", w)))
 	if m.notice != "" {
 		out = append(out, st.Warning.Render(cutWords(m.notice, w)))
 	}
@@ -211,9 +225,10 @@ func (m Model) predictPanel(w, n int) []string {
 }
 
 // resultPanel is what the checker found and, beside it, what the
-// learner predicted, in at most n lines (at least the heading and a line
-// of each): side by side on a wide screen, one under the other on a
-// narrow one, where the takeaway gives way first.
+// learner predicted, judged by this run, and what the run bore out, in
+// at most n lines (at least the heading and a line of each): side by
+// side on a wide screen, one under the other on a narrow one, where what
+// the run bore out gives way first.
 func (m Model) resultPanel(w, n int) []string {
 	st := m.Styles
 	v := m.snap.verdict
@@ -225,21 +240,26 @@ func (m Model) resultPanel(w, n int) []string {
 		head = st.Heading.Render("result ") + st.Error.Render("the effect did not show this time")
 	}
 	found := "The checker found: " + v.Summary
-	q := m.opts.Predict
-	if q == nil || m.picked < 0 {
+	p := m.predicted
+	if p == nil {
 		return append([]string{head}, styled(st.Text, clampWords(found, w, n-1))...)
 	}
-	opt := q.Options[m.picked]
 	mark, markStyle := "✓ right", st.Success
-	if !opt.Correct {
+	if !p.Correct {
 		mark, markStyle = "✗ not what happened", st.Error
 	}
-	predicted := "You predicted: " + opt.Text
+	predicted := "You predicted: " + p.Picked
+	bore := "This run bore out none of the options."
+	if texts := m.outcomeTexts(); len(texts) > 0 {
+		bore = "What this run did: " + strings.Join(texts, "; ")
+	}
 	if w >= 120 {
 		half := (w - 3) / 2
 		left := clampWords(found, half, n-1)
 		right := append(clampWords(predicted, half, max(1, n-3)), markStyle.Render(mark))
-		right = append(right, styled(st.Muted, clampWords(q.Takeaway, half, max(0, n-1-len(right))))...)
+		if !p.Correct {
+			right = append(right, styled(st.Muted, clampWords(bore, half, max(0, n-1-len(right))))...)
+		}
 		return append([]string{head}, sideBySide(styled(st.Text, left), right, half)...)
 	}
 	predLines := 1
@@ -248,8 +268,8 @@ func (m Model) resultPanel(w, n int) []string {
 	pred := clampWords(predicted, w-len(mark)-1, predLines)
 	pred[len(pred)-1] += " " + markStyle.Render(mark)
 	out = append(out, styled(st.Text, pred)...)
-	if rest := n - len(out); rest > 0 && q.Takeaway != "" {
-		out = append(out, styled(st.Muted, clampWords(q.Takeaway, w, rest))...)
+	if rest := n - len(out); rest > 0 && !p.Correct {
+		out = append(out, styled(st.Muted, clampWords(bore, w, rest))...)
 	}
 	return out
 }

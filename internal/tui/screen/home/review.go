@@ -45,11 +45,12 @@ func (h Model) quizWidth(roomy bool) int {
 	return w
 }
 
-// dueCount is how many questions the course still has are due for review.
+// dueCount is how many questions the course still has are due for
+// review: its own, and the predictions of its experiments.
 func (h Model) dueCount(now time.Time) int {
 	n := 0
 	for _, id := range h.progress.DueForReview(now) {
-		if q, _ := h.course.Question(id); q != nil {
+		if q, _ := h.course.Question(id); q != nil || h.progress.PredictionDue(id) {
 			n++
 		}
 	}

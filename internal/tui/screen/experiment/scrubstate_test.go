@@ -1,0 +1,130 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/theme"
+)
+
+// cursorTo moves m's cursor with ← from the live end to the first item
+// ok accepts, counting back; it fails the test when there is none.
+func cursorTo(t *testing.T, m *Model, ok func(tl timeline, i int) bool) {
+	t.Helper()
+	tl := m.timeline()
+	for i := len(tl.items) - 1; i >= 0; i-- {
+		if ok(tl, i) {
+			press(m, "end")
+			for range len(tl.items) - 1 - i {
+				press(m, "left")
+			}
+			if m.cursor != i {
+				t.Fatalf("cursor %d, want %d", m.cursor, i)
+			}
+			return
+		}
+	}
+	t.Fatal("no such item")
+}
+
+func kindAt(k experiment.Kind, who string) func(tl timeline, i int) bool {
+	return func(tl timeline, i int) bool {
+		e := tl.events[tl.items[i].first]
+		return tl.items[i].fold == nil && e.Kind == k && e.Replica == who
+	}
+}
+
+// TestScrubbedCandidate: a replica whose key waits in the election line
+// reads as a candidate at the cursor (as its card does live), and as not
+// started before it joined.
+func TestScrubbedCandidate(t *testing.T) {
+	m := running(newModel(t, "fencing", false, 78, 22))
+	cursorTo(t, m, kindAt(experiment.Paused, "b1"))
+	if v := view(m); !strings.Contains(v, " b2 candidate") || strings.Contains(v, "b2 follower") {
+		t.Errorf("at the pause, b2 queues behind b1:\n%s", v)
+	}
+	press(m, "home")
+	if v := view(m); strings.Contains(v, "b2 candidate") {
+		t.Errorf("before b2's key, b2 is no candidate:\n%s", v)
+	}
+	// Once it owns, it is an owner, not a candidate.
+	cursorTo(t, m, kindAt(experiment.Resumed, "b1"))
+	if v := view(m); !strings.Contains(v, " b3 owner t7") {
+		t.Errorf("after b3 won:\n%s", v)
+	}
+}
+
+// TestScrubbedResource: the resource line shows the resource at the
+// cursor, from the history's writes, not its state now.
+func TestScrubbedResource(t *testing.T) {
+	m := running(newModel(t, "fencing", false, 78, 22))
+	if v := view(m); !strings.Contains(v, `"b3#8" by b3 · accepted 16 · rejected 1`) {
+		t.Fatalf("live:\n%s", v)
+	}
+	cursorTo(t, m, kindAt(experiment.WriteRejected, "b1"))
+	if v := view(m); !strings.Contains(v, `resource fencing on · highest 7 · "b3#7" by b3 · accepted 15 · rejected 1`) {
+		t.Errorf("at the refused write:\n%s", v)
+	}
+	cursorTo(t, m, kindAt(experiment.Paused, "b1"))
+	if v := view(m); !strings.Contains(v, `highest 6 · "b1#8" by b1 · accepted 8 · rejected 0`) {
+		t.Errorf("at the pause:\n%s", v)
+	}
+	press(m, "end")
+	if v := view(m); !strings.Contains(v, `"b3#8" by b3 · accepted 16 · rejected 1`) {
+		t.Errorf("end, live again:\n%s", v)
+	}
+}
+
+// TestLeaderMoveMarked: a raft leader move the history records is marked
+// on the etcd lane, explained in the legend, and named in the etcd label
+// from then on.
+func TestLeaderMoveMarked(t *testing.T) {
+	m := running(newModel(t, "leader-change-extends-leases", false, 158, 43))
+	evs := m.snap.events
+	i := len(evs) - 3
+	move := experiment.Event{At: evs[i].At, Kind: experiment.LeaderMoved, Replica: "m2", Origin: experiment.ByScript, Text: "moved raft leadership to m2"}
+	m.snap.events = append(append(append([]experiment.Event(nil), evs[:i]...), move), evs[i:]...)
+	v := view(m)
+	if !strings.Contains(v, "⇄") || !strings.Contains(v, "⇄ etcd leader moved") {
+		t.Fatalf("no mark for the leader move:\n%s", v)
+	}
+	if !strings.Contains(v, "raft leader m2") {
+		t.Errorf("the etcd label does not name the new leader:\n%s", v)
+	}
+	press(m, "home")
+	if v := view(m); strings.Contains(v, "raft leader m2") {
+		t.Errorf("before the move, the label names its leader:\n%s", v)
+	}
+	m.snap.events = evs
+	if strings.Contains(view(m), "⇄") {
+		t.Error("a timeline without a move has its mark")
+	}
+}
+
+// TestTempoRestored: a screen starts at the tempo the learner chose
+// last; t tells the root the new choice; a tempo the screen does not
+// offer gives the default.
+func TestTempoRestored(t *testing.T) {
+	ctx := screen.Context{Styles: theme.NewStyles(true, true)}
+	m := New(ctx, Options{Name: "fencing", Tempo: 8 * time.Second, TempoSet: true})
+	m.SetSize(78, 22)
+	if s := m.Status(); !strings.Contains(s, "auto-play, 8 s a step") {
+		t.Fatalf("restored tempo: %q", s)
+	}
+	_, cmd := press(m, "t")
+	if cmd == nil || cmd() != (screen.TempoChosen{Tempo: 0}) || !strings.Contains(m.Status(), "no pause") {
+		t.Fatalf("t after 8 s: status %q", m.Status())
+	}
+	m = New(ctx, Options{Name: "fencing", Tempo: 0, TempoSet: true})
+	if m.tempo != 0 {
+		t.Errorf("a saved 'no pause' came back as %v", m.tempo)
+	}
+	for _, o := range []Options{{Name: "fencing", Tempo: 3 * time.Second, TempoSet: true}, {Name: "fencing"}} {
+		if m := New(ctx, o); m.tempo != defaultTempo {
+			t.Errorf("%+v: tempo %v, want the default", o, m.tempo)
+		}
+	}
+}
