@@ -31,7 +31,7 @@ var (
 	legendMoves = []string{
 		"━ owner  ─ not owner  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation  ⇄ etcd leader moved",
 		"━ owner ─ other ▒ paused ░ cut off × crashed ✓ accepted ✗ refused ! violation ⇄ leader moved",
-		"━ owner ─ other ▒ paused ░ cut × crashed ✓ accepted ✗ refused ! violation ⇄ leader",
+		"━ owner ─ other ▒ paused ░ cut × crash ✓ ok ✗ refused ! violation ⇄ new leader",
 	}
 )
 

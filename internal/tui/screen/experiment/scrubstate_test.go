@@ -57,6 +57,23 @@ func TestScrubbedCandidate(t *testing.T) {
 	}
 }
 
+// TestScrubbedWorker: a replica that claimed shards reads as a worker at
+// the cursor, as its card does live.
+func TestScrubbedWorker(t *testing.T) {
+	tl := buildTimeline([]experiment.Event{
+		{Kind: experiment.LeaseGranted, Replica: "w1", TTL: 2},
+		{At: time.Millisecond, Kind: experiment.ShardClaimed, Replica: "w1", Text: "claimed shards/00"},
+		{At: 2 * time.Millisecond, Kind: experiment.Crashed, Replica: "w1"},
+	}, []string{"w1"}, nil)
+	n := len(tl.items)
+	if got := stateWord(tl.states[n-2][0], 0); got != "worker" {
+		t.Errorf("after its claim: %q, want worker", got)
+	}
+	if got := stateWord(tl.states[n-1][0], 0); got != "crashed" {
+		t.Errorf("after its crash: %q", got)
+	}
+}
+
 // TestScrubbedResource: the resource line shows the resource at the
 // cursor, from the history's writes, not its state now.
 func TestScrubbedResource(t *testing.T) {
@@ -97,6 +114,12 @@ func TestLeaderMoveMarked(t *testing.T) {
 	press(m, "home")
 	if v := view(m); strings.Contains(v, "raft leader m2") {
 		t.Errorf("before the move, the label names its leader:\n%s", v)
+	}
+	// At 80 columns the legend still names the mark, uncut.
+	m.SetSize(78, 22)
+	press(m, "end")
+	if v := view(m); !strings.Contains(v, "⇄ new leader") {
+		t.Errorf("80 columns: the legend does not explain ⇄:\n%s", v)
 	}
 	m.snap.events = evs
 	if strings.Contains(view(m), "⇄") {

@@ -308,6 +308,10 @@ func apply(b belief, e experiment.Event) belief {
 		b.role = experiment.RoleSteppedDown
 	case experiment.Released:
 		b.role, b.token = experiment.RoleFollower, 0
+	case experiment.ShardClaimed:
+		if b.role == "" || b.role == experiment.RoleFollower {
+			b.role = experiment.RoleWorker // a worker owns shards, not the whole
+		}
 	case experiment.WriteAccepted:
 		b.wrote = true
 	case experiment.WriteRejected:
