@@ -427,16 +427,19 @@ func TestGoldenScreens(t *testing.T) {
 }
 
 // TestRealRun drives a real cas-race on an in-process etcd through the
-// screen's own commands and ticks until the verdict shows.
+// screen's own commands and ticks until the verdict shows: the learner's
+// prediction starts it, the run's history records it judged, and the
+// root hears that judgement once.
 func TestRealRun(t *testing.T) {
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
-	m := newModel(t, "cas-race", false, 80, 24)
+	m := newModel(t, "cas-race", true, 80, 24)
 	m.params.Replicas = 5
 	m.now, m.tempo = time.Now, 0 // auto-play takes each step at once
-	m, cmd := press(m, "enter")
+	m, cmd := press(m, "1")
 	if cmd == nil {
-		t.Fatal("enter did not start the run")
+		t.Fatal("the prediction did not start the run")
 	}
+	picked := m.sc.Predict.Options[m.order[0]].Text
 	msg := cmd()
 	_, cmd = m.Update(msg)
 	if m.err != nil || m.phase != phaseRunning {
@@ -457,11 +460,22 @@ func TestRealRun(t *testing.T) {
 	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "Exactly one winner in 100 of 100") {
 		t.Fatalf("final screen:\n%s", v)
 	}
-	// The run's end saves its history, which replay reads back.
+	// The run's end saves its history, which replay reads back, and
+	// tells the root how the prediction fared.
+	var predicted []screen.Predicted
 	for _, c := range cmd().(tea.BatchMsg) {
-		if msg, ok := c().(savedMsg); ok {
+		switch msg := c().(type) {
+		case savedMsg:
 			m.Update(msg)
+		case screen.Predicted:
+			predicted = append(predicted, msg)
 		}
+	}
+	if len(predicted) != 1 || predicted[0].Question != progress.PredictReviewID("cas-race") || m.predicted == nil || predicted[0].Right != m.predicted.Correct || m.predicted.Picked != picked {
+		t.Fatalf("prediction sent %+v, judged %+v, want one judgement of %q", predicted, m.predicted, picked)
+	}
+	if m.judged() != nil {
+		t.Fatal("the judgement would go to the root twice")
 	}
 	m.SetSize(160, 45) // room for the line that says where
 	if m.saveErr != nil || m.saved == "" || m.Status() != "history saved" || !strings.Contains(view(m), "saved: "+m.saved) {
@@ -475,6 +489,9 @@ func TestRealRun(t *testing.T) {
 	h, err := experiment.ReadHistory(f)
 	if err != nil || h.Verdict == nil || !h.Verdict.Showed || len(h.Events) != len(m.snap.events) {
 		t.Fatalf("saved history: err %v, verdict %v, %d events (the screen had %d)", err, h.Verdict, len(h.Events), len(m.snap.events))
+	}
+	if h.Prediction == nil || *h.Prediction != *m.predicted {
+		t.Fatalf("saved prediction %+v, the screen judged %+v", h.Prediction, m.predicted)
 	}
 }
 

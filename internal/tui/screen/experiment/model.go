@@ -269,7 +269,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.snap.verdict == nil || m.err != nil {
 				return m, nil // stopped or broken: not a run to count
 			}
-			return m, tea.Batch(screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed}), m.judged(), m.saveHistory())
+			judged := m.judged() // once: the flag it clears goes back with m
+			return m, tea.Batch(screen.Send(screen.ExperimentRan{Name: m.sc.Name, Shown: m.snap.verdict.Showed}), judged, m.saveHistory())
 		}
 		return m, tick(m.run)
 	case savedMsg:
