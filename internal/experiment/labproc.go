@@ -151,7 +151,7 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 	default:
 		e.Kind = Note
 	}
-	r.Emit(Event{Kind: e.Kind, Token: e.Token, TTL: e.TTL, Text: e.Text, Facts: e.Facts})
+	r.Emit(Event{Kind: e.Kind, Token: e.Token, TTL: e.TTL, Value: e.Value, Text: e.Text, Facts: e.Facts})
 }
 
 // endedByItself reports a process that exited while it was meant to run:

@@ -76,15 +76,17 @@ type Facts struct {
 	Revision  int64  `json:"rev,omitempty"`
 	Succeeded bool   `json:"ok"`
 	Err       string `json:"err,omitempty"`
+	Token     int64  `json:"token,omitempty"` // the fencing token a call carried
 }
 
 // Event is one line of the protocol, in the History's event format.
 type Event struct {
-	Kind  string `json:"kind"`
-	Token int64  `json:"token,omitempty"`
-	TTL   int64  `json:"ttl,omitempty"`
-	Text  string `json:"text"`
-	Facts *Facts `json:"facts,omitempty"`
+	Kind  string  `json:"kind"`
+	Token int64   `json:"token,omitempty"`
+	TTL   int64   `json:"ttl,omitempty"`
+	Value float64 `json:"value,omitempty"` // a number the event is about (an offset)
+	Text  string  `json:"text"`
+	Facts *Facts  `json:"facts,omitempty"`
 }
 
 // Answer is the playground's answer to a write.

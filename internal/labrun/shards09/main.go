@@ -1,0 +1,201 @@
+// Command shards09 is one replica of lab 09 under a lab run: it runs the
+// learner's shards.Worker (labs/09_shards, or the reference through a
+// build overlay) over Shards shards, reports every change of its Owned()
+// as the shards it owns, and commits an offset for each shard it owns
+// every 100 ms with the learner's CommitOffset and that shard's token. It
+// is built and started by internal/labrun, never by hand.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/labrun/replica"
+	"github.com/ownership-election/playground/labs"
+	shards "github.com/ownership-election/playground/labs/09_shards"
+)
+
+const (
+	// Shards is how many shards the workers share.
+	Shards = 10
+	// commitEvery is how often a worker commits an offset for each shard
+	// it owns; lookEvery how often Owned() is compared with what was
+	// last reported.
+	commitEvery = 100 * time.Millisecond
+	lookEvery   = 20 * time.Millisecond
+)
+
+// Returned is the note that tells the playground the Worker's Run
+// returned once it was told to stop.
+const Returned = "Worker.Run returned"
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	conn := replica.Open()
+	cfg, err := replica.ParseConfig(os.Args[1:])
+	if err != nil {
+		conn.Failed("%v", err)
+		return 2
+	}
+	cli, err := replica.Dial(cfg)
+	if err != nil {
+		conn.Failed("%v", err)
+		return 1
+	}
+	defer cli.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	w := &shards.Worker{Client: cli, Prefix: cfg.Prefix, Name: cfg.Name, Shards: Shards, TTL: cfg.TTL}
+	rep := &reporter{conn: conn, cli: cli, cfg: cfg, w: w, seen: map[int]int64{}}
+	conn.Emit(replica.Event{Kind: "running", Text: fmt.Sprintf("the lab's Worker.Run started (%d shards)", Shards)})
+	var wg sync.WaitGroup
+	lctx, endLooks := context.WithCancel(context.Background())
+	wg.Go(func() { rep.look(lctx) })
+	wg.Go(func() { rep.commit(ctx) })
+	err = w.Run(ctx)
+	endLooks()
+	wg.Wait()
+	rep.report() // what Owned() says now that Run returned
+	switch {
+	case errors.Is(err, labs.ErrNotImplemented):
+		conn.Emit(replica.Event{Kind: "not-written", Text: "Worker.Run returned labs.ErrNotImplemented: the lab is not written yet"})
+		return 3
+	case ctx.Err() == nil:
+		conn.Failed("Worker.Run returned before its context ended (%v): a worker must keep its share until it is stopped", err)
+		return 1
+	case err != nil:
+		conn.Failed("Worker.Run returned %v once stopped; it should return nil", err)
+		return 1
+	}
+	conn.Emit(replica.Event{Kind: "note", Text: Returned + " nil after its context ended"})
+	return 0
+}
+
+// reporter tells the playground what the worker owns and commits.
+type reporter struct {
+	conn *replica.Conn
+	cli  *clientv3.Client
+	cfg  replica.Config
+	w    *shards.Worker
+
+	mu   sync.Mutex
+	seen map[int]int64 // Owned() as last reported
+}
+
+// look reports Owned() whenever it changes, until ctx ends.
+func (r *reporter) look(ctx context.Context) {
+	t := time.NewTicker(lookEvery)
+	defer t.Stop()
+	for {
+		r.report()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// report sends one event for each shard that left Owned() or joined it
+// since the last report, and acquired / stepped-down when the worker
+// begins or stops owning anything.
+func (r *reporter) report() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.w.Owned()
+	had := len(r.seen) > 0
+	for _, s := range sortedKeys(r.seen) {
+		if tok, ok := now[s]; !ok || tok != r.seen[s] {
+			r.shardEvent("disown", s, r.seen[s], fmt.Sprintf("Owned() no longer lists shard %d (token %d)", s, r.seen[s]))
+			delete(r.seen, s)
+		}
+	}
+	for _, s := range sortedKeys(now) {
+		if _, ok := r.seen[s]; !ok {
+			r.shardEvent("own", s, now[s], fmt.Sprintf("Owned() lists shard %d with token %d", s, now[s]))
+			r.seen[s] = now[s]
+		}
+	}
+	switch has := len(r.seen) > 0; {
+	case has && !had:
+		r.conn.Emit(replica.Event{Kind: "acquired", Token: minToken(r.seen), Text: fmt.Sprintf("owns %d shards: %v", len(r.seen), sortedKeys(r.seen))})
+	case !has && had:
+		r.conn.Emit(replica.Event{Kind: "stepped-down", Text: "Owned() is empty: owns no shard"})
+	}
+}
+
+func (r *reporter) shardEvent(op string, shard int, token int64, text string) {
+	r.conn.Emit(replica.Event{Kind: "note", Text: text,
+		Facts: &replica.Facts{Op: op, Key: shards.ShardKey(r.cfg.Prefix, shard), Token: token, Succeeded: true}})
+}
+
+// commit commits an offset for every shard Owned() lists, every
+// commitEvery, until ctx ends. Each offset is unique to this process and
+// grows, so the playground can tell from etcd's watch whose commit
+// landed: the process's start in milliseconds times 10 plus its replica
+// number, then 10 more each time.
+func (r *reporter) commit(ctx context.Context) {
+	idx, _ := strconv.Atoi(r.cfg.Name[len(r.cfg.Name)-1:])
+	next := time.Now().UnixMilli()*10 + int64(idx)
+	t := time.NewTicker(commitEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		owned := r.w.Owned()
+		for _, s := range sortedKeys(owned) {
+			next += 10
+			r.commitOne(ctx, s, owned[s], next)
+		}
+	}
+}
+
+func (r *reporter) commitOne(ctx context.Context, shard int, token, offset int64) {
+	err := shards.CommitOffset(ctx, r.cli, r.cfg.Prefix, shard, token, offset)
+	if ctx.Err() != nil {
+		return
+	}
+	f := &replica.Facts{Op: "commit", Key: shards.OffsetKey(r.cfg.Prefix, shard), Token: token, Succeeded: err == nil}
+	text := fmt.Sprintf("CommitOffset(shard %d, token %d, offset %d): committed", shard, token, offset)
+	switch {
+	case errors.Is(err, shards.ErrNotOwner):
+		text = fmt.Sprintf("CommitOffset(shard %d, token %d, offset %d): refused, not the owner", shard, token, offset)
+	case err != nil:
+		f.Err = err.Error()
+		text = fmt.Sprintf("CommitOffset(shard %d, token %d, offset %d) failed: %v", shard, token, offset, err)
+	}
+	r.conn.Emit(replica.Event{Kind: "note", Text: text, Value: float64(offset), Facts: f})
+}
+
+func sortedKeys(m map[int]int64) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func minToken(m map[int]int64) int64 {
+	var best int64
+	for _, t := range m {
+		if best == 0 || t < best {
+			best = t
+		}
+	}
+	return best
+}
