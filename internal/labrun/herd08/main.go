@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,12 +35,16 @@ const (
 	// rest is the pause between a release and joining the line again.
 	rest = 100 * time.Millisecond
 	// patience is how long a waiter waits for its turn before it leaves
-	// the line. Without faults three replicas wait at most two turns
-	// (about half a second); when the holder is paused, cut off or
+	// the line: patienceBase for r1 and patienceStep more for each next
+	// replica, so that two waiters that joined together do not leave
+	// together. Without faults three replicas wait at most two turns
+	// (under half a second); when the holder is paused, cut off or
 	// crashed its key outlives it by at least two thirds of a TTL (the
 	// lease was renewed at most a third of a TTL before), so with TTL 2 s
-	// the waiters give up while etcd still holds the old holder's key.
-	patience = 800 * time.Millisecond
+	// waiters leave while etcd still holds the old holder's key, and the
+	// one behind a leaver must not take that for its turn.
+	patienceBase = 600 * time.Millisecond
+	patienceStep = 200 * time.Millisecond
 	// callTimeout bounds the runner's own requests (the release, the
 	// check of the key at a turn).
 	callTimeout = time.Second
@@ -65,7 +71,7 @@ func run() int {
 	defer cli.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	w := &waiter{conn: conn, cli: cli, cfg: cfg}
+	w := &waiter{conn: conn, cli: cli, cfg: cfg, patience: patienceFor(cfg.Name)}
 	conn.Emit(replica.Event{Kind: "running", Text: "joining the line through the lab's Enqueue and WaitTurn"})
 	if err := w.loop(ctx); errors.Is(err, labs.ErrNotImplemented) {
 		conn.Emit(replica.Event{Kind: "not-written", Text: err.Error() + ": the lab is not written yet"})
@@ -81,6 +87,17 @@ type waiter struct {
 	cli  *clientv3.Client
 	cfg  replica.Config
 	n    int // writes so far
+
+	patience time.Duration
+}
+
+// patienceFor is the patience of replica name (r1, r2, ...).
+func patienceFor(name string) time.Duration {
+	i, err := strconv.Atoi(strings.TrimPrefix(name, "r"))
+	if err != nil || i < 1 {
+		i = 1
+	}
+	return patienceBase + time.Duration(i-1)*patienceStep
 }
 
 // loop takes turns, one session (lease) at a time, until ctx ends or the
@@ -134,7 +151,7 @@ func (w *waiter) turns(ctx context.Context, s *concurrency.Session) error {
 // wait waits for t's turn and, when it comes, holds the lock. It says
 // whether to join the line again with the same lease.
 func (w *waiter) wait(ctx context.Context, s *concurrency.Session, t herd.Ticket) (bool, error) {
-	wctx, cancel := context.WithTimeout(ctx, patience)
+	wctx, cancel := context.WithTimeout(ctx, w.patience)
 	err := herd.WaitTurn(wctx, w.cli, w.cfg.Prefix, t)
 	cancel()
 	switch {
@@ -148,7 +165,7 @@ func (w *waiter) wait(ctx context.Context, s *concurrency.Session, t herd.Ticket
 		w.ticketLost(ctx, t)
 		return false, nil
 	case wctx.Err() != nil:
-		w.leave(ctx, t, fmt.Sprintf("gave up after waiting %s: leaving the line", patience))
+		w.leave(ctx, t, fmt.Sprintf("gave up after waiting %s: leaving the line", w.patience))
 	default:
 		w.leave(ctx, t, "WaitTurn failed ("+err.Error()+"): leaving the line")
 	}
