@@ -35,6 +35,8 @@ type Lab struct {
 // labs are the labs with a runner.
 var labs = []Lab{
 	{ID: "07_election", File: "election.go", Main: "./internal/labrun/election07"},
+	{ID: "08_herd", File: "queue.go", Main: "./internal/labrun/herd08"},
+	{ID: "09_shards", File: "shards.go", Main: "./internal/labrun/shards09"},
 }
 
 // Find returns the lab whose id is id or starts with "id_" (07 finds

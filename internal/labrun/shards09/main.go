@@ -91,6 +91,8 @@ type reporter struct {
 
 	mu   sync.Mutex
 	seen map[int]int64 // Owned() as last reported
+
+	notWritten sync.Once
 }
 
 // look reports Owned() whenever it changes, until ctx ends.
@@ -108,8 +110,10 @@ func (r *reporter) look(ctx context.Context) {
 }
 
 // report sends one event for each shard that left Owned() or joined it
-// since the last report, and acquired / stepped-down when the worker
-// begins or stops owning anything.
+// since the last report, and owns / owns-nothing when the worker begins
+// or stops owning anything (which makes it a schedule's target; each
+// worker owns its own shards, so none of this is the sole ownership an
+// acquired event claims).
 func (r *reporter) report() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -129,9 +133,9 @@ func (r *reporter) report() {
 	}
 	switch has := len(r.seen) > 0; {
 	case has && !had:
-		r.conn.Emit(replica.Event{Kind: "acquired", Token: minToken(r.seen), Text: fmt.Sprintf("owns %d shards: %v", len(r.seen), sortedKeys(r.seen))})
+		r.conn.Emit(replica.Event{Kind: "owns", Token: minToken(r.seen), Text: fmt.Sprintf("owns shards %v", sortedKeys(r.seen))})
 	case !has && had:
-		r.conn.Emit(replica.Event{Kind: "stepped-down", Text: "Owned() is empty: owns no shard"})
+		r.conn.Emit(replica.Event{Kind: "owns-nothing", Text: "Owned() is empty: owns no shard"})
 	}
 }
 
@@ -156,8 +160,14 @@ func (r *reporter) commit(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		// A pause holds the work at the checkpoint before each commit,
+		// with the tokens read before it: a paused process wakes up
+		// with what it knew.
 		owned := r.w.Owned()
 		for _, s := range sortedKeys(owned) {
+			if r.conn.Checkpoint() != nil {
+				return
+			}
 			next += 10
 			r.commitOne(ctx, s, owned[s], next)
 		}
@@ -167,6 +177,12 @@ func (r *reporter) commit(ctx context.Context) {
 func (r *reporter) commitOne(ctx context.Context, shard int, token, offset int64) {
 	err := shards.CommitOffset(ctx, r.cli, r.cfg.Prefix, shard, token, offset)
 	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, labs.ErrNotImplemented) {
+		r.notWritten.Do(func() {
+			r.conn.Emit(replica.Event{Kind: "not-written", Text: "CommitOffset returned labs.ErrNotImplemented: the lab is not written yet"})
+		})
 		return
 	}
 	f := &replica.Facts{Op: "commit", Key: shards.OffsetKey(r.cfg.Prefix, shard), Token: token, Succeeded: err == nil}
