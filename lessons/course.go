@@ -234,19 +234,3 @@ func (c *Course) QuestionCount() int {
 	}
 	return n
 }
-
-// PredictQuestion returns the course's predict question about the named
-// experiment (asked before the experiment runs), or nil.
-func (c *Course) PredictQuestion(experiment string) *quiz.Question {
-	for _, l := range c.Lessons {
-		if l.Quiz == nil {
-			continue
-		}
-		for _, q := range l.Quiz.Questions {
-			if q.Kind == quiz.Predict && q.Experiment == experiment {
-				return q
-			}
-		}
-	}
-	return nil
-}

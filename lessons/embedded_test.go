@@ -52,16 +52,3 @@ func TestEmbeddedCourse(t *testing.T) {
 		}
 	}
 }
-
-// TestPredictQuestion finds the question the experiment screen asks
-// before the fencing run, and none for an experiment nobody predicts.
-func TestPredictQuestion(t *testing.T) {
-	c, _ := lessons.Load(lessons.Sources{Course: content.FS(), CourseRoot: "content"})
-	q := c.PredictQuestion("fencing")
-	if q == nil || q.Kind != quiz.Predict || q.Experiment != "fencing" {
-		t.Fatalf("PredictQuestion(fencing) = %+v", q)
-	}
-	if q := c.PredictQuestion("no-such-experiment"); q != nil {
-		t.Fatalf("PredictQuestion(no-such-experiment) = %+v, want nil", q)
-	}
-}
