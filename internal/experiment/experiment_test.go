@@ -85,7 +85,13 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 			t.Errorf("figures %v", v.Figures)
 		}
 	},
-	"leader-change-extends-leases": func(t *testing.T, v Verdict, _ []Event) {
+	"leader-change-extends-leases": func(t *testing.T, v Verdict, events []Event) {
+		// The script's crash is in the history, after r1 wrote owner.
+		wrote := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Acquired && e.Replica == "r1" })
+		crashed := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Crashed && e.Replica == "r1" && e.Origin == ByScript })
+		if wrote < 0 || crashed < wrote {
+			t.Errorf("r1 wrote owner at event %d and crashed at event %d; want a crash after the write", wrote, crashed)
+		}
 		if v.Figures["ttl_after_move"] < 4 || v.Figures["gone_after_move_s"] < 4 {
 			t.Errorf("after the move TTL read %v and the key lived %.2f s more; want >= 4 and >= 4 s", v.Figures["ttl_after_move"], v.Figures["gone_after_move_s"])
 		}

@@ -71,8 +71,37 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 	return Verdict{}, nil
 }
 
-// writeAndCrash has r take a lease, write owner on it and crash.
+// writeAndCrash has r take a lease, write owner on it and crash. r does
+// its part as a process (its body), so that the crash stops it the way
+// any other crash does: the body returns, the client closes, and the
+// history records Crashed.
 func writeAndCrash(ctx context.Context, r *Replica) (*Lease, error) {
+	wrote := make(chan *Lease, 1)
+	err := r.Start(func(ctx context.Context, r *Replica) error {
+		l, err := writeOwner(ctx, r)
+		if err != nil {
+			return err
+		}
+		wrote <- l
+		<-ctx.Done() // it holds on until it crashes
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case l := <-wrote:
+		r.crash(ByScript)
+		return l, nil
+	case <-r.Done():
+		return nil, errors.New("r1 was gone before it wrote owner")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// writeOwner has r take a lease, not kept alive, and write owner on it.
+func writeOwner(ctx context.Context, r *Replica) (*Lease, error) {
 	if err := r.await(ctx, "take a lease and write owner"); err != nil {
 		return nil, err
 	}
@@ -85,9 +114,9 @@ func writeAndCrash(ctx context.Context, r *Replica) (*Lease, error) {
 		return nil, fmt.Errorf("put owner: %w", err)
 	}
 	held := StoreKey{Key: "owner", Value: "r1", CreateRevision: resp.Header.Revision, ModRevision: resp.Header.Revision, Version: 1, Lease: int64(l.ID)}
+	r.setRole(RoleOwner, resp.Header.Revision)
 	r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, TTL: l.TTL, Text: fmt.Sprintf("wrote owner with its lease at revision %d", resp.Header.Revision),
 		Facts: &Facts{Op: "put", Key: "owner", Revision: resp.Header.Revision, Succeeded: true, Lease: int64(l.ID), Held: &held}})
-	r.crash(ByScript)
 	return l, nil
 }
 
