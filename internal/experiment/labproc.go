@@ -142,15 +142,11 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		e.TTL = p.lr.run.TTL()
 	case SteppedDown:
 		r.setRole(RoleFollower, 0)
-	case "owns", "owns-nothing":
+	case "owns":
 		// A lab whose replicas each own a part at once (shards) says so
 		// without the sole ownership Acquired stands for: it only makes
-		// the replica a schedule's target.
-		if e.Kind == "owns" {
-			r.setRole(RoleOwner, e.Token)
-		} else {
-			r.setRole(RoleFollower, 0)
-		}
+		// the replica a schedule's target, until it steps down.
+		r.setRole(RoleOwner, e.Token)
 		e.Kind = Note
 	case "running":
 		p.lr.markRunning(r.Name)

@@ -110,10 +110,10 @@ func (r *reporter) look(ctx context.Context) {
 }
 
 // report sends one event for each shard that left Owned() or joined it
-// since the last report, and owns / owns-nothing when the worker begins
-// or stops owning anything (which makes it a schedule's target; each
-// worker owns its own shards, so none of this is the sole ownership an
-// acquired event claims).
+// since the last report, then owns when the worker begins to own
+// something (which makes it a schedule's target: each worker owns its own
+// shards, so this is not the sole ownership an acquired event claims) and
+// stepped-down when it owns nothing any more.
 func (r *reporter) report() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -135,7 +135,7 @@ func (r *reporter) report() {
 	case has && !had:
 		r.conn.Emit(replica.Event{Kind: "owns", Token: minToken(r.seen), Text: fmt.Sprintf("owns shards %v", sortedKeys(r.seen))})
 	case !has && had:
-		r.conn.Emit(replica.Event{Kind: "owns-nothing", Text: "Owned() is empty: owns no shard"})
+		r.conn.Emit(replica.Event{Kind: "stepped-down", Text: "Owned() is empty: owns no shard"})
 	}
 }
 
