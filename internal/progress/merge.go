@@ -18,46 +18,8 @@ func (p *Progress) Merge(o *Progress) {
 	}
 	newer := !o.LastAt.Before(p.LastAt) || p.Last.Lesson == ""
 	for id, ol := range o.Lessons {
-		if ol == nil {
-			continue
-		}
-		_, had := p.Lessons[id]
-		l := p.Lesson(id)
-		for _, pg := range ol.PagesRead {
-			if i, found := slices.BinarySearch(l.PagesRead, pg); !found {
-				l.PagesRead = slices.Insert(l.PagesRead, i, pg)
-			}
-		}
-		if (newer && o.Last.Lesson == id) || !had {
-			l.LastPage = ol.LastPage
-		}
-		for q, a := range ol.Checks {
-			if l.Checks == nil {
-				l.Checks = map[string]Answer{}
-			}
-			if cur, ok := l.Checks[q]; !ok || !a.At.Before(cur.At) {
-				l.Checks[q] = a
-			}
-		}
-		if ol.Quiz != nil && (l.Quiz == nil || !ol.Quiz.Finished.Before(l.Quiz.Finished)) {
-			q := *ol.Quiz
-			q.Answers = cloneAnswers(ol.Quiz.Answers)
-			l.Quiz = &q
-		}
-		l.BestQuiz = max(l.BestQuiz, ol.BestQuiz)
-		if ol.FirstQuiz != nil && (l.FirstQuiz == nil || ol.FirstQuiz.Finished.Before(l.FirstQuiz.Finished)) {
-			q := *ol.FirstQuiz
-			q.Answers = cloneAnswers(ol.FirstQuiz.Answers)
-			l.FirstQuiz = &q
-		}
-		l.Attempts = max(l.Attempts, ol.Attempts)
-		for lab, at := range ol.LabsPassed {
-			if l.LabsPassed == nil {
-				l.LabsPassed = map[string]time.Time{}
-			}
-			if cur, ok := l.LabsPassed[lab]; !ok || at.Before(cur) {
-				l.LabsPassed[lab] = at
-			}
+		if ol != nil {
+			p.mergeLesson(id, ol, newer && o.Last.Lesson == id)
 		}
 	}
 	for lab, g := range o.Labs {
@@ -68,6 +30,69 @@ func (p *Progress) Merge(o *Progress) {
 			p.Labs[lab] = g
 		}
 	}
+	p.mergeExperiments(o)
+	p.mergeReview(o)
+	if newer && o.Last.Lesson != "" {
+		p.Last, p.LastAt = o.Last, o.LastAt
+	}
+	if o.ExperimentMode != "" && (p.ExperimentMode == "" || o.ExperimentModeAt.After(p.ExperimentModeAt)) {
+		p.ExperimentMode, p.ExperimentModeAt = o.ExperimentMode, o.ExperimentModeAt
+	}
+	if o.ExperimentTempo != "" && (p.ExperimentTempo == "" || o.ExperimentTempoAt.After(p.ExperimentTempoAt)) {
+		p.ExperimentTempo, p.ExperimentTempoAt = o.ExperimentTempo, o.ExperimentTempoAt
+	}
+	if o.Updated.After(p.Updated) {
+		p.Updated = o.Updated
+	}
+}
+
+// mergeLesson merges one lesson's record ol into p's; takeLast says o's
+// place to continue is in this lesson and is the newer one.
+func (p *Progress) mergeLesson(id string, ol *Lesson, takeLast bool) {
+	_, had := p.Lessons[id]
+	l := p.Lesson(id)
+	for _, pg := range ol.PagesRead {
+		if i, found := slices.BinarySearch(l.PagesRead, pg); !found {
+			l.PagesRead = slices.Insert(l.PagesRead, i, pg)
+		}
+	}
+	if takeLast || !had {
+		l.LastPage = ol.LastPage
+	}
+	for q, a := range ol.Checks {
+		if l.Checks == nil {
+			l.Checks = map[string]Answer{}
+		}
+		if cur, ok := l.Checks[q]; !ok || !a.At.Before(cur.At) {
+			l.Checks[q] = a
+		}
+	}
+	if ol.Quiz != nil && (l.Quiz == nil || !ol.Quiz.Finished.Before(l.Quiz.Finished)) {
+		q := *ol.Quiz
+		q.Answers = cloneAnswers(ol.Quiz.Answers)
+		l.Quiz = &q
+	}
+	l.BestQuiz = max(l.BestQuiz, ol.BestQuiz)
+	if ol.FirstQuiz != nil && (l.FirstQuiz == nil || ol.FirstQuiz.Finished.Before(l.FirstQuiz.Finished)) {
+		q := *ol.FirstQuiz
+		q.Answers = cloneAnswers(ol.FirstQuiz.Answers)
+		l.FirstQuiz = &q
+	}
+	l.Attempts = max(l.Attempts, ol.Attempts)
+	for lab, at := range ol.LabsPassed {
+		if l.LabsPassed == nil {
+			l.LabsPassed = map[string]time.Time{}
+		}
+		if cur, ok := l.LabsPassed[lab]; !ok || at.Before(cur) {
+			l.LabsPassed[lab] = at
+		}
+	}
+}
+
+// mergeExperiments merges o's experiment records into p's: run counts
+// and "shown" are united, the first prediction is kept, and the outcome
+// is the latest run's.
+func (p *Progress) mergeExperiments(o *Progress) {
 	for name, oe := range o.Experiments {
 		e := p.experiment(name)
 		e.Runs = max(e.Runs, oe.Runs)
@@ -83,19 +108,6 @@ func (p *Progress) Merge(o *Progress) {
 			e.Outcome = oe.Outcome
 		}
 		p.Experiments[name] = e
-	}
-	p.mergeReview(o)
-	if newer && o.Last.Lesson != "" {
-		p.Last, p.LastAt = o.Last, o.LastAt
-	}
-	if o.ExperimentMode != "" && (p.ExperimentMode == "" || o.ExperimentModeAt.After(p.ExperimentModeAt)) {
-		p.ExperimentMode, p.ExperimentModeAt = o.ExperimentMode, o.ExperimentModeAt
-	}
-	if o.ExperimentTempo != "" && (p.ExperimentTempo == "" || o.ExperimentTempoAt.After(p.ExperimentTempoAt)) {
-		p.ExperimentTempo, p.ExperimentTempoAt = o.ExperimentTempo, o.ExperimentTempoAt
-	}
-	if o.Updated.After(p.Updated) {
-		p.Updated = o.Updated
 	}
 }
 
