@@ -12,6 +12,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/tui/text"
 )
 
 // Board is the instructor's view of the class: every learner on the
@@ -273,13 +275,7 @@ func reconnectReason(err error) string {
 	if err == nil {
 		return "the watch ended"
 	}
-	return text1(err.Error())
-}
-
-// text1 is the first line of s.
-func text1(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return text.FirstLine(err.Error())
 }
 
 // watchOnce watches from the board's revision until a watch fails or the

@@ -513,7 +513,7 @@ func (c *labCheck) checkVariants(ctx context.Context) {
 func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w wrongSolution, tests []string) (string, error) {
 	o := base
 	o.Overlay = cfg.overlay(map[string]string{stub: w.Path})
-	missed, msg, err := bugMissed(ctx, o, tests, cfg.Timeout)
+	missed, msg, err := bugMissed(ctx, cfg, o, tests)
 	if err != nil || msg != "" {
 		return fmt.Sprintf("bug %s %s", w.Name, msg), err
 	}
@@ -526,7 +526,7 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 		// The race detector reports a race once per process: without
 		// this, a racy bug fails the first of the repeats only.
 		o.Env = append(slices.Clone(o.Env), raceEveryTime)
-		if missed, _, err = bugMissed(ctx, o, tests, cfg.Timeout); err != nil || missed == 0 {
+		if missed, _, err = bugMissed(ctx, cfg, o, tests); err != nil || missed == 0 {
 			return "", err
 		}
 		how = " under -race"
@@ -542,13 +542,15 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 // that step alone BugRuns times in one go test run, and only if it lets
 // some run through, every step BugRuns times. msg is set when the bug
 // does not compile.
-func bugMissed(ctx context.Context, o grade.Options, tests []string, timeout time.Duration) (missed int, msg string, err error) {
+func bugMissed(ctx context.Context, cfg config, o grade.Options, tests []string) (missed int, msg string, err error) {
+	timeout := cfg.Timeout
 	first := o
 	first.FailFast = true
 	res, err := grade.Run(ctx, first)
 	if err != nil {
 		return 0, "", err
 	}
+	cfg.logRun("first run", o.Race, res, tests)
 	if res.BuildFailed {
 		return 0, "does not compile: " + res.Message, nil
 	}
@@ -567,6 +569,7 @@ func bugMissed(ctx context.Context, o grade.Options, tests []string, timeout tim
 		if res, err = grade.Run(ctx, one); err != nil {
 			return 0, "", err
 		}
+		cfg.logRun(catcher+" alone", o.Race, res, tests)
 		if missedRuns(res, []string{catcher}, BugRuns) == 0 {
 			return 0, "", nil
 		}
@@ -574,7 +577,23 @@ func bugMissed(ctx context.Context, o grade.Options, tests []string, timeout tim
 	if res, err = grade.Run(ctx, o); err != nil {
 		return 0, "", err
 	}
+	cfg.logRun("every step", o.Race, res, tests)
 	return missedRuns(res, tests, BugRuns), "", nil
+}
+
+// logRun logs one run of a wrong solution: its time and the steps that
+// failed.
+func (cfg config) logRun(what string, race bool, res *grade.Result, tests []string) {
+	if cfg.Log == nil {
+		return
+	}
+	var failed []string
+	for _, s := range res.Steps(tests) {
+		if s.Status == grade.Fail {
+			failed = append(failed, s.Test)
+		}
+	}
+	cfg.Log("    %s (race=%v): %.1fs, failed %v", what, race, res.Elapsed.Seconds(), failed)
 }
 
 // raceEveryTime makes the race detector report a race again each time it
