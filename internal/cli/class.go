@@ -54,9 +54,10 @@ func init() {
       pass shows as verified, claimed (not verified yet) or refused.
   class verify [NAME...] [--timeout D]
       Regrades every lab file learners submitted with a pass and not yet
-      judged, with this checkout's course, each in a child process of its
-      own (own process group, temporary home, CPU and time limits), and
-      records the verdict where only root can write.
+      judged, with the course built into this program (only the submitted
+      file is the learner's; no checkout is needed), each in a child
+      process of its own (own process group, temporary home, CPU and time
+      limits), and records the verdict where only root can write.
   class repair
       After a learner filled the cluster (NOSPACE: nobody can save):
       compacts the history, defragments every member, disarms the alarm.

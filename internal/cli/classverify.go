@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -77,10 +76,6 @@ func classVerify(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	checkout := grade.FindRoot(".")
-	if checkout == "" {
-		return fmt.Errorf("class verify: run it inside your checkout of the course: it regrades with its tests")
-	}
 	root, err := rootClient(ctx, env.Etcd)
 	if err != nil {
 		return err
@@ -95,7 +90,7 @@ func classVerify(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return env.Etcd.Explain(err)
 	}
-	v := verifier{env: env, course: course, checkout: checkout, limits: verifyLimits{wall: *wall, cpu: 30 * 60}}
+	v := verifier{env: env, course: course, goEnv: goCaches(), limits: verifyLimits{wall: *wall, cpu: 30 * 60}}
 	for _, name := range names {
 		if err := v.learner(ctx, root, name, verdicts[name]); err != nil {
 			return err
@@ -105,10 +100,10 @@ func classVerify(ctx context.Context, env *Env, args []string) error {
 }
 
 type verifier struct {
-	env      *Env
-	course   *lessons.Course
-	checkout string
-	limits   verifyLimits
+	env    *Env
+	course *lessons.Course
+	goEnv  []string // the Go caches, for every regrade (goCaches)
+	limits verifyLimits
 }
 
 // learner judges one learner's submissions that have no verdict yet.
@@ -153,24 +148,23 @@ func (v verifier) judge(ctx context.Context, sub class.Submission) class.Verdict
 	return out
 }
 
-// regrade grades sub's source in a copy of the checkout, with the
-// playground's own `grade --json` in a child process: its own process
-// group (ended whole when it is over or out of time), a temporary home
-// and state folder, no class settings, and CPU and wall-clock limits.
+// regrade grades sub's source with the course built into this program
+// (grade.Builtin), in the playground's own `grade --json --submission`
+// run as a child process: only the submitted file is the learner's, and
+// nothing of a checkout is read. The child has its own process group
+// (ended whole when it is over or out of time), a temporary home, state
+// and cache folder, no class settings, and CPU and wall-clock limits.
 func (v verifier) regrade(ctx context.Context, lab lessons.Lab, sub class.Submission) (bool, string) {
 	dir, err := os.MkdirTemp("", "playground-verify-")
 	if err != nil {
 		return false, "not gradable: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
-	tree := filepath.Join(dir, "course")
-	if err := copyCheckout(v.checkout, tree); err != nil {
+	file := filepath.Join(dir, lab.File)
+	if err := os.WriteFile(file, []byte(sub.Source), 0o600); err != nil {
 		return false, "not gradable: " + err.Error()
 	}
-	if err := os.WriteFile(filepath.Join(tree, "labs", lab.ID, lab.File), []byte(sub.Source), 0o600); err != nil {
-		return false, "not gradable: " + err.Error()
-	}
-	report, err := v.runGrade(ctx, dir, tree, lab.ID)
+	report, err := v.runGrade(ctx, dir, file, lab.ID)
 	if err != nil {
 		return false, "not gradable: " + err.Error()
 	}
@@ -193,16 +187,16 @@ type gradeReport struct {
 	Message string `json:"message"`
 }
 
-func (v verifier) runGrade(ctx context.Context, dir, tree, lab string) (gradeReport, error) {
+func (v verifier) runGrade(ctx context.Context, dir, file, lab string) (gradeReport, error) {
 	self, err := playgroundBinary()
 	if err != nil {
 		return gradeReport{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, v.limits.wall)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "grade", "--json", lab)
-	cmd.Dir = tree
-	cmd.Env = verifyEnv(dir)
+	cmd := exec.CommandContext(ctx, self, "grade", "--json", "--submission", file, lab)
+	cmd.Dir = dir
+	cmd.Env = v.childEnv(dir)
 	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var out strings.Builder
@@ -225,10 +219,10 @@ func (v verifier) runGrade(ctx context.Context, dir, tree, lab string) (gradeRep
 	return r, nil
 }
 
-// verifyEnv is the regrade's environment: the Go caches kept (a cold
-// build of etcd takes minutes), a home and state folder of its own, and
-// nothing that would point it at the class cluster as root.
-func verifyEnv(dir string) []string {
+// childEnv is the regrade's environment: the Go caches kept (a cold build of
+// etcd takes minutes), a home and state folder of its own, and nothing
+// that would point it at the class cluster as root.
+func (v verifier) childEnv(dir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -237,11 +231,7 @@ func verifyEnv(dir string) []string {
 		}
 		env = append(env, kv)
 	}
-	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		if out, err := exec.Command("go", "env", name).Output(); err == nil {
-			env = append(env, name+"="+strings.TrimSpace(string(out)))
-		}
-	}
+	env = append(env, v.goEnv...)
 	// The lab test binaries get a cache of their own: the learner's code
 	// runs as this user and must not be able to replace a binary that a
 	// later grade would run.
@@ -249,29 +239,26 @@ func verifyEnv(dir string) []string {
 		grade.CacheDirEnv+"="+filepath.Join(dir, "cache"))
 }
 
-// copyCheckout copies the course's source (not .git, not built files).
-func copyCheckout(from, to string) error {
-	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			if rel == ".git" || rel == "bin" || strings.HasPrefix(d.Name(), ".playground") {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o700)
-		}
-		info, err := d.Info()
-		if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
-	})
+// goCacheVars are the go env settings a regrade keeps although its HOME
+// moves: they default to folders under HOME.
+var goCacheVars = []string{"GOCACHE", "GOMODCACHE", "GOPATH"}
+
+// goCaches asks the go command once for goCacheVars, as NAME=value
+// entries; none when it cannot say (the regrade then finds its own).
+func goCaches() []string {
+	out, err := exec.Command("go", append([]string{"env"}, goCacheVars...)...).Output()
+	if err != nil {
+		return nil
+	}
+	values := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(values) != len(goCacheVars) {
+		return nil
+	}
+	env := make([]string, len(values))
+	for i, name := range goCacheVars {
+		env[i] = name + "=" + values[i]
+	}
+	return env
 }
 
 // playgroundBinary is the program to regrade with: this one, unless

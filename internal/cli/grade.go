@@ -42,6 +42,10 @@ folder (01_cas), the folder's number (01 or 1) or its name (cas).
   --junit FILE       also write JUnit XML to FILE: one test case per step,
                      with its points
   --gradescope FILE  also write Gradescope's results.json to FILE
+  --submission FILE  grade FILE as the one named lab's file, outside any
+                     checkout: only FILE is taken, the rest is the course
+                     built into this program, and no pass is recorded
+                     (class verify regrades submissions this way)
 
 Every step is worth one point; it earns it when it passed and did not fail
 in the verification. A lab that could not be graded for a reason that is
@@ -67,6 +71,7 @@ type gradeArgs struct {
 	json       bool
 	junit      string
 	gradescope string
+	submission string // a file graded as the lab's, outside a checkout
 	names      []string
 }
 
@@ -118,11 +123,20 @@ func parseGradeArgs(args []string) (gradeArgs, error) {
 	fs.BoolVar(&a.json, "json", false, "one JSON object per lab")
 	fs.StringVar(&a.junit, "junit", "", "write JUnit XML to `FILE`")
 	fs.StringVar(&a.gradescope, "gradescope", "", "write Gradescope's results.json to `FILE`")
+	fs.StringVar(&a.submission, "submission", "", "grade `FILE` as the named lab's file, with the built-in course")
 	names, err := parseFlags(fs, args)
 	if err != nil {
 		return a, err
 	}
 	a.names = names
+	if a.submission != "" && len(names) != 1 {
+		return a, Usagef("--submission grades one lab: name it (grade --submission FILE LAB)")
+	}
+	if a.submission != "" {
+		if _, err := os.Stat(a.submission); err != nil {
+			return a, Usagef("--submission: %v", err)
+		}
+	}
 	// Fail now rather than after minutes of grading.
 	for flagName, file := range map[string]string{"--junit": a.junit, "--gradescope": a.gradescope} {
 		if file == "" {
@@ -149,6 +163,9 @@ type grader struct {
 	etcdErr error
 	progErr error
 	prog    string
+	// submission, when set, is the file graded as the lab's instead of
+	// a checkout's (--submission).
+	submission string
 }
 
 func newGrader(env *Env, a gradeArgs, cfg gradeConfig) (*grader, error) {
@@ -160,8 +177,8 @@ func newGrader(env *Env, a gradeArgs, cfg gradeConfig) (*grader, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &grader{env: env, cfg: cfg, course: course, labs: labs, kit: grade.Builtin(), root: cfg.Root}
-	if g.root == "" {
+	g := &grader{env: env, cfg: cfg, course: course, labs: labs, kit: grade.Builtin(), root: cfg.Root, submission: a.submission}
+	if g.root == "" && g.submission == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("grade: %w", err)
@@ -252,7 +269,7 @@ func (g *grader) gradeOne(ctx context.Context, lab *lessons.Lab, rep reporter) *
 // prepare reads the lab's stub from the checkout and returns the options
 // that grade it with the course, with an etcd for the etcd labs.
 func (g *grader) prepare(ctx context.Context, lab *lessons.Lab) (grade.Options, func(), error) {
-	sub, err := g.kit.FromCheckout(g.root, lab.ID, g.cfg.Overlay)
+	sub, err := g.labFiles(lab)
 	if err != nil {
 		return grade.Options{}, nil, err
 	}
@@ -271,6 +288,19 @@ func (g *grader) prepare(ctx context.Context, lab *lessons.Lab) (grade.Options, 
 	return o, cleanup, nil
 }
 
+// labFiles is the learner's part of lab: the --submission file, else
+// the checkout's stub files.
+func (g *grader) labFiles(lab *lessons.Lab) (grade.Submission, error) {
+	if g.submission == "" {
+		return g.kit.FromCheckout(g.root, lab.ID, g.cfg.Overlay)
+	}
+	src, err := os.ReadFile(g.submission)
+	if err != nil {
+		return grade.Submission{}, fmt.Errorf("read the submission: %w", err)
+	}
+	return grade.Submission{Lab: lab.ID, Files: map[string][]byte{lab.File: src}}, nil
+}
+
 // etcdEndpoints starts one embedded etcd for every etcd lab, as the TUI
 // does, so that each test binary need not start its own.
 func (g *grader) etcdEndpoints(ctx context.Context) ([]string, error) {
@@ -284,9 +314,10 @@ func (g *grader) etcdEndpoints(ctx context.Context) ([]string, error) {
 }
 
 // record saves a verified pass in the learner's progress and publishes it
-// to the class, saying on stderr what did not work.
+// to the class, saying on stderr what did not work. A --submission grade
+// is no pass of the learner running it and is not recorded.
 func (g *grader) record(ctx context.Context, out *labOutcome) {
-	if !out.Passed() {
+	if !out.Passed() || g.submission != "" {
 		return
 	}
 	lab := out.Lab

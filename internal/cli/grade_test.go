@@ -128,6 +128,34 @@ func TestGradeUsage(t *testing.T) {
 	if err := gradeLabs(context.Background(), env, []string{"--bogus"}, gradeConfig{Root: repoRoot(t)}); !errors.As(err, &ue) {
 		t.Errorf("unknown flag: %v, want a usage error", err)
 	}
+	sol := filepath.Join(repoRoot(t), "solutions", "01_cas", "cas.go")
+	for _, args := range [][]string{{"--submission", sol}, {"--submission", sol, "cas", "lock"}, {"--submission", filepath.Join(t.TempDir(), "none.go"), "cas"}} {
+		if err := gradeLabs(context.Background(), env, args, gradeConfig{}); !errors.As(err, &ue) {
+			t.Errorf("grade %q: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// grade --submission grades a file outside any checkout with the course
+// built into the program (what class verify's child does) and records no
+// pass: the file is not the learner's checkout.
+func TestGradeSubmission(t *testing.T) {
+	env, out, errb := gradeEnv(t)
+	sol := filepath.Join(repoRoot(t), "solutions", "01_cas", "cas.go")
+	t.Chdir(t.TempDir())
+	if err := gradeLabs(context.Background(), env, []string{"--submission", sol, "cas"}, gradeConfig{}); err != nil {
+		t.Fatalf("grade --submission of the solution: %v\n%s%s", err, out.String(), errb.String())
+	}
+	if text := out.String(); !strings.Contains(text, "PASS: every step, verified") {
+		t.Errorf("output, want a verified pass:\n%s", text)
+	}
+	path, err := progress.DefaultPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("progress file %s: %v, want none written for a --submission grade", path, err)
+	}
 }
 
 // Lab 04's Write without its mutex usually passes a plain run; the
