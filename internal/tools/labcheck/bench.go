@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ownership-election/playground/internal/grade"
@@ -38,7 +39,7 @@ const (
 // The verdict compares the regrade median with the budget; the after-edit
 // figure is printed next to it. It exits 1 when a lab is over budget.
 func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, stderr io.Writer) int {
-	fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %s\n", "lab", "kind", "regrade", "max", "cpu", "after edit", "budget", "", "verify", "budget", "")
+	fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %-6s %s\n", "lab", "kind", "regrade", "max", "cpu", "after edit", "budget", "", "verify", "budget", "", "load")
 	over := 0
 	var total, totalEdit time.Duration
 	editDir, err := os.MkdirTemp("", "labcheck-edit-")
@@ -134,13 +135,27 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 			vverdict = "OVER"
 			over++
 		}
-		fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %s\n", id, kind, secs(median), secs(times[len(times)-1]), secs(cpus[len(cpus)/2]), secs(medianEdit), secs(budget), verdict, secs(medianVerify), secs(vbudget), vverdict)
+		fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %-6s %s\n", id, kind, secs(median), secs(times[len(times)-1]), secs(cpus[len(cpus)/2]), secs(medianEdit), secs(budget), verdict, secs(medianVerify), secs(vbudget), vverdict, loadAverage())
 	}
-	fmt.Fprintf(stdout, "all %d labs' solutions, one after another: %s regrading, %s after an edit (wall times depend on how busy the machine is; cpu is the median processor time of one regrade; verify is %d runs under -race once the race build is compiled)\n", len(ids), secs(total), secs(totalEdit), grade.VerifyCount)
+	fmt.Fprintf(stdout, "all %d labs' solutions, one after another: %s regrading, %s after an edit (wall times depend on how busy the machine is; cpu is the median processor time of one regrade; verify is %d runs under -race once the race build is compiled; load is the 1-minute load average as the lab's row was printed)\n", len(ids), secs(total), secs(totalEdit), grade.VerifyCount)
 	if over > 0 {
 		return 1
 	}
 	return 0
+}
+
+// loadAverage is the machine's load average over the last minute, as the
+// kernel reports it, or "-" where it cannot be read: the times above
+// mean little without it.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "-"
+	}
+	if f := strings.Fields(string(data)); len(f) > 0 {
+		return f[0]
+	}
+	return "-"
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }

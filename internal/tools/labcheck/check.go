@@ -538,10 +538,11 @@ func runBug(ctx context.Context, cfg config, base grade.Options, stub string, w 
 }
 
 // bugMissed counts the runs of BugRuns in which no step test failed, as
-// cheaply as it can: one run to find the step that catches the bug, then
-// that step alone BugRuns times in one go test run, and only if it lets
-// some run through, every step BugRuns times. msg is set when the bug
-// does not compile.
+// cheaply as it can: one run of the steps in order, stopping at the first
+// that fails, then that step alone in BugRuns-1 more runs (one go test
+// -count run), so that each of the BugRuns runs failed a step; and only if
+// the first run or one of the others let the bug through, every step
+// BugRuns times, which decides. msg is set when the bug does not compile.
 func bugMissed(ctx context.Context, cfg config, o grade.Options, tests []string) (missed int, msg string, err error) {
 	timeout := cfg.Timeout
 	first := o
@@ -561,23 +562,25 @@ func bugMissed(ctx context.Context, cfg config, o grade.Options, tests []string)
 			break
 		}
 	}
-	o.Count = BugRuns
-	o.Timeout = timeout * BugRuns
 	if catcher != "" {
+		more := BugRuns - 1
 		one := o
 		one.Run = "^" + catcher + "$"
+		one.Count, one.Timeout = more, timeout*time.Duration(more)
 		if res, err = grade.Run(ctx, one); err != nil {
 			return 0, "", err
 		}
-		cfg.logRun(catcher+" alone", o.Race, res, tests)
-		if missedRuns(res, []string{catcher}, BugRuns) == 0 {
+		cfg.logRun(fmt.Sprintf("%s alone x%d", catcher, more), o.Race, res, tests)
+		if missedRuns(res, []string{catcher}, more) == 0 {
 			return 0, "", nil
 		}
 	}
+	o.Count = BugRuns
+	o.Timeout = timeout * BugRuns
 	if res, err = grade.Run(ctx, o); err != nil {
 		return 0, "", err
 	}
-	cfg.logRun("every step", o.Race, res, tests)
+	cfg.logRun(fmt.Sprintf("every step x%d", BugRuns), o.Race, res, tests)
 	return missedRuns(res, tests, BugRuns), "", nil
 }
 

@@ -10,8 +10,9 @@
 //	    mutants (solutions/<id>/testdata/mutants/*.patch) and the learner
 //	    bugs (bugs/*.patch), each a small patch of the current solution
 //	    (see patch.go for the format; a patch that no longer applies is
-//	    reported as stale); every learner bug is graded BugRuns (5) times
-//	    in one go test run, and each run must fail a step;
+//	    reported as stale); every learner bug is graded BugRuns (5)
+//	    times, and each run must fail a step (the first run finds the
+//	    step that catches it, which then runs alone the 4 other times);
 //	(e) every correct variant (solutions/<id>/testdata/variants/*.go, a
 //	    whole solution file in another style) passes every step test
 //	    under -race, -count times;
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
 	verbose := fs.Bool("v", false, "print progress")
 	writeStubs := fs.Bool("write-stubs", false, "record the stubs in labs/ as the pristine ones in "+StubsSum+" (for course authors, after changing a stub) and exit")
-	parallel := fs.Int("p", 1, "check `N` labs at a time (etcd labs are timing-sensitive; raise only on a machine with cores to spare)")
+	parallel := fs.Int("p", 1, "check `N` labs at a time (make test uses 2: most of an etcd lab's time is its tests waiting on leases and watches, not CPU)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -190,7 +191,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		})
 	}
-	for i := range ids {
+	// Later labs first: the course's later labs are its etcd labs, whose
+	// tests wait longest on leases and watches, so with -p above 1 the
+	// long ones start at once and the short ones fill in around them.
+	for i := len(ids) - 1; i >= 0; i-- {
 		next <- i
 	}
 	close(next)
