@@ -1,4 +1,4 @@
-// Package cas is lab 01: an in-memory key-value store with compare-and-swap,
+// Package cas is lab 2.1: an in-memory key-value store with compare-and-swap,
 // versions and expiry, the primitive every later lab builds on.
 //
 // Edit this file until `go test ./labs/01_cas/` passes. README.md explains

@@ -1,6 +1,6 @@
 package cas
 
-// Grader for lab 01. Each TestStepK checks one step of README.md.
+// Grader for lab 2.1. Each TestStepK checks one step of README.md.
 //
 // Wrong solutions these tests defend against (each fails at least one test;
 // the ones marked [mutant] are kept in solutions/01_cas/testdata/mutants and

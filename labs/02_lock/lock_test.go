@@ -1,6 +1,6 @@
 package lock
 
-// Grader for lab 02. Each TestStepK checks one step of README.md.
+// Grader for lab 3.1. Each TestStepK checks one step of README.md.
 //
 // Wrong solutions these tests defend against (each fails at least one test;
 // [mutant] ones are kept in solutions/02_lock/testdata/mutants, more

@@ -1,4 +1,4 @@
-// Package lease is lab 03: a renewable lease (a lock that is kept by
+// Package lease is lab 4.1: a renewable lease (a lock that is kept by
 // renewing it every TTL/2), which stops and reports as soon as a renewal
 // fails, refuses to act late in its TTL, and a policy check for TTLs.
 //
@@ -63,7 +63,7 @@ type Lease struct {
 // is not positive is refused with an error before anything is written.
 func Acquire(store *kv.Store, key, owner string, ttl time.Duration) (*Lease, error) {
 	// TODO: refuse owner == "" and ttl <= 0 with an error. Then create the
-	// key only if it is absent (as in lab 02's TryLock) and remember the
+	// key only if it is absent (as in lab 3.1's TryLock) and remember the
 	// version and the time: read the clock just before the request.
 	return nil, labs.ErrNotImplemented
 }

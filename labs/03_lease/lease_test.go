@@ -1,6 +1,6 @@
 package lease
 
-// Grader for lab 03. Each TestStepK checks one step of README.md.
+// Grader for lab 4.1. Each TestStepK checks one step of README.md.
 //
 // Wrong solutions these tests defend against (each fails at least one test;
 // [mutant] ones are kept in solutions/03_lease/testdata/mutants and checked

@@ -1,6 +1,6 @@
 package fencing
 
-// Grader for lab 04. Each TestStepK checks one step of README.md.
+// Grader for lab 5.1. Each TestStepK checks one step of README.md.
 //
 // Wrong solutions these tests defend against (each fails at least one test;
 // [mutant] ones are kept in solutions/04_fencing/testdata/mutants and

@@ -1,4 +1,4 @@
-// Package etcdlock is lab 05: a lock on a real etcd, taken in one
+// Package etcdlock is lab 7.1: a lock on a real etcd, taken in one
 // transaction and released only by its owner, with the key's
 // CreateRevision as the fencing token.
 //

@@ -1,6 +1,6 @@
 package etcdlock
 
-// Grader for lab 05. Each TestStepK checks one step of README.md against a
+// Grader for lab 7.1. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness).
 //
 // Wrong solutions these tests defend against (mutants and learner bugs

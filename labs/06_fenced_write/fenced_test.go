@@ -1,6 +1,6 @@
 package fencedwrite
 
-// Grader for lab 06. Each TestStepK checks one step of README.md against a
+// Grader for lab 5.2. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness).
 //
 // Wrong solutions these tests defend against (mutants and learner bugs
@@ -38,7 +38,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(etcdharness.Main(m)) }
 
-// takeLock creates the lock key for owner on a fresh lease, the way lab 05
+// takeLock creates the lock key for owner on a fresh lease, the way lab 7.1
 // does, and returns the lease and the fencing token.
 func takeLock(t *testing.T, env *etcdharness.Env, lockKey, owner string) (clientv3.LeaseID, int64) {
 	t.Helper()

@@ -1,4 +1,4 @@
-// Package election is lab 07: a leader loop on etcd's concurrency.Election
+// Package election is lab 7.2: a leader loop on etcd's concurrency.Election
 // that stops its work the moment its session is lost, steps down cleanly,
 // campaigns again, and never believes a Campaign whose key is gone.
 //

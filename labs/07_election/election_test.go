@@ -1,6 +1,6 @@
 package election
 
-// Grader for lab 07. Each TestStepK checks one step of README.md against a
+// Grader for lab 7.2. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness), with faults:
 // a revoked lease, an expired lease while a waiter is in line, a frozen
 // network, and requests that fail. Every leader's work writes to a fenced

@@ -1,4 +1,4 @@
-// Package herd is lab 08: a fair lock queue on etcd in which each waiter
+// Package herd is lab 7.3: a fair lock queue on etcd in which each waiter
 // watches only the key just ahead of its own, so a release wakes one
 // waiter instead of all of them.
 //

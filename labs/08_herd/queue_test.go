@@ -1,6 +1,6 @@
 package herd
 
-// Grader for lab 08. Each TestStepK checks one step of README.md against a
+// Grader for lab 7.3. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness). A spy between
 // the waiters' client and etcd counts reads, watches and wake-ups, and
 // records which keys are being watched.

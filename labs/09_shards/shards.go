@@ -1,4 +1,4 @@
-// Package shards is lab 09: workers that share M shards through one lease
+// Package shards is lab 9.1: workers that share M shards through one lease
 // key per shard, keep ownership balanced, take over a dead worker's shards,
 // and commit stream offsets fenced by the shard's token.
 //
@@ -41,7 +41,7 @@ func CommitOffset(ctx context.Context, cli *clientv3.Client, prefix string, shar
 	// TODO: refuse token <= 0 with ErrNotOwner. Then one transaction: if
 	// CreateRevision(ShardKey(prefix, shard)) == token, put
 	// strconv.FormatInt(offset, 10) at OffsetKey(prefix, shard). Return
-	// ErrNotOwner when the comparison fails (this is lab 06 again).
+	// ErrNotOwner when the comparison fails (this is lab 5.2 again).
 	return labs.ErrNotImplemented
 }
 

@@ -1,6 +1,6 @@
 package shards
 
-// Grader for lab 09. Each TestStepK checks one step of README.md against a
+// Grader for lab 9.1. Each TestStepK checks one step of README.md against a
 // real etcd started by the test (labs/internal/etcdharness). Every worker's
 // client goes through a spy that sees each request before it is sent: the
 // test checks the worker's Owned() at the moment it claims or releases a

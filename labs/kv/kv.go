@@ -1,8 +1,8 @@
-// Package kv is the small in-memory "consensus store" that labs 02 to 04
+// Package kv is the small in-memory "consensus store" that labs 3.1 to 5.1
 // build locks, leases and fencing on: keys with compare-and-swap, a version
 // that grows on every write, expiry after a TTL and change notifications.
 //
-// It is deliberately the store you wrote in lab 01 plus three things a real
+// It is deliberately the store you wrote in lab 2.1 plus three things a real
 // coordination service (etcd, ZooKeeper, Consul) also gives you: versioned
 // compare-and-swap, a watch, and a count of the requests each client sends,
 // which the graders use to tell waiting from polling.

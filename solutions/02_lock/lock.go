@@ -1,4 +1,4 @@
-// Package lock is lab 02: a distributed lock on a compare-and-swap store,
+// Package lock is lab 3.1: a distributed lock on a compare-and-swap store,
 // with try-lock, a blocking lock that waits for a change notification, and
 // an unlock that cannot release somebody else's lock.
 //

@@ -1,4 +1,4 @@
-// Package lease is lab 03: a renewable lease (a lock that is kept by
+// Package lease is lab 4.1: a renewable lease (a lock that is kept by
 // renewing it every TTL/2), which stops and reports as soon as a renewal
 // fails, refuses to act late in its TTL, and a policy check for TTLs.
 //

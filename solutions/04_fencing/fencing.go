@@ -1,4 +1,4 @@
-// Package fencing is lab 04: the resource's half of safe ownership. A fenced
+// Package fencing is lab 5.1: the resource's half of safe ownership. A fenced
 // storage rejects writes that carry an older token than it has already
 // seen, and a worker accepts requests only from the current lock owner at
 // the current lock version.

@@ -1,4 +1,4 @@
-// Package fencedwrite is lab 06: a write to etcd that only lands while the
+// Package fencedwrite is lab 5.2: a write to etcd that only lands while the
 // writer still holds its lock, checked by etcd in the same transaction.
 //
 // Edit this file until `go test ./labs/06_fenced_write/` passes. README.md

@@ -1,4 +1,4 @@
-// Package shards is lab 09: workers that share M shards through one lease
+// Package shards is lab 9.1: workers that share M shards through one lease
 // key per shard, keep ownership balanced, take over a dead worker's shards,
 // and commit stream offsets fenced by the shard's token.
 //

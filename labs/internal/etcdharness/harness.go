@@ -98,7 +98,7 @@ func Main(m *testing.M) int {
 // Parallel is how many parallel tests (t.Parallel) of an etcd lab run at
 // once. The graders' subtests spend their time waiting on etcd (a lease
 // running out, a watch event, a worker reacting), not on the processor:
-// go test's default, one per core, ran lab 09's fifteen subtests two at
+// go test's default, one per core, ran lab 9.1's fifteen subtests two at
 // a time on a two-core machine, one pair after another, and a wrong
 // solution's subtests waited out their deadlines in turn.
 const Parallel = 16

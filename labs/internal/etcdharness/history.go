@@ -90,7 +90,7 @@ func CheckTokenOrder(writes []Write) error {
 }
 
 // Register is a resource that enforces fencing itself, as the storage in
-// lab 04 does: it accepts a write whose token is at least the highest it
+// lab 5.1 does: it accepts a write whose token is at least the highest it
 // has accepted, rejects the rest, and records every attempt in History.
 type Register struct {
 	Name    string

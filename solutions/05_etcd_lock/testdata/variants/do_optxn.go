@@ -1,6 +1,6 @@
 // Style: cli.Do with clientv3.OpTxn, a Version comparison for "free", and the release checked by the number of keys it deleted.
 
-// Package etcdlock is lab 05: a lock on a real etcd, taken in one
+// Package etcdlock is lab 7.1: a lock on a real etcd, taken in one
 // transaction and released only by its owner, with the key's
 // CreateRevision as the fencing token.
 package etcdlock

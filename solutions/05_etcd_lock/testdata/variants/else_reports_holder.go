@@ -1,6 +1,6 @@
 // Style: an Else branch that reads the current holder, errors that wrap the sentinels with who holds the lock, and argument checks up front.
 
-// Package etcdlock is lab 05: a lock on a real etcd, taken in one
+// Package etcdlock is lab 7.1: a lock on a real etcd, taken in one
 // transaction and released only by its owner, with the key's
 // CreateRevision as the fencing token.
 package etcdlock

@@ -1,6 +1,6 @@
 // Style: one Do each, with a transaction nested in another: Acquire's inner transaction takes the lock or reads the holder; Release's outer comparison checks the key exists, the inner one the token.
 
-// Package etcdlock is lab 05: a lock on a real etcd, taken in one
+// Package etcdlock is lab 7.1: a lock on a real etcd, taken in one
 // transaction and released only by its owner, with the key's
 // CreateRevision as the fencing token.
 //

@@ -1,6 +1,6 @@
 // Style: Release refuses token 0 with a second comparison inside its transaction and reads the key in the Else branch to say who holds the lock now (wrapping ErrNotOwner).
 
-// Package etcdlock is lab 05: a lock on a real etcd, taken in one
+// Package etcdlock is lab 7.1: a lock on a real etcd, taken in one
 // transaction and released only by its owner, with the key's
 // CreateRevision as the fencing token.
 //

@@ -1,6 +1,6 @@
 // Style: argument checks first, an Else branch that reads the lock so the refusal says who holds it now, and the sentinel wrapped with %w.
 
-// Package fencedwrite is lab 06: a write to etcd that only lands while the
+// Package fencedwrite is lab 5.2: a write to etcd that only lands while the
 // writer still holds its lock, checked by etcd in the same transaction.
 package fencedwrite
 

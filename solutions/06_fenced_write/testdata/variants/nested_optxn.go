@@ -1,6 +1,6 @@
 // Style: one Do with a transaction nested in another: the outer one checks that the lock key exists (so token 0 never matches an absent key), the inner one compares the token, writes, or reads the holder for the refusal.
 
-// Package fencedwrite is lab 06: a write to etcd that only lands while the
+// Package fencedwrite is lab 5.2: a write to etcd that only lands while the
 // writer still holds its lock, checked by etcd in the same transaction.
 //
 // Edit this file until `go test ./labs/06_fenced_write/` passes. README.md

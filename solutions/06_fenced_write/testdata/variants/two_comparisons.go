@@ -1,6 +1,6 @@
 // Style: cli.Do with clientv3.OpTxn and two comparisons (the lock exists, and was created at the token) instead of a Go-side check of token 0.
 
-// Package fencedwrite is lab 06: a write to etcd that only lands while the
+// Package fencedwrite is lab 5.2: a write to etcd that only lands while the
 // writer still holds its lock, checked by etcd in the same transaction.
 package fencedwrite
 

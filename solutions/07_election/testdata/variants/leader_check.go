@@ -1,6 +1,6 @@
 // Style: SafeCampaign confirms the win with e.Leader(): the oldest key under the prefix must be our own key, created at e.Rev().
 
-// Package election is lab 07: a leader loop on etcd's concurrency.Election
+// Package election is lab 7.2: a leader loop on etcd's concurrency.Election
 // that stops its work the moment its session is lost, steps down cleanly,
 // campaigns again, and never believes a Campaign whose key is gone.
 //

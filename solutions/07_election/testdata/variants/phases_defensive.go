@@ -1,6 +1,6 @@
 // Style: a term split into small methods, the key checked for both its revision and its lease, a context whose cause says why the term ended, fixed backoff with jitter, and an argument check on the TTL.
 
-// Package election is lab 07: a leader loop on etcd's concurrency.Election
+// Package election is lab 7.2: a leader loop on etcd's concurrency.Election
 // that stops its work the moment its session is lost, steps down cleanly,
 // campaigns again, and never believes a Campaign whose key is gone.
 package election

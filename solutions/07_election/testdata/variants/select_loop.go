@@ -1,6 +1,6 @@
 // Style: one loop with exponential backoff (10 ms doubling to 1 s), the win checked by a comparison-only transaction, Work run in a goroutine and awaited, and Session.Close to step down.
 
-// Package election is lab 07: a leader loop on etcd's concurrency.Election
+// Package election is lab 7.2: a leader loop on etcd's concurrency.Election
 // that stops its work the moment its session is lost, steps down cleanly,
 // campaigns again, and never believes a Campaign whose key is gone.
 package election

@@ -1,6 +1,6 @@
 // Style: each look is one read-only transaction with two reads (our own key, and the newest key created before it), and Enqueue is a Do with an OpTxn.
 
-// Package herd is lab 08: a fair lock queue on etcd in which each waiter
+// Package herd is lab 7.3: a fair lock queue on etcd in which each waiter
 // watches only the key just ahead of its own, so a release wakes one
 // waiter instead of all of them.
 //

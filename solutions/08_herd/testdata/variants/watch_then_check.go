@@ -1,6 +1,6 @@
 // Style: reads with Do(OpGet); the watch on the predecessor starts first (from now, confirmed by WithCreatedNotify) and a read after it checks that the predecessor is still there.
 
-// Package herd is lab 08: a fair lock queue on etcd in which each waiter
+// Package herd is lab 7.3: a fair lock queue on etcd in which each waiter
 // watches only the key just ahead of its own, so a release wakes one
 // waiter instead of all of them.
 //

@@ -1,6 +1,6 @@
 // Style: every request goes through Do: the read is an OpGet, each release an OpTxn, and each claim a transaction nested in an outer one, comparing Version and reading the holder back in its Else branch.
 
-// Package shards is lab 09: workers that share M shards through one lease
+// Package shards is lab 9.1: workers that share M shards through one lease
 // key per shard, keep ownership balanced, take over a dead worker's shards,
 // and commit stream offsets fenced by the shard's token.
 //

@@ -1,6 +1,6 @@
 // Style: each rebalance reads with one read-only transaction (members and shards as two ranges) and sends all its releases and claims in one transaction, each a transaction nested in it.
 
-// Package shards is lab 09: workers that share M shards through one lease
+// Package shards is lab 9.1: workers that share M shards through one lease
 // key per shard, keep ownership balanced, take over a dead worker's shards,
 // and commit stream offsets fenced by the shard's token.
 //
