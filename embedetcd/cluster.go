@@ -291,6 +291,35 @@ func (cl *Cluster) MoveLeader(ctx context.Context, to int) error {
 	return nil
 }
 
+// CutLink drops every raft message between members i and j, both ways,
+// as a failed link between two machines would, while each still reaches
+// the others and its clients. It uses etcd's own peer transport
+// (rafthttp's CutPeer), because a proxy in front of a member's peer port
+// could not do it: a member receives its peers' messages over
+// connections it dials itself. MendLink ends it.
+func (cl *Cluster) CutLink(i, j int) error { return cl.link(i, j, true) }
+
+// MendLink lets messages between members i and j through again.
+func (cl *Cluster) MendLink(i, j int) error { return cl.link(i, j, false) }
+
+func (cl *Cluster) link(i, j int, cut bool) error {
+	if i < 0 || j < 0 || i >= len(cl.members) || j >= len(cl.members) || i == j {
+		return fmt.Errorf("link %d-%d: no such pair of members", i, j)
+	}
+	a, b := cl.members[i].server(), cl.members[j].server()
+	if a == nil || b == nil {
+		return fmt.Errorf("link %s-%s: member not running", cl.members[i].Name, cl.members[j].Name)
+	}
+	if cut {
+		a.Server.CutPeer(b.Server.MemberID())
+		b.Server.CutPeer(a.Server.MemberID())
+	} else {
+		a.Server.MendPeer(b.Server.MemberID())
+		b.Server.MendPeer(a.Server.MemberID())
+	}
+	return nil
+}
+
 // Close stops every member and removes their data.
 // clusterCloseWait bounds the listeners' shutdown in Cluster.Close, after
 // every member's raft and storage have stopped.

@@ -75,3 +75,43 @@ func TestClusterMoveLeader(t *testing.T) {
 		func() bool { now, err = cl.Leader(); return err == nil && now == to },
 		func() string { return fmt.Sprintf("leader is %d (err %v)", now, err) })
 }
+
+// TestClusterCutLinkWithoutPreVote: with Pre-Vote off, a follower cut
+// off from the leader loses it and campaigns with a higher term, and once
+// the link is mended that term deposes the leader, as raft's comments on
+// checkQuorum say: the cluster moves to a new term. (A member's Term is
+// the term of the entries it applied, so the candidate's own raised term
+// does not show; the new leader's does.)
+func TestClusterCutLinkWithoutPreVote(t *testing.T) {
+	cl, err := StartCluster(context.Background(), 3, WithPreVote(false), WithTicks(Ticks{TickMs: 25, ElectionMs: 250}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	lead, err := cl.Leader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := (lead + 1) % 3
+	ms := cl.Members()
+	if ms[f].server().Server.Cfg.PreVote {
+		t.Fatal("WithPreVote(false) left Pre-Vote on")
+	}
+	term := func(i int) uint64 { return ms[i].server().Server.Term() }
+	before := term(lead)
+	if err := cl.CutLink(f, lead); err != nil {
+		t.Fatal(err)
+	}
+	lost := func() bool { return ms[f].server().Server.Lead() == 0 }
+	testwait.Until(t, 10*time.Second, "the cut-off follower to lose its leader", lost,
+		func() string { return fmt.Sprintf("follower follows %x", ms[f].server().Server.Lead()) })
+	if err := cl.MendLink(f, lead); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 10*time.Second, "the old leader to move to a higher term",
+		func() bool { return term(lead) > before },
+		func() string { return fmt.Sprintf("leader term %d, was %d", term(lead), before) })
+	if err := cl.CutLink(f, f); err == nil {
+		t.Error("a link from a member to itself was cut")
+	}
+}

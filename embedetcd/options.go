@@ -65,6 +65,7 @@ type config struct {
 	tls          *ServerTLS
 	quota        int64         // backend quota in bytes; 0 is etcd's default (2 GiB)
 	compaction   time.Duration // periodic auto-compaction retention; 0 is none
+	preVote      *bool         // raft Pre-Vote; nil is etcd's default (on)
 }
 
 func newConfig(opts []Option) *config {
@@ -78,6 +79,12 @@ func newConfig(opts []Option) *config {
 	}
 	return c
 }
+
+// WithPreVote turns raft's Pre-Vote on or off (etcd's --pre-vote, on by
+// default since v3.5): with it, a member that lost its leader first asks
+// whether it could win before it raises its term, so a member cut off
+// from the leader cannot depose it when the link comes back.
+func WithPreVote(on bool) Option { return func(c *config) { c.preVote = &on } }
 
 // WithTicks sets the raft tick and election timeouts.
 func WithTicks(t Ticks) Option { return func(c *config) { c.ticks = &t } }

@@ -80,6 +80,9 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
 	// under -race.
 	ec.BcryptCost = uint(bcrypt.MinCost)
 	ec.QuotaBackendBytes = s.cfg.quota
+	if s.cfg.preVote != nil {
+		ec.PreVote = *s.cfg.preVote
+	}
 	if s.cfg.compaction > 0 {
 		ec.AutoCompactionMode = "periodic"
 		ec.AutoCompactionRetention = s.cfg.compaction.String()
