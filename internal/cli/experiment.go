@@ -85,6 +85,9 @@ func needsWhy(sc *experiment.Scenario) string {
 	if sc.NeedsCluster {
 		return "this experiment stops etcd members or moves the raft leader, which only the playground's in-process 3-member cluster allows"
 	}
+	if sc.OwnClusters {
+		return "this experiment starts in-process etcd clusters of its own, with raft settings of their own"
+	}
 	return "this experiment turns on etcd authentication, which the playground only does to its own in-process etcd"
 }
 

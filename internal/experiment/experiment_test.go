@@ -158,7 +158,9 @@ func TestScenarios(t *testing.T) {
 // that says so does write to it.
 func checkResourceFlag(t *testing.T, sc *Scenario, events []Event) {
 	t.Helper()
-	wrote := slices.ContainsFunc(events, func(e Event) bool { return e.Kind == WriteAccepted || e.Kind == WriteRejected })
+	wrote := slices.ContainsFunc(events, func(e Event) bool {
+		return (e.Kind == WriteAccepted || e.Kind == WriteRejected) && e.Facts != nil && e.Facts.Op == "write"
+	})
 	if wrote != sc.Resource {
 		t.Errorf("%s: Resource is %v but its replicas wrote to the resource: %v", sc.Name, sc.Resource, wrote)
 	}

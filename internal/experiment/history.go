@@ -142,6 +142,11 @@ type Facts struct {
 	// the resource had accepted before it.
 	Token   int64 `json:"token,omitempty"`
 	Highest int64 `json:"highest,omitempty"`
+	// RaftTerm and Leader are an etcd member's answer to Status (Op
+	// "status"): the raft term of the entries it has applied, and the
+	// member it follows as leader ("" when it knows none).
+	RaftTerm uint64 `json:"raft_term,omitempty"`
+	Leader   string `json:"leader,omitempty"`
 	// Err is the error the call ended with ("" if none).
 	Err string `json:"err,omitempty"`
 }

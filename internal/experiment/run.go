@@ -23,7 +23,7 @@ var (
 	ErrUnknown = errors.New("experiment: no such experiment")
 	// ErrNeedsCluster: the scenario stops etcd members or changes the raft
 	// leader, which only the in-process cluster allows.
-	ErrNeedsCluster = errors.New("experiment: needs the in-process etcd cluster (it stops members or moves the raft leader), not an external one")
+	ErrNeedsCluster = errors.New("experiment: needs the in-process etcd cluster (it stops members, cuts their links or moves the raft leader), not an external one")
 	// ErrNeedsInProcess: the scenario reconfigures etcd itself (auth), which
 	// the playground will not do to an external cluster.
 	ErrNeedsInProcess = errors.New("experiment: needs the in-process etcd (it turns on authentication), not an external one")
@@ -191,7 +191,7 @@ func (run *Run) connect(ctx context.Context, env Env) error {
 			run.cleanup = append(run.cleanup, func() { c.Close() })
 		}
 		run.cluster, run.etcd = cl, cl
-	case run.Scenario.NeedsOwnServer || env.Etcd == nil:
+	case run.Scenario.NeedsOwnServer || run.Scenario.OwnClusters || env.Etcd == nil:
 		s, err := embedetcd.Start(ctx)
 		if err != nil {
 			return fmt.Errorf("start the in-process etcd: %w", err)

@@ -21,6 +21,12 @@ type Scenario struct {
 	// NeedsCluster: it stops etcd members or moves the raft leader, so it
 	// runs only on the in-process 3-member cluster.
 	NeedsCluster bool
+	// OwnClusters: it starts the in-process clusters it runs on itself,
+	// with raft settings of their own (Pre-Vote), so the run neither uses
+	// Env's etcd nor starts the usual cluster: its observer gets a
+	// private server, and an external cluster is refused as for
+	// NeedsCluster.
+	OwnClusters bool
 	// NeedsOwnServer: it reconfigures etcd (auth), so it always starts a
 	// private in-process server...
 	NeedsOwnServer bool
@@ -60,6 +66,9 @@ var scenarios = []*Scenario{
 	thunderingHerdScenario,            // thundering_herd.go
 	shardOwnershipScenario,            // shard_ownership.go
 	leastPrivilegeScenario,            // least_privilege.go
+	partitionedPrimaryScenario,        // partitioned_primary.go
+	flappingLinkScenario,              // flapping_link.go
+	zombieControllerScenario,          // zombie_controller.go
 }
 
 // MaxTTL is the longest lease TTL an experiment accepts: scripts wait for
@@ -149,7 +158,7 @@ func runs(choice *bool, v bool) bool { return choice == nil || *choice == v }
 // as themself and the scenario has a RunAsLearner version.
 func (s *Scenario) SharedCluster(a access.Settings) error {
 	switch {
-	case s.NeedsCluster:
+	case s.NeedsCluster || s.OwnClusters:
 		return ErrNeedsCluster
 	case s.NeedsOwnServer && (s.RunAsLearner == nil || a.User == ""):
 		return ErrNeedsInProcess

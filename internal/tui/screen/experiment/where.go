@@ -29,6 +29,8 @@ func runsOn(sc *experiment.Scenario, etcd embedetcd.Etcd) string {
 		return "the shared etcd at " + strings.Join(etcd.Endpoints(), ",")
 	case sc.NeedsCluster:
 		return "an in-process 3-member etcd cluster started for this run"
+	case sc.OwnClusters:
+		return "in-process 3-member etcd clusters of its own, started by the run"
 	case sc.NeedsOwnServer || etcd == nil:
 		return "an in-process etcd started for this run"
 	}

@@ -1,0 +1,338 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// zombieControllerScenario is the scenario zombie-controller, the replay
+// of KAFKA-6082 (lesson 12): a replaced controller's queued write.
+var zombieControllerScenario = &Scenario{
+	Name:    "zombie-controller",
+	Title:   "KAFKA-6082: a replaced controller's queued write",
+	Summary: "Two controllers campaign; the winner keeps the partition leaders in etcd. It is paused with a decision waiting in its event queue, the other is elected and decides otherwise, then the first wakes and sends what it had queued: once as a plain Put, once as a Txn that compares its controller key's CreateRevision.",
+	Faults:  "pause the controller past its TTL with a write queued",
+	// The writes go to etcd's own keys, not to the protected resource.
+	DefaultReplicas: 2, MinReplicas: 2, MaxReplicas: 2,
+	DefaultTTL: 1,
+	Run:        runZombieController,
+	Predict:    zombieQuestion,
+	Shows: []Property{
+		{Part: zombiePart(false), Check: zombieOverwrote},
+		{Part: zombiePart(true), Check: zombieRefused},
+	},
+}
+
+// zombieKey is the state key the controllers write: partition p0's leader.
+const zombieKey = "state/p0"
+
+func zombiePart(guarded bool) string {
+	if guarded {
+		return "guarded txn"
+	}
+	return "plain put"
+}
+
+// controller is a replica's controller loop and its event queue, which
+// the script fills: each entry is a broker the controller will name as
+// p0's leader.
+type controller struct {
+	r       *Replica
+	queue   chan string
+	guarded bool
+}
+
+func runZombieController(ctx context.Context, run *Run) (Verdict, error) {
+	for i, guarded := range []bool{false, true} {
+		if err := zombieVariant(ctx, run, guarded, i); err != nil {
+			return Verdict{}, err
+		}
+	}
+	return Verdict{}, nil
+}
+
+func zombieVariant(ctx context.Context, run *Run, guarded bool, round int) error {
+	run.Part(zombiePart(guarded))
+	run.resetMonitor()
+	prefix := fmt.Sprintf("controller-%d/", round)
+	write := "a plain Put"
+	if guarded {
+		write = "a Txn comparing its controller key's CreateRevision"
+	}
+	first, second := fmt.Sprintf("c%d", 2*round+1), fmt.Sprintf("c%d", 2*round+2)
+	if err := run.Phase(ctx, fmt.Sprintf("%s: %s and %s campaign for controller; the winner writes %s with %s", zombiePart(guarded), first, second, zombieKey, write)); err != nil {
+		return err
+	}
+	c1, c2, err := startControllers(ctx, run, prefix, guarded, first, second)
+	if err != nil {
+		return err
+	}
+	old := c1.r.State().Token
+	if err := run.Phase(ctx, fmt.Sprintf("pause %s (token %d) past its TTL; broker b1 fails and %s's queue gets: make b2 p0's leader", c1.r.Name, old, c1.r.Name)); err != nil {
+		return err
+	}
+	if err := takeOver(ctx, run, c1, c2); err != nil {
+		return err
+	}
+	if err := run.Phase(ctx, fmt.Sprintf("wake %s: it sends its queued write with token %d", c1.r.Name, old)); err != nil {
+		return err
+	}
+	woke := run.elapsed()
+	c1.r.resume(ByScript)
+	if !waitFor(ctx, 3*time.Second, func() bool { return wroteSince(run, c1.r.Name, woke) }) {
+		return fmt.Errorf("%s never sent its queued write", c1.r.Name)
+	}
+	if err := noteState(ctx, run); err != nil {
+		return err
+	}
+	run.Announce(zombiePart(guarded) + " is over: the controllers retire")
+	c1.r.retire()
+	c2.r.retire()
+	return nil
+}
+
+// startControllers starts c1, waits until it is controller and has
+// written p0's first leader, then starts c2 behind it.
+func startControllers(ctx context.Context, run *Run, prefix string, guarded bool, names ...string) (*controller, *controller, error) {
+	var cs [2]*controller
+	for i := range cs {
+		r, err := run.newReplica(names[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		cs[i] = &controller{r: r, queue: make(chan string, 4), guarded: guarded}
+	}
+	c1, c2 := cs[0], cs[1]
+	c1.queue <- "b1"
+	if err := c1.r.Start(c1.loop(prefix)); err != nil {
+		return nil, nil, err
+	}
+	if !waitFor(ctx, 5*time.Second, func() bool { return wroteSince(run, c1.r.Name, 0) }) {
+		return nil, nil, fmt.Errorf("%s never became controller and wrote %s", c1.r.Name, zombieKey)
+	}
+	if err := c2.r.Start(c2.loop(prefix)); err != nil {
+		return nil, nil, err
+	}
+	if !waitQueue(ctx, run, prefix, 2) {
+		return nil, nil, errors.New("the controllers never both joined the election")
+	}
+	return c1, c2, nil
+}
+
+// takeOver pauses c1 with a decision queued, waits for c2 to become
+// controller, and has c2 write its own decision.
+func takeOver(ctx context.Context, run *Run, c1, c2 *controller) error {
+	if err := run.awaitAny(ctx, []*Replica{c2.r}, "take over from the paused controller"); err != nil {
+		return err
+	}
+	c1.r.pause(ByScript)
+	c1.queue <- "b2"
+	c1.r.Emit(Event{Kind: Note, Text: "its event queue holds: make b2 p0's leader (it cannot act on it while paused)"})
+	if !waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool { return c2.r.State().Role == RoleOwner }) {
+		return fmt.Errorf("%s never became controller", c2.r.Name)
+	}
+	since := run.elapsed()
+	c2.queue <- "b3"
+	if !waitFor(ctx, 3*time.Second, func() bool { return wroteSince(run, c2.r.Name, since) }) {
+		return fmt.Errorf("%s never wrote %s", c2.r.Name, zombieKey)
+	}
+	return nil
+}
+
+// wroteSince reports whether the replica's write to the state key was
+// answered (accepted or refused) after since.
+func wroteSince(run *Run, name string, since time.Duration) bool {
+	for _, e := range run.Events(0) {
+		if e.Replica == name && e.At >= since && (e.Kind == WriteAccepted || e.Kind == WriteRejected) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteState reads the state key and says what etcd holds.
+func noteState(ctx context.Context, run *Run) error {
+	g, err := run.Admin().Get(ctx, zombieKey)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", zombieKey, err)
+	}
+	if len(g.Kvs) == 0 {
+		run.Note("etcd holds no %s (revision %d)", zombieKey, g.Header.Revision)
+		return nil
+	}
+	kv := storeKey(g.Kvs[0])
+	run.Emit(Event{Kind: Note, Text: fmt.Sprintf("etcd's %s now holds %q (written at revision %d)", zombieKey, kv.Value, kv.ModRevision),
+		Facts: &Facts{Op: "get", Key: zombieKey, Revision: g.Header.Revision, Succeeded: true, Held: &kv}})
+	return nil
+}
+
+// loop is the controller: take a lease renewed every TTL/3, campaign,
+// and once controller write each decision of its queue to the state key.
+// It never looks at its lease before a write, as the controller of
+// KAFKA-6082 did not: a decision taken off the queue while paused goes
+// out as soon as it wakes.
+func (c *controller) loop(prefix string) Body {
+	return func(ctx context.Context, r *Replica) error {
+		r.setRole(RoleCandidate, 0)
+		l, err := r.Grant(ctx, r.run.TTL(), true)
+		if err != nil {
+			return err
+		}
+		tok, f, err := campaignFacts(ctx, r, l, prefix, r.Name, nil)
+		if err != nil {
+			return err
+		}
+		r.setRole(RoleOwner, tok)
+		r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Facts: f,
+			Text: fmt.Sprintf("became controller with token %d: its key %s is the oldest in line (revision %d)", tok, f.Key, f.Revision)})
+		for {
+			select {
+			case broker := <-c.queue:
+				if err := r.checkpoint(ctx); err != nil {
+					return nil
+				}
+				if !c.write(ctx, f.Key, tok, broker) {
+					r.Emit(Event{Kind: SteppedDown, Token: tok, Text: "etcd refused its write: it resigns as controller"})
+					r.setRole(RoleSteppedDown, 0)
+					return nil
+				}
+			case <-l.Lost():
+				r.Emit(Event{Kind: Lost, Token: tok, Text: "lease gone: no longer controller"})
+				r.setRole(RoleSteppedDown, 0)
+				return nil
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+}
+
+// write sends one decision, plain or guarded, and records etcd's answer;
+// it reports whether etcd applied it.
+func (c *controller) write(ctx context.Context, key string, tok int64, broker string) bool {
+	r := c.r
+	cli := r.Client()
+	if cli == nil {
+		return false
+	}
+	value := fmt.Sprintf("%s (set by %s)", broker, r.Name)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if !c.guarded {
+		resp, err := cli.Put(wctx, zombieKey, value)
+		if err != nil {
+			r.Emit(Event{Kind: Note, Text: "put " + zombieKey + " failed: " + err.Error()})
+			return true
+		}
+		rev := resp.Header.Revision
+		r.Emit(Event{Kind: WriteAccepted, Token: tok, Text: fmt.Sprintf("put %s = %q with token %d accepted at revision %d (a plain Put compares nothing)", zombieKey, value, tok, rev),
+			Facts: &Facts{Op: "put", Key: zombieKey, Revision: rev, Succeeded: true, Token: tok}})
+		return true
+	}
+	cmp := clientv3.Compare(clientv3.CreateRevision(key), "=", tok)
+	resp, err := cli.Txn(wctx).If(cmp).Then(clientv3.OpPut(zombieKey, value)).Else(clientv3.OpGet(key), clientv3.OpGet(zombieKey)).Commit()
+	if err != nil {
+		r.Emit(Event{Kind: Note, Text: "txn on " + zombieKey + " failed: " + err.Error()})
+		return true
+	}
+	facts := &Facts{Op: "txn", Key: zombieKey, If: fmt.Sprintf("create_revision(%s) = %d", key, tok), Revision: resp.Header.Revision, Succeeded: resp.Succeeded, Token: tok}
+	if resp.Succeeded {
+		r.Emit(Event{Kind: WriteAccepted, Token: tok, Facts: facts,
+			Text: fmt.Sprintf("txn put %s = %q if %s: accepted at revision %d", zombieKey, value, facts.If, resp.Header.Revision)})
+		return true
+	}
+	r.Emit(Event{Kind: WriteRejected, Token: tok, Facts: facts, Text: refusedText(resp, facts, value)})
+	return false
+}
+
+// refusedText says why etcd refused a guarded write, from its Else reads.
+func refusedText(resp *clientv3.TxnResponse, f *Facts, value string) string {
+	mine, state := resp.Responses[0].GetResponseRange(), resp.Responses[1].GetResponseRange()
+	why := "its controller key is gone (create_revision 0)"
+	if len(mine.Kvs) > 0 {
+		why = fmt.Sprintf("its controller key has create_revision %d", mine.Kvs[0].CreateRevision)
+	}
+	held := "nothing"
+	if len(state.Kvs) > 0 {
+		kv := storeKey(state.Kvs[0])
+		f.Held = &kv
+		held = fmt.Sprintf("%q", kv.Value)
+	}
+	return fmt.Sprintf("txn put %s = %q if %s: rejected, %s; %s still holds %s", zombieKey, value, f.If, why, zombieKey, held)
+}
+
+// finalState is the last value etcd's watch saw written to the state key
+// in f, and whether it saw one.
+func finalState(f *Findings) (string, bool) {
+	e, ok := f.lastEvent(func(e Event) bool {
+		return e.Kind == KeyChanged && e.Facts != nil && e.Facts.Key == zombieKey && e.Facts.Op == "put" && e.Facts.Held != nil
+	})
+	if !ok {
+		return "", false
+	}
+	return e.Facts.Held.Value, true
+}
+
+// zombieOverwrote: a plain Put lets the old controller's queued write
+// land over the new controller's.
+func zombieOverwrote(f *Findings) (bool, string) {
+	final, _ := finalState(f)
+	for _, w := range f.Stale {
+		if w.Accepted {
+			return true, fmt.Sprintf("with a plain Put etcd took %s's queued write with token %d after token %d was issued: %s ended as %q, the replaced controller's decision", w.Replica, w.Token, w.Issued, zombieKey, final)
+		}
+	}
+	if len(f.Stale) > 0 {
+		return false, fmt.Sprintf("with a plain Put etcd still refused %s's write with token %d", f.Stale[0].Replica, f.Stale[0].Token)
+	}
+	return false, "with a plain Put no write from a replaced controller reached etcd: " + zombieStory(f)
+}
+
+// zombieRefused: the guarded Txn keeps it out.
+func zombieRefused(f *Findings) (bool, string) {
+	final, _ := finalState(f)
+	var refused *StaleWrite
+	for i, w := range f.Stale {
+		if w.Accepted {
+			return false, fmt.Sprintf("with the guarded Txn etcd still took %s's write with token %d after token %d: %s ended as %q", w.Replica, w.Token, w.Issued, zombieKey, final)
+		}
+		if refused == nil {
+			refused = &f.Stale[i]
+		}
+	}
+	if refused == nil {
+		return false, "with the guarded Txn no write from a replaced controller reached etcd: " + zombieStory(f)
+	}
+	return true, fmt.Sprintf("with the guarded Txn etcd refused %s's write with token %d (the compare on its key failed once token %d was issued), and %s kept %q", refused.Replica, refused.Token, refused.Issued, zombieKey, final)
+}
+
+var zombieQuestion = &Question{
+	Prompt: "The paused controller wakes and sends the write it had queued. Across the two parts, in which does the new controller's decision survive in etcd?",
+	Options: []Option{
+		{"Only where the write is a Txn comparing the old controller's key", zombieSurvives(false, true)},
+		{"In both: etcd drops writes from a client whose lease has expired", zombieSurvives(true, true)},
+		{"In neither: the old controller's write lands both times", zombieSurvives(false, false)},
+	},
+}
+
+// zombieSurvives: the new controller's decision is what etcd's state key
+// held at the end of the plain part (plain) and of the guarded one.
+func zombieSurvives(plain, guarded bool) func(h *History) bool {
+	return func(h *History) bool {
+		p, g := Find(h, zombiePart(false)), Find(h, zombiePart(true))
+		return p != nil && g != nil && newControllerKept(p) == plain && newControllerKept(g) == guarded
+	}
+}
+
+// newControllerKept: the state key's last value was written by the last
+// replica to become controller in f.
+func newControllerKept(f *Findings) bool {
+	last, ok := f.lastEvent(kindIs(Acquired, ""))
+	final, seen := finalState(f)
+	return ok && seen && strings.HasSuffix(final, "(set by "+last.Replica+")")
+}
