@@ -135,7 +135,18 @@ func launchEmbed(ctx context.Context, ec *embed.Config, deadline time.Time) (*em
 	case r := <-started:
 		return r.e, r.err
 	case <-ctx.Done():
-		go closeWhenStarted(started)
+		// The caller removes the data dir next, and etcd exits the whole
+		// process when its dir goes under it: let the start end (until
+		// the deadline) and stop what it started first.
+		select {
+		case r := <-started:
+			if r.e != nil {
+				r.e.Server.HardStop()
+				r.e.Close()
+			}
+		case <-timer.C:
+			go closeWhenStarted(started)
+		}
 		return nil, ctx.Err()
 	case <-timer.C:
 		go closeWhenStarted(started)

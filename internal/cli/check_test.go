@@ -79,8 +79,8 @@ func TestKnownExperiments(t *testing.T) {
 		}
 		seen[n] = true
 	}
-	if len(names) != 11 {
-		t.Errorf("%d experiment names, the course has 11", len(names))
+	if len(names) != 14 {
+		t.Errorf("%d experiment names, the course has 14", len(names))
 	}
 }
 
