@@ -75,8 +75,9 @@ func startCluster(ctx context.Context, c *config, n int) (*Cluster, error) {
 		return nil, fmt.Errorf("start etcd cluster: %w", err)
 	}
 	var initial []string
+	used := map[string]bool{}
 	for i := range n {
-		m, err := cl.newMember(i)
+		m, err := cl.newMember(i, used)
 		if err != nil {
 			cl.Close()
 			return nil, fmt.Errorf("start etcd cluster: %w", err)
@@ -115,21 +116,30 @@ func startCluster(ctx context.Context, c *config, n int) (*Cluster, error) {
 	return cl, nil
 }
 
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// freeAddr picks a free loopback port that is not in used, and adds it:
+// a port closed again can be handed out again at once, and two members
+// on one port make the initial cluster invalid ("has duplicate url").
+func freeAddr(used map[string]bool) (string, error) {
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		if !used[addr] {
+			used[addr] = true
+			return addr, nil
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
 
-func (cl *Cluster) newMember(i int) (*Member, error) {
-	peer, err := freeAddr()
+func (cl *Cluster) newMember(i int, used map[string]bool) (*Member, error) {
+	peer, err := freeAddr(used)
 	if err != nil {
 		return nil, err
 	}
-	client, err := freeAddr()
+	client, err := freeAddr(used)
 	if err != nil {
 		return nil, err
 	}

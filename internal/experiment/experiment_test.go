@@ -110,8 +110,8 @@ func TestScenarios(t *testing.T) {
 	groups := map[string][]*Scenario{}
 	for _, sc := range Scenarios() {
 		g := "server"
-		if sc.NeedsCluster {
-			g = "cluster"
+		if sc.NeedsCluster || sc.OwnClusters {
+			g = "cluster" // beside the server's: few, and long
 		}
 		groups[g] = append(groups[g], sc)
 	}
