@@ -141,13 +141,38 @@ func liveBelief(r experiment.ReplicaState) belief {
 		leased: r.LeaseTTL > 0, ttl: r.LeaseTTL, clock: r.ClockRate}
 }
 
+// historyRole is r with the role and token the history gives it in
+// state b: what a label and a card call a replica comes from one rule,
+// the timeline's (its own events, and a key of its that etcd holds in a
+// line), live or scrubbed. The run's report keeps what the history has
+// not said yet: a replica with no event so far, and one being crashed
+// or retired.
+func historyRole(r experiment.ReplicaState, b belief) experiment.ReplicaState {
+	if !b.seen || r.Crashed || r.Role == experiment.RoleRetired || r.Role == experiment.RoleCrashed {
+		return r
+	}
+	r.Role, r.Token = roleOf(b), b.token
+	return r
+}
+
+// laneOf is the lane of the replica named name, -1 if none.
+func (tl timeline) laneOf(name string) int {
+	for l, n := range tl.lanes {
+		if n == name {
+			return l
+		}
+	}
+	return -1
+}
+
 // beliefAt is replica lane l's state at item cur, and the lease time it
-// believes it has: the run's own report when live.
+// believes it has: the run's own report when live, with its role by the
+// history (historyRole).
 func (m Model) beliefAt(tl timeline, l, cur int) (belief, time.Duration) {
 	if m.isLive() {
 		for _, r := range append(m.snap.all, m.snap.replicas...) {
 			if r.Name == tl.lanes[l] {
-				return liveBelief(r), r.LeaseLeft
+				return liveBelief(historyRole(r, tl.states[cur][l])), r.LeaseLeft
 			}
 		}
 	}
@@ -227,8 +252,18 @@ func (m Model) selected() string {
 func (m Model) cardStates() []experiment.ReplicaState {
 	tl := m.timeline()
 	cur := m.cursorOf(tl)
-	if m.isLive() || cur < 0 {
+	if cur < 0 {
 		return m.snap.replicas
+	}
+	if m.isLive() {
+		out := make([]experiment.ReplicaState, len(m.snap.replicas))
+		for i, r := range m.snap.replicas {
+			out[i] = r
+			if l := tl.laneOf(r.Name); l >= 0 {
+				out[i] = historyRole(r, tl.states[cur][l])
+			}
+		}
+		return out
 	}
 	var out []experiment.ReplicaState
 	for l, name := range tl.lanes {

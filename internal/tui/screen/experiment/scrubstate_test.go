@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,43 @@ func TestTempoRestored(t *testing.T) {
 		if m := New(ctx, o); m.tempo != defaultTempo {
 			t.Errorf("%+v: tempo %v, want the default", o, m.tempo)
 		}
+	}
+}
+
+// TestRoleLiveAsScrubbed: a waiter whose key queues in the lock's line
+// (thundering-herd's predecessor way) reads the same live and scrubbed,
+// on its lane's label and on its card, though the run's own report calls
+// it a follower: the role comes from the history either way.
+func TestRoleLiveAsScrubbed(t *testing.T) {
+	m := newModel(t, "thundering-herd", false, 120, 40)
+	queued := func(at time.Duration, name string, rev, lease int64) experiment.Event {
+		k := experiment.StoreKey{Key: fmt.Sprintf("herd-queue/%016x", lease), Value: name, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: lease}
+		return experiment.Event{At: at, Kind: experiment.KeyChanged, Text: "etcd: " + k.Key + " = " + name,
+			Facts: &experiment.Facts{Op: "put", Key: k.Key, Revision: rev, Succeeded: true, Lease: lease, Held: &k}}
+	}
+	ms := time.Millisecond
+	m.phase, m.started, m.live = phaseRunning, clock.Add(-time.Second), true
+	m.snap = snapshot{
+		replicas: []experiment.ReplicaState{
+			{Name: "q1", Role: experiment.RoleOwner, Token: 5, LeaseTTL: 2, LeaseLeft: time.Second},
+			{Name: "q2", Role: experiment.RoleFollower, LeaseTTL: 2, LeaseLeft: time.Second},
+		},
+		events: []experiment.Event{
+			{At: 10 * ms, Kind: experiment.LeaseGranted, Replica: "q1", TTL: 2},
+			queued(20*ms, "q1", 5, 0x11),
+			{At: 30 * ms, Kind: experiment.Acquired, Replica: "q1", Token: 5, Text: "got the lock"},
+			{At: 40 * ms, Kind: experiment.LeaseGranted, Replica: "q2", TTL: 2},
+			queued(50*ms, "q2", 6, 0x12),
+		},
+	}
+	m.snap.all = m.snap.replicas
+	live := view(m)
+	if n := strings.Count(live, "q2 candidate"); n < 2 || strings.Contains(live, "q2 follower") {
+		t.Fatalf("live: %d times 'q2 candidate' (want its label and its card):\n%s", n, live)
+	}
+	m.live, m.cursor = false, len(m.timeline().items)-1
+	scrubbed := view(m)
+	if strings.Count(scrubbed, "q2 candidate") != strings.Count(live, "q2 candidate") || strings.Contains(scrubbed, "q2 follower") {
+		t.Errorf("scrubbed to the same instant, q2 reads otherwise:\n%s", scrubbed)
 	}
 }
