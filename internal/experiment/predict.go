@@ -138,16 +138,53 @@ var renewalQuestion = &Question{
 }
 
 var fencingQuestion = &Question{
-	Prompt: "Fencing off: once the old owner has woken and acted, whose value does the resource end up holding?",
+	Prompt: "Once the old owner has woken and acted, whose value does the resource end up holding, with fencing off and with fencing on?",
 	Options: []Option{
-		{"The old owner's, written with its old token", inPart(fencingPart(false), func(f *Findings) bool {
-			return len(f.Stale) > 0 && f.Stale[0].Accepted
-		})},
-		{"The new owner's: the old owner's write is refused", inPart(fencingPart(false), func(f *Findings) bool {
-			return len(f.Stale) > 0 && !f.Stale[0].Accepted
-		})},
-		{"The new owner's: the old owner stops before it writes", inPart(fencingPart(false), func(f *Findings) bool { return len(f.Stale) == 0 })},
+		{"Off: the old owner's (its write is taken); on: the new owner's (refused)", lateWrites(lateTaken, lateRefused)},
+		{"The new owner's both times: even with fencing off it is refused", lateWrites(lateRefused, lateRefused)},
+		{"The old owner's both times: its old token does not stop it", lateWrites(lateTaken, lateTaken)},
+		{"The new owner's both times: the old owner stops before it writes", lateWrites(lateNone, lateNone)},
 	},
+}
+
+// lateWrite is what became of the old owner's first write with a stale
+// token in a fencing part.
+type lateWrite int
+
+const (
+	lateTaken   lateWrite = iota // the resource took it
+	lateRefused                  // the resource refused it
+	lateNone                     // it sent none
+)
+
+func lateWriteIn(f *Findings) lateWrite {
+	switch {
+	case len(f.Stale) == 0:
+		return lateNone
+	case f.Stale[0].Accepted:
+		return lateTaken
+	}
+	return lateRefused
+}
+
+// lateWrites: the late write came to off in the part without fencing and
+// to on in the part with it, in each of those parts the run had (a run of
+// one variant is judged on that one).
+func lateWrites(off, on lateWrite) func(h *History) bool {
+	return func(h *History) bool {
+		ran := false
+		for fencing, want := range map[bool]lateWrite{false: off, true: on} {
+			f := Find(h, fencingPart(fencing))
+			if f == nil {
+				continue
+			}
+			if lateWriteIn(f) != want {
+				return false
+			}
+			ran = true
+		}
+		return ran
+	}
 }
 
 var failoverQuestion = &Question{

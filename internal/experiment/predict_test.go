@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,4 +87,41 @@ func checkPrediction(t *testing.T, sc *Scenario, h *History) {
 		}
 	}
 	t.Errorf("%s: the run bore out none of the prediction's options", sc.Name)
+}
+
+// TestFencingJudgedPerPart: the fencing prediction is judged on each part
+// the run had, so a run of one variant bears out the answers that say
+// what that variant did, and a run of both only the one right for both.
+func TestFencingJudgedPerPart(t *testing.T) {
+	part := func(on, taken bool) []Event {
+		z, n := "a1", "a3"
+		if on {
+			z, n = "b1", "b3"
+		}
+		late := Event{At: 70, Kind: WriteAccepted, Replica: z, Token: 2, Facts: &Facts{Op: "write", Token: 2, Succeeded: true}}
+		if !taken {
+			late.Kind, late.Facts = WriteRejected, &Facts{Op: "write", Token: 2, Highest: 3}
+		}
+		return []Event{{Kind: PartBegins, Text: fencingPart(on)},
+			{At: 10, Kind: Acquired, Replica: z, Token: 2}, {At: 30, Kind: Paused, Replica: z},
+			{At: 40, Kind: Acquired, Replica: n, Token: 3}, {At: 50, Kind: WriteAccepted, Replica: n, Token: 3, Facts: &Facts{Op: "write", Token: 3, Succeeded: true}},
+			{At: 60, Kind: Resumed, Replica: z}, late}
+	}
+	q := fencingQuestion
+	for _, c := range []struct {
+		name   string
+		events []Event
+		want   []bool // off-taken/on-refused, refused both, taken both, none
+	}{
+		{"both parts", append(part(false, true), part(true, false)...), []bool{true, false, false, false}},
+		{"fencing on only", part(true, false), []bool{true, true, false, false}},
+		{"fencing off only", part(false, true), []bool{true, false, true, false}},
+		{"fencing on, taken anyway", part(true, true), []bool{false, false, true, false}},
+		{"no fencing part", nil, []bool{false, false, false, false}},
+	} {
+		h := History{Scenario: "fencing", Events: c.events}
+		if got := q.Judge(&h); !slices.Equal(got, c.want) {
+			t.Errorf("%s: judged %v, want %v", c.name, got, c.want)
+		}
+	}
 }

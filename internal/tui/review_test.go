@@ -72,7 +72,7 @@ func TestReviewSessionFromTheMap(t *testing.T) {
 func TestWrongPredictionComesBack(t *testing.T) {
 	h, now := clockHarness(t, 80, 24)
 	const id = "experiment/fencing/predict"
-	did := "The old owner's, written with its old token"
+	did := "Off: the old owner's (its write is taken); on: the new owner's (refused)"
 	h.send(screen.Predicted{Name: "fencing", Question: id, Right: false, Outcome: []string{did}})
 	if c, ok := h.savedProgress().Review[id]; !ok || c.Box != 0 {
 		t.Fatalf("wrong prediction: review %+v", h.savedProgress().Review)
@@ -81,7 +81,7 @@ func TestWrongPredictionComesBack(t *testing.T) {
 	h.keys("down", "up")
 	h.mustShow("r Review (1 due)")
 	h.keys("r")
-	h.mustShow("Fencing off: once the old owner has woken")
+	h.mustShow("Once the old owner has woken")
 	q := experiment.ReviewQuestion(id, []string{did})
 	right := slices.IndexFunc(q.Options, func(o quiz.Option) bool { return o.Text == did })
 	h.keys(posIn(h.quizScreen().Current().Display(), right), "enter")

@@ -286,21 +286,26 @@ func TestRunningViewAndSelection(t *testing.T) {
 
 // TestResultShowsPrediction: after the run the pick stands beside what
 // the checker found, judged by the run's history: the test history has
-// only the fencing-on part, so an answer about fencing off is not borne
-// out, whichever it is.
+// only the fencing-on part, where the old owner's write was refused, so
+// the answers judged on that part alone are borne out (both say "with
+// fencing the new owner's") and "the old owner's both times" is not.
 func TestResultShowsPrediction(t *testing.T) {
 	m := newModel(t, "fencing", true, 80, 24)
-	m.picked = 0
+	m.picked = optionWith(t, m, "The old owner's both times")
 	v := flat(view(done(m)))
-	pick := m.sc.Predict.Options[0].Text
-	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "✗ not what happened") || !strings.Contains(v, "You predicted: "+pick) {
+	pick := m.sc.Predict.Options[m.picked].Text
+	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "✗ not what happened") || !strings.Contains(v, "You predicted: The old owner's both times") {
 		t.Fatalf("result panel:\n%s", v)
 	}
 	if m.predicted == nil || m.predicted.Picked != pick || m.predicted.Correct {
 		t.Fatalf("judged %+v, want %q not borne out", m.predicted, pick)
 	}
+	refused := m.sc.Predict.Options[optionWith(t, m, "The new owner's both times: even with fencing off")].Text
+	if !strings.Contains(v, "What this run did: "+m.sc.Predict.Options[0].Text+"; "+refused) {
+		t.Fatalf("what the run bore out:\n%s", v)
+	}
 	m.SetSize(158, 43)
-	if v := flat(view(m)); !strings.Contains(v, "This run bore out none of the options") {
+	if v := view(m); !strings.Contains(v, "You predicted: "+pick) || !strings.Contains(v, "What this run did: Off: the old owner's") {
 		t.Fatalf("wide result panel:\n%s", v)
 	}
 	m.predicted.Correct = true
@@ -309,22 +314,32 @@ func TestResultShowsPrediction(t *testing.T) {
 	}
 }
 
+// optionWith is the index of m's prediction option that begins with prefix.
+func optionWith(t *testing.T, m *Model, prefix string) int {
+	t.Helper()
+	for i, o := range m.sc.Predict.Options {
+		if strings.HasPrefix(o.Text, prefix) {
+			return i
+		}
+	}
+	t.Fatalf("no option begins %q", prefix)
+	return -1
+}
+
 // TestPredictionJudgedByTheRun: the same pick is right in a run that bore
 // it out and wrong in one that did not, and the root hears the first
 // judgement once, with the scenario's question id and what the run did.
 func TestPredictionJudgedByTheRun(t *testing.T) {
 	m := newModel(t, "fencing", true, 80, 24)
-	taken := -1 // "the old owner's, written with its old token"
-	for i, o := range m.sc.Predict.Options {
-		if strings.HasPrefix(o.Text, "The old owner's") {
-			taken = i
-		}
-	}
+	taken := optionWith(t, m, "Off: the old owner's")
+	// The history has only the fencing-off part, judged alone: the
+	// answers that say "off: the old owner's" are borne out.
+	bore := []string{m.sc.Predict.Options[taken].Text, m.sc.Predict.Options[optionWith(t, m, "The old owner's both times")].Text}
 	m.picked, m.judge = taken, true
 	h := zombieTakenHistory()
 	m.sc.Predict.Predicted(&h, taken)
 	m.judgePrediction(&h)
-	if m.predicted == nil || !m.predicted.Correct || !slices.Equal(m.outcomeTexts(), []string{m.sc.Predict.Options[taken].Text}) {
+	if m.predicted == nil || !m.predicted.Correct || !slices.Equal(m.outcomeTexts(), bore) {
 		t.Fatalf("a run whose stale write was taken: judged %+v, bore out %q", m.predicted, m.outcomeTexts())
 	}
 	msg := m.judged()().(screen.Predicted)
