@@ -85,6 +85,9 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 			t.Errorf("figures %v", v.Figures)
 		}
 	},
+	"partitioned-primary": expectPartitionedPrimary, // case_studies_test.go
+	"flapping-link":       expectFlappingLink,
+	"zombie-controller":   expectZombieController,
 	"leader-change-extends-leases": func(t *testing.T, v Verdict, events []Event) {
 		// The script's crash is in the history, after r1 wrote owner.
 		wrote := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Acquired && e.Replica == "r1" })

@@ -305,8 +305,8 @@ func leaderHeld(f *Findings) (bool, string) {
 var flappingQuestion = &Question{
 	Prompt: "Each time the link comes back, does the cluster get a new leader? Pick what the members report in the two parts.",
 	Options: []Option{
-		{"Pre-Vote off: new leaders, term after term; on: the same leader throughout", churn(true, false)},
 		{"A new leader after each flap either way", churn(true, true)},
+		{"Pre-Vote off: new leaders, term after term; on: the same leader throughout", churn(true, false)},
 		{"The same leader throughout, either way", churn(false, false)},
 	},
 }

@@ -119,23 +119,28 @@ func primaryVariant(ctx context.Context, run *Run, p primaryPart, round int) err
 	if err := startPrimaries(ctx, run, rs, body, prefix); err != nil {
 		return err
 	}
-	primary, link := rs[0], links[rs[0]]
-	old := primary.State().Token
-	cut := fmt.Sprintf("cut %s (token %d) off from etcd; its link to the resource stays up", primary.Name, old)
+	// Let the primary's writes be seen going through first.
+	waitFor(ctx, 2*time.Second, func() bool { return res.State().Accepted >= 2 })
+	cut := "cut the primary off from etcd; its link to the resource stays up"
 	if p.lease {
-		cut = fmt.Sprintf("cut %s (token %d) off from etcd; its link to the resource stalls with its next write in flight", primary.Name, old)
+		cut = "cut the primary off from etcd; its link to the resource stalls with its next write in flight"
 	}
 	if err := run.Phase(ctx, cut); err != nil {
 		return err
 	}
-	if err := run.awaitAny(ctx, rs[1:], "take over from the cut-off primary"); err != nil {
+	primary, standbys, err := currentPrimary(ctx, run, rs)
+	if err != nil {
+		return err
+	}
+	link := links[primary]
+	if err := run.awaitAny(ctx, standbys, "take over from the cut-off primary"); err != nil {
 		return err
 	}
 	if p.lease {
 		link.stall()
 	}
 	primary.partition(ByScript)
-	successor, err := awaitSuccessor(ctx, run, rs[1:], res)
+	successor, err := awaitSuccessor(ctx, run, standbys, res)
 	if err != nil {
 		return err
 	}
@@ -157,6 +162,32 @@ func primaryVariant(ctx context.Context, run *Run, p primaryPart, round int) err
 		r.retire()
 	}
 	return nil
+}
+
+// currentPrimary waits for one of rs to be primary and returns it and the
+// others: on a loaded machine the first may have lost its lease while the
+// script waited at a step.
+func currentPrimary(ctx context.Context, run *Run, rs []*Replica) (*Replica, []*Replica, error) {
+	var cur *Replica
+	waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool {
+		for _, r := range rs {
+			if r.State().Role == RoleOwner {
+				cur = r
+				return true
+			}
+		}
+		return false
+	})
+	if cur == nil {
+		return nil, nil, errors.New("no primary to cut off")
+	}
+	var others []*Replica
+	for _, r := range rs {
+		if r != cur {
+			others = append(others, r)
+		}
+	}
+	return cur, others, nil
 }
 
 // startPrimaries starts the first replica, waits until it is primary,
@@ -205,40 +236,37 @@ func awaitSuccessor(ctx context.Context, run *Run, standbys []*Replica, res *Res
 // and once primary write to the resource every 100 ms over link, one
 // write at a time. With lease, a watchdog stops it acting once its own
 // clock says less than a quarter TTL is left since the last answered
-// renewal was sent; a write already sent still goes on to the resource.
-// Without, it never looks at its lease and writes until it is stopped.
+// renewal was sent (a write already sent still goes on to the resource),
+// and it campaigns again. Without, it never looks at its lease and
+// writes until it is stopped.
 func primaryLoop(prefix string, link *dbLink, lease bool) Body {
 	return func(ctx context.Context, r *Replica) error {
-		r.setRole(RoleCandidate, 0)
-		l, err := r.Grant(ctx, r.run.TTL(), true)
-		if err != nil {
-			return err
-		}
-		tok, f, err := campaignFacts(ctx, r, l, prefix, r.Name, nil)
-		if err != nil {
-			return err
-		}
-		r.setRole(RoleOwner, tok)
-		r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Facts: f,
-			Text: fmt.Sprintf("became primary with token %d: its key %s is the oldest in line (revision %d)", tok, f.Key, f.Revision)})
-		acting := make(chan struct{})
-		if lease {
-			r.keepers.Add(1)
-			go func() { defer r.keepers.Done(); watchDeadline(ctx, r, l, tok, acting) }()
-		}
-		for n := 1; ; n++ {
-			if err := r.Sleep(ctx, 100*time.Millisecond); err != nil {
-				return nil
+		for ctx.Err() == nil {
+			if l, tok, _, ok := elect(ctx, r, prefix, "primary"); ok {
+				servePrimary(ctx, r, l, tok, link, lease)
 			}
-			select {
-			case <-acting:
-				<-ctx.Done()
-				return nil
-			default:
-			}
-			if !link.write(ctx, r, tok, fmt.Sprintf("%s#%d", r.Name, n)) {
-				return nil
-			}
+		}
+		return nil
+	}
+}
+
+func servePrimary(ctx context.Context, r *Replica, l *Lease, tok int64, link *dbLink, lease bool) {
+	acting := make(chan struct{})
+	if lease {
+		r.keepers.Add(1)
+		go func() { defer r.keepers.Done(); watchDeadline(ctx, r, l, tok, acting) }()
+	}
+	for n := 1; ; n++ {
+		if r.Sleep(ctx, 100*time.Millisecond) != nil {
+			return
+		}
+		select {
+		case <-acting:
+			return
+		default:
+		}
+		if !link.write(ctx, r, tok, fmt.Sprintf("%s#%d", r.Name, n)) {
+			return
 		}
 	}
 }
