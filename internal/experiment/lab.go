@@ -73,9 +73,11 @@ type labKind struct {
 
 // labTemplates are the labs whose code can play a replica, by lab id.
 var labTemplates = map[string]*labKind{
-	"07_election": lab07,
-	"08_herd":     lab08,
-	"09_shards":   lab09,
+	"05_etcd_lock":    lab05,
+	"06_fenced_write": lab06,
+	"07_election":     lab07,
+	"08_herd":         lab08,
+	"09_shards":       lab09,
 }
 
 // labWithoutSpec is the template's script: a lab run needs its replicas'

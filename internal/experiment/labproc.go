@@ -140,7 +140,7 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 	case Acquired:
 		r.setRole(RoleOwner, e.Token)
 		e.TTL = p.lr.run.TTL()
-	case SteppedDown:
+	case SteppedDown, Lost, Released:
 		r.setRole(RoleFollower, 0)
 	case "owns":
 		// A lab whose replicas each own a part at once (shards) says so
@@ -148,6 +148,8 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		// the replica a schedule's target, until it steps down.
 		r.setRole(RoleOwner, e.Token)
 		e.Kind = Note
+	case WriteAccepted, WriteRejected:
+		// A lab whose resource is etcd: what the lab's write returned.
 	case "running":
 		p.lr.markRunning(r.Name)
 		e.Kind = Note

@@ -115,3 +115,69 @@ func stillHeld(h *History, owned string) []StoreKey {
 	}
 	return heldAt(h, h.Events[len(h.Events)-1].At, owned)
 }
+
+// keyLog is the key watch's events by key and revision: what etcd held
+// at each revision, to judge what a replica reported it did at a
+// revision whichever of the two reached the playground first.
+type keyLog struct {
+	byKey map[string][]Event // each key's KeyChanged events, by revision
+	last  int64              // the highest revision the watch reported
+}
+
+func newKeyLog(events []Event) keyLog {
+	l := keyLog{byKey: map[string][]Event{}}
+	for _, e := range events {
+		if e.Kind != KeyChanged || e.Facts == nil {
+			continue
+		}
+		l.byKey[e.Facts.Key] = append(l.byKey[e.Facts.Key], e)
+		l.last = max(l.last, e.Facts.Revision)
+	}
+	for _, es := range l.byKey {
+		sort.SliceStable(es, func(i, j int) bool { return es[i].Facts.Revision < es[j].Facts.Revision })
+	}
+	return l
+}
+
+// at is key's change at revision rev, if the watch saw one.
+func (l keyLog) at(key string, rev int64) (Event, bool) {
+	for _, e := range l.byKey[key] {
+		if e.Facts.Revision == rev {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+// asOf is key as etcd held it once revision rev was applied, and false
+// when it did not exist then.
+func (l keyLog) asOf(key string, rev int64) (StoreKey, bool) {
+	var k StoreKey
+	ok := false
+	for _, e := range l.byKey[key] {
+		if e.Facts.Revision > rev {
+			break
+		}
+		ok = e.Facts.Op != "delete" && e.Facts.Held != nil
+		if ok {
+			k = *e.Facts.Held
+		}
+	}
+	return k, ok
+}
+
+// reached reports whether the watch saw revision rev or a later one.
+func (l keyLog) reached(rev int64) bool { return l.last >= rev }
+
+// deletedPrev is what a delete of key at rev took away: its previous
+// value (false if the watch saw no such delete).
+func (l keyLog) deletedPrev(key string, rev int64) (StoreKey, bool) {
+	e, ok := l.at(key, rev)
+	if !ok || e.Facts.Op != "delete" {
+		return StoreKey{}, false
+	}
+	if len(e.Facts.Prev) > 0 {
+		return e.Facts.Prev[0], true
+	}
+	return l.asOf(key, rev-1)
+}

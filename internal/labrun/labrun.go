@@ -34,6 +34,8 @@ type Lab struct {
 
 // labs are the labs with a runner.
 var labs = []Lab{
+	{ID: "05_etcd_lock", File: "lock.go", Main: "./internal/labrun/lock05"},
+	{ID: "06_fenced_write", File: "fenced.go", Main: "./internal/labrun/fenced06"},
 	{ID: "07_election", File: "election.go", Main: "./internal/labrun/election07"},
 	{ID: "08_herd", File: "queue.go", Main: "./internal/labrun/herd08"},
 	{ID: "09_shards", File: "shards.go", Main: "./internal/labrun/shards09"},

@@ -75,6 +75,7 @@ type Facts struct {
 	Key       string `json:"key,omitempty"`
 	Revision  int64  `json:"rev,omitempty"`
 	Succeeded bool   `json:"ok"`
+	Deleted   int64  `json:"deleted,omitempty"`
 	Err       string `json:"err,omitempty"`
 	Token     int64  `json:"token,omitempty"` // the fencing token a call carried
 }
