@@ -12,7 +12,7 @@ import (
 var failoverTimingScenario = &Scenario{
 	Name:            "failover-timing",
 	Resource:        true,
-	Title:           "How long failover takes, and flapping under jitter",
+	Title:           "Failover after a crash, and an owner whose network stalls",
 	Summary:         "Crash the elected owner and time the gap until the next one, for two TTLs. Then stall the live owner's network three times, for half, one and a half and two TTLs, while its work goes on.",
 	Faults:          "crash the owner; stall its network",
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,

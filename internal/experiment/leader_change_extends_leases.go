@@ -12,7 +12,7 @@ import (
 // leaderChangeExtendsLeasesScenario is the scenario leader-change-extends-leases.
 var leaderChangeExtendsLeasesScenario = &Scenario{
 	Name:            "leader-change-extends-leases",
-	Title:           "A raft leader change extends every lease",
+	Title:           "A crashed client's lease while raft leadership moves",
 	Summary:         "A client takes a lease, writes a key with it and crashes. With about a second of the lease left, raft leadership is moved to another member; TimeToLive is read throughout, until etcd deletes the key.",
 	Faults:          "crash the lease holder; move the raft leader",
 	NeedsCluster:    true,

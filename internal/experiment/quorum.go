@@ -11,7 +11,7 @@ import (
 var quorumScenario = &Scenario{
 	Name:            "quorum",
 	Resource:        true,
-	Title:           "A lease is only as available as etcd's quorum",
+	Title:           "An elected owner while etcd members stop and restart",
 	Summary:         "On a 3-member in-process cluster an elected owner renews its lease while the script stops a follower, then the raft leader, then restarts one; after each step it tries a write and a lease grant.",
 	Faults:          "stop etcd members, then restart them",
 	NeedsCluster:    true,

@@ -11,7 +11,7 @@ import (
 var renewalScenario = &Scenario{
 	Name:            "renewal",
 	Resource:        true,
-	Title:           "Renewing a lease: on time, too late, and after a pause",
+	Title:           "Renewing a lease on three schedules, and after a pause",
 	Summary:         "A replica renews a lease on three schedules: every TTL/2, every TTL/3, every 2 x TTL. Then an elected owner that renews every TTL/3 is paused for twice its TTL, and wakes.",
 	Faults:          "renew late; pause the owner past its TTL",
 	DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 10,

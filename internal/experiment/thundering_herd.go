@@ -13,7 +13,7 @@ import (
 // thunderingHerdScenario is the scenario thundering-herd.
 var thunderingHerdScenario = &Scenario{
 	Name:            "thundering-herd",
-	Title:           "Everybody retries vs watch your predecessor",
+	Title:           "Waiting for a lock: watch its key, or the waiter ahead",
 	Summary:         "Waiters line up behind a lock holder, which releases the lock three times. Once with every waiter watching the lock key, once with each watching only the key queued just before its own; wake-ups and requests are counted.",
 	Faults:          "none: releases only",
 	DefaultReplicas: 20, MinReplicas: 3, MaxReplicas: 50,
