@@ -81,8 +81,8 @@ func (m Model) body(w, n int) []string {
 	}
 	detail := 1
 	if tl := m.timeline(); len(tl.items) > 0 {
-		// The cursor's item in full: a key event may take three lines.
-		detail = min(len(clampWords(tl.itemText(m.cursorOf(tl)), w, 0)), 2+int(boolInt(tl.keyItem(m.cursorOf(tl)))))
+		// The cursor's item in full, with the findings of its instant.
+		detail = len(tl.cursorLines(m.cursorOf(tl), w))
 	}
 	timelineMin := 1 + min(4, m.laneCount()) + 2 + detail
 	if m.phase == phaseDone {

@@ -190,3 +190,28 @@ func TestRoleLiveAsScrubbed(t *testing.T) {
 		t.Errorf("scrubbed to the same instant, q2 reads otherwise:\n%s", scrubbed)
 	}
 }
+
+// TestFindingsOfOneInstant: two findings at one instant (b1's refused
+// write and the two owners at once it makes) are both on screen at 80
+// columns whichever the cursor is on, and v steps from one to the other.
+func TestFindingsOfOneInstant(t *testing.T) {
+	m := done(newModel(t, "fencing", false, 78, 22))
+	refusal, violation := `refused: write "b1#9" with token 6`, "violation: two owners at once (b1 wrote)"
+	if v := flat(view(m)); !strings.Contains(v, refusal) || !strings.Contains(v, "and at the same instant: b1 "+violation) {
+		t.Fatalf("at the refusal:\n%s", view(m))
+	}
+	first := m.cursor
+	press(m, "v")
+	if v := flat(view(m)); m.cursor == first || !strings.Contains(v, "3.050s b1 "+violation) || !strings.Contains(v, "and at the same instant: b1 "+refusal) {
+		t.Fatalf("v from the refusal (cursor %d, was %d):\n%s", m.cursor, first, view(m))
+	}
+	if press(m, "v"); m.cursor != first {
+		t.Errorf("v again: cursor %d, want back at %d", m.cursor, first)
+	}
+	// An item that is no finding gets no other item added.
+	tl := m.timeline()
+	press(m, "home")
+	if len(tl.cursorLines(0, 78)) > 2 || strings.Contains(view(m), "and at the same instant") {
+		t.Errorf("an instant without findings:\n%s", view(m))
+	}
+}

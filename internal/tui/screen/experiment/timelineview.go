@@ -60,6 +60,13 @@ func (tl timeline) itemText(i int) string {
 		}
 		return fmt.Sprintf("%.3f–%.3fs  %s", from, to, foldText(it.fold))
 	}
+	return fmt.Sprintf("%.3fs  %s", e.At.Seconds(), tl.eventWords(i))
+}
+
+// eventWords is the event of a single-event item in words, with the
+// replica it is about.
+func (tl timeline) eventWords(i int) string {
+	e := tl.events[tl.items[i].first]
 	who := ""
 	if e.Replica != "" {
 		who = e.Replica + "  "
@@ -76,7 +83,37 @@ func (tl timeline) itemText(i int) string {
 	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
 		what += " (your key)"
 	}
-	return fmt.Sprintf("%.3fs  %s%s", e.At.Seconds(), who, what)
+	return who + what
+}
+
+// cursorLines is what happened at item cur in w cells: the item in full
+// (a finding, a violation or a refusal, in up to three lines, anything
+// else two) and, when it is a finding, every other finding of the same
+// instant (two lines each), so that two at once are both on screen
+// whichever the cursor is on (v steps to each).
+func (tl timeline) cursorLines(cur, w int) []string {
+	key := tl.keyItem(cur)
+	out := clampWords(tl.itemText(cur), w, 2+int(boolInt(key)))
+	if !key {
+		return out
+	}
+	for _, j := range tl.findingsWith(cur) {
+		out = append(out, clampWords("and at the same instant: "+tl.eventWords(j), w, 2)...)
+	}
+	return out
+}
+
+// findingsWith is the other findings that happened at the same instant
+// as finding cur, in order.
+func (tl timeline) findingsWith(cur int) []int {
+	at := tl.events[tl.items[cur].first].At
+	var out []int
+	for j := range tl.items {
+		if j != cur && tl.keyItem(j) && tl.events[tl.items[j].first].At == at {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // timelineHeading is the panel's first line: where the cursor is and the
@@ -176,7 +213,8 @@ func (m Model) timelinePanel(w, n, detail int) []string {
 	if tl.keyItem(cur) {
 		style = st.Error
 	}
-	for _, l := range clampWords(tl.itemText(cur), w, detail) {
+	lines := tl.cursorLines(cur, w)
+	for _, l := range lines[:min(detail, len(lines))] {
 		out = append(out, style.Render(l))
 	}
 	if rest := n - len(out); rest > 1 && len(tl.items) > 1 {
