@@ -188,7 +188,11 @@ func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time
 			l.abandon(ctx)
 			return nil
 		}
-		r.run.Resource().Write(r, tok, fmt.Sprintf("%s#%d", r.Name, n))
+		// An owner works on the resource only in a scenario that has one
+		// (singleton-vs-election's is about who holds the key).
+		if r.run.Scenario.Resource {
+			r.run.Resource().Write(r, tok, fmt.Sprintf("%s#%d", r.Name, n))
+		}
 		select {
 		case <-l.Lost():
 			r.Emit(Event{Kind: Lost, Token: tok, Text: "lease gone: no longer owner"})
