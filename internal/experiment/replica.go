@@ -325,8 +325,15 @@ func (r *Replica) Crash() { r.crash(ByLearner) }
 
 func (r *Replica) crash(by Origin) {
 	r.mu.Lock()
-	if r.crashed || r.cancel == nil {
+	if r.crashed {
 		r.mu.Unlock()
+		return
+	}
+	if r.cancel == nil {
+		// A replica the script plays step by step (ttl-unlock-bug's)
+		// has no process to stop: say so rather than do nothing.
+		r.mu.Unlock()
+		r.Emit(Event{Kind: Note, Origin: by, Text: "not crashed: the script plays " + r.Name + "'s steps itself, so it has no process of its own to stop"})
 		return
 	}
 	r.crashed = true

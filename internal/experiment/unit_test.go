@@ -57,3 +57,18 @@ func TestResourceFencing(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashWithoutAProcess: crashing a replica that the script plays
+// step by step, with no body of its own, is in the history as a note
+// that says nothing was crashed, not silently ignored.
+func TestCrashWithoutAProcess(t *testing.T) {
+	run := &Run{start: time.Now()}
+	r := &Replica{Name: "p2", run: run}
+	r.Crash()
+	if len(run.events) != 1 || run.events[0].Kind != Note || run.events[0].Origin != ByLearner || !strings.Contains(run.events[0].Text, "not crashed") {
+		t.Fatalf("events %+v", run.events)
+	}
+	if r.State().Crashed {
+		t.Error("the replica says it crashed")
+	}
+}
