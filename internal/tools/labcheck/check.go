@@ -551,7 +551,7 @@ func bugMissed(ctx context.Context, cfg config, o grade.Options, tests []string)
 	if err != nil {
 		return 0, "", err
 	}
-	cfg.logRun("first run", o.Race, res, tests)
+	cfg.logRun(o, "first run", res, tests)
 	if res.BuildFailed {
 		return 0, "does not compile: " + res.Message, nil
 	}
@@ -570,7 +570,7 @@ func bugMissed(ctx context.Context, cfg config, o grade.Options, tests []string)
 		if res, err = grade.Run(ctx, one); err != nil {
 			return 0, "", err
 		}
-		cfg.logRun(fmt.Sprintf("%s alone x%d", catcher, more), o.Race, res, tests)
+		cfg.logRun(o, fmt.Sprintf("%s alone x%d", catcher, more), res, tests)
 		if missedRuns(res, []string{catcher}, more) == 0 {
 			return 0, "", nil
 		}
@@ -580,13 +580,13 @@ func bugMissed(ctx context.Context, cfg config, o grade.Options, tests []string)
 	if res, err = grade.Run(ctx, o); err != nil {
 		return 0, "", err
 	}
-	cfg.logRun(fmt.Sprintf("every step x%d", BugRuns), o.Race, res, tests)
+	cfg.logRun(o, fmt.Sprintf("every step x%d", BugRuns), res, tests)
 	return missedRuns(res, tests, BugRuns), "", nil
 }
 
-// logRun logs one run of a wrong solution: its time and the steps that
-// failed.
-func (cfg config) logRun(what string, race bool, res *grade.Result, tests []string) {
+// logRun logs one run of a wrong solution (o's lab, since -p interleaves
+// the labs' lines): its time and the steps that failed.
+func (cfg config) logRun(o grade.Options, what string, res *grade.Result, tests []string) {
 	if cfg.Log == nil {
 		return
 	}
@@ -596,7 +596,7 @@ func (cfg config) logRun(what string, race bool, res *grade.Result, tests []stri
 			failed = append(failed, s.Test)
 		}
 	}
-	cfg.Log("    %s (race=%v): %.1fs, failed %v", what, race, res.Elapsed.Seconds(), failed)
+	cfg.Log("%s:   %s (race=%v): %.1fs, failed %v", o.Lab, what, o.Race, res.Elapsed.Seconds(), failed)
 }
 
 // raceEveryTime makes the race detector report a race again each time it
