@@ -49,7 +49,8 @@ import (
 	"github.com/ownership-election/playground/labs/internal/etcdharness"
 )
 
-func TestMain(m *testing.M) { os.Exit(etcdharness.Main(m)) }
+// Every subtest may run at once: they wait on etcd, not on the processor.
+func TestMain(m *testing.M) { os.Exit(etcdharness.MainParallel(m, 16)) }
 
 // returnBound is how long WaitTurn may take to return once it has a reason
 // to (its context ended, its client closed, its predecessor went). A

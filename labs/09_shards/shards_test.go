@@ -60,7 +60,8 @@ import (
 	"github.com/ownership-election/playground/labs/internal/etcdharness"
 )
 
-func TestMain(m *testing.M) { os.Exit(etcdharness.Main(m)) }
+// Every subtest may run at once: they wait on etcd, not on the processor.
+func TestMain(m *testing.M) { os.Exit(etcdharness.MainParallel(m, 16)) }
 
 // errInjected is what a request the test makes fail returns.
 var errInjected = errors.New("injected by the test: etcd unavailable")
