@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // casRaceScenario is the scenario cas-race.
@@ -91,13 +89,12 @@ func casRound(ctx context.Context, rs []*Replica) ([]string, error) {
 			defer wg.Done()
 			cli := r.Client()
 			<-ready
-			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision("leader"), "=", 0)).
-				Then(clientv3.OpPut("leader", r.Name)).Commit()
+			a, err := createKey{key: "leader", value: r.Name}.commit(ctx, cli, r.run.timing.tryTimeout())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
-			} else if resp.Succeeded {
+			} else if a.Succeeded {
 				winners = append(winners, r.Name)
 			}
 		}()

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -147,5 +148,30 @@ func TestCheckVerdictFromHistory(t *testing.T) {
 		Events: append(append([]Event{}, base...), ev(35, Lost, "p2"), unlock(40, 0, ""), acquired(50, "p3", 10, "lock-naive"))}
 	if v := Check(&missed, nil); v.Showed {
 		t.Errorf("called shown without two owners: %s", v.Summary)
+	}
+}
+
+// TestRenewalJudgedByEtcdsAnswers: a renewal etcd answered after the
+// replica's own deadline (held up by an election) still shows the lease
+// lived, and the summary says how late; only etcd's refusal ends it.
+func TestRenewalJudgedByEtcdsAnswers(t *testing.T) {
+	part := renewalCases[0].part
+	renewed := func(at int, f Facts) Event {
+		f.Op, f.Succeeded, f.GrantedTTL = "keepalive", true, 2
+		text := renewedText(&f)
+		return Event{At: ms(at), Kind: LeaseRenewed, Replica: "r1", TTL: 2, Text: text, Facts: &f}
+	}
+	late := renewed(3100, Facts{Tries: 6, Overdue: 0.62, Err: "etcdserver: no leader"})
+	h := History{Scenario: "renewal", Events: []Event{
+		{At: 0, Kind: PartBegins, Text: part},
+		renewed(1000, Facts{Tries: 1}), late, renewed(4100, Facts{Tries: 1}),
+	}}
+	ok, say := leaseLived(Find(&h, part))
+	if !ok || !strings.Contains(say, "0.62s after r1's own deadline") || !strings.Contains(say, "no leader") {
+		t.Errorf("leaseLived = %v, %q: want the lease lived, the late answer named with what it met", ok, say)
+	}
+	h.Events = append(h.Events, Event{At: ms(5000), Kind: LeaseExpired, Replica: "r1", Text: "renewal refused: etcd no longer knows the lease"})
+	if ok, say := leaseLived(Find(&h, part)); ok || !strings.Contains(say, "no longer knows") {
+		t.Errorf("after etcd's refusal leaseLived = %v, %q", ok, say)
 	}
 }

@@ -37,17 +37,22 @@ func campaignFacts(ctx context.Context, r *Replica, l *Lease, prefix, value stri
 		return 0, nil, errors.New("campaign: crashed")
 	}
 	key := prefix + fmt.Sprintf("%016x", int64(l.ID))
-	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, value, clientv3.WithLease(l.ID))).
-		Else(clientv3.OpGet(key)).Commit()
-	count(st, 1, 0)
+	// The key is named after the lease, so it can only be this replica's:
+	// a try that finds it there (or a read after a lost answer) takes
+	// its CreateRevision.
+	c := createKey{key: key, value: value, lease: l.ID}
+	cctx, cancel := whileLeased(ctx, l)
+	a, err := c.commit(cctx, cli, r.run.timing.tryTimeout())
+	cancel()
+	count(st, int64(a.Tries+len(a.Resolved)), 0)
 	if err != nil {
 		return 0, nil, fmt.Errorf("campaign %s: %w", key, err)
 	}
-	myRev := resp.Header.Revision
-	if !resp.Succeeded {
-		myRev = resp.Responses[0].GetResponseRange().Kvs[0].CreateRevision
+	if a.Held == nil {
+		return 0, nil, errKeyGone
 	}
+	myRev := a.Held.CreateRevision
+	resolved := a.Resolved
 	for {
 		opts := append(clientv3.WithLastCreate(), clientv3.WithMaxCreateRev(myRev-1), clientv3.WithPrefix())
 		g, err := cli.Get(ctx, prefix, opts...)
@@ -65,13 +70,28 @@ func campaignFacts(ctx context.Context, r *Replica, l *Lease, prefix, value stri
 				return 0, nil, errKeyGone
 			}
 			kv := storeKey(own.Kvs[0])
-			return myRev, &Facts{Op: "get", Key: kv.Key, Revision: own.Header.Revision, Succeeded: true, Held: &kv, Lease: kv.Lease}, nil
+			return myRev, &Facts{Op: "get", Key: kv.Key, Revision: own.Header.Revision, Succeeded: true, Held: &kv, Lease: kv.Lease, Tries: a.Tries, Resolved: resolved}, nil
 		}
 		if err := waitDelete(ctx, cli, string(g.Kvs[0].Key), g.Header.Revision, l); err != nil {
 			return 0, nil, err
 		}
 		count(st, 0, 1)
 	}
+}
+
+// whileLeased is ctx, ended as well once the replica learns l is lost
+// (a campaign does not go on sending for a lease that is gone), until
+// the cancel it returns is called.
+func whileLeased(ctx context.Context, l *Lease) (context.Context, context.CancelFunc) {
+	lctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-l.Lost():
+			cancel()
+		case <-lctx.Done():
+		}
+	}()
+	return lctx, cancel
 }
 
 func count(st *queueStats, requests, wakeups int64) {
@@ -119,8 +139,13 @@ func resign(ctx context.Context, r *Replica, l *Lease, prefix string, token int6
 		return errors.New("resign: crashed")
 	}
 	key := prefix + fmt.Sprintf("%016x", int64(l.ID))
-	_, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", token)).
-		Then(clientv3.OpDelete(key)).Commit()
+	// Guarded by the token, so sending it again after a lost answer
+	// deletes nothing else.
+	err := retryEach(ctx, r.run.timing.tryTimeout(), func(ctx context.Context) error {
+		_, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", token)).
+			Then(clientv3.OpDelete(key)).Commit()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("resign %s: %w", key, err)
 	}

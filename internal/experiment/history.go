@@ -147,8 +147,19 @@ type Facts struct {
 	// member it follows as leader ("" when it knows none).
 	RaftTerm uint64 `json:"raft_term,omitempty"`
 	Leader   string `json:"leader,omitempty"`
-	// Err is the error the call ended with ("" if none).
+	// Err is the error the call ended with ("" if none); for a call
+	// answered on a later try, the error the try before met.
 	Err string `json:"err,omitempty"`
+	// Tries is how many times the request was sent: more than one when
+	// it met a leader change, a member that went away, or no answer.
+	Tries int `json:"tries,omitempty"`
+	// Overdue is how long after the replica's own deadline for the lease
+	// (its last answered renewal + TTL) etcd answered the keep-alive, in
+	// seconds; 0 when it answered in time.
+	Overdue float64 `json:"overdue_s,omitempty"`
+	// Resolved is what reads found after writes whose answer was lost
+	// (see Resolution), in order: whether each had been applied.
+	Resolved []Resolution `json:"resolved,omitempty"`
 }
 
 // IsFault reports whether k is a fault: something done to a replica or

@@ -125,9 +125,31 @@ func (l *Lease) keep(ctx context.Context, every time.Duration) {
 
 var errLeaseGone = errors.New("lease expired")
 
-// Renew sends one keep-alive. It marks the lease lost when etcd no longer
-// knows it, or when no renewal has been answered for a whole TTL.
-func (l *Lease) Renew(ctx context.Context) error {
+// Renew sends one keep-alive, and sends it again while the cluster
+// elects a leader or a member is gone, for as long as the lease has time
+// left by the replica's clock (the client's own rule). It marks the
+// lease lost when etcd no longer knows it, or when no renewal has been
+// answered for a whole TTL.
+func (l *Lease) Renew(ctx context.Context) error { return l.renew(ctx, false) }
+
+// renewAnswered is Renew for a script that wants etcd's own answer to a
+// renewal schedule: once the replica's deadline has passed it keeps
+// asking, for as long as a leader change may take, and the renewal says
+// when etcd's answer came after that deadline. A leader change restarts
+// every lease's TTL, so etcd may well still have the lease then.
+func (l *Lease) renewAnswered(ctx context.Context) error { return l.renew(ctx, true) }
+
+// keepAliveTry is the last try of a keep-alive and what the earlier
+// ones met.
+type keepAliveTry struct {
+	resp     *clientv3.LeaseKeepAliveResponse
+	sent     time.Time // by the replica's clock
+	sentReal time.Time
+	tries    int
+	met      error // the last error a try met, nil if none
+}
+
+func (l *Lease) renew(ctx context.Context, untilAnswered bool) error {
 	select {
 	case <-l.lost:
 		return errLeaseGone
@@ -137,37 +159,77 @@ func (l *Lease) Renew(ctx context.Context) error {
 	if cli == nil {
 		return fmt.Errorf("renew lease: crashed")
 	}
-	rctx, cancel := context.WithTimeout(ctx, max(l.r.realDuration(l.Left()), 100*time.Millisecond))
+	budget := max(l.r.realDuration(l.Left()), 100*time.Millisecond)
+	if untilAnswered {
+		budget = max(l.r.realDuration(l.Left()), 0) + l.r.run.timing.electionWait()
+	}
+	rctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	sent, sentReal := l.r.Now(), time.Now()
-	var resp *clientv3.LeaseKeepAliveResponse
-	err := retryTransient(rctx, func(ctx context.Context) error {
+	deadline := l.deadline()
+	var t keepAliveTry
+	err := retryEach(rctx, l.r.run.timing.tryTimeout(), func(ctx context.Context) error {
+		t.tries++
+		t.sent, t.sentReal = l.r.Now(), time.Now()
 		var err error
-		resp, err = cli.KeepAliveOnce(ctx, l.ID)
+		if t.resp, err = cli.KeepAliveOnce(ctx, l.ID); err != nil {
+			t.met = err
+		}
 		return err
 	})
 	switch {
-	case err == nil && resp.TTL > 0:
-		l.r.run.leaseAnswered(l.ID, sentReal, resp.TTL)
-		l.mu.Lock()
-		l.expiresAt = sent.Add(time.Duration(resp.TTL) * time.Second)
-		l.mu.Unlock()
-		if !l.quiet {
-			l.r.Emit(Event{Kind: LeaseRenewed, TTL: resp.TTL, Text: fmt.Sprintf("renewed: %s again", TTLLabel(resp.TTL)),
-				Facts: &Facts{Op: "keepalive", Revision: resp.GetRevision(), Succeeded: true, Lease: int64(l.ID), GrantedTTL: resp.TTL}})
-		}
+	case err == nil && t.resp.TTL > 0:
+		l.renewed(t, deadline)
 		return nil
 	case err == nil || isLeaseNotFound(err):
-		l.markLost("renewal refused: etcd no longer knows the lease (it expired or was revoked)", &Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0")})
+		l.markLost("renewal refused: etcd no longer knows the lease (it expired or was revoked)", &Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0"), Tries: t.tries})
 		return errLeaseGone
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case untilAnswered:
+		return fmt.Errorf("renew lease: etcd answered no keep-alive for %s: %w", budget.Round(100*time.Millisecond), err)
 	case l.Left() <= 0:
-		l.markLost("no renewal answered within the TTL: by its own clock the lease is over", &Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, "")})
+		l.markLost("no renewal answered within the TTL: by its own clock the lease is over", &Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, ""), Tries: t.tries})
 		return errLeaseGone
 	default:
 		return fmt.Errorf("renew lease: %w", err)
 	}
+}
+
+// deadline is when the lease ends by the replica's clock.
+func (l *Lease) deadline() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.expiresAt
+}
+
+// renewed records etcd's answer to the keep-alive t: the lease runs a
+// TTL from when the answered try was sent.
+func (l *Lease) renewed(t keepAliveTry, deadline time.Time) {
+	l.r.run.leaseAnswered(l.ID, t.sentReal, t.resp.TTL)
+	l.mu.Lock()
+	l.expiresAt = t.sent.Add(time.Duration(t.resp.TTL) * time.Second)
+	l.mu.Unlock()
+	if l.quiet {
+		return
+	}
+	f := &Facts{Op: "keepalive", Revision: t.resp.GetRevision(), Succeeded: true, Lease: int64(l.ID), GrantedTTL: t.resp.TTL, Tries: t.tries, Err: errText(t.met, "")}
+	if late := l.r.Now().Sub(deadline); late > 0 {
+		f.Overdue = late.Seconds()
+	}
+	l.r.Emit(Event{Kind: LeaseRenewed, TTL: t.resp.TTL, Text: renewedText(f), Facts: f})
+}
+
+// renewedText says what etcd answered a keep-alive, and what the tries
+// before met.
+func renewedText(f *Facts) string {
+	text := fmt.Sprintf("renewed: %s again", TTLLabel(f.GrantedTTL))
+	if f.Overdue > 0 {
+		text = fmt.Sprintf("renewed, %.2fs after its own deadline had passed: etcd still knew the lease, %s again", f.Overdue, TTLLabel(f.GrantedTTL))
+	}
+	if f.Tries > 1 {
+		text += fmt.Sprintf(" (on try %d; the one before met: %s)", f.Tries, f.Err)
+	}
+	return text
 }
 
 func isLeaseNotFound(err error) bool {

@@ -132,8 +132,8 @@ var unlockQuestion = &Question{
 var renewalQuestion = &Question{
 	Prompt: "In the third schedule the replica waits twice its TTL between renewals. What does etcd answer its first renewal?",
 	Options: []Option{
-		{"It no longer knows the lease", inPart(renewalCases[2].part, func(f *Findings) bool { n, lost := renewals(f); return n == 0 && lost != "" })},
-		{"It renews the lease: late renewals still count", inPart(renewalCases[2].part, func(f *Findings) bool { n, _ := renewals(f); return n > 0 })},
+		{"It no longer knows the lease", inPart(renewalCases[2].part, func(f *Findings) bool { n, _, lost := renewals(f); return n == 0 && lost != "" })},
+		{"It renews the lease: late renewals still count", inPart(renewalCases[2].part, func(f *Findings) bool { n, _, _ := renewals(f); return n > 0 })},
 	},
 }
 

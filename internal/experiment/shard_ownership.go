@@ -214,14 +214,14 @@ func rebalanceShards(ctx context.Context, r *Replica, cli *clientv3.Client, leas
 			continue
 		}
 		key := "shards/" + s
-		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, r.Name, clientv3.WithLease(lease))).Commit()
+		c := createKey{key: key, value: r.Name, lease: lease}
+		a, err := c.commit(ctx, cli, r.run.timing.tryTimeout())
 		if err != nil {
 			return rev, fmt.Errorf("claim %s: %w", key, err)
 		}
-		if resp.Succeeded {
+		if a.Succeeded {
 			mine = append(mine, s)
-			r.Emit(Event{Kind: ShardClaimed, Token: resp.Header.Revision, Text: fmt.Sprintf("claimed %s (now owns %d, target %d)", s, len(mine), target)})
+			r.Emit(Event{Kind: ShardClaimed, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("claimed %s at revision %d (now owns %d, target %d)%s", s, a.Revision, len(mine), target, resolvedText(a.Resolved))})
 		}
 	}
 	return rev, nil

@@ -154,11 +154,11 @@ func plainKeyTaker(key string) Body {
 			if cli == nil {
 				return nil
 			}
-			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-				Then(clientv3.OpPut(key, r.Name)).Commit()
-			if err == nil && resp.Succeeded {
-				r.setRole(RoleOwner, resp.Header.Revision)
-				r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, Text: "wrote the plain key: owner (no lease, no TTL)"})
+			c := createKey{key: key, value: r.Name}
+			a, err := c.commit(ctx, cli, r.run.timing.tryTimeout())
+			if err == nil && a.Succeeded {
+				r.setRole(RoleOwner, a.Revision)
+				r.Emit(Event{Kind: Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("wrote the plain key at revision %d: owner (no lease, no TTL)%s", a.Revision, resolvedText(a.Resolved))})
 				<-ctx.Done()
 				return nil
 			}

@@ -159,16 +159,16 @@ func nextWinner(ctx context.Context, won <-chan *Replica) (*Replica, error) {
 func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan struct{}) Body {
 	return func(ctx context.Context, r *Replica) error {
 		cli := r.Client()
+		c := createKey{key: key, value: r.Name}
 		for {
-			resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-				Then(clientv3.OpPut(key, r.Name)).Commit()
-			count(st, 1, 0)
+			a, err := c.commit(ctx, cli, r.run.timing.tryTimeout())
+			count(st, int64(a.Tries+len(a.Resolved)), 0)
 			if err != nil {
 				return fmt.Errorf("try %s: %w", key, err)
 			}
-			if resp.Succeeded {
-				r.setRole(RoleOwner, resp.Header.Revision)
-				r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, Text: "got the lock"})
+			if a.Succeeded {
+				r.setRole(RoleOwner, a.Revision)
+				r.Emit(Event{Kind: Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("got the lock: created %s at revision %d%s", key, a.Revision, resolvedText(a.Resolved))})
 				won <- r
 				select {
 				case <-release:
@@ -177,17 +177,27 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				}
 				r.setRole(RoleFollower, 0)
 				r.Emit(Event{Kind: Released, Text: "released the lock"})
-				if _, err := cli.Delete(ctx, key); err != nil {
-					return fmt.Errorf("release %s: %w", key, err)
-				}
-				return nil
+				return releaseOwn(ctx, r, key)
 			}
-			if err := waitKeyDeleted(ctx, cli, key, resp.Header.Revision); err != nil {
+			if err := waitKeyDeleted(ctx, cli, key, a.Revision); err != nil {
 				return err
 			}
 			count(st, 0, 1)
 		}
 	}
+}
+
+// releaseOwn deletes key if it still holds the replica's name: sent
+// again after a lost answer, it cannot delete the next holder's key.
+func releaseOwn(ctx context.Context, r *Replica, key string) error {
+	err := retryEach(ctx, r.run.timing.tryTimeout(), func(ctx context.Context) error {
+		_, err := r.Client().Txn(ctx).If(clientv3.Compare(clientv3.Value(key), "=", r.Name)).Then(clientv3.OpDelete(key)).Commit()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("release %s: %w", key, err)
+	}
+	return nil
 }
 
 func waitKeyDeleted(ctx context.Context, cli *clientv3.Client, key string, rev int64) error {
@@ -218,7 +228,7 @@ func queueWaiter(prefix string, st *queueStats, won chan<- *Replica, release <-c
 			return err
 		}
 		r.setRole(RoleOwner, tok)
-		r.Emit(Event{Kind: Acquired, Token: tok, Text: "got the lock"})
+		r.Emit(Event{Kind: Acquired, Token: tok, Text: fmt.Sprintf("got the lock: its key is the oldest in line (created at revision %d)", tok)})
 		won <- r
 		select {
 		case <-release:

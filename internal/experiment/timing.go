@@ -75,14 +75,69 @@ func transient(err error) bool {
 	return strings.Contains(msg, "leader changed") || strings.Contains(msg, "no leader")
 }
 
+// tryTimeout is how long one try of a request may go unanswered before
+// it is given up and sent again (or, for a write, checked): two election
+// timeouts. A member that forwarded the request to a leader that then
+// died answers only after its own request timeout (7 s on default
+// ticks), long after a new leader would have answered.
+func (t Timing) tryTimeout() time.Duration {
+	if t.Election <= 0 {
+		return 2 * time.Second
+	}
+	return max(2*t.Election, 500*time.Millisecond)
+}
+
+// electionWait is how long a request may keep meeting a leader change
+// before the run gives up on the cluster: raft elects within one to two
+// election timeouts, and a split vote costs another; five cover a few
+// rounds.
+func (t Timing) electionWait() time.Duration {
+	if t.Election <= 0 {
+		return 5 * time.Second
+	}
+	return 5 * t.Election
+}
+
+// unknownOutcome reports whether a write that ended with err may still
+// have been applied: the leader changed or its member went away while
+// the request was out, or it went unanswered (a timeout). Only a read
+// can tell.
+func unknownOutcome(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	if s, ok := status.FromError(err); ok && s.Code() == codes.DeadlineExceeded {
+		return true
+	}
+	return transient(err)
+}
+
+// retryEach is retryTransient with a time limit on each try: a try left
+// unanswered for perTry is sent again, as one that met a leader change
+// is. Only for requests that are safe to send twice (reads, keep-alives).
+func retryEach(ctx context.Context, perTry time.Duration, f func(ctx context.Context) error) error {
+	return retryWhile(ctx, unknownOutcome, func(ctx context.Context) error {
+		tctx, cancel := context.WithTimeout(ctx, perTry)
+		defer cancel()
+		return f(tctx)
+	})
+}
+
 // retryTransient calls f until it succeeds, fails for good, or ctx ends,
 // waiting a little between tries: a member crash that keeps quorum costs
 // a retry, not the run.
 func retryTransient(ctx context.Context, f func(ctx context.Context) error) error {
+	return retryWhile(ctx, transient, f)
+}
+
+// retryWhile calls f until it returns an error that again does not
+// accept (or none), or ctx ends, waiting longer between tries up to
+// half a second.
+func retryWhile(ctx context.Context, again func(error) bool, f func(ctx context.Context) error) error {
 	wait := 50 * time.Millisecond
 	for {
 		err := f(ctx)
-		if !transient(err) || ctx.Err() != nil {
+		if err == nil || !again(err) || ctx.Err() != nil {
 			return err
 		}
 		if sleep(ctx, wait) != nil {

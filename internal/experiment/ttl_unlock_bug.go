@@ -56,25 +56,20 @@ func lockTTL(ctx context.Context, r *Replica, key string, ttl int64, keep bool) 
 		stop()
 		return nil, nil, fmt.Errorf("lock %s: %w", key, err)
 	}
-	resp, err := r.Client().Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, r.Name, clientv3.WithLease(l.ID))).Else(clientv3.OpGet(key)).Commit()
+	c := createKey{key: key, value: r.Name, lease: l.ID}
+	a, err := c.commit(ctx, r.Client(), r.run.timing.tryTimeout())
 	if err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("lock %s: %w", key, err)
 	}
-	f := &Facts{Op: "txn", Key: key, If: "create_revision(" + key + ") = 0", Revision: resp.Header.Revision,
-		Succeeded: resp.Succeeded, Lease: int64(l.ID), GrantedTTL: l.TTL}
-	if !resp.Succeeded {
-		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
-			kv := storeKey(kvs[0])
-			f.Held = &kv
-		}
+	f := c.facts(a)
+	f.GrantedTTL = l.TTL
+	if !a.Succeeded {
 		stop()
 		l.abandon(ctx)
 		return nil, f, nil
 	}
-	f.Held = &StoreKey{Key: key, Value: r.Name, CreateRevision: resp.Header.Revision, ModRevision: resp.Header.Revision, Version: 1, Lease: int64(l.ID)}
-	tl := &ttlLock{key: key, lease: l, rev: resp.Header.Revision, stop: stop}
+	tl := &ttlLock{key: key, lease: l, rev: a.Revision, stop: stop}
 	if keep {
 		r.keepers.Add(1)
 		go func() { defer r.keepers.Done(); tl.noticeLoss(lctx, r) }()
@@ -103,14 +98,42 @@ func (tl *ttlLock) release(ctx context.Context) {
 
 // unlock deletes the key: plainly (naive) or only if it is still the
 // write this lock made (versioned). The facts say what etcd deleted.
+// An unlock whose answer is lost is checked with a read: while the key
+// is still there as the unlock would find it, it is sent again;
+// otherwise the facts say what the read found.
 func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*Facts, error) {
 	if err := r.await(ctx, "unlock"); err != nil {
 		return nil, err
 	}
-	if !versioned {
-		resp, err := r.Client().Delete(ctx, tl.key, clientv3.WithPrevKV())
+	perTry := r.run.timing.tryTimeout()
+	var resolved []Resolution
+	for tries := 1; ; tries++ {
+		tctx, cancel := context.WithTimeout(ctx, perTry)
+		f, err := tl.unlockOnce(tctx, r.Client(), versioned)
+		cancel()
+		if err == nil {
+			f.Tries, f.Resolved = tries, resolved
+			return f, nil
+		}
+		if ctx.Err() != nil || !unknownOutcome(err) {
+			return nil, fmt.Errorf("unlock %s: %w", tl.key, err)
+		}
+		res, _, err := readAfterLoss(ctx, r.Client(), tl.key, err, perTry)
 		if err != nil {
 			return nil, fmt.Errorf("unlock %s: %w", tl.key, err)
+		}
+		resolved = append(resolved, res)
+		if res.Held == nil || versioned && res.Held.ModRevision != tl.rev {
+			return &Facts{Op: "delete", Key: tl.key, Revision: res.Revision, Tries: tries, Resolved: resolved, Held: res.Held}, nil
+		}
+	}
+}
+
+func (tl *ttlLock) unlockOnce(ctx context.Context, cli *clientv3.Client, versioned bool) (*Facts, error) {
+	if !versioned {
+		resp, err := cli.Delete(ctx, tl.key, clientv3.WithPrevKV())
+		if err != nil {
+			return nil, err
 		}
 		f := &Facts{Op: "delete", Key: tl.key, Revision: resp.Header.Revision, Succeeded: true, Deleted: resp.Deleted}
 		for _, kv := range resp.PrevKvs {
@@ -118,10 +141,10 @@ func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*Fac
 		}
 		return f, nil
 	}
-	resp, err := r.Client().Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(tl.key), "=", tl.rev)).
+	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(tl.key), "=", tl.rev)).
 		Then(clientv3.OpDelete(tl.key, clientv3.WithPrevKV())).Else(clientv3.OpGet(tl.key)).Commit()
 	if err != nil {
-		return nil, fmt.Errorf("unlock %s: %w", tl.key, err)
+		return nil, err
 	}
 	f := &Facts{Op: "txn", Key: tl.key, If: fmt.Sprintf("mod_revision(%s) = %d", tl.key, tl.rev), Revision: resp.Header.Revision, Succeeded: resp.Succeeded}
 	if resp.Succeeded {
@@ -230,19 +253,22 @@ func takeTTLLock(ctx context.Context, r *Replica, key string, ttl int64, keep bo
 		if f.Held != nil {
 			text = fmt.Sprintf("lock is held: %s holds %s (created at revision %d), so it waits", key, f.Held.Value, f.Held.CreateRevision)
 		}
+		text += resolvedText(f.Resolved)
 		r.Emit(Event{Kind: Note, Facts: f, Text: text})
 		return nil, nil
 	}
 	r.setRole(RoleOwner, l.rev)
 	r.Emit(Event{Kind: Acquired, Token: l.rev, TTL: f.GrantedTTL, Facts: f,
-		Text: fmt.Sprintf("locked %s at revision %d (lease %x, %s, %s)", key, l.rev, f.Lease, TTLLabel(f.GrantedTTL), renewed)})
+		Text: fmt.Sprintf("locked %s at revision %d (lease %x, %s, %s)%s", key, l.rev, f.Lease, TTLLabel(f.GrantedTTL), renewed, resolvedText(f.Resolved))})
 	return l, nil
 }
 
 // awaitExpiry waits, as the script, until etcd no longer has P1's lock
 // key, and says what etcd answered about its lease.
 func awaitExpiry(ctx context.Context, run *Run, p1 *Replica, l1 *ttlLock) error {
-	gone := waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
+	// A leader change on the way restarts the lease's TTL, and adds an
+	// election timeout: etcd may take that much longer to delete it.
+	gone := waitFor(ctx, 2*run.tTLDuration()+run.timing.electionWait()+3*time.Second, func() bool {
 		g, err := run.Admin().Get(ctx, l1.key)
 		return err == nil && len(g.Kvs) == 0
 	})
@@ -278,19 +304,32 @@ func letGo(ctx context.Context, r *Replica, l *ttlLock) {
 	l.release(ctx)
 }
 
-// unlockText says what P1's unlock did, from etcd's answer.
+// unlockText says what P1's unlock did, from etcd's answer (or, when
+// the answer was lost, from the read that followed).
 func unlockText(f *Facts, mine int64) string {
 	switch {
 	case f.Deleted > 0 && len(f.Prev) > 0 && f.Prev[0].CreateRevision != mine:
 		return fmt.Sprintf("unlock deleted %s, which held %s's lock (created at revision %d, not P1's %d)", f.Key, upper(f.Prev[0].Value), f.Prev[0].CreateRevision, mine)
 	case f.Deleted > 0:
 		return fmt.Sprintf("unlock deleted %s (its own lock, revision %d)", f.Key, mine)
+	case f.Op == "delete" && len(f.Resolved) > 0 && !f.Succeeded:
+		return lostUnlockText(f)
 	case f.Op == "delete":
 		return fmt.Sprintf("unlock deleted nothing: etcd held no %s at revision %d", f.Key, f.Revision)
 	case f.Held != nil:
 		return fmt.Sprintf("unlock was refused: %s's ModRevision is %d, not %d (it holds %s's lock)", f.Key, f.Held.ModRevision, mine, upper(f.Held.Value))
 	}
 	return fmt.Sprintf("unlock was refused: etcd held no %s at revision %d", f.Key, f.Revision)
+}
+
+// lostUnlockText: the unlock's answer was lost and the read after it no
+// longer found the key as the unlock would have.
+func lostUnlockText(f *Facts) string {
+	r := f.Resolved[len(f.Resolved)-1]
+	if r.Held == nil {
+		return fmt.Sprintf("unlock's answer was lost (%s); a read at revision %d found no %s: removed by this unlock or before it", r.Err, r.Revision, f.Key)
+	}
+	return fmt.Sprintf("unlock's answer was lost (%s); a read at revision %d found %s held by %s (ModRevision %d), so it did not send it again", r.Err, r.Revision, f.Key, upper(r.Held.Value), r.Held.ModRevision)
 }
 
 // naiveShowsTwoOwners: with a plain delete, P1's unlock removes the
