@@ -373,11 +373,34 @@ func checkDebianRun(t *testing.T, run *Run, fault string) {
 	}
 	checkTextsAgree(t, h.Events)
 	if fault != "no fault" {
-		t.Logf("with %s: %s", fault, v.Summary)
+		t.Logf("with %s: %s\n%s", fault, v.Summary, whatTheFaultCost(h.Events))
 	}
 	if t.Failed() {
 		for _, e := range h.Events {
 			t.Log(e)
 		}
 	}
+}
+
+// whatTheFaultCost counts, for the test's log, the requests a run sent
+// more than once and the lost answers it checked by a read.
+func whatTheFaultCost(events []Event) string {
+	retried, late, checked, applied := 0, 0, 0, 0
+	for _, e := range events {
+		if f := e.Facts; f != nil && e.Kind != KeyChanged {
+			if f.Tries > 1 {
+				retried++
+			}
+			if f.Overdue > 0 {
+				late++
+			}
+			for _, r := range f.Resolved {
+				checked++
+				if r.Applied {
+					applied++
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("requests answered on a later try: %d; renewals answered after the replica's own deadline: %d; lost answers checked by a read: %d (%d had applied)", retried, late, checked, applied)
 }
