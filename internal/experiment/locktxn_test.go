@@ -14,19 +14,20 @@ import (
 // losingKV is a KV whose next transactions lose their answer the way a
 // leader change or a killed member makes them: applied and then
 // "leader changed" (apply), or "leader changed" without reaching etcd,
-// or no answer until the try's deadline (hang). afterRead, if set, runs
+// or no answer before the try's deadline (timeout: the deadline's error
+// at once, so the test does not wait for it). afterRead, if set, runs
 // once after the first read: a proposal committed late.
 type losingKV struct {
 	clientv3.KV
 	lose      int // how many transactions still lose their answer
 	apply     bool
-	hang      bool
+	timeout   bool
 	afterRead func()
 	txns      int
 }
 
 func (k *losingKV) Txn(ctx context.Context) clientv3.Txn {
-	return &losingTxn{Txn: k.KV.Txn(ctx), kv: k, ctx: ctx}
+	return &losingTxn{Txn: k.KV.Txn(ctx), kv: k}
 }
 
 func (k *losingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
@@ -40,8 +41,7 @@ func (k *losingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOptio
 
 type losingTxn struct {
 	clientv3.Txn
-	kv  *losingKV
-	ctx context.Context
+	kv *losingKV
 }
 
 func (t *losingTxn) If(cs ...clientv3.Cmp) clientv3.Txn   { t.Txn = t.Txn.If(cs...); return t }
@@ -55,9 +55,8 @@ func (t *losingTxn) Commit() (*clientv3.TxnResponse, error) {
 	}
 	t.kv.lose--
 	switch {
-	case t.kv.hang:
-		<-t.ctx.Done()
-		return nil, t.ctx.Err()
+	case t.kv.timeout:
+		return nil, context.DeadlineExceeded
 	case t.kv.apply:
 		if _, err := t.Txn.Commit(); err != nil {
 			return nil, err
@@ -86,7 +85,7 @@ func TestLockTxnAfterALostAnswer(t *testing.T) {
 	key := func(name string) string { return fmt.Sprintf("locktxn/%d/%s", time.Now().UnixNano(), name) }
 	commit := func(t *testing.T, kv *losingKV, k string) created {
 		t.Helper()
-		a, err := createKey{key: k, value: "p1", lease: lease.ID}.commit(ctx, kv, 200*time.Millisecond)
+		a, err := createKey{key: k, value: "p1", lease: lease.ID}.commit(ctx, kv, 10*time.Second)
 		if err != nil {
 			t.Fatalf("commit: %v", err)
 		}
@@ -127,7 +126,7 @@ func TestLockTxnAfterALostAnswer(t *testing.T) {
 	})
 	t.Run("no answer at all", func(t *testing.T) {
 		k := key("hang")
-		kv := &losingKV{KV: cli.KV, lose: 1, hang: true}
+		kv := &losingKV{KV: cli.KV, lose: 1, timeout: true}
 		a := commit(t, kv, k)
 		if _, rev := version(t, k); !a.Succeeded || a.Revision != rev || a.Tries != 2 || len(a.Resolved) != 1 {
 			t.Errorf("got %+v: want the try given up at its deadline, checked, and sent again", a)
