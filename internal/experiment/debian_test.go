@@ -29,6 +29,7 @@ const debianEtcd = "/usr/bin/etcd"
 type debianMember struct {
 	name, client string
 	cmd          *exec.Cmd
+	exited       chan struct{} // closed when the process has ended
 	args         []string
 	log          *os.File
 }
@@ -158,13 +159,53 @@ func (m *debianMember) start(t *testing.T) {
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	m.exited = exited
+	go func() { m.cmd.Wait(); close(exited) }()
+}
+
+// running reports whether the member's process is still there.
+func (m *debianMember) running() bool {
+	select {
+	case <-m.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 func (m *debianMember) kill() {
-	if m.cmd.Process != nil && m.cmd.ProcessState == nil {
+	if m.running() {
 		m.cmd.Process.Kill()
-		m.cmd.Wait()
+		<-m.exited
 	}
+}
+
+// restart starts the member again and waits until it answers: a member
+// that cannot (its ports were taken meanwhile) fails the test here, not
+// the next one that needs three members.
+func (c *debianCluster) restart(t *testing.T, m *debianMember) {
+	t.Helper()
+	m.start(t)
+	cli, err := c.root.New(zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for m.running() && ctx.Err() == nil {
+		sctx, scancel := context.WithTimeout(ctx, time.Second)
+		_, err = cli.Status(sctx, "https://"+m.client)
+		scancel()
+		if err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out, _ := os.ReadFile(m.log.Name())
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	t.Fatalf("member %s did not come back (running %v): %v; its log ends:\n%s", m.name, m.running(), err, strings.Join(lines[max(0, len(lines)-10):], "\n"))
 }
 
 func loopbackAddr(t *testing.T) string {
@@ -233,7 +274,7 @@ func (c *debianCluster) followerOf(t *testing.T) *debianMember {
 	t.Helper()
 	lead := c.leaderOf(t)
 	for _, m := range c.members {
-		if m != lead && m.cmd.ProcessState == nil {
+		if m != lead && m.running() {
 			return m
 		}
 	}
@@ -250,7 +291,7 @@ func (c *debianCluster) leaderOf(t *testing.T) *debianMember {
 	}
 	defer cli.Close()
 	for _, m := range c.members {
-		if m.cmd.ProcessState != nil {
+		if !m.running() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -353,10 +394,7 @@ func (c *debianCluster) killDuring(t *testing.T, remote *embedetcd.Remote, name 
 		t.Fatal("the run ended before the moment to kill a member")
 	}
 	checkDebianRun(t, run, "member "+victim.name+" killed")
-	victim.start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c.waitLeader(t, ctx, c.root).Close()
+	c.restart(t, victim)
 }
 
 // checkDebianRun waits for the run and checks that it showed its effect

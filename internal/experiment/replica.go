@@ -253,12 +253,15 @@ func (r *Replica) resume(by Origin) {
 		return
 	}
 	r.paused = false
-	close(r.gate)
+	gate := r.gate
 	r.mu.Unlock()
+	// Recorded before the replica runs again, so that what it does on
+	// waking (a step-down) comes after its waking in the history.
+	r.Emit(Event{Kind: Resumed, Origin: by, Text: "resumed, unaware of the time it lost"})
+	close(gate)
 	for _, p := range r.proxies {
 		p.Thaw()
 	}
-	r.Emit(Event{Kind: Resumed, Origin: by, Text: "resumed, unaware of the time it lost"})
 }
 
 // Partition cuts the replica off the network; its work goes on.
