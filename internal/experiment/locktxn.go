@@ -59,8 +59,9 @@ func (c createKey) facts(a created) *Facts {
 		Succeeded: a.Succeeded, Lease: int64(c.lease), Held: a.Held, Tries: a.Tries, Resolved: a.Resolved}
 }
 
-// commit sends the transaction until etcd answers it, each try for at
-// most perTry; after a try whose outcome is unknown it reads the key and
+// commit sends the transaction until etcd answers it, the first try for
+// at most perTry, each later one for twice as long as the one before;
+// after a try whose outcome is unknown it reads the key and
 // takes the key as its own if an earlier try had created it, else sends
 // again (the comparison keeps a second try from creating the key twice).
 func (c createKey) commit(ctx context.Context, kv clientv3.KV, perTry time.Duration) (created, error) {
@@ -81,6 +82,7 @@ func (c createKey) commit(ctx context.Context, kv clientv3.KV, perTry time.Durat
 		if err != nil {
 			return a, err
 		}
+		perTry = nextTry(perTry)
 		a.Resolved = append(a.Resolved, res)
 		if res.Applied {
 			a.Succeeded, a.Revision, a.Held = true, res.Held.CreateRevision, res.Held

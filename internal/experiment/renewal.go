@@ -108,7 +108,11 @@ func leaseLived(f *Findings) (bool, string) {
 	}
 	say := fmt.Sprintf("%s: %d renewals answered, the lease lived", f.Part, n)
 	if late != nil {
-		say += fmt.Sprintf(" (etcd answered one %.2fs after %s's own deadline had passed, on try %d; the try before met: %s)", late.Facts.Overdue, late.Replica, late.Facts.Tries, late.Facts.Err)
+		say += fmt.Sprintf(" (etcd answered one %.2fs after %s's own deadline had passed", late.Facts.Overdue, late.Replica)
+		if late.Facts.Tries > 1 {
+			say += fmt.Sprintf(", on try %d; the try before met: %s", late.Facts.Tries, late.Facts.Err)
+		}
+		say += ")"
 	}
 	return true, say
 }

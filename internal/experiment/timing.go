@@ -75,17 +75,22 @@ func transient(err error) bool {
 	return strings.Contains(msg, "leader changed") || strings.Contains(msg, "no leader")
 }
 
-// tryTimeout is how long one try of a request may go unanswered before
-// it is given up and sent again (or, for a write, checked): two election
-// timeouts. A member that forwarded the request to a leader that then
-// died answers only after its own request timeout (7 s on default
-// ticks), long after a new leader would have answered.
+// tryTimeout is how long the first try of a request may go unanswered
+// before it is given up and sent again (or, for a write, checked): two
+// election timeouts. A member that forwarded the request to a leader
+// that then died answers only after its own request timeout (7 s on
+// default ticks), long after a new leader would have answered. Each
+// later try waits twice as long as the one before (nextTry), so a
+// cluster that is merely slow still gets to answer.
 func (t Timing) tryTimeout() time.Duration {
 	if t.Election <= 0 {
 		return 2 * time.Second
 	}
 	return max(2*t.Election, 500*time.Millisecond)
 }
+
+// nextTry is the time limit of the try after one limited to d.
+func nextTry(d time.Duration) time.Duration { return min(2*d, 30*time.Second) }
 
 // electionWait is how long a request may keep meeting a leader change
 // before the run gives up on the cluster: raft elects within one to two
@@ -112,13 +117,15 @@ func unknownOutcome(err error) bool {
 	return transient(err)
 }
 
-// retryEach is retryTransient with a time limit on each try: a try left
-// unanswered for perTry is sent again, as one that met a leader change
-// is. Only for requests that are safe to send twice (reads, keep-alives).
+// retryEach is retryTransient with a time limit on each try: a first try
+// left unanswered for perTry is sent again, as one that met a leader
+// change is, with twice the time (nextTry). Only for requests that are
+// safe to send twice (reads, keep-alives).
 func retryEach(ctx context.Context, perTry time.Duration, f func(ctx context.Context) error) error {
 	return retryWhile(ctx, unknownOutcome, func(ctx context.Context) error {
 		tctx, cancel := context.WithTimeout(ctx, perTry)
 		defer cancel()
+		perTry = nextTry(perTry)
 		return f(tctx)
 	})
 }

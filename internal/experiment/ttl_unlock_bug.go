@@ -122,6 +122,7 @@ func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*Fac
 		if err != nil {
 			return nil, fmt.Errorf("unlock %s: %w", tl.key, err)
 		}
+		perTry = nextTry(perTry)
 		resolved = append(resolved, res)
 		if res.Held == nil || versioned && res.Held.ModRevision != tl.rev {
 			return &Facts{Op: "delete", Key: tl.key, Revision: res.Revision, Tries: tries, Resolved: resolved, Held: res.Held}, nil
