@@ -128,7 +128,7 @@ func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Ev
 		return nil, fmt.Errorf("%w: no schedule %q (%s)", ErrUnknown, spec.Schedule, strings.Join(LabScheduleNames(), ", "))
 	}
 	sc := *kind.scenario
-	lr := &labRun{spec: spec, kind: kind, running: map[string]bool{}}
+	lr := &labRun{spec: spec, kind: kind, running: map[string]bool{}, notWritten: map[string]bool{}}
 	sc.Run = lr.script
 	return startScenario(ctx, &sc, p, env, sink)
 }
@@ -139,8 +139,21 @@ type labRun struct {
 	kind *labKind
 	run  *Run
 
-	mu      sync.Mutex
-	running map[string]bool // replicas whose process said it runs the lab's code
+	mu         sync.Mutex
+	running    map[string]bool // replicas whose process said it runs the lab's code
+	notWritten map[string]bool // ... and then that the lab is not written yet
+}
+
+func (lr *labRun) markNotWritten(name string) {
+	lr.mu.Lock()
+	lr.notWritten[name] = true
+	lr.mu.Unlock()
+}
+
+func (lr *labRun) noneWritten(n int) bool {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	return len(lr.notWritten) >= n
 }
 
 func (lr *labRun) markRunning(name string) {
@@ -173,14 +186,23 @@ func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 	if waitFor(ctx, 30*time.Second, func() bool { return lr.allRunning(n) }) {
 		run.figure("replicas_running_s", run.elapsed().Seconds(), "s", fmt.Sprintf("all %d replicas run the lab's code %.2f s after the run began", n, run.elapsed().Seconds()))
 	}
-	if lr.owner(ctx, run, 10*time.Second+run.tTLDuration()) == nil {
-		run.Note("no replica became leader within %s", 10*time.Second+run.tTLDuration())
+	wait := 10*time.Second + run.tTLDuration()
+	waitFor(ctx, wait, func() bool { return lr.noneWritten(n) || lr.owner(ctx, run, 0) != nil })
+	switch {
+	case lr.noneWritten(n):
+		// Nothing to put under faults: the verdict names the lab's
+		// code as not written, from the replicas' own words.
+		run.Note("every replica's code says the lab is not written yet: no schedule is played")
+	case lr.owner(ctx, run, 0) == nil:
+		run.Note("no replica became leader within %s", wait)
+		fallthrough
+	default:
+		if err := lr.playSchedule(ctx, run); err != nil {
+			return Verdict{}, err
+		}
+		run.Phase(ctx, fmt.Sprintf("watch for %d s", 3*run.TTL()))
+		sleep(ctx, 3*run.tTLDuration())
 	}
-	if err := lr.playSchedule(ctx, run); err != nil {
-		return Verdict{}, err
-	}
-	run.Phase(ctx, fmt.Sprintf("watch for %d s", 3*run.TTL()))
-	sleep(ctx, 3*run.tTLDuration())
 	run.Phase(ctx, labStopPhase)
 	lr.stopAll(run.Replicas())
 	// Give the watch a moment to report the keys a clean shutdown

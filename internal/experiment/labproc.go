@@ -154,6 +154,9 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		p.lr.markRunning(r.Name)
 		e.Kind = Note
 	case "not-written", ReplicaFailed:
+		if e.Kind == "not-written" {
+			p.lr.markNotWritten(r.Name)
+		}
 		p.reported = true
 		e.Kind = ReplicaFailed
 	default:

@@ -63,9 +63,10 @@ func lateRelease(events []Event, owned, returned string) (string, bool) {
 			gone[e.Facts.Key] = e.At
 		}
 	}
+	log := newKeyLog(events)
 	for _, k := range heldAt(h, stop, owned) {
 		ret, ok := back[k.Value]
-		if !ok {
+		if !ok || orphaned(events, log, k) {
 			continue
 		}
 		d, deleted := gone[k.Key]
@@ -77,6 +78,22 @@ func lateRelease(events []Event, owned, returned string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// orphaned reports whether key k was created before its replica (named
+// by its value) last restarted: the crashed process's key, which the one
+// that returned never held.
+func orphaned(events []Event, log keyLog, k StoreKey) bool {
+	put, ok := log.at(k.Key, k.CreateRevision)
+	if !ok {
+		return false
+	}
+	for _, e := range events {
+		if e.Kind == Restarted && e.Replica == k.Value && e.At > put.At {
+			return true
+		}
+	}
+	return false
 }
 
 func stopAt(events []Event) (time.Duration, bool) {

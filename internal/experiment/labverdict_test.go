@@ -134,3 +134,14 @@ func TestLab06WritesLanded(t *testing.T) {
 	ok, say = judged(t, lab06WritesLanded, 2, claim, data(31, "r2 token 12 write 1", 11))
 	wantNamed(t, ok, say, "phantom-write")
 }
+
+// A key left by a crashed process is not the restarted one's to release.
+func TestLabLeftBehindIsTheReturnedProcesss(t *testing.T) {
+	check := labReleasedOnStop(lab05Key, lab05Returned).Check
+	stop := Event{At: ms(5000), Kind: Phase, Text: labStopPhase}
+	back := Event{At: ms(5100), Kind: Note, Replica: "r1", Text: lab05Returned + " after its context ended"}
+	ok, say := judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), stop, back, ev(6000, Note, ""))
+	wantNamed(t, ok, say, "left-behind")
+	ok, say = judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), ev(100, Crashed, "r1"), ev(3000, Restarted, "r1"), stop, back, ev(6000, Note, ""))
+	wantHeld(t, ok, say)
+}

@@ -12,4 +12,5 @@ var lab05Case = labCase{
 		{"solutions/05_etcd_lock/testdata/bugs/no_lease.patch", "crash-owner", "not-freed at"},
 		{"solutions/05_etcd_lock/testdata/mutants/plain_delete.patch", "pause-owner", "released-another at"},
 	},
+	extra: stubRun,
 }

@@ -12,4 +12,5 @@ var lab06Case = labCase{
 		{"solutions/06_fenced_write/testdata/bugs/else_writes_anyway.patch", "pause-owner", "stale-write at"},
 		{"solutions/06_fenced_write/testdata/bugs/ignores_succeeded.patch", "pause-owner", "phantom-write at"},
 	},
+	extra: stubRun,
 }

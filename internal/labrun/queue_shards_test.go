@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,8 +31,14 @@ var lab08Case = labCase{
 	},
 }
 
+// Lab 09's runs go as when they were written, each on an etcd of its
+// own and two at a time: with 8 runs at once, exists_only under
+// pause-owner was not shown in 3 of 11 passes at load average 25 (on
+// the shared etcd or on its own).
 var lab09Case = labCase{
 	id:        "09",
+	ownEtcd:   true,
+	twoAtOnce: true,
 	schedules: []string{"pause-owner", "cut-off-owner", "crash-owner"},
 	bugs: []bugCase{
 		// A commit that only checks the shard has an owner: the paused
@@ -73,9 +80,23 @@ func TestShippedStubsAreNotWritten(t *testing.T) {
 // whose hash labs/stubs.sum gives for rel.
 func shippedStub(t *testing.T, root, rel string) []byte {
 	t.Helper()
-	sums, err := os.ReadFile(filepath.Join(root, "labs", "stubs.sum"))
+	stub, err := shippedStubText(root, rel)
+	if errors.Is(err, errNoGit) {
+		t.Skipf("%v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	return stub
+}
+
+// errNoGit: the checkout cannot show a blob (no git, or not a clone).
+var errNoGit = errors.New("git cannot show the shipped stub")
+
+func shippedStubText(root, rel string) ([]byte, error) {
+	sums, err := os.ReadFile(filepath.Join(root, "labs", "stubs.sum"))
+	if err != nil {
+		return nil, err
 	}
 	for _, line := range strings.Split(string(sums), "\n") {
 		if f := strings.Fields(line); len(f) == 2 && f[1] == rel {
@@ -83,11 +104,10 @@ func shippedStub(t *testing.T, root, rel string) []byte {
 			cmd.Dir = root
 			out, err := cmd.Output()
 			if err != nil {
-				t.Skipf("git cannot show the shipped stub %s (%s): %v", rel, f[0], err)
+				return nil, fmt.Errorf("%w %s (%s): %v", errNoGit, rel, f[0], err)
 			}
-			return out
+			return out, nil
 		}
 	}
-	t.Fatalf("labs/stubs.sum has no line for %s", rel)
-	return nil
+	return nil, fmt.Errorf("labs/stubs.sum has no line for %s", rel)
 }

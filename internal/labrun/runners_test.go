@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,11 @@ type labCase struct {
 	schedules []string
 	bugs      []bugCase
 	extra     func(t *testing.T, root string, l Lab) []labJob
+	// ownEtcd: each of the lab's runs starts an etcd of its own.
+	ownEtcd bool
+	// twoAtOnce: at most two of the lab's runs go at once (beside the
+	// other labs'), as go test's -parallel ran them on 2 cores.
+	twoAtOnce bool
 }
 
 // bugCase is a learner bug (a patch to the solution), the schedule that
@@ -42,6 +48,8 @@ type labJob struct {
 	// ownEtcd: the run starts an etcd of its own (its revisions, and so
 	// its tokens, begin at 1).
 	ownEtcd bool
+	// pool, if set, holds a place while the run goes, besides atOnce's.
+	pool chan struct{}
 }
 
 func TestRunners(t *testing.T) {
@@ -50,11 +58,18 @@ func TestRunners(t *testing.T) {
 	for _, c := range []labCase{lab05Case, lab06Case, lab07Case, lab08Case, lab09Case} {
 		r, l := checkout(t, c.id)
 		root = r
-		jobs = append(jobs, referenceJobs(l, c.schedules)...)
-		jobs = append(jobs, bugJobs(t, root, l, c.bugs)...)
+		mine := append(referenceJobs(l, c.schedules), bugJobs(t, root, l, c.bugs)...)
 		if c.extra != nil {
-			jobs = append(jobs, c.extra(t, root, l)...)
+			mine = append(mine, c.extra(t, root, l)...)
 		}
+		pool := make(chan struct{}, 2)
+		for i := range mine {
+			mine[i].ownEtcd = mine[i].ownEtcd || c.ownEtcd
+			if c.twoAtOnce {
+				mine[i].pool = pool
+			}
+		}
+		jobs = append(jobs, mine...)
 	}
 	runJobs(t, root, jobs)
 }
@@ -142,6 +157,10 @@ func runJobs(t *testing.T, root string, jobs []labJob) {
 				errs[i] = err
 				return
 			}
+			if j.pool != nil {
+				j.pool <- struct{}{}
+				defer func() { <-j.pool }()
+			}
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			hs[i], errs[i] = runOne(ctx, env, j.lab, bin, j.schedule)
@@ -225,6 +244,35 @@ var lab07Case = labCase{
 	extra: func(t *testing.T, root string, l Lab) []labJob {
 		return []labJob{{name: "panic", lab: l, source: panicking(t, root, l), schedule: "calm", check: panicIsOneReplicasFailure, ownEtcd: true}}
 	},
+}
+
+// stubRun runs the stub as shipped, built as a file the learner changed
+// (Build refuses the stub itself): every replica's code says the lab is
+// not written yet, and the run says so. Without git to show the stub,
+// no run.
+func stubRun(t *testing.T, root string, l Lab) []labJob {
+	stub, err := shippedStubText(root, "labs/"+l.ID+"/"+l.File)
+	if errors.Is(err, errNoGit) {
+		t.Log(err)
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), l.File)
+	if err := os.WriteFile(src, append(stub, "// changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []labJob{{name: "stub", lab: l, source: src, schedule: "pause-owner", check: func(t *testing.T, h experiment.History) {
+		if h.Verdict.Showed || !strings.Contains(h.Verdict.Summary, "not written yet") {
+			t.Fatalf("the stub is not said to be not written: %s", h.Verdict.Summary)
+		}
+		for _, f := range h.Faults() {
+			if f.Origin != "" {
+				t.Fatalf("a fault was played on code that is not written: %v", f)
+			}
+		}
+	}}}
 }
 
 // panicking is the solution of lab 07 with a panic in the term of token

@@ -56,7 +56,10 @@ func run() int {
 	w.spy = replica.NewSpy(cli.KV)
 	cli.KV = w.spy
 	conn.Emit(replica.Event{Kind: "running", Text: "the lab's Write started: turns at the lock " + w.lock + ", writes to " + w.data})
-	err = w.loop(ctx)
+	err = notWritten(cli, w.lock, w.data)
+	if err == nil {
+		err = w.loop(ctx)
+	}
 	w.leases.Close()
 	switch {
 	case errors.Is(err, labs.ErrNotImplemented):
@@ -68,6 +71,19 @@ func run() int {
 	}
 	conn.Emit(replica.Event{Kind: "note", Text: "The writer loop returned after its context ended: lock released, lease revoked"})
 	return 0
+}
+
+// notWritten asks the lab's Write once with a context already
+// cancelled, so that no request can reach etcd: the stub says
+// labs.ErrNotImplemented before the replica takes any lock, and any
+// other answer means the lab is written.
+func notWritten(cli *clientv3.Client, lock, data string) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := fencedwrite.Write(ctx, cli, lock, 1<<62, data, "probe"); errors.Is(err, labs.ErrNotImplemented) {
+		return err
+	}
+	return nil
 }
 
 // writer is one replica's side of the turns.
