@@ -33,9 +33,14 @@ Your own lab code as the replicas (run with no NAME):
                      behind its own fault proxy, and judge what it did; exit 0
                      when it held, 1 on a violation (named), a lab not written
                      yet or one that does not compile
-  --schedule NAME    pause-owner (default), cut-off-owner, crash-owner, calm
+  --schedule NAME    faults aimed at the leader: pause-owner (default),
+                     cut-off-owner, crash-owner, crash-during-stepdown,
+                     flapping-network, etcd-leader-change (moves etcd's raft
+                     leader: in-process 3-member cluster only), or calm
   --reference        run the reference solution on the same schedule
   --faults FILE      with --lab: replay the faults of a recorded lab run
+                     With --etcd-endpoints or --class, the replicas run on
+                     that cluster under your prefix, as your etcd user.
 
 Flags of replay: --json, -v, as for run.
 

@@ -78,9 +78,6 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	if err := checkRanges(sc, rf.params); err != nil {
 		return err
 	}
-	if env.Etcd.Remote() {
-		fmt.Fprintln(env.Stderr, "note: --lab runs on the playground's in-process etcd; --etcd-endpoints is not used for it yet")
-	}
 	root, err := labRoot()
 	if err != nil {
 		return err
@@ -99,8 +96,18 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 		return err
 	}
 	built := time.Since(start)
+	// On a class cluster the replicas run under the learner's prefix,
+	// with the learner's TLS files and user; a schedule that moves etcd's
+	// raft leader needs the in-process cluster.
+	where := *sc
+	where.NeedsCluster = experiment.LabScheduleNeedsCluster(rf.lab.schedule)
+	xenv, done, err := experimentEnv(ctx, env, &where)
+	if err != nil {
+		return err
+	}
+	defer done()
 	spec := labrun.Spec(l, bin, rf.lab.reference, rf.lab.schedule)
-	run, err := experiment.StartLab(ctx, spec, rf.params, experiment.Env{}, labPrinter(env.Stdout, rf.asJSON, rf.verbose))
+	run, err := experiment.StartLab(ctx, spec, rf.params, xenv, labPrinter(env.Stdout, rf.asJSON, rf.verbose))
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", l.ID, err)
 	}
@@ -183,6 +190,11 @@ func (rf *runFlags) withLabSchedule() error {
 	p.Faults = experiment.LabFaultSchedule(&h)
 	if len(p.Faults) == 0 {
 		return Usagef("--faults %s: the run has no faults to replay", rf.faults)
+	}
+	for _, f := range p.Faults {
+		if f.Kind == experiment.ClockChanged {
+			return Usagef("--faults %s: %v", rf.faults, experiment.ErrLabClock)
+		}
 	}
 	return nil
 }

@@ -1,8 +1,16 @@
 package cli
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/experiment"
 )
 
 func TestExperimentLabUsage(t *testing.T) {
@@ -24,5 +32,78 @@ func TestExperimentLabUsage(t *testing.T) {
 		if strings.TrimSpace(stderr) == "" {
 			t.Errorf("%v: no message on stderr", args)
 		}
+	}
+}
+
+// TestLabRunOnClassCluster: with the settings file a class hands out,
+// a lab run's replicas run on the class cluster (TLS, auth) as the
+// learner's etcd user, under the learner's prefix, the only place that
+// user may write: the reference holds there only if every replica's
+// client logged in with the learner's user and kept to that prefix.
+func TestLabRunOnClassCluster(t *testing.T) {
+	c, _ := classCluster(t)
+	ctx := context.Background()
+	root, err := c.Root.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ada.json")
+	ada := c.Plain
+	ada.User, ada.Password = "ada", actions[0].Password
+	if err := ada.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	before, err := root.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The learner's shell may name another cluster: the replicas must
+	// not take it from there.
+	t.Setenv(access.EnvEndpoints, "http://127.0.0.1:1")
+	record := filepath.Join(t.TempDir(), "run.json")
+	code, stdout, stderr := runCLI(t, "--class", file, "experiment", "run", "--lab", "07", "--reference", "--schedule", "crash-owner", "--record", record)
+	if code != 0 {
+		t.Fatalf("the reference on the class cluster: exit %d\n%s%s", code, stdout, stderr)
+	}
+	h, err := readHistoryFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Verdict.Showed {
+		t.Fatalf("verdict: %+v", h.Verdict)
+	}
+	leaders := 0
+	for _, e := range h.Events {
+		if e.Kind == experiment.Acquired {
+			leaders++
+		}
+	}
+	if leaders < 2 {
+		t.Fatalf("%d terms on the class cluster, want a leader before and after the crash:\n%s", leaders, stdout)
+	}
+	// The run wrote on the class cluster (and cleaned up after itself).
+	after, err := root.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Header.Revision-before.Header.Revision < 4 {
+		t.Errorf("the class cluster's revision moved from %d to %d: the replicas did not run there", before.Header.Revision, after.Header.Revision)
+	}
+	left, err := root.Get(ctx, class.Prefix("ada")+"experiments/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left.Kvs) != 0 {
+		t.Errorf("the run left %d keys under ada's prefix, first %s", len(left.Kvs), left.Kvs[0].Key)
+	}
+	// Moving etcd's raft leader is for the in-process cluster only.
+	code, _, stderr = runCLI(t, "--class", file, "experiment", "run", "--lab", "07", "--reference", "--schedule", "etcd-leader-change")
+	if code != exitNeedsInProcess || !strings.Contains(stderr, "in-process") {
+		t.Errorf("etcd-leader-change on the class cluster: exit %d, want %d (stderr %q)", code, exitNeedsInProcess, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"sort"
@@ -25,6 +26,9 @@ const (
 	// written yet). Text says how, from what its process said.
 	ReplicaFailed Kind = "replica-failed"
 )
+
+// ErrLabClock: a schedule asked a lab run to change a replica's clock.
+var ErrLabClock = errors.New("a lab run cannot change a replica's clock: its process reads the operating system's clock (the lab's timers and etcd's client alike), which the playground has no way to slow")
 
 // LabReplica is what a replica process is told: its name, its own fault
 // proxies, the namespace every key goes under and the lab's prefix in it.
@@ -127,8 +131,14 @@ func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Ev
 	if spec.Schedule != "" && labSchedules[spec.Schedule] == nil {
 		return nil, fmt.Errorf("%w: no schedule %q (%s)", ErrUnknown, spec.Schedule, strings.Join(LabScheduleNames(), ", "))
 	}
+	for _, f := range p.Faults {
+		if f.Kind == ClockChanged {
+			return nil, ErrLabClock
+		}
+	}
 	sc := *kind.scenario
-	lr := &labRun{spec: spec, kind: kind, running: map[string]bool{}, notWritten: map[string]bool{}}
+	sc.NeedsCluster = LabScheduleNeedsCluster(spec.Schedule)
+	lr := &labRun{spec: spec, kind: kind, running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
 	sc.Run = lr.script
 	return startScenario(ctx, &sc, p, env, sink)
 }
@@ -140,8 +150,9 @@ type labRun struct {
 	run  *Run
 
 	mu         sync.Mutex
-	running    map[string]bool // replicas whose process said it runs the lab's code
-	notWritten map[string]bool // ... and then that the lab is not written yet
+	running    map[string]bool     // replicas whose process said it runs the lab's code
+	notWritten map[string]bool     // ... and then that the lab is not written yet
+	procs      map[string]*labProc // each replica's current process
 }
 
 func (lr *labRun) markNotWritten(name string) {
@@ -154,6 +165,18 @@ func (lr *labRun) noneWritten(n int) bool {
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
 	return len(lr.notWritten) >= n
+}
+
+func (lr *labRun) setProc(name string, p *labProc) {
+	lr.mu.Lock()
+	lr.procs[name] = p
+	lr.mu.Unlock()
+}
+
+func (lr *labRun) proc(name string) *labProc {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	return lr.procs[name]
 }
 
 func (lr *labRun) markRunning(name string) {

@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 // The parent's side of a replica process: start it, read its events,
@@ -28,6 +33,7 @@ const labMaxLine = 64 << 10
 // once) or the run stops it (SIGTERM, then killed after the grace).
 func (lr *labRun) body(ctx context.Context, r *Replica) error {
 	cmd := lr.spec.Command(lr.replicaConfig(r))
+	cmd.Env = labEnv(cmd.Env, lr.run.access())
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -43,7 +49,8 @@ func (lr *labRun) body(ctx context.Context, r *Replica) error {
 		r.Emit(Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
 		return nil
 	}
-	p := &labProc{lr: lr, r: r, in: stdin}
+	p := &labProc{lr: lr, r: r, in: stdin, kill: make(chan struct{}), down: make(chan struct{})}
+	lr.setProc(r.Name, p)
 	exited := make(chan error, 1)
 	go func() {
 		p.pump(ctx, stdout)
@@ -66,6 +73,10 @@ func (lr *labRun) body(ctx context.Context, r *Replica) error {
 	select {
 	case err := <-exited:
 		p.stoppedBadly(err, stderr.String())
+		p.leasesLeft()
+	case <-p.kill:
+		killGroup(cmd)
+		<-exited
 	case <-time.After(labShutdownGrace):
 		r.Emit(Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
 		killGroup(cmd)
@@ -93,7 +104,50 @@ type labProc struct {
 	lr       *labRun
 	r        *Replica
 	in       io.WriteCloser
-	reported bool // the process said itself how it failed
+	reported bool          // the process said itself how it failed
+	leases   []int64       // the leases its client was granted
+	kill     chan struct{} // closed: kill it now, even while it stops
+	killOnce sync.Once
+	down     chan struct{} // closed when it first reports stepping down
+	downOnce sync.Once
+}
+
+// killNow kills the process at once, even in the middle of stopping.
+func (p *labProc) killNow() { p.killOnce.Do(func() { close(p.kill) }) }
+
+// labEnv is a replica process's environment: the playground's own,
+// without any etcd settings of the learner's shell, and with the run's
+// (the learner's TLS files and user on a shared cluster; the child dials
+// its own fault proxies in any case).
+func labEnv(env []string, a access.Settings) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+8)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PLAYGROUND_ETCD_") && !strings.HasPrefix(kv, access.EnvClass+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, a.Env()...)
+}
+
+// leasesLeft asks etcd, once a process told to stop has exited, about
+// every lease it was granted: one still alive outlived the code that
+// held it (a session orphaned instead of closed), and keeps whatever is
+// attached to it, or at least etcd's memory, for up to a TTL.
+func (p *labProc) leasesLeft() {
+	for _, id := range p.leases {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		resp, err := p.lr.run.admin.TimeToLive(ctx, clientv3.LeaseID(id))
+		cancel()
+		if err != nil || resp.TTL < 0 {
+			continue
+		}
+		p.r.Emit(Event{Kind: Note, TTL: resp.GrantedTTL,
+			Text:  fmt.Sprintf("its process has exited, but etcd still holds its lease %x (TimeToLive: %d s left of %d s)", id, resp.TTL, resp.GrantedTTL),
+			Facts: &Facts{Op: "timetolive", Lease: id, GrantedTTL: resp.GrantedTTL, TTLLeft: resp.TTL, Succeeded: true, Revision: resp.ResponseHeader.GetRevision()}})
+	}
 }
 
 // pump reads the process's events until its output ends.
@@ -142,6 +196,11 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		e.TTL = p.lr.run.TTL()
 	case SteppedDown, Lost, Released:
 		r.setRole(RoleFollower, 0)
+		p.downOnce.Do(func() { close(p.down) })
+	case LeaseGranted:
+		if e.Facts != nil && e.Facts.Lease != 0 {
+			p.leases = append(p.leases, e.Facts.Lease)
+		}
 	case "owns":
 		// A lab whose replicas each own a part at once (shards) says so
 		// without the sole ownership Acquired stands for: it only makes

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -14,6 +15,9 @@ import (
 type labSchedule struct {
 	says string
 	play func(ctx context.Context, lr *labRun, run *Run, owner *Replica) error
+	// cluster: the schedule moves etcd's raft leader, so the run needs
+	// the in-process 3-member cluster (Scenario.NeedsCluster).
+	cluster bool
 }
 
 var labSchedules = map[string]*labSchedule{
@@ -37,6 +41,107 @@ var labSchedules = map[string]*labSchedule{
 		}
 		return o.restart(ByScript)
 	}},
+	"crash-during-stepdown": {says: "cut the leader's network and tell it to stop (SIGTERM); kill its process while it steps down (its resign cannot reach etcd), heal; after 2 TTLs + 1 s it starts again", play: crashDuringStepDown},
+	"flapping-network":      {says: "five short cuts of the leader's network, each 0.75 to 1.25 TTLs, healed for under a second in between; each aimed at whoever leads then", play: flappingNetwork},
+	"etcd-leader-change":    {says: "on a 3-member etcd cluster, move etcd's raft leader to another member three times, a TTL and a half apart", play: etcdLeaderChange, cluster: true},
+}
+
+// crashDuringStepDown catches the leader between its Work returning and
+// its resign: with its network cut the resign waits, and the process is
+// killed in that wait, its key left to its lease.
+func crashDuringStepDown(ctx context.Context, lr *labRun, run *Run, o *Replica) error {
+	p := lr.proc(o.Name)
+	if p == nil {
+		return fmt.Errorf("crash-during-stepdown: %s has no process", o.Name)
+	}
+	o.partition(ByScript)
+	lr.tellToStop(o)
+	select {
+	case <-p.down:
+		// Work returned: the code is on its way out, in its resign or
+		// revoke, which wait on the cut network. Give it a moment to be
+		// well inside that call.
+		sleep(ctx, 100*time.Millisecond)
+	case <-o.Done():
+		run.Note("%s's process exited before it reported stepping down", o.Name)
+	case <-time.After(labShutdownGrace):
+		run.Note("%s did not report stepping down within %s of being told to stop", o.Name, labShutdownGrace)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	p.killNow()
+	o.crash(ByScript)
+	o.heal(ByScript)
+	if err := sleep(ctx, 2*run.tTLDuration()+time.Second); err != nil {
+		return err
+	}
+	return o.restart(ByScript)
+}
+
+// tellToStop cancels one replica's Run as a shutdown would (SIGTERM to
+// its process), mid-run.
+func (lr *labRun) tellToStop(r *Replica) {
+	r.mu.Lock()
+	cancel := r.cancel
+	r.mu.Unlock()
+	r.Emit(Event{Kind: Note, Text: "told to stop: SIGTERM, its Run's context is cancelled"})
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// flappingNetwork cuts the leader's network for about a TTL, five times:
+// some cuts end just before its lease runs out, some just after.
+func flappingNetwork(ctx context.Context, lr *labRun, run *Run, o *Replica) error {
+	ttl := run.tTLDuration()
+	for i := range 5 {
+		cut := ttl*3/4 + time.Duration(run.Intn(int(ttl/(2*time.Millisecond))+1))*time.Millisecond
+		o.partition(ByScript)
+		err := sleep(ctx, cut)
+		o.heal(ByScript)
+		if err != nil {
+			return err
+		}
+		if err := sleep(ctx, 300*time.Millisecond+time.Duration(run.Intn(500))*time.Millisecond); err != nil {
+			return err
+		}
+		if i < 4 {
+			if next := lr.owner(ctx, run, ttl+2*time.Second); next != nil {
+				o = next
+			}
+		}
+	}
+	return nil
+}
+
+// etcdLeaderChange moves the raft leader of the run's 3-member cluster
+// on, three times: leases survive it (the new leader renews them all),
+// the replicas' clients see errors and retries.
+func etcdLeaderChange(ctx context.Context, lr *labRun, run *Run, o *Replica) error {
+	cl := run.Cluster()
+	if cl == nil {
+		return errors.New("etcd-leader-change: the run has no in-process cluster")
+	}
+	for range 3 {
+		lead, err := cl.Leader()
+		if err != nil {
+			return fmt.Errorf("etcd-leader-change: %w", err)
+		}
+		if err := run.moveLeader(ctx, lead, (lead+1)%len(cl.Members())); err != nil {
+			return err
+		}
+		if err := sleep(ctx, run.tTLDuration()*3/2); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LabScheduleNeedsCluster says whether the prepared schedule moves etcd's
+// raft leader, which only the in-process cluster allows.
+func LabScheduleNeedsCluster(name string) bool {
+	s := labSchedules[name]
+	return s != nil && s.cluster
 }
 
 // LabScheduleNames lists the prepared schedules of lab runs.
@@ -94,9 +199,14 @@ func LabFaultSchedule(h *History) []ScheduledFault {
 		if e.Kind == Phase {
 			stepAt[e.Step] = e.At
 		}
-		if e.Kind.IsFault() && e.Origin != "" && e.Replica != "" {
+		if e.Kind.IsFault() && e.Origin != "" && e.Replica != "" && !e.Kind.isEtcdFault() {
 			out = append(out, ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: e.Kind, Replica: e.Replica, Value: e.Value})
 		}
 	}
 	return out
+}
+
+// isEtcdFault: a fault done to etcd itself (its Replica names a member).
+func (k Kind) isEtcdFault() bool {
+	return k == MemberStopped || k == MemberRestarted || k == LeaderMoved
 }

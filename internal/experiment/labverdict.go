@@ -32,13 +32,16 @@ func trackHeld(held map[string]StoreKey, e Event) {
 // keys under owned (a resign, a release or a revoked lease) before it
 // returns, which its process reports with a note beginning with
 // returned: a key left behind waits out its lease, and the next owner
-// with it.
+// with it. Nor may a lease it was granted outlive its process.
 func labReleasedOnStop(owned, returned string) Property {
 	return Property{Check: func(f *Findings) (bool, string) {
 		if k, ok := lateRelease(f.Events, owned, returned); ok {
 			return false, k
 		}
-		return true, "Told to stop, every replica deleted its keys before its code returned."
+		if k, ok := leaseOutlived(f.Events); ok {
+			return false, k
+		}
+		return true, "Told to stop, every replica deleted its keys and ended its leases before its process exited."
 	}}
 }
 
@@ -94,6 +97,23 @@ func orphaned(events []Event, log keyLog, k StoreKey) bool {
 		}
 	}
 	return false
+}
+
+// leaseOutlived finds a lease that etcd still held after the process it
+// was granted to had exited when told to stop: TimeToLive, asked by the
+// playground once the process was gone, still counted it down.
+func leaseOutlived(events []Event) (string, bool) {
+	stop, ok := stopAt(events)
+	if !ok {
+		return "", false
+	}
+	for _, e := range events {
+		if e.At < stop || e.Kind != Note || e.Facts == nil || e.Facts.Op != "timetolive" || e.Facts.TTLLeft < 0 {
+			continue
+		}
+		return fmt.Sprintf("left-behind at %s: %s's process had exited when told to stop, but etcd still held the lease %x it was granted (TimeToLive: %d s left of %d s): the session was not closed, so nothing revoked its lease.", at(e.At), e.Replica, e.Facts.Lease, e.Facts.TTLLeft, e.Facts.GrantedTTL), true
+	}
+	return "", false
 }
 
 func stopAt(events []Event) (time.Duration, bool) {

@@ -13,6 +13,7 @@ package replica
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -25,6 +26,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
+
+	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 // Config is what the playground tells a replica process on its command line.
@@ -57,16 +60,48 @@ func ParseConfig(args []string) (Config, error) {
 }
 
 // Dial connects to etcd through the replica's endpoints, quietly, with
-// every key under the namespace.
+// every key under the namespace. On a shared cluster the playground hands
+// the learner's TLS files and user down in the PLAYGROUND_ETCD_*
+// variables (access.Settings.Env); the endpoints are always the replica's
+// own fault proxies. Every lease the client is granted is reported (the
+// playground checks, once the process has exited, that none outlived it).
 func Dial(c Config) (*clientv3.Client, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 3 * time.Second, Logger: zap.NewNop()})
+	s, err := access.FromEnv(os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("replica %s: connect: %w", c.Name, err)
+		return nil, fmt.Errorf("replica %s: %w", c.Name, err)
+	}
+	cfg, err := s.ClientConfigVia(c.Endpoints, zap.NewNop())
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: %w", c.Name, err)
+	}
+	cfg.DialTimeout = 3 * time.Second
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: connect: %w", c.Name, s.Explain(err))
 	}
 	cli.KV = namespace.NewKV(cli.KV, c.Namespace)
 	cli.Watcher = namespace.NewWatcher(cli.Watcher, c.Namespace)
 	cli.Lease = namespace.NewLease(cli.Lease, c.Namespace)
+	if opened != nil {
+		cli.Lease = reportingLease{Lease: cli.Lease, conn: opened}
+	}
 	return cli, nil
+}
+
+// reportingLease tells the playground about every lease granted.
+type reportingLease struct {
+	clientv3.Lease
+	conn *Conn
+}
+
+func (l reportingLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
+	resp, err := l.Lease.Grant(ctx, ttl)
+	if err == nil {
+		l.conn.Emit(Event{Kind: "lease-granted", TTL: resp.TTL,
+			Text:  fmt.Sprintf("etcd granted lease %x for %d s", int64(resp.ID), resp.TTL),
+			Facts: &Facts{Op: "grant", Revision: resp.ResponseHeader.GetRevision(), Succeeded: true, Lease: int64(resp.ID), GrantedTTL: resp.TTL}})
+	}
+	return resp, err
 }
 
 // Facts are the part of the History's facts a replica reports.
@@ -78,6 +113,9 @@ type Facts struct {
 	Deleted   int64  `json:"deleted,omitempty"`
 	Err       string `json:"err,omitempty"`
 	Token     int64  `json:"token,omitempty"` // the fencing token a call carried
+	// Lease and GrantedTTL: the lease a grant gave.
+	Lease      int64 `json:"lease,omitempty"`
+	GrantedTTL int64 `json:"granted_ttl,omitempty"`
 }
 
 // Event is one line of the protocol, in the History's event format.
@@ -110,8 +148,13 @@ type Conn struct {
 func Open() *Conn {
 	out := os.Stdout
 	os.Stdout = os.Stderr
-	return &Conn{out: bufio.NewWriter(out), in: bufio.NewScanner(os.Stdin)}
+	opened = &Conn{out: bufio.NewWriter(out), in: bufio.NewScanner(os.Stdin)}
+	return opened
 }
+
+// opened is the process's one Conn (it owns the standard output), which
+// Dial's clients report their leases on.
+var opened *Conn
 
 // Emit sends one event.
 func (c *Conn) Emit(e Event) {
