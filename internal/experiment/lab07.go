@@ -50,24 +50,44 @@ var lab07Shows = []Property{
 const labStopGrace = 2 * time.Second
 
 // labTokenIsKey: every term's token is its key's CreateRevision, with the
-// key still in etcd when Work began.
+// key still in etcd when Work began. The key watch and the replica's own
+// report travel apart, so the watch may report a key's creation after
+// the Work it led to: a key counts as gone only once the watch reported
+// its deletion before the term's start (by more than labWatchSlack).
 func labTokenIsKey(f *Findings) (bool, string) {
-	held := map[string]StoreKey{}
+	puts := map[string]StoreKey{}      // key -> how etcd first held it
+	dels := map[string]time.Duration{} // key -> when the watch saw it deleted
 	for _, e := range f.Events {
-		trackHeld(held, e)
+		if e.Kind != KeyChanged || e.Facts == nil {
+			continue
+		}
+		if _, seen := dels[e.Facts.Key]; e.Facts.Op == "delete" && !seen {
+			dels[e.Facts.Key] = e.At
+		} else if _, seen := puts[e.Facts.Key]; e.Facts.Held != nil && !seen {
+			puts[e.Facts.Key] = *e.Facts.Held
+		}
+	}
+	for _, e := range f.Events {
 		if e.Kind != Acquired || e.Facts == nil {
 			continue
 		}
-		k, ok := held[e.Facts.Key]
+		k, ok := puts[e.Facts.Key]
+		d, gone := dels[e.Facts.Key]
 		switch {
 		case !ok:
-			return false, fmt.Sprintf("work-without-key at %s: %s's Work began with token %d, but etcd no longer held its key %s.", at(e.At), e.Replica, e.Token, e.Facts.Key)
+			return false, fmt.Sprintf("work-without-key at %s: %s's Work began with token %d, but etcd never held its key %s.", at(e.At), e.Replica, e.Token, e.Facts.Key)
 		case k.CreateRevision != e.Token:
 			return false, fmt.Sprintf("wrong-token at %s: %s's term carries token %d, but its key %s was created at revision %d.", at(e.At), e.Replica, e.Token, e.Facts.Key, k.CreateRevision)
+		case gone && d < e.At-labWatchSlack:
+			return false, fmt.Sprintf("work-without-key at %s: %s's Work began with token %d, but etcd had deleted its key %s at %s.", at(e.At), e.Replica, e.Token, e.Facts.Key, at(d))
 		}
 	}
 	return true, "Every term's token was its key's CreateRevision, the key still in etcd."
 }
+
+// labWatchSlack is how far apart the key watch's report and a replica's
+// may arrive for the same instant.
+const labWatchSlack = 100 * time.Millisecond
 
 // labStopsWhenLost: a leader stops working soon after etcd deleted its
 // key (soon after it was woken, if it was paused then).

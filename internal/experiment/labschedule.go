@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -144,14 +146,22 @@ func LabScheduleNeedsCluster(name string) bool {
 	return s != nil && s.cluster
 }
 
-// LabScheduleNames lists the prepared schedules of lab runs.
+// labScheduleOrder is the order the schedules are offered in: the
+// simplest faults first, the run without any last.
+var labScheduleOrder = []string{"pause-owner", "cut-off-owner", "crash-owner", "crash-during-stepdown", "flapping-network", "etcd-leader-change", "calm"}
+
+// LabScheduleNames lists the prepared schedules of lab runs, in the order
+// they are offered.
 func LabScheduleNames() []string {
-	out := make([]string, 0, len(labSchedules))
+	out := slices.Clone(labScheduleOrder)
+	var more []string
 	for n := range labSchedules {
-		out = append(out, n)
+		if !slices.Contains(out, n) {
+			more = append(more, n)
+		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(more)
+	return append(out, more...)
 }
 
 // LabScheduleSays says in a line what a prepared schedule does ("" if none).
@@ -209,4 +219,22 @@ func LabFaultSchedule(h *History) []ScheduledFault {
 // isEtcdFault: a fault done to etcd itself (its Replica names a member).
 func (k Kind) isEtcdFault() bool {
 	return k == MemberStopped || k == MemberRestarted || k == LeaderMoved
+}
+
+// violationAt is how a lab run's checker names a violation: its name and
+// when ("kept-working at 7.20 s").
+var violationAt = regexp.MustCompile(`(?i)\b[a-z]+(?:-[a-z]+)+ at (\d+(?:\.\d+)?) s\b`)
+
+// LabViolationAt is the time of the first violation a lab run's verdict
+// summary names, for a timeline to open at.
+func LabViolationAt(summary string) (time.Duration, bool) {
+	m := violationAt.FindStringSubmatch(summary)
+	if m == nil {
+		return 0, false
+	}
+	s, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(s * float64(time.Second)), true
 }

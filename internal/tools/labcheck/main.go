@@ -27,6 +27,12 @@
 //	go run ./internal/tools/labcheck -bench [LAB...]
 //	go run ./internal/tools/labcheck -mutate [-p N] [-v] [LAB...]
 //	go run ./internal/tools/labcheck -write-stubs
+//	go run ./internal/tools/labcheck -runners [-runner-runs N] [-runners-all-bugs] [LAB...]
+//
+// -runners checks the lab runners (internal/labrun) instead, slowly (10
+// to 20 s a lab run; make labrun-check and make bench run it): the
+// reference holds under every prepared schedule in each of 5 runs, and at
+// least 3 of the lab's learner bugs are shown failing by some schedule.
 //
 // The labs it checks are the labs as the course ships them, not as the
 // learner left them: `make test` runs labcheck, and it must pass in a
@@ -93,6 +99,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
 	verbose := fs.Bool("v", false, "print progress")
 	writeStubs := fs.Bool("write-stubs", false, "record the stubs in labs/ as the pristine ones in "+StubsSum+" (for course authors, after changing a stub) and exit")
+	runners := fs.Bool("runners", false, "check the lab runners instead (slow, not part of make test): the reference holds under every prepared schedule in every run, and at least 3 learner bugs are shown failing")
+	runnerRuns := fs.Int("runner-runs", 5, "with -runners: runs of the reference per schedule")
+	runnerP := fs.Int("runner-p", 2, "with -runners: lab runs at a time")
+	allBugs := fs.Bool("runners-all-bugs", false, "with -runners: try every learner bug, not only until 3 are shown")
 	parallel := fs.Int("p", 1, "check `N` labs at a time (make test uses 2: most of an etcd lab's time is its tests waiting on leases and watches, not CPU)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -105,6 +115,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "labcheck:", err)
 		return 1
+	}
+	if *runners {
+		if *runnerRuns < 1 || *runnerP < 1 {
+			fmt.Fprintln(stderr, "labcheck: -runner-runs and -runner-p must be at least 1")
+			return 2
+		}
+		return runRunners(ctx, absRoot, fs.Args(), runnerOptions{Runs: *runnerRuns, Parallel: *runnerP, AllBugs: *allBugs}, stdout, stderr)
 	}
 	if *writeStubs {
 		if err := writeStubsSum(absRoot); err != nil {

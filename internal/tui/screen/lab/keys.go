@@ -38,6 +38,14 @@ type KeyMap struct {
 	// Report opens the verification's failing run (the race detector's
 	// report for a racy lab) when a pass did not hold up.
 	Report key.Binding
+	// Faults runs the learner's code under faults (labs with a runner);
+	// in its view RunFaults starts the chosen schedule, Reference runs the
+	// reference on it (then switches between the two), CloseFaults goes
+	// back (and stops a run).
+	Faults      key.Binding
+	RunFaults   key.Binding
+	Reference   key.Binding
+	CloseFaults key.Binding
 }
 
 // DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
@@ -68,6 +76,11 @@ func DefaultKeyMap() KeyMap {
 		ChooseStep: key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose step")),
 		Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff/whole")),
 		Report:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "failing run")),
+
+		Faults:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "faults")),
+		RunFaults:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
+		Reference:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reference")),
+		CloseFaults: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
 
@@ -80,6 +93,8 @@ func (m Model) ShortHelp() []key.Binding {
 		k.Watch.SetHelp("w", "watch off")
 	}
 	switch {
+	case m.faults.open:
+		return m.faultsHelp()
 	case m.confirm != confirmNone:
 		return []key.Binding{k.Yes, k.No}
 	case m.grading:
@@ -104,7 +119,30 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.pane == paneSolution && m.solution != "":
 		return []key.Binding{k.Grade, k.Diff, k.Edit, k.Pane}
 	}
+	if labHasRunner(m.lab.ID) {
+		return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Faults, k.Pane}
+	}
 	return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Pane}
+}
+
+// faultsHelp is the faults view's one-line help.
+func (m Model) faultsHelp() []key.Binding {
+	k, f := m.keys, m.faults
+	if f.choosing {
+		return []key.Binding{withHelp(k.ChooseStep, "schedule"), k.RunFaults, k.CloseFaults}
+	}
+	if m.faultRunning() {
+		return []key.Binding{withHelp(k.CloseFaults, "stop")}
+	}
+	ref := k.Reference
+	if f.runs[1] != nil {
+		ref = withHelp(ref, "yours/reference")
+	}
+	var out []key.Binding
+	if r := f.runs[f.showing]; r != nil && r.view != nil {
+		out = append(out, r.view.Keys()...)
+	}
+	return append(out, ref, withHelp(k.Faults, "schedules"), k.CloseFaults)
 }
 
 // reportHelp names what v opens: the race report of a racy lab.
@@ -139,7 +177,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	// keys go under grading's.
 	return [][]key.Binding{
 		{k.Grade, k.Cancel, k.Watch, k.Hint, k.ChooseStep, k.OpenStep, k.CloseStep, k.PrevStep, k.NextStep},
-		{k.Edit, k.Solution, k.Diff, k.Reset, k.Report, k.Yes, k.No},
+		{k.Edit, k.Solution, k.Diff, k.Reset, k.Report, k.Faults, k.Yes, k.No},
 		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }

@@ -71,6 +71,10 @@ type Options struct {
 	// Course is what labs are built from besides the checkout's stub
 	// file; nil means the course this binary embeds (grade.Builtin).
 	Course *grade.Course
+	// Program is the playground binary that x runs the lab's code under
+	// faults with (experiment run --lab, a child process); empty means
+	// this program (os.Executable).
+	Program string
 }
 
 type pane int
@@ -142,6 +146,8 @@ type Model struct {
 
 	notice    string // one line of news: "stub reset, your code is in ..."
 	noticeErr bool
+
+	faults faultsUI // x: the learner's code under faults
 }
 
 // New builds the runner for opts.Lab.
@@ -228,13 +234,14 @@ func (m *Model) SetSize(w, h int) {
 // not treat it as "back". A watch grade goes on in the background, so esc
 // leaves then (x cancels).
 func (m Model) Capturing() bool {
-	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen() || m.reportOpen()
+	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen() || m.reportOpen() || m.faults.open
 }
 
 // Close stops a running grade, and watch mode when the screen has its
 // own; call it when leaving the screen for good. The root's watch mode
 // goes on.
 func (m *Model) Close() {
+	m.stopFaultRun()
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil

@@ -70,6 +70,10 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 		m.resetDone(msg)
 	case solutionLoadedMsg:
 		m.solutionLoaded(msg)
+	case faultMsg:
+		return m.faultEvent(msg)
+	case faultDoneMsg:
+		m.faultDone(msg)
 	case tea.MouseWheelMsg:
 		vp := m.activeVP()
 		*vp, _ = vp.Update(msg)
@@ -111,7 +115,7 @@ func (m *Model) readmeDone(msg readmeRenderedMsg) {
 // spinnerTick turns the spinner while a grade or its verification runs, and lets the tick
 // chain end after.
 func (m *Model) spinnerTick(msg spinner.TickMsg) tea.Cmd {
-	if !m.grading && !m.report.verifying() {
+	if !m.grading && !m.report.verifying() && !m.faultRunning() {
 		m.spinning = false
 		return nil
 	}
@@ -151,6 +155,9 @@ func (m *Model) resetDone(msg resetDoneMsg) {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	if m.faults.open {
+		return m.faultsKey(msg)
+	}
 	if m.confirm != confirmNone {
 		switch {
 		case key.Matches(msg, k.Yes):
@@ -210,6 +217,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.startGrade()
 	case key.Matches(msg, k.Watch):
 		return m.toggleWatch()
+	case key.Matches(msg, k.Faults):
+		if !labHasRunner(m.lab.ID) {
+			m.setNotice("This lab has no runner: its code cannot play a replica under faults.", false)
+			return nil
+		}
+		m.openFaults()
 	case key.Matches(msg, k.Hint):
 		m.nextHint()
 	case key.Matches(msg, k.Edit):

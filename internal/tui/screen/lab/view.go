@@ -72,7 +72,10 @@ func (m Model) View() string {
 		return head + "\n" + st.Muted.Render("Opening the lab…")
 	}
 	lines := []string{head, st.Subtitle.Render(m.subtitle()), ansi.Truncate(m.tabs(), m.Width, "")}
-	if m.wide() {
+	if m.faults.open {
+		lines[2] = st.Selected.Render(" Under faults ") + st.Muted.Render("  esc back to the lab")
+		lines = append(lines, m.faultsBody(m.Width, m.readmeVP.Height()))
+	} else if m.wide() {
 		right := &m.resultsVP
 		if m.pane == paneSolution {
 			right = &m.solutionVP
@@ -144,6 +147,8 @@ func (m Model) statusLine() string {
 	st := m.Styles
 	var s string
 	switch {
+	case m.faults.open:
+		s = st.Muted.Render("Each replica is a process of its own running labs/" + m.lab.ID + "; the run itself is a child process.")
 	case m.confirm == confirmSolution:
 		s = st.Warning.Render("Not passed yet. Show the reference solution anyway? (y/n)")
 	case m.confirm == confirmReset:

@@ -1,0 +1,315 @@
+package lab
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
+)
+
+// Your code under faults (x): the screen runs `playground experiment run
+// --lab ID --schedule NAME --json --record FILE` as a child process, so
+// the learner's code (and the replicas, etcd and checker of the run)
+// never run inside the TUI; it shows the child's events as they come,
+// then the recorded history's timeline, opened at the violation. r runs
+// the reference solution on the same schedule for comparison.
+
+// faultsUI is the state of the faults view.
+type faultsUI struct {
+	open     bool
+	choosing bool
+	choice   int          // the schedule picked in the list
+	runs     [2]*faultRun // 0: the learner's code, 1: the reference
+	showing  int          // which run the view shows
+	seq      int          // the newest run's number; older runs' messages are dropped
+	program  string       // the playground binary
+	stop     func()       // cancels the run in flight
+}
+
+// faultRun is one run of the lab's code under a schedule.
+type faultRun struct {
+	schedule  string
+	reference bool
+	started   time.Time
+	took      time.Duration
+	events    []experiment.Event // as the child reported them
+	done      bool
+	code      int    // the child's exit status
+	stderr    string // what it said there (a compiler's message, a stub's)
+	history   *experiment.History
+	view      *expscreen.HistoryView
+	err       error
+}
+
+// labHasRunner reports whether the lab's code can play a replica.
+func labHasRunner(id string) bool { return experiment.LabScenario(id) != nil }
+
+// faultMsg is one event of a run, faultDoneMsg its end.
+type (
+	faultMsg struct {
+		seq int
+		e   experiment.Event
+		ch  <-chan tea.Msg
+	}
+	faultDoneMsg struct {
+		seq     int
+		code    int
+		stderr  string
+		history *experiment.History
+		err     error
+	}
+)
+
+// openFaults opens the schedule list.
+func (m *Model) openFaults() {
+	f := &m.faults
+	f.open, f.choosing = true, true
+	m.layout()
+}
+
+// closeFaults stops a run in flight and goes back to the lab.
+func (m *Model) closeFaults() {
+	m.stopFaultRun()
+	m.faults.open = false
+	m.layout()
+}
+
+func (m *Model) stopFaultRun() {
+	if m.faults.stop != nil {
+		m.faults.stop()
+		m.faults.stop = nil
+	}
+}
+
+// faultRunning reports whether a run is in flight.
+func (m Model) faultRunning() bool {
+	r := m.faults.runs[m.faults.showing]
+	return r != nil && !r.done
+}
+
+// startFaultRun runs the chosen schedule with the learner's code or the
+// reference.
+func (m *Model) startFaultRun(schedule string, reference bool) tea.Cmd {
+	m.stopFaultRun()
+	f := &m.faults
+	f.seq++
+	f.choosing = false
+	slot := 0
+	if reference {
+		slot = 1
+	} else {
+		f.runs[1] = nil // a new run of yours: the old comparison is gone
+	}
+	f.runs[slot] = &faultRun{schedule: schedule, reference: reference, started: m.now()}
+	f.showing = slot
+	ctx, cancel := context.WithCancel(context.Background())
+	f.stop = cancel
+	m.layout()
+	ch := make(chan tea.Msg, 64)
+	go runChild(ctx, m.faultCommand(ctx, schedule, reference), f.seq, ch)
+	return tea.Batch(waitFault(ch), m.spinFaults())
+}
+
+// faultCommand is the child's command line; its --record file is the
+// last argument.
+func (m Model) faultCommand(ctx context.Context, schedule string, reference bool) *exec.Cmd {
+	prog := m.faults.program
+	if prog == "" {
+		prog = m.opts.Program
+	}
+	if prog == "" {
+		prog, _ = os.Executable()
+	}
+	record := filepath.Join(os.TempDir(), fmt.Sprintf("playground-labrun-%d-%d.json", os.Getpid(), m.faults.seq))
+	args := []string{"experiment", "run", "--lab", m.lab.ID, "--schedule", schedule, "--json"}
+	if reference {
+		args = append(args, "--reference")
+	}
+	args = append(args, "--record", record)
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Dir = m.opts.Root // the child finds the learner's checkout from here
+	cmd.Env = append(os.Environ(), m.opts.Env...)
+	containChild(cmd)
+	// Stopped (esc, leaving the program): SIGTERM lets the child stop its
+	// replicas and etcd; it is killed if it has not after WaitDelay.
+	cmd.Cancel = func() error { return terminate(cmd) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
+// runChild runs the child, sends each event it prints, then its end.
+func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
+	record := cmd.Args[len(cmd.Args)-1]
+	defer os.Remove(record)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		ch <- faultDoneMsg{seq: seq, err: err}
+		return
+	}
+	var stderr tailWriter
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		ch <- faultDoneMsg{seq: seq, err: fmt.Errorf("start the run: %w", err)}
+		return
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	for sc.Scan() {
+		var e experiment.Event
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Kind == "" {
+			continue // the final verdict line: the history has it
+		}
+		select {
+		case ch <- faultMsg{seq: seq, e: e, ch: ch}:
+		case <-ctx.Done():
+		}
+	}
+	werr := cmd.Wait()
+	done := faultDoneMsg{seq: seq, stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(werr, &ee):
+		done.code = ee.ExitCode()
+	case werr != nil:
+		done.err = werr
+	}
+	if f, err := os.Open(record); err == nil {
+		h, rerr := experiment.ReadHistory(f)
+		f.Close()
+		if rerr == nil {
+			done.history = &h
+		}
+	}
+	select {
+	case ch <- done:
+	case <-ctx.Done(): // the screen stopped the run and reads no more
+	}
+}
+
+// waitFault waits for the run's next message.
+func waitFault(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg { return <-ch }
+}
+
+// faultEvent keeps one event of the run on screen.
+func (m *Model) faultEvent(msg faultMsg) tea.Cmd {
+	if msg.seq != m.faults.seq {
+		return nil
+	}
+	r := m.faults.runs[m.faults.showing]
+	r.events = append(r.events, msg.e)
+	m.layout()
+	return waitFault(msg.ch)
+}
+
+// faultDone takes the run's end: its history, opened at the violation.
+func (m *Model) faultDone(msg faultDoneMsg) {
+	if msg.seq != m.faults.seq {
+		return
+	}
+	m.faults.stop = nil
+	r := m.faults.runs[m.faults.showing]
+	r.done, r.code, r.stderr, r.err, r.history = true, msg.code, msg.stderr, msg.err, msg.history
+	r.took = m.now().Sub(r.started)
+	if h := r.history; h != nil && h.Verdict != nil {
+		at := time.Duration(-1)
+		if !h.Verdict.Showed {
+			if t, ok := experiment.LabViolationAt(h.Verdict.Summary); ok {
+				at = t
+			}
+		}
+		v := expscreen.NewHistoryView(m.Styles, *h, at)
+		r.view = &v
+	}
+	m.layout()
+}
+
+// faultsKey handles a key while the faults view is open.
+func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
+	k, f := m.keys, &m.faults
+	names := experiment.LabScheduleNames()
+	if f.choosing {
+		switch {
+		case key.Matches(msg, k.Up):
+			f.choice = (f.choice + len(names) - 1) % len(names)
+		case key.Matches(msg, k.Down):
+			f.choice = (f.choice + 1) % len(names)
+		case key.Matches(msg, k.RunFaults):
+			return m.startFaultRun(names[f.choice], false)
+		case key.Matches(msg, k.CloseFaults):
+			if f.runs[0] == nil {
+				m.closeFaults()
+				return nil
+			}
+			f.choosing = false
+		}
+		m.layout()
+		return nil
+	}
+	mine, ref := f.runs[0], f.runs[1]
+	switch {
+	case key.Matches(msg, k.CloseFaults):
+		m.closeFaults()
+		return nil
+	case m.faultRunning():
+		return nil // esc stops it; nothing else while it runs
+	case key.Matches(msg, k.Reference) && mine != nil && ref == nil:
+		return m.startFaultRun(mine.schedule, true)
+	case key.Matches(msg, k.Reference) && ref != nil:
+		f.showing = 1 - f.showing
+	case key.Matches(msg, k.Faults):
+		f.choosing = true
+	default:
+		if r := f.runs[f.showing]; r != nil && r.view != nil {
+			v, _ := r.view.Update(msg)
+			r.view = &v
+		}
+	}
+	m.layout()
+	return nil
+}
+
+// spinFaults keeps the spinner turning while a run goes on.
+func (m *Model) spinFaults() tea.Cmd {
+	if m.spinning {
+		return nil
+	}
+	m.spinning = true
+	return m.spinner.Tick
+}
+
+// tailWriter keeps the last 8 KiB written to it: a child's standard
+// error, bounded.
+type tailWriter struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - 8<<10; over > 0 {
+		t.b = append([]byte(nil), t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}

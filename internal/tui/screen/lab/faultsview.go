@@ -1,0 +1,154 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/sentence"
+	"github.com/ownership-election/playground/internal/tui/text"
+)
+
+// faultsBody draws the faults view in w × h cells: the schedule list, the
+// run's events as they come, or its verdict over the timeline.
+func (m Model) faultsBody(w, h int) string {
+	f := m.faults
+	var lines []string
+	switch r := f.runs[f.showing]; {
+	case f.choosing:
+		lines = m.scheduleList(w, h)
+	case r == nil:
+	case !r.done:
+		lines = m.runningLines(r, w, h)
+	default:
+		lines = m.doneLines(r, w, h)
+	}
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return text.Box(strings.Join(lines, "\n"), w, h)
+}
+
+// scheduleList is the prepared schedules, the chosen one with what it does.
+func (m Model) scheduleList(w, h int) []string {
+	st := m.Styles
+	out := []string{st.Heading.Render("Run your code under faults"),
+		st.Muted.Render(ansi.Truncate("Three copies of labs/"+m.lab.ID+" run against etcd; a schedule breaks the leader.", w, "…")), ""}
+	names := experiment.LabScheduleNames()
+	for i, n := range names {
+		if i == m.faults.choice {
+			out = append(out, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
+			for _, l := range strings.Split(text.Wrap(experiment.LabScheduleSays(n), max(w-4, 10)), "\n") {
+				out = append(out, st.Text.Render("    "+l))
+			}
+			continue
+		}
+		out = append(out, st.Muted.Render(ansi.Truncate("  "+n, w, "…")))
+	}
+	return out
+}
+
+// whose names whose code a run runs.
+func whose(r *faultRun) string {
+	if r.reference {
+		return "the reference solution"
+	}
+	return "your code"
+}
+
+// runningLines is the run so far: the newest events that fit.
+func (m Model) runningLines(r *faultRun, w, h int) []string {
+	st := m.Styles
+	head := fmt.Sprintf("%s %s under %s… %s · %d events", m.spinner.View(), sentence.Capitalize(whose(r)), r.schedule, elapsed(m.now().Sub(r.started)), len(r.events))
+	out := []string{st.Heading.Render(ansi.Truncate(head, w, "…"))}
+	if len(r.events) == 0 {
+		out = append(out, st.Muted.Render("Building the lab's replica program (a first build can take a minute)…"))
+	}
+	var shown []string
+	for _, e := range r.events {
+		if e.Kind == experiment.WriteAccepted || e.Kind == experiment.KeyChanged || e.Kind == experiment.LeaseRenewed {
+			continue // ten a second: the timeline folds them
+		}
+		shown = append(shown, ansi.Truncate(e.String(), w, "…"))
+	}
+	if rest := h - len(out); len(shown) > rest {
+		shown = shown[len(shown)-rest:]
+	}
+	for _, l := range shown {
+		out = append(out, st.Text.Render(l))
+	}
+	return out
+}
+
+// doneLines is the verdict, the comparison, then the timeline.
+func (m Model) doneLines(r *faultRun, w, h int) []string {
+	st := m.Styles
+	if r.history == nil || r.history.Verdict == nil {
+		return m.failedRunLines(r, w)
+	}
+	v := r.history.Verdict
+	mark, style := "HELD", st.Success
+	if !v.Showed {
+		mark, style = "VIOLATION", st.Error
+	}
+	head := fmt.Sprintf("%s under %s: %s", sentence.Capitalize(whose(r)), r.schedule, mark)
+	out := []string{style.Render(ansi.Truncate(head, w, "…"))}
+	for _, l := range clampLines(text.Wrap(violationText(v), w), 2) {
+		out = append(out, st.Text.Render(l))
+	}
+	if other := m.faults.runs[1-m.faults.showing]; other != nil && other.history != nil && other.history.Verdict != nil {
+		ov := other.history.Verdict
+		word := "held"
+		if !ov.Showed {
+			word = "violation: " + violationText(ov)
+		}
+		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same schedule: %s", sentence.Capitalize(whose(other)), word), w, "…")))
+	}
+	if r.view != nil {
+		out = append(out, strings.Split(r.view.View(w, max(h-len(out), 3)), "\n")...)
+	}
+	return out
+}
+
+// failedRunLines says why a run has no verdict: the lab does not compile,
+// is not written yet, or the run failed; in the child's words.
+func (m Model) failedRunLines(r *faultRun, w int) []string {
+	st := m.Styles
+	out := []string{st.Error.Render(ansi.Truncate(fmt.Sprintf("%s under %s: no verdict (exit %d)", sentence.Capitalize(whose(r)), r.schedule, r.code), w, "…"))}
+	why := r.stderr
+	if r.err != nil {
+		why = r.err.Error() + "\n" + why
+	}
+	if strings.TrimSpace(why) == "" {
+		why = "The run ended without saying why."
+	}
+	for _, l := range strings.Split(text.Wrap(why, w), "\n") {
+		out = append(out, st.Text.Render(l))
+	}
+	return out
+}
+
+// violationText is the violation's sentence of a verdict (the one that
+// names it, "kept-working at 7.20 s: ..."), else the whole summary.
+func violationText(v *experiment.Verdict) string {
+	if v.Showed {
+		return "every property held."
+	}
+	for _, s := range strings.SplitAfter(v.Summary, ". ") {
+		if _, ok := experiment.LabViolationAt(s); ok {
+			return strings.TrimSpace(s)
+		}
+	}
+	return v.Summary
+}
+
+func clampLines(s string, n int) []string {
+	ls := strings.Split(s, "\n")
+	if len(ls) > n {
+		ls = ls[:n]
+		ls[n-1] = strings.TrimRight(ls[n-1], " ") + "…"
+	}
+	return ls
+}
