@@ -207,5 +207,8 @@ func herdReleasedOnStop(f *Findings) (bool, string) {
 			return false, fmt.Sprintf("left-behind at %s: %s's loop returned at %s, but its queue key %s went only at %s, when its lease ran out.", at(ret+labReleaseWait), name, at(ret), k.Key, at(d))
 		}
 	}
-	return true, "Told to stop, every replica's queue key was gone before its loop returned."
+	if k, ok := leaseOutlived(f.Events); ok {
+		return false, k
+	}
+	return true, "Told to stop, every replica's queue key was gone before its loop returned, and its leases before its process exited."
 }

@@ -58,18 +58,20 @@ func crashDuringStepDown(ctx context.Context, lr *labRun, run *Run, o *Replica) 
 	}
 	o.partition(ByScript)
 	lr.tellToStop(o)
+	// Its code is now on its way out: a leader's Work returns (it says
+	// so), then its resign or revoke waits on the cut network. A lab
+	// whose replicas say nothing of stepping down is caught a moment
+	// into it all the same.
 	select {
 	case <-p.down:
-		// Work returned: the code is on its way out, in its resign or
-		// revoke, which wait on the cut network. Give it a moment to be
-		// well inside that call.
-		sleep(ctx, 100*time.Millisecond)
 	case <-o.Done():
-		run.Note("%s's process exited before it reported stepping down", o.Name)
-	case <-time.After(labShutdownGrace):
-		run.Note("%s did not report stepping down within %s of being told to stop", o.Name, labShutdownGrace)
+		run.Note("%s's process exited before it could be killed while stepping down", o.Name)
+	case <-time.After(250 * time.Millisecond):
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if err := sleep(ctx, 100*time.Millisecond); err != nil {
+		return err
 	}
 	p.killNow()
 	o.crash(ByScript)
