@@ -198,9 +198,13 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		r.setRole(RoleFollower, 0)
 		p.downOnce.Do(func() { close(p.down) })
 	case LeaseGranted:
+		// A grant its client reported (replica.Dial): kept as a note
+		// with etcd's answer, and remembered for the check, once the
+		// process has exited, that the lease went with it.
 		if e.Facts != nil && e.Facts.Lease != 0 {
 			p.leases = append(p.leases, e.Facts.Lease)
 		}
+		e.Kind = Note
 	case "owns":
 		// A lab whose replicas each own a part at once (shards) says so
 		// without the sole ownership Acquired stands for: it only makes

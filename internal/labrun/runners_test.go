@@ -230,20 +230,16 @@ func runOne(ctx context.Context, env experiment.Env, l Lab, bin, schedule string
 	return run.History(), nil
 }
 
-// Lab 07, under every schedule with faults (labcheck -runners runs them
-// all, 5 times each, for every lab): a leader whose Work ignores the
-// session goes on working after it was cut off and etcd gave its key
-// away; one that steps down without resigning or revoking leaves its key
-// to expire; one that orphans its session instead of closing it leaves
-// its lease alive after its process exited; a replica that panics is
-// that replica's failure, and the others go on.
+// Lab 07: a leader whose Work ignores the session goes on working after
+// it was cut off and etcd gave its key away; one that steps down without
+// resigning or revoking leaves its key to expire; a replica that panics
+// is that replica's failure, and the others go on.
 var lab07Case = labCase{
 	id:        "07",
-	schedules: []string{"pause-owner", "cut-off-owner", "crash-owner", "crash-during-stepdown", "flapping-network", "etcd-leader-change"},
+	schedules: []string{"pause-owner", "cut-off-owner", "crash-owner"},
 	bugs: []bugCase{
 		{"solutions/07_election/testdata/mutants/work_ignores_session.patch", "cut-off-owner", "kept-working at"},
 		{"solutions/07_election/testdata/mutants/no_resign.patch", "calm", "left-behind at"},
-		{"solutions/07_election/testdata/bugs/no_session_close.patch", "calm", "still held the lease"},
 	},
 	extra: func(t *testing.T, root string, l Lab) []labJob {
 		return []labJob{{name: "panic", lab: l, source: panicking(t, root, l), schedule: "calm", check: panicIsOneReplicasFailure, ownEtcd: true}}
@@ -320,4 +316,19 @@ func panicIsOneReplicasFailure(t *testing.T, h experiment.History) {
 	if failed == "" || len(leaders) == 0 {
 		t.Fatalf("failed replica %q; no other replica led (%v)", failed, leaders)
 	}
+}
+
+// TestLaterSchedules: the reference holds under the schedules that came
+// after the first three (labcheck -runners runs every schedule on every
+// lab, 5 times each), and a session orphaned instead of closed is named
+// by its lease, still alive once its process exited. A test of its own,
+// after TestRunners: one of these runs starts a 3-member cluster, and
+// their load would slow the timing-bound runs there.
+func TestLaterSchedules(t *testing.T) {
+	root, l := checkout(t, "07")
+	jobs := referenceJobs(l, []string{"crash-during-stepdown", "flapping-network", "etcd-leader-change"})
+	jobs = append(jobs, bugJobs(t, root, l, []bugCase{
+		{"solutions/07_election/testdata/bugs/no_session_close.patch", "calm", "still held the lease"},
+	})...)
+	runJobs(t, root, jobs)
 }
