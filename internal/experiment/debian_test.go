@@ -60,6 +60,7 @@ func startDebianCluster(t *testing.T) *debianCluster {
 		t.Skipf("no %s, Debian's etcd 3.4 (apt-get install etcd-server to run this test)", debianEtcd)
 	}
 	dir := t.TempDir()
+	data := memoryDir(t)
 	tlsArgs, caFile := debianTLS(t, dir)
 	var ms []*debianMember
 	var initial []string
@@ -71,7 +72,7 @@ func startDebianCluster(t *testing.T) *debianCluster {
 		ms = append(ms, m)
 	}
 	for _, m := range ms {
-		m.args = append([]string{"--name", m.name, "--data-dir", filepath.Join(dir, m.name),
+		m.args = append([]string{"--name", m.name, "--data-dir", filepath.Join(data, m.name),
 			"--listen-client-urls", "https://" + m.client, "--advertise-client-urls", "https://" + m.client,
 			"--listen-peer-urls", "https://" + peers[m.name], "--initial-advertise-peer-urls", "https://" + peers[m.name],
 			"--initial-cluster", strings.Join(initial, ","), "--initial-cluster-state", "new",
@@ -88,6 +89,21 @@ func startDebianCluster(t *testing.T) *debianCluster {
 	c.root = access.Settings{Endpoints: c.endpoints(), CACert: caFile}
 	c.setUpClass(t)
 	return c
+}
+
+// memoryDir is a directory in memory (/dev/shm) for the members' data,
+// removed at the end, or a temporary one where there is none. etcd 3.4
+// has no --unsafe-no-fsync, and on a disk other work shares its WAL's
+// fsyncs stalled for seconds (renewals waited behind them while the
+// lease ran out), as the embedded etcd avoids with UnsafeNoFsync.
+func memoryDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "playground-debian-etcd-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // debianTLS writes a CA and the members' certificate into dir and
