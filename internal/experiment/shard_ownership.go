@@ -14,7 +14,7 @@ import (
 var shardOwnershipScenario = &Scenario{
 	Name:            "shard-ownership",
 	Title:           "Shard ownership: kill a worker",
-	Summary:         "Workers split the shards by rank-based targets, as in lab 09: each owns one key per shard, all on its own lease. Then one worker crashes.",
+	Summary:         "Workers split the shards by rank-based targets, as in lab 9.1: each owns one key per shard, all on its own lease. Then one worker crashes.",
 	Faults:          "crash a worker",
 	DefaultReplicas: 4, MinReplicas: 2, MaxReplicas: 10,
 	DefaultTTL: 1,
@@ -123,7 +123,7 @@ func onlyDeadShardsMove(f *Findings) (bool, string) {
 	return wrong == 0 && moved == shardsPerWorker && imb <= 1 && !early, say
 }
 
-// shardWorker is the worker of lesson 9 and lab 09: it joins under
+// shardWorker is the worker of lesson 9 and lab 9.1: it joins under
 // workers/ on one lease, hangs every shard key it claims on that same
 // lease, and after joining and after every watch response rebalances from
 // a fresh read toward its rank-based target: the sorted live names give it
