@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -116,22 +119,47 @@ func startCluster(ctx context.Context, c *config, n int) (*Cluster, error) {
 	return cl, nil
 }
 
-// freeAddr picks a free loopback port that is not in used, and adds it:
-// a port closed again can be handed out again at once, and two members
-// on one port make the initial cluster invalid ("has duplicate url").
+// freeAddr picks a free loopback port that is not in used, and adds it.
+// A member's ports must still be free when a stopped member restarts, so
+// they are taken below the kernel's ephemeral range: a port from that
+// range can go, while the member is down, to any new outgoing connection
+// or port-0 listener, and the restart then fails with "address already in
+// use". A port closed again can also be handed out again at once, and two
+// members on one port make the initial cluster invalid ("has duplicate
+// url"), hence used.
 func freeAddr(used map[string]bool) (string, error) {
-	for {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", err
+	lo, hi := belowEphemeral()
+	for range 200 {
+		addr := fmt.Sprintf("127.0.0.1:%d", lo+rand.IntN(hi-lo))
+		if used[addr] {
+			continue
 		}
-		addr := ln.Addr().String()
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
 		ln.Close()
-		if !used[addr] {
-			used[addr] = true
-			return addr, nil
+		used[addr] = true
+		return addr, nil
+	}
+	return "", fmt.Errorf("no free loopback port between %d and %d", lo, hi)
+}
+
+// belowEphemeral is the range of ports freeAddr picks from: from 10000 up
+// to the start of the ephemeral range (Linux's ip_local_port_range,
+// 32768 by default), or 10000-32767 where the range cannot be read.
+func belowEphemeral() (lo, hi int) {
+	lo, hi = 10000, 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	if f := strings.Fields(string(b)); len(f) == 2 {
+		if start, err := strconv.Atoi(f[0]); err == nil && start > lo+1000 {
+			hi = start
 		}
 	}
+	return lo, hi
 }
 
 func (cl *Cluster) newMember(i int, used map[string]bool) (*Member, error) {
