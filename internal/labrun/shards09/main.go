@@ -144,33 +144,36 @@ func (r *reporter) shardEvent(op string, shard int, token int64, text string) {
 		Facts: &replica.Facts{Op: op, Key: shards.ShardKey(r.cfg.Prefix, shard), Token: token, Succeeded: true}})
 }
 
-// commit commits an offset for every shard Owned() lists, every
-// commitEvery, until ctx ends. Each offset is unique to this process and
-// grows, so the playground can tell from etcd's watch whose commit
-// landed: the process's start in milliseconds times 10 plus its replica
-// number, then 10 more each time.
+// commit commits an offset for every shard the worker owns, every
+// commitEvery, until ctx ends. Like a consumer that commits the batch it
+// fetched a moment ago, each round commits the shards Owned() listed a
+// round earlier, with their tokens then: a process held up, at the
+// checkpoint before a commit or in a call on a frozen network, wakes
+// with a batch from before the pause. Each offset is unique to this
+// process and grows, so the playground can tell from etcd's watch whose
+// commit landed: the process's start in milliseconds times 10 plus its
+// replica number, then 10 more each time.
 func (r *reporter) commit(ctx context.Context) {
 	idx, _ := strconv.Atoi(r.cfg.Name[len(r.cfg.Name)-1:])
 	next := time.Now().UnixMilli()*10 + int64(idx)
 	t := time.NewTicker(commitEvery)
 	defer t.Stop()
+	var batch map[int]int64
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		// A pause holds the work at the checkpoint before each commit,
-		// with the tokens read before it: a paused process wakes up
-		// with what it knew.
-		owned := r.w.Owned()
-		for _, s := range sortedKeys(owned) {
+		fetched := r.w.Owned()
+		for _, s := range sortedKeys(batch) {
 			if r.conn.Checkpoint() != nil {
 				return
 			}
 			next += 10
-			r.commitOne(ctx, s, owned[s], next)
+			r.commitOne(ctx, s, batch[s], next)
 		}
+		batch = fetched
 	}
 }
 
