@@ -127,7 +127,13 @@ func startCluster(ctx context.Context, c *config, n int) (*Cluster, error) {
 // use". A port closed again can also be handed out again at once, and two
 // members on one port make the initial cluster invalid ("has duplicate
 // url"), hence used.
-func freeAddr(used map[string]bool) (string, error) {
+func freeAddr(used map[string]bool) (string, error) { return MemberAddr(used) }
+
+// MemberAddr picks a loopback address for an etcd member, as the
+// in-process cluster does for its own (see freeAddr), for tests that run
+// members of an etcd binary they stop and restart. used holds the
+// addresses already picked, and gets the new one.
+func MemberAddr(used map[string]bool) (string, error) {
 	lo, hi := belowEphemeral()
 	for range 200 {
 		addr := fmt.Sprintf("127.0.0.1:%d", lo+rand.IntN(hi-lo))

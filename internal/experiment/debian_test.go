@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,9 +64,10 @@ func startDebianCluster(t *testing.T) *debianCluster {
 	var ms []*debianMember
 	var initial []string
 	peers := map[string]string{}
+	used := map[string]bool{}
 	for i := range 3 {
-		m := &debianMember{name: fmt.Sprintf("d%d", i+1), client: loopbackAddr(t)}
-		peers[m.name] = loopbackAddr(t)
+		m := &debianMember{name: fmt.Sprintf("d%d", i+1), client: loopbackAddr(t, used)}
+		peers[m.name] = loopbackAddr(t, used)
 		initial = append(initial, m.name+"=https://"+peers[m.name])
 		ms = append(ms, m)
 	}
@@ -224,14 +224,15 @@ func (c *debianCluster) restart(t *testing.T, m *debianMember) {
 	t.Fatalf("member %s did not come back (running %v): %v; its log ends:\n%s", m.name, m.running(), err, strings.Join(lines[max(0, len(lines)-10):], "\n"))
 }
 
-func loopbackAddr(t *testing.T) string {
+// loopbackAddr is a member address that stays free while the member is
+// down (below the ephemeral range), distinct from those in used.
+func loopbackAddr(t *testing.T, used map[string]bool) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := embedetcd.MemberAddr(used)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addr
 }
 
 func goArch() string {
