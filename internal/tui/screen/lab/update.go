@@ -159,20 +159,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.faultsKey(msg)
 	}
 	if m.confirm != confirmNone {
-		switch {
-		case key.Matches(msg, k.Yes):
-			c := m.confirm
-			m.confirm = confirmNone
-			m.layout()
-			if c == confirmSolution {
-				return m.loadSolutionCmd()
-			}
-			return m.resetCmd()
-		case key.Matches(msg, k.No):
-			m.confirm = confirmNone
-			m.setNotice("Nothing changed.", false)
-		}
-		return nil
+		return m.confirmKey(msg)
 	}
 	if m.grading && key.Matches(msg, k.Cancel) {
 		if m.watching {
@@ -236,6 +223,25 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reset):
 		m.confirm = confirmReset
 		m.layout()
+	}
+	return nil
+}
+
+// confirmKey answers the open question (load the solution, or reset the
+// stub): yes does it, no leaves everything as it was.
+func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Yes):
+		c := m.confirm
+		m.confirm = confirmNone
+		m.layout()
+		if c == confirmSolution {
+			return m.loadSolutionCmd()
+		}
+		return m.resetCmd()
+	case key.Matches(msg, m.keys.No):
+		m.confirm = confirmNone
+		m.setNotice("Nothing changed.", false)
 	}
 	return nil
 }
