@@ -167,27 +167,12 @@ func runningAfter(h experiment.History, start time.Time) string {
 // withLabSchedule reads a --faults file of a lab run: its faults, and its
 // seed, replicas and TTL unless given.
 func (rf *runFlags) withLabSchedule() error {
-	if rf.faults == "" {
-		return nil
-	}
-	h, err := readHistoryFile(rf.faults)
-	if err != nil {
+	h, err := rf.replayed()
+	if h == nil || err != nil {
 		return err
 	}
-	if h.Scenario != rf.name {
-		return Usagef("--faults %s: that is a run of %s, not of %s", rf.faults, h.Scenario, rf.name)
-	}
 	p := &rf.params
-	if !rf.set["seed"] {
-		p.Seed = h.Params.Seed
-	}
-	if !rf.set["replicas"] {
-		p.Replicas = h.Params.Replicas
-	}
-	if !rf.set["ttl"] {
-		p.TTL = h.Timing.AskedTTL
-	}
-	p.Faults = experiment.LabFaultSchedule(&h)
+	p.Faults = experiment.LabFaultSchedule(h)
 	if len(p.Faults) == 0 {
 		return Usagef("--faults %s: the run has no faults to replay", rf.faults)
 	}

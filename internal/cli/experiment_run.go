@@ -90,15 +90,29 @@ func checkRanges(sc *experiment.Scenario, p experiment.Params) error {
 // withSchedule takes the fault schedule of the --faults file and, for
 // what the command line left unsaid, the recorded run's parameters.
 func (rf *runFlags) withSchedule() error {
+	h, err := rf.replayed()
+	if h == nil || err != nil {
+		return err
+	}
+	p := &rf.params
+	p.Fencing, p.VersionedUnlock = h.Params.Fencing, h.Params.VersionedUnlock
+	p.Faults = h.FaultSchedule()
+	return nil
+}
+
+// replayed reads the history --faults names (nil without the flag),
+// checks that it is a run of this experiment, and takes its seed,
+// replica count and TTL where the command line did not set them.
+func (rf *runFlags) replayed() (*experiment.History, error) {
 	if rf.faults == "" {
-		return nil
+		return nil, nil
 	}
 	h, err := readHistoryFile(rf.faults)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if h.Scenario != rf.name {
-		return Usagef("--faults %s: that is a run of %s, not %s", rf.faults, h.Scenario, rf.name)
+		return nil, Usagef("--faults %s: that is a run of %s, not of %s", rf.faults, h.Scenario, rf.name)
 	}
 	p := &rf.params
 	if !rf.set["seed"] {
@@ -110,9 +124,7 @@ func (rf *runFlags) withSchedule() error {
 	if !rf.set["ttl"] {
 		p.TTL = h.Timing.AskedTTL
 	}
-	p.Fencing, p.VersionedUnlock = h.Params.Fencing, h.Params.VersionedUnlock
-	p.Faults = h.FaultSchedule()
-	return nil
+	return &h, nil
 }
 
 func readHistoryFile(path string) (experiment.History, error) {
