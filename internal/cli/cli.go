@@ -111,7 +111,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	fs.StringVar(&env.ContentDir, "content", "", "run on the course in `DIR` instead of the embedded one")
 	help := fs.Bool("help", false, "show help")
 	fs.BoolVar(help, "h", false, "show help")
-	if err := fs.Parse(args); err != nil {
+	name, rest, err := parseGlobals(fs, args)
+	if err != nil {
 		fmt.Fprintf(stderr, "playground: %v (see playground --help)\n", err)
 		return 2
 	}
@@ -121,14 +122,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 	env.Etcd = settings
-	rest := fs.Args()
-	if *help || (len(rest) > 0 && rest[0] == "help") {
+	if *help || name == "help" {
 		printHelp(stdout, fs)
 		return 0
-	}
-	name := ""
-	if len(rest) > 0 {
-		name, rest = rest[0], rest[1:]
 	}
 	cmd, ok := commands[name]
 	if !ok {
@@ -200,6 +196,64 @@ func runCommand(ctx context.Context, cmd *Command, env *Env, args []string) (fin
 	}
 }
 
+// parseGlobals parses the global flags in fs wherever they are: before
+// the command's name or among its arguments ("grade 01 --class ada.json"
+// as well as "--class ada.json grade 01"), up to a "--". It returns the
+// command's name and its arguments without the global flags. -h and
+// --help after the name stay with the command (its own help).
+func parseGlobals(fs *flag.FlagSet, args []string) (name string, rest []string, err error) {
+	if err := fs.Parse(args); err != nil {
+		return "", nil, err
+	}
+	left := fs.Args()
+	if len(left) == 0 {
+		return "", nil, nil
+	}
+	name, left = left[0], left[1:]
+	var globals []string
+	for i := 0; i < len(left); i++ {
+		a := left[i]
+		if a == "--" {
+			rest = append(rest, left[i:]...)
+			break
+		}
+		f := globalFlag(fs, a)
+		if f == nil {
+			rest = append(rest, a)
+			continue
+		}
+		globals = append(globals, a)
+		if isBool(f) || strings.Contains(a, "=") || i+1 == len(left) {
+			continue
+		}
+		i++
+		globals = append(globals, left[i])
+	}
+	if err := fs.Parse(globals); err != nil {
+		return "", nil, err
+	}
+	return name, rest, nil
+}
+
+// globalFlag is the global flag that arg names ("-user", "--user=ada"),
+// or nil for anything else, help included.
+func globalFlag(fs *flag.FlagSet, arg string) *flag.Flag {
+	n := strings.TrimLeft(arg, "-")
+	if n == arg || len(arg)-len(n) > 2 {
+		return nil
+	}
+	n, _, _ = strings.Cut(n, "=")
+	if n == "h" || n == "help" {
+		return nil
+	}
+	return fs.Lookup(n)
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 // wantsHelp reports whether a command's arguments ask for its help: -h,
 // -help or --help anywhere before a "--".
 func wantsHelp(args []string) bool {
@@ -219,7 +273,7 @@ func printCommandHelp(w io.Writer, c *Command) {
 	if c.Help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Help, "\n"))
 	}
-	fmt.Fprintln(w, "\nGlobal flags (before the command): see playground --help.")
+	fmt.Fprintln(w, "\nGlobal flags (before or after the command): see playground --help.")
 }
 
 func printHelp(w io.Writer, fs *flag.FlagSet) {
@@ -242,7 +296,7 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 		fmt.Fprintf(w, "  %-28s %s\n", c.Usage, c.Summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Flags:")
+	fmt.Fprintln(w, "Flags (before or after the command):")
 	fmt.Fprintln(w, "  --etcd-endpoints URLS        use an existing etcd cluster (also PLAYGROUND_ETCD_ENDPOINTS);")
 	fmt.Fprintln(w, "                               keys then live under /playground/<user>/")
 	fmt.Fprintln(w, "  --cacert FILE                CA that signed the cluster's certificates (https:// endpoints)")

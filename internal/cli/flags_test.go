@@ -38,3 +38,36 @@ func TestParseFlagsTakesFlagsAnywhere(t *testing.T) {
 		t.Fatalf("error %T, want *UsageError", err)
 	}
 }
+
+// TestGlobalFlagsAfterTheCommand: the global flags are taken before the
+// command's name and among its arguments alike, a "--" keeps what follows
+// for the command, and help after the name stays the command's.
+func TestGlobalFlagsAfterTheCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		name      string
+		rest      []string
+		user, cls string
+		noPublish bool
+	}{
+		{[]string{"grade", "01", "--class", "ada.json"}, "grade", []string{"01"}, "", "ada.json", false},
+		{[]string{"--class", "ada.json", "grade", "01"}, "grade", []string{"01"}, "", "ada.json", false},
+		{[]string{"grade", "--user=ada", "--json", "01", "--no-publish"}, "grade", []string{"--json", "01"}, "ada", "", true},
+		{[]string{"experiment", "run", "x", "-user", "bob", "--", "--class", "c"}, "experiment", []string{"run", "x", "--", "--class", "c"}, "bob", "", false},
+		{[]string{"quiz", "--help"}, "quiz", []string{"--help"}, "", "", false},
+		{[]string{"grade", "---user", "x"}, "grade", []string{"---user", "x"}, "", "", false},
+		{nil, "", nil, "", "", false},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		user := fs.String("user", "", "")
+		cls := fs.String("class", "", "")
+		noPublish := fs.Bool("no-publish", false, "")
+		fs.Bool("help", false, "")
+		name, rest, err := parseGlobals(fs, tc.args)
+		if err != nil || name != tc.name || !slices.Equal(rest, tc.rest) ||
+			*user != tc.user || *cls != tc.cls || *noPublish != tc.noPublish {
+			t.Errorf("parseGlobals(%q) = %q %q %v; user %q class %q no-publish %v; want %q %q, user %q class %q no-publish %v",
+				tc.args, name, rest, err, *user, *cls, *noPublish, tc.name, tc.rest, tc.user, tc.cls, tc.noPublish)
+		}
+	}
+}
