@@ -1,12 +1,14 @@
 package facts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/faultproxy"
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 // keepAliveTTL is long enough that TTL/3 (2 s) and TTL/2 (3 s) cannot be
@@ -144,13 +146,9 @@ func TestUndrainedKeepAliveChannelStillRenews(t *testing.T) {
 	}
 	// Never read ch. Once it is full, answers are dropped; the lease must
 	// still be renewed for a few more seconds (several TTLs).
-	deadline := time.Now().Add(15 * time.Second)
-	for len(ch) < cap(ch) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if len(ch) < cap(ch) {
-		t.Fatalf("the keep-alive channel never filled (%d of %d)", len(ch), cap(ch))
-	}
+	testwait.Until(t, 15*time.Second, "the keep-alive channel to fill",
+		func() bool { return len(ch) == cap(ch) },
+		func() string { return fmt.Sprintf("%d of %d slots used", len(ch), cap(ch)) })
 	time.Sleep(2500 * time.Millisecond)
 	ttl, err := cli.TimeToLive(ctx, g.ID)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/class/classtest"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 func startClass(t *testing.T, members int) *classtest.Cluster {
@@ -141,15 +142,8 @@ func TestClassOfThirty(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The watching board must converge to the same state.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if diff := compareBoards(fresh, board); diff == "" {
-			break
-		} else if time.Now().After(deadline) {
-			t.Errorf("the watched board differs from a fresh read: %s", diff)
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testwait.For(5*time.Second, func() bool { return compareBoards(fresh, board) == "" }) {
+		t.Errorf("the watched board differs from a fresh read: %s", compareBoards(fresh, board))
 	}
 	wcancel()
 	<-watchDone

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 // A step that ends the test binary with exit status 0 did not pass, nor
@@ -180,15 +182,14 @@ func TestRunCancelLeavesNoProcess(t *testing.T) {
 		done <- err
 	}()
 	var pid int
-	for deadline := time.Now().Add(2 * time.Minute); pid == 0; {
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatal("the test binary never started")
-		}
+	if !testwait.For(2*time.Minute, func() bool {
 		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 {
 			pid, _ = strconv.Atoi(string(data))
 		}
-		time.Sleep(20 * time.Millisecond)
+		return pid != 0
+	}) {
+		cancel()
+		t.Fatal("the test binary never started")
 	}
 	cancel()
 	select {
@@ -201,15 +202,9 @@ func TestRunCancelLeavesNoProcess(t *testing.T) {
 	}
 	// The binary's parent (go test) is gone; once killed it is reaped by
 	// init. Give that a moment.
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if !alive(pid) {
-			return
-		}
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the test binary (pid %d) still runs after the grading was cancelled", pid)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testwait.For(5*time.Second, func() bool { return !alive(pid) }) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the test binary (pid %d) still runs after the grading was cancelled", pid)
 	}
 }
 
