@@ -147,6 +147,10 @@ type Sources struct {
 	// ExperimentTitles are the experiments' one-line titles, by name, for
 	// screens that list a lesson's experiments (Course.ExperimentTitle).
 	ExperimentTitles map[string]string
+	// RenamedExperiments maps the names experiments went by before they
+	// were renamed to their current names: a lesson that names one by an
+	// old name loads as if it named the current one.
+	RenamedExperiments map[string]string
 	// QuizFloor is the fewest questions each lesson's end-of-lesson quiz
 	// (Lesson.QuizQuestions) must have; 0 sets no floor. The built-in
 	// course sets content.QuizFloor.

@@ -106,6 +106,7 @@ func read(src Sources, outline bool) (*Course, []Problem) {
 			continue
 		}
 		l.Number = r.num
+		renameExperiments(l, src.RenamedExperiments)
 		if l.ID != "" && l.ID != r.slug {
 			report(Problem{Path: l.Path, Line: l.line("id", ""), Msg: "front matter: id " + strconv.Quote(l.ID) +
 				" must match the folder name without its number, " + strconv.Quote(r.slug)})

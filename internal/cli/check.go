@@ -57,6 +57,7 @@ func courseSources(env *Env, dir string) (lessons.Sources, error) {
 	src := content.Sources()
 	src.Labs = labCatalog()
 	src.Experiments, src.ExperimentTitles = knownExperiments(), experimentTitles()
+	src.RenamedExperiments = renamedExperiments()
 	if dir == "" {
 		dir = env.ContentDir
 	}

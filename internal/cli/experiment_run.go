@@ -57,7 +57,9 @@ func parseRunFlags(args []string) (runFlags, error) {
 	if rf.stepDelay < 0 {
 		return rf, Usagef("--step-delay %s: a delay cannot be negative", rf.stepDelay)
 	}
-	rf.name, rf.set = name, map[string]bool{}
+	// A scenario's old name (before it was renamed) runs it too, and the
+	// run goes by its current name from here on.
+	rf.name, rf.set = experiment.CurrentName(name), map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { rf.set[f.Name] = true })
 	return rf, nil
 }

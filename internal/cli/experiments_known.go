@@ -16,3 +16,8 @@ func experimentTitles() map[string]string {
 	}
 	return titles
 }
+
+// renamedExperiments maps the names scenarios went by before they were
+// renamed to their current names, so a lesson naming an old one still
+// loads.
+func renamedExperiments() map[string]string { return experiment.OldNames() }

@@ -131,7 +131,7 @@ func TestExperimentFlagRanges(t *testing.T) {
 		{[]string{"cas-race", "--replicas", "-3"}, "runs 5 to 50 replicas"},
 		{[]string{"renewal", "--ttl", "100000"}, "--ttl 100000: renewal takes a lease TTL of 1 to 60 seconds"},
 		{[]string{"renewal", "--ttl", "-1"}, "1 to 60 seconds"},
-		{[]string{"leader-change-extends-leases", "--ttl", "2"}, "3 to 60 seconds"},
+		{[]string{"leader-change", "--ttl", "2"}, "3 to 60 seconds"},
 		{[]string{"ttl-unlock-bug", "--replicas", "4"}, "runs exactly 3 replica(s)"},
 	}
 	for _, tc := range cases {

@@ -108,7 +108,7 @@ func TestCheckerLeaseExtension(t *testing.T) {
 	ttl := func(at int, left int64) Event {
 		return Event{At: ms(at), Kind: Measured, Facts: &Facts{Op: "timetolive", Lease: 7, TTLLeft: left}}
 	}
-	h := History{Scenario: "leader-change-extends-leases", Events: []Event{
+	h := History{Scenario: "leader-change", Events: []Event{
 		ttl(0, 3), ttl(1000, 2), ttl(2000, 1), {At: ms(2100), Kind: LeaderMoved}, ttl(2200, 4), ttl(3000, 3),
 	}}
 	f := Find(&h, "")

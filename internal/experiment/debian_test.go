@@ -129,7 +129,7 @@ func debianTLS(t *testing.T, dir string) ([]string, string) {
 	}
 	// Every client that logs in with a password costs the member a
 	// bcrypt comparison: at etcd's default cost (10) the forty logins of
-	// a thundering-herd run kept the members' CPU busy for seconds on
+	// a lock-waiters run kept the members' CPU busy for seconds on
 	// this 2-core machine, beside the race-built test, and raft missed
 	// its heartbeats. A class cluster has machines of its own; here the
 	// cheapest cost keeps the logins (and auth) without that load.

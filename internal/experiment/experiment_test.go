@@ -75,7 +75,7 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 			t.Error("no write-rejected event")
 		}
 	},
-	"thundering-herd": func(t *testing.T, v Verdict, _ []Event) {
+	"lock-waiters": func(t *testing.T, v Verdict, _ []Event) {
 		if w := v.Figures["predecessor_wakeups_per_release"]; w != 1 {
 			t.Errorf("predecessor watch woke %.1f per release, want 1", w)
 		}
@@ -88,7 +88,7 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 	"partitioned-primary": expectPartitionedPrimary, // case_studies_test.go
 	"flapping-link":       expectFlappingLink,
 	"zombie-controller":   expectZombieController,
-	"leader-change-extends-leases": func(t *testing.T, v Verdict, events []Event) {
+	"leader-change": func(t *testing.T, v Verdict, events []Event) {
 		// The script's crash is in the history, after r1 wrote owner.
 		wrote := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Acquired && e.Replica == "r1" })
 		crashed := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Crashed && e.Replica == "r1" && e.Origin == ByScript })
@@ -205,9 +205,9 @@ func TestExternalCluster(t *testing.T) {
 	}
 	defer remote.Close()
 	for name, want := range map[string]error{
-		"quorum":                       ErrNeedsCluster,
-		"leader-change-extends-leases": ErrNeedsCluster,
-		"least-privilege":              ErrNeedsInProcess,
+		"quorum":          ErrNeedsCluster,
+		"leader-change":   ErrNeedsCluster,
+		"least-privilege": ErrNeedsInProcess,
 	} {
 		if _, err := Execute(context.Background(), name, Params{}, Env{Etcd: remote}, nil); !errors.Is(err, want) {
 			t.Errorf("%s on a remote: got %v, want %v", name, err, want)
@@ -291,7 +291,7 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("replicas %d -> %d, want %d", c.in, got, c.want)
 		}
 	}
-	if got := Lookup("leader-change-extends-leases").normalize(Params{}).TTL; got != 4 {
+	if got := Lookup("leader-change").normalize(Params{}).TTL; got != 4 {
 		t.Errorf("default TTL %d, want 4", got)
 	}
 }

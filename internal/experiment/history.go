@@ -254,6 +254,12 @@ func ReadHistory(r io.Reader) (History, error) {
 	if Lookup(h.Scenario) == nil {
 		return History{}, fmt.Errorf("read history: %w: %q", ErrUnknown, h.Scenario)
 	}
+	// A history recorded before its scenario was renamed reads as a run
+	// of the scenario under its current name.
+	h.Scenario = CurrentName(h.Scenario)
+	if h.Verdict != nil {
+		h.Verdict.Scenario = CurrentName(h.Verdict.Scenario)
+	}
 	return h, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/experiment/aliases"
 )
 
 // Scenario is one experiment, known by its name; lessons and predict
@@ -55,20 +56,20 @@ type Scenario struct {
 // scenarios is every scenario, in course order: the order of the lessons
 // that use them. Each one lives in the file named after it.
 var scenarios = []*Scenario{
-	singletonVsElectionScenario,       // singleton_vs_election.go
-	casRaceScenario,                   // cas_race.go
-	ttlUnlockBugScenario,              // ttl_unlock_bug.go
-	renewalScenario,                   // renewal.go
-	fencingScenario,                   // fencing.go
-	failoverTimingScenario,            // failover_timing.go
-	quorumScenario,                    // quorum.go
-	leaderChangeExtendsLeasesScenario, // leader_change_extends_leases.go
-	thunderingHerdScenario,            // thundering_herd.go
-	shardOwnershipScenario,            // shard_ownership.go
-	leastPrivilegeScenario,            // least_privilege.go
-	partitionedPrimaryScenario,        // partitioned_primary.go
-	flappingLinkScenario,              // flapping_link.go
-	zombieControllerScenario,          // zombie_controller.go
+	singletonVsElectionScenario, // singleton_vs_election.go
+	casRaceScenario,             // cas_race.go
+	ttlUnlockBugScenario,        // ttl_unlock_bug.go
+	renewalScenario,             // renewal.go
+	fencingScenario,             // fencing.go
+	failoverTimingScenario,      // failover_timing.go
+	quorumScenario,              // quorum.go
+	leaderChangeScenario,        // leader_change.go
+	lockWaitersScenario,         // lock_waiters.go
+	shardOwnershipScenario,      // shard_ownership.go
+	leastPrivilegeScenario,      // least_privilege.go
+	partitionedPrimaryScenario,  // partitioned_primary.go
+	flappingLinkScenario,        // flapping_link.go
+	zombieControllerScenario,    // zombie_controller.go
 }
 
 // MaxTTL is the longest lease TTL an experiment accepts: scripts wait for
@@ -92,6 +93,14 @@ func (s *Scenario) ReplicaRange() (lo, hi int) {
 	return lo, hi
 }
 
+// CurrentName is the name the scenario once called name goes by now, or
+// name itself when it was never renamed: lessons, saved progress and
+// recorded histories may carry an old name.
+func CurrentName(name string) string { return aliases.Current(name) }
+
+// OldNames returns the table of renamed scenarios: old name to current.
+func OldNames() map[string]string { return aliases.Table() }
+
 // Scenarios returns every scenario in course order.
 func Scenarios() []*Scenario { return slices.Clone(scenarios) }
 
@@ -104,8 +113,10 @@ func Names() []string {
 	return out
 }
 
-// Lookup returns the scenario with the given name, or nil.
+// Lookup returns the scenario with the given name, or nil. A name the
+// scenario went by before it was renamed finds it too (CurrentName).
 func Lookup(name string) *Scenario {
+	name = CurrentName(name)
 	for _, s := range scenarios {
 		if s.Name == name {
 			return s

@@ -324,12 +324,12 @@ func TestStoreFinalReading(t *testing.T) {
 
 // TestStepModeWithASlowLearner: a first run is in step mode, and a learner
 // takes time at each step. A scenario whose effect depends on a running
-// clock must still show it: leader-change-extends-leases waits only
+// clock must still show it: leader-change waits only
 // before the lease is taken (it said "TimeToLive says -1s" when it waited
 // at every step).
 func TestStepModeWithASlowLearner(t *testing.T) {
 	_, cluster := etcds(t)
-	run, err := Start(context.Background(), "leader-change-extends-leases", Params{Step: true}, Env{Cluster: cluster}, nil)
+	run, err := Start(context.Background(), "leader-change", Params{Step: true}, Env{Cluster: cluster}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

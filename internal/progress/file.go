@@ -86,6 +86,7 @@ func decode(data []byte) (*Progress, error) {
 	}
 	p.Version = formatVersion
 	p.sanitize()
+	p.renameExperiments()
 	return p, nil
 }
 

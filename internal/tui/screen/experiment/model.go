@@ -361,7 +361,7 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			_, hi := m.sc.TTLRange()
 			m.params.TTL = min(m.params.TTL+1, 10, hi)
 		case key.Matches(msg, k.TTLDown):
-			lo, _ := m.sc.TTLRange() // leader-change-extends-leases needs 3s or more
+			lo, _ := m.sc.TTLRange() // leader-change needs 3s or more
 			m.params.TTL = max(m.params.TTL-1, lo)
 		case key.Matches(msg, k.Fencing):
 			m.params.Fencing = cycle(m.params.Fencing)

@@ -100,7 +100,7 @@ func TestScrubbedResource(t *testing.T) {
 // on the etcd lane, explained in the legend, and named in the etcd label
 // from then on.
 func TestLeaderMoveMarked(t *testing.T) {
-	m := running(newModel(t, "leader-change-extends-leases", false, 158, 43))
+	m := running(newModel(t, "leader-change", false, 158, 43))
 	evs := m.snap.events
 	i := len(evs) - 3
 	move := experiment.Event{At: evs[i].At, Kind: experiment.LeaderMoved, Replica: "m2", Origin: experiment.ByScript, Text: "moved raft leadership to m2"}
@@ -154,11 +154,11 @@ func TestTempoRestored(t *testing.T) {
 }
 
 // TestRoleLiveAsScrubbed: a waiter whose key queues in the lock's line
-// (thundering-herd's predecessor way) reads the same live and scrubbed,
+// (lock-waiters's predecessor way) reads the same live and scrubbed,
 // on its lane's label and on its card, though the run's own report calls
 // it a follower: the role comes from the history either way.
 func TestRoleLiveAsScrubbed(t *testing.T) {
-	m := newModel(t, "thundering-herd", false, 120, 40)
+	m := newModel(t, "lock-waiters", false, 120, 40)
 	queued := func(at time.Duration, name string, rev, lease int64) experiment.Event {
 		k := experiment.StoreKey{Key: fmt.Sprintf("herd-queue/%016x", lease), Value: name, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: lease}
 		return experiment.Event{At: at, Kind: experiment.KeyChanged, Text: "etcd: " + k.Key + " = " + name,

@@ -9,9 +9,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// leaderChangeExtendsLeasesScenario is the scenario leader-change-extends-leases.
-var leaderChangeExtendsLeasesScenario = &Scenario{
-	Name:            "leader-change-extends-leases",
+// leaderChangeScenario is the scenario leader-change (once leader-change-extends-leases).
+var leaderChangeScenario = &Scenario{
+	Name:            "leader-change",
 	Title:           "A crashed client's lease while raft leadership moves",
 	Summary:         "A client takes a lease, writes a key with it and crashes. With about a second of the lease left, raft leadership is moved to another member; TimeToLive is read throughout, until etcd deletes the key.",
 	Faults:          "crash the lease holder; move the raft leader",
