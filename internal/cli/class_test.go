@@ -221,6 +221,9 @@ func verifyPEM(certPEM []byte, roots *x509.CertPool, host string) error {
 // cluster (TLS, auth, the learner's own prefix and user), the pass is
 // verified, saved, and reaches the instructor's board.
 func TestGradeOnClassCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
 	env, out, errb := gradeEnv(t)
 	c, _ := classCluster(t)
 	ctx := context.Background()
@@ -275,6 +278,9 @@ func TestGradeOnClassCluster(t *testing.T) {
 // that its login is refused once the instructor changes the password,
 // and again after the learner is removed.
 func TestLearnerIsToldWhenTheClassRefusesThem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
 	c, _ := classCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -41,6 +41,9 @@ func TestExperimentLabUsage(t *testing.T) {
 // user may write: the reference holds there only if every replica's
 // client logged in with the learner's user and kept to that prefix.
 func TestLabRunOnClassCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
 	c, _ := classCluster(t)
 	ctx := context.Background()
 	root, err := c.Root.New(nil)

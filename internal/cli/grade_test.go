@@ -84,6 +84,9 @@ func TestGradeStubFails(t *testing.T) {
 // The reference solution passes, is verified, and the pass is recorded in
 // the learner's progress.
 func TestGradeSolutionPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
 	env, out, errb := gradeEnv(t)
 	cfg := solutionConfig(t, "01_cas", "cas.go")
 	if err := gradeLabs(context.Background(), env, []string{"cas"}, cfg); err != nil {
@@ -165,6 +168,9 @@ func TestGradeSubmission(t *testing.T) {
 // the message must say it is a race on a map. Both verdicts are right for
 // this code; a pass, a flaky verdict or a bare crash is not.
 func TestGradeRacyLab04(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
 	env, out, _ := gradeEnv(t)
 	root := repoRoot(t)
 	sol, err := os.ReadFile(filepath.Join(root, "solutions/04_fencing/fencing.go"))

@@ -216,6 +216,9 @@ func TestGradeBrokenBuildCacheIsNotGradable(t *testing.T) {
 // The JUnit report has one case per step with its points, and results.json
 // a test per step with score and max_score; the solution earns them all.
 func TestGradeReportsPointsPerStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
 	env, out, errb := gradeEnv(t)
 	junit := filepath.Join(t.TempDir(), "report.xml")
 	gs := filepath.Join(t.TempDir(), "results.json")

@@ -16,6 +16,9 @@ import (
 // file holds the solution. A folder that is not empty is refused.
 func TestInitFromTheBuiltBinary(t *testing.T) {
 	if testing.Short() {
+		t.Skip("slow (6 s or more); make test runs it")
+	}
+	if testing.Short() {
 		t.Skip("builds the playground")
 	}
 	bin := filepath.Join(t.TempDir(), "playground")
