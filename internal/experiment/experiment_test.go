@@ -64,6 +64,9 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 		if naive == nil || versioned == nil || len(naive.TwoOwners) == 0 || len(versioned.TwoOwners) != 0 {
 			t.Errorf("two owners at once: naive %+v, versioned %+v; want some and none", naive, versioned)
 		}
+		if judged := unlockQuestion.Judge(&h); !judged[0] {
+			t.Errorf("P3's answers after the two unlocks judged %v: want the first option borne out", judged)
+		}
 	},
 	"fencing": func(t *testing.T, v Verdict, events []Event) {
 		h := History{Scenario: "fencing", Events: events}

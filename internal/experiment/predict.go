@@ -111,22 +111,59 @@ var casQuestion = &Question{
 }
 
 var unlockQuestion = &Question{
-	Prompt: "In the versioned variant, after P1's unlock, P3 tries to take the lock. What does etcd answer P3?",
+	Prompt: "Right after P1's unlock, P3 tries the lock: once after the naive unlock, once after the versioned one. What does etcd answer P3 each time?",
 	Options: []Option{
-		{"The lock is held, by P2", inPart(versionedPart, func(f *Findings) bool {
-			_, ok := f.firstEvent(func(e Event) bool {
-				return e.Replica == "p3" && e.Facts != nil && e.Facts.Held != nil && e.Facts.Held.Value == "p2"
-			})
-			return ok
-		})},
-		{"The lock is free, and P3 takes it", inPart(versionedPart, func(f *Findings) bool { _, ok := f.firstEvent(kindIs(Acquired, "p3")); return ok })},
-		{"The lock is held, by P1", inPart(versionedPart, func(f *Findings) bool {
-			_, ok := f.firstEvent(func(e Event) bool {
-				return e.Replica == "p3" && e.Facts != nil && e.Facts.Held != nil && e.Facts.Held.Value == "p1"
-			})
-			return ok
-		})},
+		{"Naive: the lock is free and P3 takes it; versioned: it is held, by P2", p3Answers(p3Takes, p3SeesP2)},
+		{"Held by P2 both times: neither unlock removes P2's key", p3Answers(p3SeesP2, p3SeesP2)},
+		{"Free both times: P3 takes the lock after either unlock", p3Answers(p3Takes, p3Takes)},
+		{"Naive: it is held, by P2; versioned: the lock is free and P3 takes it", p3Answers(p3SeesP2, p3Takes)},
 	},
+}
+
+// p3Answer is what etcd answered P3's first try at the lock in a part of
+// ttl-unlock-bug.
+type p3Answer int
+
+const (
+	p3Nothing   p3Answer = iota // P3 got no answer (or never tried)
+	p3Takes                     // the create succeeded: P3 holds the lock
+	p3SeesP2                    // the create failed on P2's key
+	p3SeesOther                 // the create failed on someone else's key
+)
+
+func p3AnswerIn(f *Findings) p3Answer {
+	e, ok := f.firstEvent(func(e Event) bool {
+		return e.Replica == "p3" && (e.Kind == Acquired || e.Facts != nil && e.Facts.Held != nil)
+	})
+	switch {
+	case !ok:
+		return p3Nothing
+	case e.Kind == Acquired:
+		return p3Takes
+	case e.Facts.Held.Value == "p2":
+		return p3SeesP2
+	}
+	return p3SeesOther
+}
+
+// p3Answers: P3's try was answered naive in the naive part and versioned
+// in the versioned part, in each of those parts the run had (a run of
+// one variant is judged on that one).
+func p3Answers(naive, versioned p3Answer) func(h *History) bool {
+	return func(h *History) bool {
+		ran := false
+		for part, want := range map[string]p3Answer{naivePart: naive, versionedPart: versioned} {
+			f := Find(h, part)
+			if f == nil {
+				continue
+			}
+			if p3AnswerIn(f) != want {
+				return false
+			}
+			ran = true
+		}
+		return ran
+	}
 }
 
 var renewalQuestion = &Question{

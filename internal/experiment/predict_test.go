@@ -125,3 +125,39 @@ func TestFencingJudgedPerPart(t *testing.T) {
 		}
 	}
 }
+
+// TestUnlockJudgedPerPart: the ttl-unlock-bug prediction asks what P3
+// was answered after each unlock, and is judged on each part the run
+// had, as fencing's is.
+func TestUnlockJudgedPerPart(t *testing.T) {
+	part := func(versioned, takes bool) []Event {
+		name, key := naivePart, "lock-naive"
+		if versioned {
+			name, key = versionedPart, "lock-versioned"
+		}
+		try := Event{At: 50, Kind: Acquired, Replica: "p3", Token: 10, Facts: &Facts{Op: "txn", Key: key, Succeeded: true}}
+		if !takes {
+			try = Event{At: 50, Kind: Note, Replica: "p3", Facts: &Facts{Op: "txn", Key: key, Held: &StoreKey{Key: key, Value: "p2", CreateRevision: 7}}}
+		}
+		return []Event{{Kind: PartBegins, Text: name},
+			acquired(0, "p1", 5, key), ev(5, Paused, "p1"), acquired(20, "p2", 7, key), ev(30, Resumed, "p1"), try}
+	}
+	q := unlockQuestion
+	for _, c := range []struct {
+		name   string
+		events []Event
+		want   []bool // naive free/versioned P2, P2 both, free both, naive P2/versioned free
+	}{
+		{"both parts", append(part(false, true), part(true, false)...), []bool{true, false, false, false}},
+		{"naive only", part(false, true), []bool{true, false, true, false}},
+		{"versioned only", part(true, false), []bool{true, true, false, false}},
+		{"versioned, P3 takes it", part(true, true), []bool{false, false, true, true}},
+		{"both parts, P2 both times", append(part(false, false), part(true, false)...), []bool{false, true, false, false}},
+		{"no part", nil, []bool{false, false, false, false}},
+	} {
+		h := History{Scenario: "ttl-unlock-bug", Events: c.events}
+		if got := q.Judge(&h); !slices.Equal(got, c.want) {
+			t.Errorf("%s: judged %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -238,7 +238,7 @@ var answerWords = map[string]struct {
 }{
 	"singleton-vs-election": {"Within about one lease TTL", []string{"within", "a little over", "one ttl"}},
 	"cas-race":              {"Several different replicas", []string{"several", "different replicas", "each wins", "fair"}},
-	"ttl-unlock-bug":        {"The lock is held, by P2", []string{"held by p2", "still held", "refused", "p2 keeps"}},
+	"ttl-unlock-bug":        {"Naive: the lock is free", []string{"held by p2", "still held", "refused", "p2 keeps", "p3 takes", "is free"}},
 	"renewal":               {"It no longer knows the lease", []string{"too late", "no longer", "forgot", "expired", "unknown"}},
 	"fencing":               {"Off: the old owner's", []string{"taken", "refused", "rejected", "overwrit", "lands", "survive"}},
 	"failover-timing":       {"At least once", []string{"flap", "at least once", "false failover", "moves anyway"}},
