@@ -530,6 +530,13 @@ func TestRealRun(t *testing.T) {
 	if !strings.Contains(v, "result the effect showed") || !strings.Contains(v, "Exactly one winner in 100 of 100") {
 		t.Fatalf("final screen:\n%s", v)
 	}
+	// The timeline's heading says the run is over, and when: the time of
+	// its verdict, its last event.
+	last := m.snap.events[len(m.snap.events)-1]
+	ended := fmt.Sprintf("ended at %.3fs", last.At.Seconds())
+	if last.Kind != experiment.Finished || !strings.Contains(v, ended) || strings.Contains(v, "end: live") {
+		t.Errorf("the finished run's timeline heading does not say %q (last event %s):\n%s", ended, last.Kind, v)
+	}
 	// The run's end saves its history, which replay reads back, and
 	// tells the root how the prediction fared.
 	var predicted []screen.Predicted

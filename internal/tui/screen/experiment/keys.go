@@ -40,7 +40,7 @@ func DefaultKeyMap() KeyMap {
 		Next:      key.NewBinding(key.WithKeys("tab")),
 		Earlier:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "timeline")),
 		Later:     key.NewBinding(key.WithKeys("right", "l")),
-		First:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "first/live")),
+		First:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "first/latest")),
 		Last:      key.NewBinding(key.WithKeys("end", "G")),
 		NextKey:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "next violation")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),

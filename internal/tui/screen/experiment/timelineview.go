@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
@@ -121,8 +122,18 @@ func (tl timeline) findingsWith(cur int) []int {
 func (m Model) timelineHeading(tl timeline, cur, w int) string {
 	st := m.Styles
 	pos := fmt.Sprintf("%d/%d", cur+1, len(tl.items))
-	if m.isLive() {
+	end := "end: live"
+	switch {
+	case m.isLive():
 		pos = "live"
+	case m.phase == phaseDone:
+		// Nothing more will come: say so, and when it ended.
+		end = "end: last"
+		if at, ok := endedAt(m.snap.events); ok {
+			pos += fmt.Sprintf(" · ended at %.3fs", at.Seconds())
+		} else {
+			pos += " · ended"
+		}
 	}
 	v, r := tl.keyItems()
 	var flags []string
@@ -138,10 +149,24 @@ func (m Model) timelineHeading(tl timeline, cur, w int) string {
 	}
 	head := st.Heading.Render("timeline")
 	return head + st.Muted.Render(text.FirstFit(w-len("timeline"),
-		" "+pos+flag+" · ←/→ move · end: live",
+		" "+pos+flag+" · ←/→ move · "+end,
 		" "+pos+flag+" · ←/→",
 		" "+pos+flag,
 		" "+pos))
+}
+
+// endedAt is when the run ended: the time of its verdict, the last
+// event, or of its last event when it has none.
+func endedAt(events []experiment.Event) (time.Duration, bool) {
+	if len(events) == 0 {
+		return 0, false
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Kind == experiment.Finished {
+			return events[i].At, true
+		}
+	}
+	return events[len(events)-1].At, true
 }
 
 func plural(n int, one, many string) string {
