@@ -49,6 +49,7 @@ type Overlap struct {
 	At     time.Duration
 	Acting string   // the replica whose act (a take-over, a write) made it
 	Owners []string // "p2 (token 9)", sorted
+	Names  []string // the owners' names, in the same order
 	// Holder is the replica whose key etcd held at that moment among the
 	// owners' keys ("" when etcd held none of them or no key was named).
 	Holder string
@@ -254,25 +255,29 @@ func (sw *sweep) endGap(e Event) {
 // overlap records a moment of two acting owners, once per set of owners
 // in a row.
 func (f *Findings) overlap(e Event, owners map[string]*Term, paused map[string]bool, held map[string]StoreKey) {
-	var set []string
+	var names []string
 	holder := ""
 	for name, t := range owners {
 		if paused[name] {
 			continue
 		}
-		set = append(set, fmt.Sprintf("%s (token %d)", name, t.Token))
+		names = append(names, name)
 		if k, ok := held[t.Key]; ok && t.Key != "" && k.CreateRevision == t.Token {
 			holder = name
 		}
 	}
-	if len(set) < 2 {
+	if len(names) < 2 {
 		return
 	}
-	sort.Strings(set)
+	sort.Strings(names)
+	set := make([]string, len(names))
+	for i, name := range names {
+		set[i] = fmt.Sprintf("%s (token %d)", name, owners[name].Token)
+	}
 	if n := len(f.TwoOwners); n > 0 && slices.Equal(f.TwoOwners[n-1].Owners, set) {
 		return
 	}
-	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Acting: e.Replica, Owners: set, Holder: holder})
+	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Acting: e.Replica, Owners: set, Names: names, Holder: holder})
 }
 
 // extension notes a TimeToLive reading (Facts.Op "timetolive") that went

@@ -124,7 +124,8 @@ func fencingEvents() []experiment.Event {
 		{Kind: experiment.PartBegins, Text: "fencing on"},
 		phase(0, 1, "fencing on: replicas elect an owner that writes every 100 ms with its token"),
 		grant(50, "b1"), key(60, "b1", 6, 6, 0x694d7c1e5f2a9b01),
-		{At: ms(70), Kind: experiment.Acquired, Replica: "b1", Token: 6, Text: "became owner with token 6: its key is the oldest (create 6)"},
+		{At: ms(70), Kind: experiment.Acquired, Replica: "b1", Token: 6, Text: "became owner with token 6: its key is the oldest (create 6)",
+			Facts: &experiment.Facts{Op: "get", Key: "election-1/694d7c1e5f2a9b01", Revision: 6, Succeeded: true}},
 		grant(100, "b3"), key(110, "b3", 7, 7, 0x694d7c1e5f2a9b03),
 		grant(150, "b2"), key(160, "b2", 8, 8, 0x694d7c1e5f2a9b07),
 	}
@@ -138,7 +139,8 @@ func fencingEvents() []experiment.Event {
 		experiment.Event{At: ms(2100), Kind: experiment.KeyChanged, Text: "etcd: election-1/694d7c1e5f2a9b01 deleted, it held b1 (revision 9)",
 			Facts: &experiment.Facts{Op: "delete", Key: "election-1/694d7c1e5f2a9b01", Revision: 9, Succeeded: true, Deleted: 1,
 				Held: &experiment.StoreKey{Key: "election-1/694d7c1e5f2a9b01", ModRevision: 9}}},
-		experiment.Event{At: ms(2110), Kind: experiment.Acquired, Replica: "b3", Token: 7, Text: "became owner with token 7: its key is the oldest (create 7)"},
+		experiment.Event{At: ms(2110), Kind: experiment.Acquired, Replica: "b3", Token: 7, Text: "became owner with token 7: its key is the oldest (create 7)",
+			Facts: &experiment.Facts{Op: "get", Key: "election-1/694d7c1e5f2a9b03", Revision: 9, Succeeded: true}},
 	)
 	for i := range 7 {
 		evs = append(evs, write(2200+100*i, "b3", 7, i+1), renew(2230+100*i, []string{"b2", "b3"}[i%2]))

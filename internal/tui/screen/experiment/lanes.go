@@ -14,7 +14,9 @@ import (
 // The lanes: a row per replica and one for etcd, a column per timeline
 // item, and a ruler with the cursor under them. A replica's row shows
 // what it believed (owner ━, not owner ─, paused ▒, cut off ░, crashed ×,
-// the token it won, ✓ accepted and ✗ refused writes, ! a violation); the
+// the token it won, ✓ accepted and ✗ refused writes, ! a violation the
+// checker found: acting as owner while etcd held another's key, or a
+// stale write taken; see markFindings); the
 // etcd row shows who etcd held as owner (━, with the holder's name where
 // it changes; · when it held nobody), when a member was down (▒) and
 // where raft leadership moved to another member (⇄). The

@@ -32,18 +32,19 @@ type fold struct {
 
 // belief is what one replica believed at an instant, from its own events.
 type belief struct {
-	seen                     bool
-	role                     experiment.Role
-	token                    int64
-	paused, cut, crashed     bool
-	gone                     bool          // retired: its part of the run is over
-	stalledUntil             time.Duration // its network stalls until then
-	leased                   bool
-	ttl                      int64
-	renewed                  time.Duration // its lease was last granted or renewed then
-	clock                    float64
-	wrote, refused, violated bool // in this column
-	acquired                 bool // in this column
+	seen                 bool
+	role                 experiment.Role
+	token                int64
+	paused, cut, crashed bool
+	gone                 bool          // retired: its part of the run is over
+	stalledUntil         time.Duration // its network stalls until then
+	leased               bool
+	ttl                  int64
+	renewed              time.Duration // its lease was last granted or renewed then
+	clock                float64
+	wrote, refused       bool // in this column
+	violated             bool // ... a finding of the checker's marks it (markFindings)
+	acquired             bool // in this column
 }
 
 // leaseLeft is the time the replica believes its lease has at t.
@@ -154,6 +155,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		}
 	}
 	tl.closeLast(cur, hold, res)
+	tl.markFindings()
 	return tl
 }
 
@@ -316,8 +318,6 @@ func apply(b belief, e experiment.Event) belief {
 		b.wrote = true
 	case experiment.WriteRejected:
 		b.refused = true
-	case experiment.InvariantViolated:
-		b.violated = true
 	}
 	return applyFault(b, e)
 }

@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+)
+
+// The lanes' violation marks (!) are the checker's findings, not the
+// replicas' beliefs: two replicas acting as owner at once marks the ones
+// etcd did not hold (the holder is etcd's truth; when etcd held neither
+// key, both), and a stale write the resource accepted marks its writer.
+// The monitor's live InvariantViolated events stay as the columns that
+// say so in words; the marks go on the first of those at the finding's
+// instant, or on the column of the act that made it.
+
+// markFindings sets the violation marks of tl from the checker's
+// findings on its events: per part where the run has parts, as the
+// verdict judges them.
+func (tl *timeline) markFindings() {
+	if len(tl.items) == 0 {
+		return
+	}
+	parts := experiment.Parts(&experiment.History{Events: tl.events})
+	if len(parts) > 1 {
+		parts = parts[1:] // the whole run is parts[0]; its parts are judged apart
+	}
+	itemOf, byTime := tl.itemOfEvent(), tl.eventsByTime()
+	lane := map[string]int{}
+	for i, n := range tl.lanes {
+		lane[n] = i
+	}
+	mark := func(col int, who string) {
+		if l, ok := lane[who]; ok && col >= 0 && col < len(tl.states) {
+			tl.states[col][l].violated = true
+		}
+	}
+	for _, f := range parts {
+		for _, o := range f.TwoOwners {
+			col := tl.findingColumn(itemOf, byTime[o.At], o.Acting)
+			for _, name := range o.Names {
+				if name != o.Holder {
+					mark(col, name)
+				}
+			}
+		}
+		for _, w := range f.Stale {
+			if w.Accepted {
+				mark(tl.findingColumn(itemOf, byTime[w.At], w.Replica), w.Replica)
+			}
+		}
+	}
+}
+
+// itemOfEvent is, for every event, the item it is in (-1 for the events
+// the timeline leaves out).
+func (tl timeline) itemOfEvent() []int {
+	out := make([]int, len(tl.events))
+	for i := range out {
+		out[i] = -1
+	}
+	for i, it := range tl.items {
+		for j := it.first; j <= it.last; j++ {
+			out[j] = i
+		}
+	}
+	return out
+}
+
+// eventsByTime is the indices of the events at each instant, in order.
+func (tl timeline) eventsByTime() map[time.Duration][]int {
+	out := map[time.Duration][]int{}
+	for j, e := range tl.events {
+		out[e.At] = append(out[e.At], j)
+	}
+	return out
+}
+
+// findingColumn is the item a finding made by who's act is marked in,
+// given the events of the finding's instant (at): the first violation
+// column of that instant from the act on, else the act's own column; -1
+// when no event of who's is at that instant.
+func (tl timeline) findingColumn(itemOf []int, at []int, who string) int {
+	act := -1
+	for _, j := range at {
+		e := tl.events[j]
+		if itemOf[j] < 0 {
+			continue
+		}
+		if act < 0 && e.Replica == who && e.Kind != experiment.InvariantViolated {
+			act = j
+		}
+		if act >= 0 && e.Kind == experiment.InvariantViolated && tl.items[itemOf[j]].fold == nil {
+			return itemOf[j]
+		}
+	}
+	if act < 0 {
+		return -1
+	}
+	return itemOf[act]
+}

@@ -1,0 +1,116 @@
+package experiment
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+)
+
+// twoBelievers is a history where belief and etcd's truth differ: a1
+// owns the lock, is cut off, and its key is deleted when its lease runs
+// out, but it never hears of it; a3 then creates the key and owns it. a3
+// is right (etcd holds its key), a1 only believes it owns. The monitor's
+// live event names a3, whose take-over made the overlap.
+func twoBelievers() []experiment.Event {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	lock := "lock"
+	put := func(at int, who string, rev int64) experiment.Event {
+		k := experiment.StoreKey{Key: lock, Value: who, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: rev}
+		return experiment.Event{At: ms(at), Kind: experiment.KeyChanged, Text: fmt.Sprintf("etcd: %s = %s", lock, who),
+			Facts: &experiment.Facts{Op: "put", Key: lock, Revision: rev, Succeeded: true, Held: &k}}
+	}
+	acquired := func(at int, who string, rev int64) experiment.Event {
+		return experiment.Event{At: ms(at), Kind: experiment.Acquired, Replica: who, Token: rev,
+			Facts: &experiment.Facts{Op: "txn", Key: lock, Revision: rev, Succeeded: true}, Text: "got the lock"}
+	}
+	return []experiment.Event{
+		put(10, "a1", 5), acquired(10, "a1", 5),
+		{At: ms(100), Kind: experiment.Partitioned, Replica: "a1", Text: "cut off"},
+		{At: ms(1200), Kind: experiment.KeyChanged, Text: "etcd: lock deleted",
+			Facts: &experiment.Facts{Op: "delete", Key: lock, Revision: 7, Succeeded: true, Deleted: 1, Held: &experiment.StoreKey{Key: lock, ModRevision: 7}}},
+		put(1300, "a3", 8), acquired(1300, "a3", 8),
+		{At: ms(1300), Kind: experiment.InvariantViolated, Replica: "a3", Text: "two owners at once (a3 acquired): a1 (token 5), a3 (token 8)"},
+		{At: ms(1400), Kind: experiment.WriteAccepted, Replica: "a1", Token: 5, Facts: &experiment.Facts{Op: "write", Token: 5, Succeeded: true}},
+		{At: ms(1400), Kind: experiment.InvariantViolated, Replica: "a1", Token: 5, Text: "stale write accepted: token 5 after token 8 was issued"},
+	}
+}
+
+// violatedLanes is the lanes marked ! in item i.
+func violatedLanes(tl timeline, i int) []string {
+	var out []string
+	for l, s := range tl.states[i] {
+		if s.violated {
+			out = append(out, tl.lanes[l])
+		}
+	}
+	return out
+}
+
+// TestTwoOwnersMarkedByEtcdsTruth: the ! of two owners at once goes on
+// the replica that acted as owner while etcd held the other's key (the
+// checker's finding), not on the one whose act the monitor named; a
+// stale write accepted marks its writer; nothing else is marked.
+func TestTwoOwnersMarkedByEtcdsTruth(t *testing.T) {
+	events := twoBelievers()
+	h := experiment.History{Events: events}
+	f := experiment.Find(&h, "")
+	if len(f.TwoOwners) != 1 || f.TwoOwners[0].Holder != "a3" || f.TwoOwners[0].Acting != "a3" {
+		t.Fatalf("the checker's finding is %+v: want a3's take-over, with etcd holding a3's key", f.TwoOwners)
+	}
+	tl := buildTimeline(events, []string{"a1", "a3"}, nil)
+	marked := map[string][]string{}
+	for i, it := range tl.items {
+		if got := violatedLanes(tl, i); len(got) > 0 {
+			e := tl.events[it.first]
+			marked[fmt.Sprintf("%s %s %.1fs", e.Kind, e.Replica, e.At.Seconds())] = got
+		}
+	}
+	want := map[string][]string{
+		"invariant-violated a3 1.3s": {"a1"}, // the live report of the overlap: a1 believes, etcd holds a3
+		"invariant-violated a1 1.4s": {"a1"}, // a1's stale write, taken
+	}
+	if fmt.Sprint(marked) != fmt.Sprint(want) {
+		t.Errorf("marks %v, want %v", marked, want)
+	}
+	// Drawn, a1's lane has both marks and a3's none.
+	rows := renderLanes([]laneRow{
+		{label: "a1", cells: replicaCells(tl, 0, 0, len(tl.items), 1)},
+		{label: "a3", cells: replicaCells(tl, 1, 0, len(tl.items), 1)},
+	}, 80)
+	if n := countRune(rows[0], '!'); n != 2 {
+		t.Errorf("a1's lane %q has %d !, want 2", rows[0], n)
+	}
+	if n := countRune(rows[1], '!'); n != 0 {
+		t.Errorf("a3's lane %q has %d !, want none: etcd held its key", rows[1], n)
+	}
+}
+
+// TestTwoOwnersNeitherHeld: when etcd held neither owner's key, both are
+// marked; without the monitor's event the act's own column is.
+func TestTwoOwnersNeitherHeld(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	events := []experiment.Event{
+		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 5},
+		{At: ms(20), Kind: experiment.Acquired, Replica: "a2", Token: 6},
+	}
+	tl := buildTimeline(events, []string{"a1", "a2"}, nil)
+	last := len(tl.items) - 1
+	if got := violatedLanes(tl, last); fmt.Sprint(got) != "[a1 a2]" || tl.events[tl.items[last].first].Replica != "a2" {
+		t.Errorf("marks at a2's take-over %v, want both owners", got)
+	}
+	if got := violatedLanes(tl, 0); len(got) != 0 {
+		t.Errorf("a1's take-over marked %v: one owner then", got)
+	}
+}
+
+func countRune(s string, r rune) int {
+	n := 0
+	for _, c := range s {
+		if c == r {
+			n++
+		}
+	}
+	return n
+}
