@@ -149,6 +149,7 @@ func TestScenarios(t *testing.T) {
 					checkTextsAgree(t, events)
 					checkTTLWording(t, events)
 					checkResourceFlag(t, sc, events)
+					checkNoActsWhileCrashed(t, events)
 					if check := expectations[sc.Name]; check != nil {
 						check(t, v, events)
 					}
@@ -156,6 +157,29 @@ func TestScenarios(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// checkNoActsWhileCrashed: once a replica's history says it crashed, it
+// does nothing (becomes owner, writes, renews) until its history says it
+// came back: the screen draws a replica's state from its events, so a
+// replica started again without a Restarted event is drawn crashed while
+// it runs.
+func checkNoActsWhileCrashed(t *testing.T, events []Event) {
+	t.Helper()
+	down := map[string]bool{}
+	for _, e := range events {
+		switch e.Kind {
+		case Crashed:
+			down[e.Replica] = true
+		case Restarted:
+			delete(down, e.Replica)
+		case Acquired, WriteAccepted, WriteRejected, LeaseGranted, LeaseRenewed, Released:
+			if down[e.Replica] {
+				t.Errorf("at %s %s %s while its history says it is crashed: %s", e.At, e.Replica, e.Kind, e.Text)
+				delete(down, e.Replica) // once per crash
+			}
+		}
 	}
 }
 

@@ -450,10 +450,18 @@ func (r *Replica) stop() {
 // crashed one gets a new client first).
 func (r *Replica) startWith(body Body) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	was := r.crashed
 	r.body = body
 	r.role = RoleFollower
-	return r.startLocked()
+	err := r.startLocked()
+	r.mu.Unlock()
+	if err != nil || !was {
+		return err
+	}
+	// The replica's state comes from its events: without this one the
+	// timeline would draw it crashed while it runs its new body.
+	r.Emit(Event{Kind: Restarted, Origin: ByScript, Text: "started again for this part, with a new client and no memory of its old lease"})
+	return nil
 }
 
 // held says why the learner holds the replica down ("paused", "cut
