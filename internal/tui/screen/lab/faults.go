@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -133,7 +135,7 @@ func (m Model) faultCommand(ctx context.Context, schedule string, reference bool
 	if prog == "" {
 		prog, _ = os.Executable()
 	}
-	record := filepath.Join(os.TempDir(), fmt.Sprintf("playground-labrun-%d-%d.json", os.Getpid(), m.faults.seq))
+	record := recordFile()
 	args := []string{"experiment", "run", "--lab", m.lab.ID, "--schedule", schedule, "--json"}
 	if reference {
 		args = append(args, "--reference")
@@ -148,6 +150,18 @@ func (m Model) faultCommand(ctx context.Context, schedule string, reference bool
 	cmd.Cancel = func() error { return terminate(cmd) }
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
+}
+
+// recordFile is a new file for a run's history, its name unlike any
+// other run's, also another screen's in this process (the child replaces
+// it with the history).
+func recordFile() string {
+	f, err := os.CreateTemp("", "playground-labrun-*.json")
+	if err != nil {
+		return filepath.Join(os.TempDir(), fmt.Sprintf("playground-labrun-%d-%d.json", os.Getpid(), time.Now().UnixNano()))
+	}
+	f.Close()
+	return f.Name()
 }
 
 // runChild runs the child, sends each event it prints, then its end.
@@ -186,17 +200,32 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	case werr != nil:
 		done.err = werr
 	}
-	if f, err := os.Open(record); err == nil {
-		h, rerr := experiment.ReadHistory(f)
-		f.Close()
-		if rerr == nil {
-			done.history = &h
-		}
+	h, rerr := readRecord(record)
+	switch {
+	case rerr == nil:
+		done.history = &h
+	case done.err == nil && done.stderr == "":
+		// The child said nothing of a failure, so a history was due.
+		done.err = rerr
 	}
 	select {
 	case ch <- done:
 	case <-ctx.Done(): // the screen stopped the run and reads no more
 	}
+}
+
+// readRecord reads the history a child recorded.
+func readRecord(path string) (experiment.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return experiment.History{}, fmt.Errorf("read the run's history: %w", err)
+	}
+	defer f.Close()
+	h, err := experiment.ReadHistory(f)
+	if err != nil {
+		return h, fmt.Errorf("read the run's history %s: %w", path, err)
+	}
+	return h, nil
 }
 
 // waitFault waits for the run's next message.
@@ -210,8 +239,7 @@ func (m *Model) faultEvent(msg faultMsg) tea.Cmd {
 		return nil
 	}
 	r := m.faults.runs[m.faults.showing]
-	r.events = append(r.events, msg.e)
-	m.layout()
+	r.events = append(r.events, msg.e) // the layout stays: View draws the newest
 	return waitFault(msg.ch)
 }
 
@@ -231,10 +259,55 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 				at = t
 			}
 		}
-		v := expscreen.NewHistoryView(m.Styles, *h, at)
+		v := expscreen.NewHistoryView(m.Styles, markViolation(*h, at), at)
 		r.view = &v
 	}
 	m.layout()
+}
+
+// markViolation is h with the checker's finding at at (the violation its
+// verdict names) as an event of the timeline, unless the run recorded one
+// there itself: a lab's checker judges the whole history once the run
+// ended, and a finding such as a key left behind falls between events
+// the timeline folds, so without its mark the cursor could not stop on
+// it. The recorded history is left as it was.
+func markViolation(h experiment.History, at time.Duration) experiment.History {
+	if at < 0 || h.Verdict == nil {
+		return h
+	}
+	for _, e := range h.Events {
+		if e.Kind == experiment.InvariantViolated && (e.At-at).Abs() <= 5*time.Millisecond {
+			return h
+		}
+	}
+	i := slices.IndexFunc(h.Events, func(e experiment.Event) bool { return e.At >= at })
+	if i < 0 {
+		i = len(h.Events)
+	}
+	text := violationText(h.Verdict)
+	if loc := violationName.FindStringIndex(text); loc != nil {
+		text = text[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
+	}
+	mark := experiment.Event{At: at, Kind: experiment.InvariantViolated, Replica: replicaIn.FindString(text), Text: text}
+	h.Events = slices.Insert(slices.Clone(h.Events), i, mark)
+	return h
+}
+
+// violationName finds where a violation's sentence names it.
+var violationName = regexp.MustCompile(`\b[A-Za-z]+(?:-[a-z]+)+ at [0-9]`)
+
+// replicaIn finds the first replica a sentence names ("r2").
+var replicaIn = regexp.MustCompile(`\br[0-9]+\b`)
+
+// FaultHistory returns the recorded history of the run the faults view
+// shows, once that run has ended with one (its events, with the time the
+// run began, and the verdict); false before.
+func (m Model) FaultHistory() (experiment.History, bool) {
+	r := m.faults.runs[m.faults.showing]
+	if r == nil || !r.done || r.history == nil {
+		return experiment.History{}, false
+	}
+	return *r.history, true
 }
 
 // faultsKey handles a key while the faults view is open.

@@ -2,10 +2,13 @@ package lab
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,17 +21,54 @@ import (
 	"github.com/ownership-election/playground/lessons"
 )
 
-// TestFlowFaults drives x on lab 07's screen at 80x24 in a real program:
-// the learner's file (here the reference with lab 07's no_session_close
-// bug, which orphans its session) runs as three replicas in a child
-// playground, the verdict names the violation, the timeline opens at it,
-// and r runs the reference on the same schedule, which holds.
+// faultsFlow is one lab's flow of x on its screen: the learner's file is
+// the reference with one of the lab's learner bugs, run under schedule
+// (down presses from the first in the list), whose verdict must name the
+// violation; then r runs the reference on the same schedule.
+type faultsFlow struct {
+	lab      lessons.Lab
+	bug      string // solutions/<lab>/testdata/bugs/<bug>.patch
+	schedule string
+	down     int    // key presses from pause-owner, the first, to schedule
+	names    string // how the verdict's violation sentence begins
+}
+
+var faultsFlows = []faultsFlow{
+	// A lock key without the lease outlives its crashed holder.
+	{lessons.Lab{ID: "05_etcd_lock", Title: "A lock on etcd", File: "lock.go"}, "no_lease", "crash-owner", 2, "Not-freed at"},
+	// A write in the Else branch lands for the paused holder, woken
+	// after its lock went to another.
+	{lessons.Lab{ID: "06_fenced_write", Title: "A fenced write", File: "fenced.go"}, "else_writes_anyway", "pause-owner", 0, "Stale-write at"},
+	// A session resigned but never closed: its lease outlives Run.
+	{lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, "no_session_close", "calm", -1, "Left-behind at"},
+	// A queue key without the lease outlives its replica.
+	{lessons.Lab{ID: "08_herd", Title: "A queue without a herd", File: "queue.go"}, "enqueue_no_lease", "calm", -1, "Left-behind at"},
+	// A revoke with Run's cancelled context never happens.
+	{lessons.Lab{ID: "09_shards", Title: "Shard ownership", File: "shards.go"}, "revoke_with_run_ctx", "calm", -1, "Left-behind at"},
+}
+
+// TestFlowFaults drives x on each runner lab's screen at 80x24 in a real
+// program: the learner's file (the reference with one of the lab's
+// learner bugs) runs as three replicas in a child playground, the
+// verdict names the violation, the timeline opens at it, and r runs the
+// reference on the same schedule, which holds. The labs go as go test's
+// -parallel allows (two at once on two cores), each run with an etcd of
+// its own in its child.
 func TestFlowFaults(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the playground and runs two lab runs")
+		t.Skip("builds the playground and runs two lab runs per lab")
 	}
-	root, prog := faultsCheckout(t)
-	lab := New(testContext(), Options{Lab: lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, Root: root, Program: prog})
+	for _, c := range faultsFlows {
+		t.Run(c.lab.ID, func(t *testing.T) {
+			t.Parallel()
+			flowFaults(t, c)
+		})
+	}
+}
+
+func flowFaults(t *testing.T, c faultsFlow) {
+	root, prog := faultsCheckout(t, c.lab, c.bug)
+	lab := New(testContext(), Options{Lab: c.lab, Root: root, Program: prog})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tm := teatest.NewTestModel(t, noPrewarm{harness{lab: lab, root: root, ctx: ctx, cancel: cancel}},
@@ -36,13 +76,15 @@ func TestFlowFaults(t *testing.T) {
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	waitFor(t, tm, "Not graded yet")
 	tm.Type("x")
-	waitFor(t, tm, "Run your code under faults", "pause-owner")
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyUp}) // from the first, pause-owner, to the last: calm
-	waitFor(t, tm, "no faults: the replicas only run")
+	waitFor(t, tm, "Run your code under faults", says("pause-owner"))
+	if c.down != 0 {
+		pickSchedule(tm, c.down)
+		waitFor(t, tm, says(c.schedule))
+	}
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitFor(t, tm, "Your code under calm: VIOLATION", "eft-behind at", "timeline")
+	waitFor(t, tm, "Your code under "+c.schedule+": VIOLATION", c.names, "timeline")
 	tm.Type("r")
-	waitFor(t, tm, "The reference solution under calm: HELD", "Your code on the same schedule: violation")
+	waitFor(t, tm, "The reference solution under "+c.schedule+": HELD", "Your code on the same schedule: violation")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	waitFor(t, tm, "README")
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
@@ -59,6 +101,30 @@ func TestFlowFaults(t *testing.T) {
 	if got := mine.view.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
 		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Summary)
 	}
+	if ref := fm.lab.faults.runs[1]; ref == nil || ref.history == nil || !ref.history.Verdict.Showed || len(ref.history.Faults()) == 0 && c.schedule != "calm" {
+		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)
+	}
+}
+
+// pickSchedule moves the list's cursor down n times (up for n < 0).
+func pickSchedule(tm *teatest.TestModel, n int) {
+	k := tea.KeyDown
+	if n < 0 {
+		k, n = tea.KeyUp, -n
+	}
+	for range n {
+		tm.Send(tea.KeyPressMsg{Code: k})
+	}
+}
+
+// says is the start of what the schedule list says the chosen schedule
+// does, short enough to stay on the first line at 80 columns.
+func says(schedule string) string {
+	s := experiment.LabScheduleSays(schedule)
+	if len(s) > 24 {
+		s = s[:24]
+	}
+	return s
 }
 
 // noPrewarm is the harness without its background compile of the lab's
@@ -67,21 +133,44 @@ type noPrewarm struct{ harness }
 
 func (h noPrewarm) Init() tea.Cmd { return h.lab.Init() }
 
+// playground is the playground built from this checkout, once for every
+// flow (removed by TestMain).
+var playground = sync.OnceValues(func() (string, error) {
+	wd, _ := os.Getwd()
+	src := grade.FindRoot(wd)
+	if src == "" {
+		return "", errors.New("not inside the course's checkout")
+	}
+	dir, err := os.MkdirTemp("", "lab-flow-playground-")
+	if err != nil {
+		return "", err
+	}
+	builtDirs = append(builtDirs, dir)
+	prog := filepath.Join(dir, "playground")
+	build := exec.Command("go", "build", "-o", prog, "./cmd/playground")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the playground: %w\n%s", err, out)
+	}
+	return prog, nil
+})
+
+// builtDirs are the folders playground made, for TestMain to remove.
+var builtDirs []string
+
 // faultsCheckout is a copy of the parts of this checkout a lab run of
-// lab 07 builds from, with the bug in the learner's file, and the
-// playground built from this checkout.
-func faultsCheckout(t *testing.T) (root, prog string) {
+// lab builds from, with the reference carrying bug as the learner's
+// file, and the playground built from this checkout.
+func faultsCheckout(t *testing.T, lab lessons.Lab, bug string) (root, prog string) {
 	t.Helper()
 	wd, _ := os.Getwd()
 	src := grade.FindRoot(wd)
 	if src == "" {
 		t.Fatal("not inside the course's checkout")
 	}
-	prog = filepath.Join(t.TempDir(), "playground")
-	build := exec.Command("go", "build", "-o", prog, "./cmd/playground")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the playground: %v\n%s", err, out)
+	prog, err := playground()
+	if err != nil {
+		t.Fatal(err)
 	}
 	// The runner's packages and what they import from the module.
 	list := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./internal/labrun/...")
@@ -91,7 +180,7 @@ func faultsCheckout(t *testing.T) (root, prog string) {
 		t.Fatalf("go list: %v", err)
 	}
 	root = t.TempDir()
-	dirs := []string{"labs", "solutions/07_election"}
+	dirs := []string{"labs", "solutions/" + lab.ID}
 	for _, d := range strings.Fields(string(out)) {
 		if rel, err := filepath.Rel(src, d); err == nil && !strings.HasPrefix(rel, "..") && !strings.HasPrefix(rel, "labs") {
 			dirs = append(dirs, rel)
@@ -103,18 +192,35 @@ func faultsCheckout(t *testing.T) (root, prog string) {
 	for _, d := range dirs {
 		copyTree(t, filepath.Join(src, d), filepath.Join(root, d), d == "labs" || strings.HasPrefix(d, "solutions"))
 	}
-	sol, err := os.ReadFile(filepath.Join(src, "solutions/07_election/election.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bug := strings.Replace(string(sol), "\tdefer closeSession(s)\n", "\tdefer s.Orphan()\n", 1)
-	if bug == string(sol) {
-		t.Fatal("the solution changed: no closeSession to break")
-	}
-	if err := os.WriteFile(filepath.Join(root, "labs/07_election/election.go"), []byte(bug), 0o644); err != nil {
+	learner := withBug(t, src, lab, bug)
+	if err := os.WriteFile(filepath.Join(root, "labs", lab.ID, lab.File), []byte(learner), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root, prog
+}
+
+// withBug is the lab's reference solution with one of its learner bugs
+// (solutions/<lab>/testdata/bugs/<bug>.patch) applied.
+func withBug(t *testing.T, src string, lab lessons.Lab, bug string) string {
+	t.Helper()
+	name := filepath.Join("solutions", lab.ID, "testdata", "bugs", bug+".patch")
+	text, err := os.ReadFile(filepath.Join(src, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := grade.ParsePatch(name, string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := os.ReadFile(filepath.Join(src, "solutions", lab.ID, lab.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Apply(string(sol))
+	if err != nil {
+		t.Fatalf("%s no longer applies to the solution: %v", name, err)
+	}
+	return out
 }
 
 // copyTree copies dir's files (and, deep, its folders too).
@@ -145,5 +251,40 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestViolationMarkedInFold: a lab checker's finding that falls among
+// events the timeline folds (etcd's key changes) gets a mark of its own,
+// so the timeline opens at its time rather than at the fold's end; the
+// recorded history keeps only what the run recorded.
+func TestViolationMarkedInFold(t *testing.T) {
+	var events []experiment.Event
+	for i := range 6 {
+		events = append(events, experiment.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: experiment.KeyChanged, Text: "put group/shards/000"})
+	}
+	summary := "Not shown: Left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000. What it did show: the rest."
+	h := experiment.History{Events: events, Verdict: &experiment.Verdict{Summary: summary}}
+	m := New(testContext(), Options{Lab: lessons.Lab{ID: "09_shards", Title: "Shards", File: "shards.go"}, Root: t.TempDir()})
+	m.SetSize(80, 24)
+	m.faults.seq = 1
+	m.faults.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
+	m.faultDone(faultDoneMsg{seq: 1, code: 1, history: &h})
+	r := m.faults.runs[0]
+	if r.view == nil {
+		t.Fatal("no timeline")
+	}
+	if got := r.view.At(); got != 1800*time.Millisecond {
+		t.Fatalf("the timeline opened at %v, want the violation's 1.8s", got)
+	}
+	if len(r.history.Events) != len(events) {
+		t.Fatalf("the recorded history has %d events, want the run's %d", len(r.history.Events), len(events))
+	}
+	marked := markViolation(h, 1800*time.Millisecond)
+	if e := marked.Events[4]; e.Kind != experiment.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
+		t.Fatalf("the mark is %+v", e)
+	}
+	if again := markViolation(marked, 1800*time.Millisecond); len(again.Events) != len(marked.Events) {
+		t.Fatal("a violation the run recorded itself was marked again")
 	}
 }

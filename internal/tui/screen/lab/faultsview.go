@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -66,19 +67,26 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 	if len(r.events) == 0 {
 		out = append(out, st.Muted.Render("Building the lab's replica program (a first build can take a minute)…"))
 	}
-	var shown []string
-	for _, e := range r.events {
-		if e.Kind == experiment.WriteAccepted || e.Kind == experiment.KeyChanged || e.Kind == experiment.LeaseRenewed {
-			continue // ten a second: the timeline folds them
+	for _, e := range newestShown(r.events, h-len(out)) {
+		out = append(out, st.Text.Render(ansi.Truncate(e.String(), w, "…")))
+	}
+	return out
+}
+
+// newestShown is the newest n events the running view draws, oldest
+// first; the ten-a-second kinds are left to the timeline, which folds
+// them. It looks only as far back as it needs: a run of lab 09 has
+// thousands of events, and each one redraws the view.
+func newestShown(events []experiment.Event, n int) []experiment.Event {
+	var out []experiment.Event
+	for i := len(events) - 1; i >= 0 && len(out) < n; i-- {
+		switch events[i].Kind {
+		case experiment.WriteAccepted, experiment.KeyChanged, experiment.LeaseRenewed:
+			continue
 		}
-		shown = append(shown, ansi.Truncate(e.String(), w, "…"))
+		out = append(out, events[i])
 	}
-	if rest := h - len(out); len(shown) > rest {
-		shown = shown[len(shown)-rest:]
-	}
-	for _, l := range shown {
-		out = append(out, st.Text.Render(l))
-	}
+	slices.Reverse(out)
 	return out
 }
 

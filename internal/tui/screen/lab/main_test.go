@@ -8,5 +8,12 @@ import (
 )
 
 // Gradings here run on fixture labs; their test binaries go to a
-// temporary cache, not the user's.
-func TestMain(m *testing.M) { os.Exit(gradetest.Main(m)) }
+// temporary cache, not the user's. The playground the flows of x build
+// is removed after them.
+func TestMain(m *testing.M) {
+	code := gradetest.Main(m)
+	for _, d := range builtDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
