@@ -212,9 +212,27 @@ func (m *Model) Close() {
 	}
 }
 
+// tick asks for a refresh as soon as the run records an event, or ends,
+// and after refreshEvery when nothing happens (the clocks on the screen,
+// a lease's time left, move on without events). Waiting on Updated, not
+// polling, puts an event on the screen within milliseconds of it (make
+// bench measures it, to the drawn view); the screen is the run's one
+// reader of Updated.
 func tick(run *experiment.Run) tea.Cmd {
-	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{run: run} })
+	return func() tea.Msg {
+		t := time.NewTimer(refreshEvery)
+		defer t.Stop()
+		select {
+		case <-run.Updated():
+		case <-run.Done():
+		case <-t.C:
+		}
+		return tickMsg{run: run}
+	}
 }
+
+// refreshEvery is how often a quiet run's screen is drawn again.
+const refreshEvery = 100 * time.Millisecond
 
 func (m Model) start() (Model, tea.Cmd) {
 	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
