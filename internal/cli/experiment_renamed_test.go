@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/progress"
 )
 
 // oldLesson names both renamed scenarios by their old names, in each
@@ -110,5 +112,23 @@ func TestExperimentRunAndReplayTakeOldNames(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "lock-waiters runs 10 to 50") {
 			t.Errorf("run %s --faults (a history under the old name): exit %d, %q", name, code, errOut)
 		}
+	}
+}
+
+// TestExperimentProgressResetByOldName: progress reset takes an
+// experiment's old name and forgets its record, kept under the new one.
+func TestExperimentProgressResetByOldName(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("PLAYGROUND_STATE_DIR", state)
+	path := filepath.Join(state, progress.FileName)
+	if _, err := progress.Update(path, func(p *progress.Progress) { p.RecordExperimentRun("lock-waiters", true, time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", "progress", "reset", "thundering-herd")
+	if code != 0 || !strings.Contains(out, "experiment lock-waiters") {
+		t.Fatalf("progress reset thundering-herd: exit %d\n%s%s", code, out, errOut)
+	}
+	if p, _ := progress.Load(path, time.Now()); p.Experiments["lock-waiters"].Runs != 0 {
+		t.Errorf("lock-waiters still has %+v", p.Experiments["lock-waiters"])
 	}
 }

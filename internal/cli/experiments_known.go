@@ -21,3 +21,7 @@ func experimentTitles() map[string]string {
 // renamed to their current names, so a lesson naming an old one still
 // loads.
 func renamedExperiments() map[string]string { return experiment.OldNames() }
+
+// currentExperimentName is the name an experiment goes by now, for one
+// the learner names by an old name (progress reset thundering-herd).
+func currentExperimentName(name string) string { return experiment.CurrentName(name) }

@@ -28,8 +28,8 @@ func resetTarget(c *lessons.Course, target string, now time.Time) (func(*progres
 	if lab := c.FindLab(target); lab != nil {
 		return func(p *progress.Progress) { p.ResetLab(lab.ID, now) }, c.LabName(lab.ID) + " (" + lab.ID + ")"
 	}
-	if knownExperiment(target) {
-		return func(p *progress.Progress) { p.ResetExperiment(target, now) }, "experiment " + target
+	if name := currentExperimentName(target); knownExperiment(name) {
+		return func(p *progress.Progress) { p.ResetExperiment(name, now) }, "experiment " + name
 	}
 	return nil, ""
 }
