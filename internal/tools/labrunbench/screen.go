@@ -134,6 +134,11 @@ func (p *probe) frame(at time.Time, view string) {
 	if p.running.IsZero() && strings.Contains(plain, "replicas run the lab's code") {
 		p.running = at
 	}
+	ended := strings.Contains(plain, ": HELD") || strings.Contains(plain, ": VIOLATION") || strings.Contains(plain, "no verdict (exit")
+	p.signal(2, p.ended, ended)
+	if ended {
+		return // the timeline's items look like the running view's lines
+	}
 	for _, l := range strings.Split(plain, "\n") {
 		m := eventLine.FindStringSubmatch(l)
 		if m == nil {
@@ -144,7 +149,6 @@ func (p *probe) frame(at time.Time, view string) {
 			p.seen[m[1]] = append(p.seen[m[1]], drawnLine{text, at})
 		}
 	}
-	p.signal(2, p.ended, strings.Contains(plain, ": HELD") || strings.Contains(plain, ": VIOLATION") || strings.Contains(plain, "no verdict (exit"))
 }
 
 func (p *probe) drawn(at, text string) bool {
@@ -208,7 +212,7 @@ func (p *probe) result(h experiment.History) runResult {
 // firstDrawn is when a frame first drew e's line (cut at the screen's
 // edge with "…").
 func (p *probe) firstDrawn(e experiment.Event) (time.Time, bool) {
-	want := strings.TrimSpace(e.String())
+	want := strings.TrimSpace(lab.EventLine(e))
 	for _, d := range p.seen[fmt.Sprintf("%.3fs", e.At.Seconds())] {
 		if strings.HasPrefix(want, strings.TrimSuffix(d.text, "…")) {
 			return d.at, true

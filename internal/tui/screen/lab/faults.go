@@ -285,9 +285,6 @@ func markViolation(h experiment.History, at time.Duration) experiment.History {
 		i = len(h.Events)
 	}
 	text := violationText(h.Verdict)
-	if loc := violationName.FindStringIndex(text); loc != nil {
-		text = text[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
-	}
 	mark := experiment.Event{At: at, Kind: experiment.InvariantViolated, Replica: replicaIn.FindString(text), Text: text}
 	h.Events = slices.Insert(slices.Clone(h.Events), i, mark)
 	return h

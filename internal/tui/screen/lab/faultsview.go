@@ -35,8 +35,12 @@ func (m Model) faultsBody(w, h int) string {
 // scheduleList is the prepared schedules, the chosen one with what it does.
 func (m Model) scheduleList(w, h int) []string {
 	st := m.Styles
-	out := []string{st.Heading.Render("Run your code under faults"),
-		st.Muted.Render(ansi.Truncate("Three copies of labs/"+m.lab.ID+" run against etcd; a schedule breaks the leader.", w, "…")), ""}
+	out := []string{st.Heading.Render("Run your code under faults")}
+	intro := "Three copies of labs/" + m.lab.ID + " run against etcd, each a process of its own, and a schedule breaks whichever owns at the time."
+	for _, l := range strings.Split(text.Wrap(intro, w), "\n") {
+		out = append(out, st.Muted.Render(l))
+	}
+	out = append(out, "")
 	names := experiment.LabScheduleNames()
 	for i, n := range names {
 		if i == m.faults.choice {
@@ -68,9 +72,35 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 		out = append(out, st.Muted.Render("Building the lab's replica program (a first build can take a minute)…"))
 	}
 	for _, e := range newestShown(r.events, h-len(out)) {
-		out = append(out, st.Text.Render(ansi.Truncate(e.String(), w, "…")))
+		style := st.Text
+		switch e.Kind {
+		case experiment.InvariantViolated:
+			style = st.Error
+		case experiment.WriteRejected:
+			style = st.Warning
+		}
+		out = append(out, style.Render(ansi.Truncate(EventLine(e), w, "…")))
 	}
 	return out
+}
+
+// EventLine is an event as the running view draws it, in the timeline's
+// words ("5.043s  r3  refused: write ..."): its kind says no more than
+// its text, but its column took a quarter of an 80-column line.
+func EventLine(e experiment.Event) string {
+	what := e.Text
+	switch e.Kind {
+	case experiment.Phase:
+		what = fmt.Sprintf("step %d: %s", e.Step, e.Text)
+	case experiment.InvariantViolated:
+		what = "violation: " + e.Text
+	case experiment.WriteRejected:
+		what = "refused: " + e.Text
+	}
+	if e.Replica != "" {
+		what = e.Replica + "  " + what
+	}
+	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), what)
 }
 
 // newestShown is the newest n events the running view draws, oldest
@@ -103,8 +133,11 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 	}
 	head := fmt.Sprintf("%s under %s: %s", sentence.Capitalize(whose(r)), r.schedule, mark)
 	out := []string{style.Render(ansi.Truncate(head, w, "…"))}
-	for _, l := range clampLines(text.Wrap(violationText(v), w), 2) {
+	for _, l := range clampLines(text.Wrap(violationText(v), w), 2, w) {
 		out = append(out, st.Text.Render(l))
+	}
+	if v.Showed && flagged(r.history) {
+		out = append(out, st.Muted.Render(ansi.Truncate("⚑ and ! mark moment-by-moment checks; the lab's verdict judges the whole run.", w, "…")))
 	}
 	if other := m.faults.runs[1-m.faults.showing]; other != nil && other.history != nil && other.history.Verdict != nil {
 		ov := other.history.Verdict
@@ -138,25 +171,35 @@ func (m Model) failedRunLines(r *faultRun, w int) []string {
 	return out
 }
 
+// flagged reports whether the run's live monitor recorded a violation
+// (a stale write tried, say), which the timeline counts and marks ⚑; the
+// lab's checker judges the whole history, and may find it harmless.
+func flagged(h *experiment.History) bool {
+	return slices.ContainsFunc(h.Events, func(e experiment.Event) bool { return e.Kind == experiment.InvariantViolated })
+}
+
 // violationText is the violation's sentence of a verdict (the one that
 // names it, "kept-working at 7.20 s: ..."), else the whole summary.
 func violationText(v *experiment.Verdict) string {
 	if v.Showed {
-		return "every property held."
+		return v.Summary // what the checker held the code to, each held
 	}
 	for _, s := range strings.SplitAfter(v.Summary, ". ") {
 		if _, ok := experiment.LabViolationAt(s); ok {
+			if loc := violationName.FindStringIndex(s); loc != nil {
+				s = s[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
+			}
 			return strings.TrimSpace(s)
 		}
 	}
 	return v.Summary
 }
 
-func clampLines(s string, n int) []string {
+func clampLines(s string, n, w int) []string {
 	ls := strings.Split(s, "\n")
 	if len(ls) > n {
 		ls = ls[:n]
-		ls[n-1] = strings.TrimRight(ls[n-1], " ") + "…"
+		ls[n-1] = ansi.Truncate(strings.TrimRight(ls[n-1], " "), w-1, "") + "…"
 	}
 	return ls
 }

@@ -148,7 +148,7 @@ func (m Model) statusLine() string {
 	var s string
 	switch {
 	case m.faults.open:
-		s = st.Muted.Render("Each replica is a process of its own running labs/" + m.lab.ID + "; the run itself is a child process.")
+		s = st.Muted.Render(ansi.Truncate("Your code runs in child processes, never inside the playground.", m.Width, "…"))
 	case m.confirm == confirmSolution:
 		s = st.Warning.Render("Not passed yet. Show the reference solution anyway? (y/n)")
 	case m.confirm == confirmReset:
