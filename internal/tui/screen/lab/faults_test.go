@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,9 +83,9 @@ func flowFaults(t *testing.T, c faultsFlow) {
 		waitFor(t, tm, says(c.schedule))
 	}
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitFor(t, tm, "Your code under "+c.schedule+": VIOLATION", c.names, "timeline")
+	waitRun(t, tm, "Your code under "+c.schedule+": VIOLATION", c.names, "timeline")
 	tm.Type("r")
-	waitFor(t, tm, "The reference solution under "+c.schedule+": HELD", "Your code on the same schedule: violation")
+	waitRun(t, tm, "The reference solution under "+c.schedule+": HELD", "Your code on the same schedule: violation")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	waitFor(t, tm, "README")
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
@@ -104,6 +105,24 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if ref := fm.lab.faults.runs[1]; ref == nil || ref.history == nil || !ref.history.Verdict.Showed || len(ref.history.Faults()) == 0 && c.schedule != "calm" {
 		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)
 	}
+}
+
+// runWait bounds the wait for a run's verdict: the replica program's
+// build may take labrun.BuildTimeout (3 min, cold), then the run lasts 10
+// to 30 s, longer on a loaded machine.
+const runWait = 4 * time.Minute
+
+// waitRun waits for a run's verdict on screen.
+func waitRun(t *testing.T, tm *teatest.TestModel, what ...string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		for _, w := range what {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(runWait), teatest.WithCheckInterval(50*time.Millisecond))
 }
 
 // pickSchedule moves the list's cursor down n times (up for n < 0).
