@@ -35,8 +35,10 @@ Your own lab code as the replicas (run with no NAME):
                      yet or one that does not compile
   --schedule NAME    faults aimed at the leader: pause-owner (default),
                      cut-off-owner, crash-owner, crash-during-stepdown,
-                     flapping-network, etcd-leader-change (moves etcd's raft
-                     leader: in-process 3-member cluster only), or calm
+                     flapping-network; at a replica that waits:
+                     cut-off-waiter, pause-waiter; etcd-leader-change (moves
+                     etcd's raft leader: in-process 3-member cluster only),
+                     or calm
   --reference        run the reference solution on the same schedule
   --faults FILE      with --lab: replay the faults of a recorded lab run
                      With --etcd-endpoints or --class, the replicas run on

@@ -100,7 +100,7 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	// with the learner's TLS files and user; a schedule that moves etcd's
 	// raft leader needs the in-process cluster.
 	where := *sc
-	where.NeedsCluster = experiment.LabScheduleNeedsCluster(rf.lab.schedule)
+	where.NeedsCluster = experiment.LabScheduleNeedsCluster(rf.lab.schedule) || experiment.LabFaultsNeedCluster(rf.params.Faults)
 	xenv, done, err := experimentEnv(ctx, env, &where)
 	if err != nil {
 		return err

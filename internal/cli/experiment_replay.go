@@ -30,7 +30,12 @@ func replayExperiment(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A lab run's history is printed and judged as the live run was.
+	lab := experiment.IsLabRun(h.Scenario)
 	print := eventPrinter(env.Stdout, *asJSON, *verbose)
+	if lab {
+		print = labPrinter(env.Stdout, *asJSON, *verbose)
+	}
 	for _, e := range h.Events {
 		print(e)
 	}
@@ -38,6 +43,9 @@ func replayExperiment(env *Env, args []string) error {
 	var took time.Duration
 	if n := len(h.Events); n > 0 {
 		took = h.Events[n-1].At
+	}
+	if lab && !*asJSON {
+		return labVerdict(env, v, nil, took)
 	}
 	printExperimentVerdict(env.Stdout, *asJSON, v, nil, took)
 	if h.Verdict != nil && h.Verdict.Showed != v.Showed && !*asJSON {

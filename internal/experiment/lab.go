@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ownership-election/playground/content"
+	"github.com/ownership-election/playground/lessons"
 )
 
 // Your own code as the replicas: a lab run is a run whose replicas are
@@ -73,15 +76,42 @@ type labKind struct {
 	// returned is how the note a replica's process sends when the lab's
 	// code returned after the stop begins ("Candidate.Run returned").
 	returned string
+	// name is how the course names the lab ("lab 7.3"; labKinds).
+	name string
+	// inLine, if set, says from the history whether the replica named
+	// waits in line at this moment (a waiter schedule's moment to
+	// strike); without it, a replica that has not led for a moment does.
+	inLine func(events []Event, name string) bool
+	// prepare, if set, sets the scene in etcd before the replicas start
+	// (a neighbour's keys the lab's code must leave alone).
+	prepare func(ctx context.Context, run *Run) error
 }
 
 // labTemplates are the labs whose code can play a replica, by lab id.
+// Read them through labKinds, which titles them.
 var labTemplates = map[string]*labKind{
 	"05_etcd_lock":    lab05,
 	"06_fenced_write": lab06,
 	"07_election":     lab07,
 	"08_herd":         lab08,
 	"09_shards":       lab09,
+}
+
+var labTitlesOnce sync.Once
+
+// labKinds returns labTemplates, each scenario's title numbered as the
+// course numbers its lab (lesson 7's third lab is "Lab 7.3"; the lab
+// folders are numbered in the order they were written), from the
+// lessons' own list of labs, once.
+func labKinds() map[string]*labKind {
+	labTitlesOnce.Do(func() {
+		c := lessons.Outline(content.Sources())
+		for id, k := range labTemplates {
+			k.name = c.LabName(id) // "lab 7.3", or "lab 08_herd" if no lesson lists it
+			k.scenario.Title = "Lab " + strings.TrimPrefix(k.name, "lab ") + " as the replicas: " + k.scenario.Title
+		}
+	})
+	return labTemplates
 }
 
 // labWithoutSpec is the template's script: a lab run needs its replicas'
@@ -107,14 +137,17 @@ func LabIDs() []string {
 // runner): what Lookup finds for a lab run's history, so that the checker
 // and a replay judge it like any other.
 func LabScenario(lab string) *Scenario {
-	if k := labTemplates[lab]; k != nil {
+	if k := labKinds()[lab]; k != nil {
 		return k.scenario
 	}
 	return nil
 }
 
+// IsLabRun says whether a history's scenario is a lab run's.
+func IsLabRun(scenario string) bool { return lookupLab(scenario) != nil }
+
 func lookupLab(name string) *Scenario {
-	for _, k := range labTemplates {
+	for _, k := range labKinds() {
 		if k.scenario.Name == name {
 			return k.scenario
 		}
@@ -124,7 +157,7 @@ func lookupLab(name string) *Scenario {
 
 // StartLab begins a run of the lab's own code as the replicas.
 func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Event)) (*Run, error) {
-	kind := labTemplates[spec.Lab]
+	kind := labKinds()[spec.Lab]
 	if kind == nil {
 		return nil, fmt.Errorf("%w: lab %q has no runner", ErrUnknown, spec.Lab)
 	}
@@ -137,8 +170,10 @@ func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Ev
 		}
 	}
 	sc := *kind.scenario
-	sc.NeedsCluster = LabScheduleNeedsCluster(spec.Schedule)
-	lr := &labRun{spec: spec, kind: kind, running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
+	own, rest := labOwnFaults(p.Faults)
+	p.Faults = rest
+	sc.NeedsCluster = LabScheduleNeedsCluster(spec.Schedule) || LabFaultsNeedCluster(own)
+	lr := &labRun{spec: spec, kind: kind, faults: own, running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
 	sc.Run = lr.script
 	return startScenario(ctx, &sc, p, env, sink)
 }
@@ -148,6 +183,9 @@ type labRun struct {
 	spec LabSpec
 	kind *labKind
 	run  *Run
+	// faults are the steps of a replayed schedule only a lab run plays
+	// (labOwnFaults); Params.Faults keeps the rest.
+	faults []ScheduledFault
 
 	mu         sync.Mutex
 	running    map[string]bool     // replicas whose process said it runs the lab's code
@@ -196,7 +234,12 @@ func (lr *labRun) allRunning(n int) bool {
 func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 	lr.run = run
 	n := run.Params.Replicas
-	run.Phase(ctx, fmt.Sprintf("start %d replicas, each running %s (lab %s)", n, lr.spec.Who, lr.spec.Lab))
+	run.Phase(ctx, fmt.Sprintf("start %d replicas, each running %s (%s, labs/%s)", n, lr.spec.Who, lr.kind.name, lr.spec.Lab))
+	if lr.kind.prepare != nil {
+		if err := lr.kind.prepare(ctx, run); err != nil {
+			return Verdict{}, err
+		}
+	}
 	rs, err := run.newReplicas(n)
 	if err != nil {
 		return Verdict{}, err
@@ -205,6 +248,12 @@ func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 		if err := r.Start(lr.body); err != nil {
 			return Verdict{}, err
 		}
+	}
+	if len(lr.faults) > 0 {
+		ictx, stop := context.WithCancel(ctx)
+		injected := make(chan struct{})
+		go func() { defer close(injected); lr.injectOwn(ictx, run) }()
+		defer func() { stop(); <-injected }()
 	}
 	if waitFor(ctx, 30*time.Second, func() bool { return lr.allRunning(n) }) {
 		run.figure("replicas_running_s", run.elapsed().Seconds(), "s", fmt.Sprintf("all %d replicas run the lab's code %.2f s after the run began", n, run.elapsed().Seconds()))

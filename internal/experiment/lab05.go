@@ -14,7 +14,7 @@ import (
 var lab05 = &labKind{
 	scenario: &Scenario{
 		Name:     "lab-05_etcd_lock",
-		Title:    "Lab 05 as the replicas: your lock under faults",
+		Title:    "your lock under faults", // numbered by labTitles
 		Summary:  "The replicas take turns at one lock with the lab's Acquire and Release; a holder writes to a fenced resource with its token, then releases.",
 		Faults:   "the schedule's (pause, cut off, crash, restart the holder)",
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,

@@ -13,7 +13,7 @@ import (
 var lab06 = &labKind{
 	scenario: &Scenario{
 		Name:            "lab-06_fenced_write",
-		Title:           "Lab 06 as the replicas: your fenced write under faults",
+		Title:           "your fenced write under faults", // numbered by labTitles
 		Summary:         "The replicas take turns at a lock; a holder writes a value to etcd with the lab's Write, which etcd must refuse once the lock is not the writer's.",
 		Faults:          "the schedule's (pause, cut off, crash, restart the holder)",
 		DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,

@@ -12,7 +12,7 @@ import (
 var lab07 = &labKind{
 	scenario: &Scenario{
 		Name:     "lab-07_election",
-		Title:    "Lab 07 as the replicas: your leader loop under faults",
+		Title:    "your leader loop under faults", // numbered by labTitles
 		Summary:  "Each replica runs the lab's Candidate; a leader's Work writes to a fenced resource with its term's token.",
 		Faults:   "the schedule's (pause, cut off, crash, restart the owner)",
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,

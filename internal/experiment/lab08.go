@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,7 +16,7 @@ import (
 var lab08 = &labKind{
 	scenario: &Scenario{
 		Name:     "lab-08_herd",
-		Title:    "Lab 08 as the replicas: your lock queue under faults",
+		Title:    "your lock queue under faults", // numbered by labTitles
 		Summary:  "Each replica joins the line with the lab's Enqueue and waits with WaitTurn; a holder writes to a fenced resource with its ticket's revision, then lets go and joins again.",
 		Faults:   "the schedule's (pause, cut off, crash, restart the holder)",
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
@@ -24,6 +25,8 @@ var lab08 = &labKind{
 	prefix:   lab08Queue,
 	owned:    lab08Owned,
 	returned: lab08Returned,
+	prepare:  herdNeighbour,
+	inLine:   herdInLine,
 }
 
 // The queue's name inside the run's namespace, its keys' prefix, and the
@@ -33,6 +36,23 @@ const (
 	lab08Owned    = lab08Queue + "/"
 	lab08Returned = "the queue loop returned"
 )
+
+// lab08Neighbour is a key of another queue, whose name begins with this
+// queue's: it waits in its own line all run long, older than every key
+// of this one.
+const lab08Neighbour = lab08Queue + "2/waiting"
+
+// herdNeighbour puts the neighbour queue's key, as another application
+// sharing the namespace would: a queue read as "queue" instead of
+// "queue/" takes it for the oldest waiter of its own line.
+func herdNeighbour(ctx context.Context, run *Run) error {
+	r, err := run.admin.Put(ctx, lab08Neighbour, "another queue's waiter")
+	if err != nil {
+		return fmt.Errorf("put the neighbour queue's key %s: %w", lab08Neighbour, err)
+	}
+	run.Note("a neighbour queue, %s, has a waiter of its own in line all run long (key %s, revision %d): its name begins with this queue's, but its line is not this one's", strings.TrimSuffix(lab08Neighbour, "/waiting"), lab08Neighbour, r.Header.Revision)
+	return nil
+}
 
 var lab08Shows = []Property{
 	{Check: labNoFailure},
@@ -62,11 +82,27 @@ func heldAtRev(events []Event, prefix string, rev int64) map[string]StoreKey {
 // after (a key older than its own held then was held all along, since
 // keys are created in revision order), and its token was the key's
 // CreateRevision.
+//
+// And WaitTurn's last answer from etcd before it gave the turn (its
+// "turn-read") still showed the waiter's own key by etcd's watch: a turn
+// taken on a read at which the key was gone (its lease ran out while the
+// waiter was kept from etcd) is a turn with no place in line, while the
+// oldest key in line is someone else's.
 func herdOneHolder(f *Findings) (bool, string) {
 	owner := herdKeyOwners(f.Events)
+	read := map[string]Event{}
 	for _, e := range f.Events {
+		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "turn-read" {
+			read[e.Replica] = e
+		}
 		if e.Kind != Acquired || e.Facts == nil || e.Facts.Revision == 0 {
 			continue
+		}
+		if r, ok := read[e.Replica]; ok && r.Facts.Key == e.Facts.Key {
+			delete(read, e.Replica)
+			if s, bad := herdTurnWithoutKey(f.Events, e, r.Facts.Revision, owner); bad {
+				return false, s
+			}
 		}
 		held := heldAtRev(f.Events, lab08Owned, e.Facts.Revision)
 		mine, ok := held[e.Facts.Key]
@@ -80,6 +116,36 @@ func herdOneHolder(f *Findings) (bool, string) {
 	return true, "Every turn went to the oldest key in line, by etcd's watch, with that key's CreateRevision as its token."
 }
 
+// herdTurnWithoutKey: turn e was given after WaitTurn's last read, at
+// revision rev, by when etcd no longer held the waiter's key.
+func herdTurnWithoutKey(events []Event, e Event, rev int64, owner map[string]string) (string, bool) {
+	held := heldAtRev(events, lab08Owned, rev)
+	if _, ok := held[e.Facts.Key]; ok {
+		return "", false
+	}
+	gone := "deleted"
+	if d, ok := deletedAt(events, e.Facts.Key, rev); ok {
+		gone = fmt.Sprintf("deleted at revision %d", d)
+	}
+	first := "and nobody else was in line"
+	if k, ok := oldestBefore(held, rev+1); ok {
+		first = fmt.Sprintf("and the oldest key in line was %s's %s (token %d)", orSomeone(owner[k.Key]), k.Key, k.CreateRevision)
+	}
+	return fmt.Sprintf("turn-without-key at %s: WaitTurn gave %s its turn (token %d), but at revision %d, its last answer from etcd, its key %s was already gone (%s, by etcd's watch) %s: it holds the lock with no place in line.", at(e.At), e.Replica, e.Token, rev, e.Facts.Key, gone, first), true
+}
+
+// deletedAt is the revision at which the watch saw key deleted, at or
+// before rev, the last time.
+func deletedAt(events []Event, key string, rev int64) (int64, bool) {
+	var d int64
+	for _, e := range events {
+		if e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.Facts.Key == key && e.Facts.Revision <= rev {
+			d = e.Facts.Revision
+		}
+	}
+	return d, d != 0
+}
+
 // oldestBefore is the oldest key created before revision rev.
 func oldestBefore(held map[string]StoreKey, rev int64) (StoreKey, bool) {
 	var best StoreKey
@@ -89,6 +155,24 @@ func oldestBefore(held map[string]StoreKey, rev int64) (StoreKey, bool) {
 		}
 	}
 	return best, best.Key != ""
+}
+
+// herdInLine: the replica's last word on its place is that Enqueue gave
+// it one, and WaitTurn has not answered since.
+func herdInLine(events []Event, name string) bool {
+	in := false
+	for _, e := range events {
+		if e.Replica != name {
+			continue
+		}
+		switch {
+		case e.Kind == Note && e.Facts != nil && e.Facts.Op == "enqueue":
+			in = e.Facts.Succeeded
+		case e.Kind == Note && e.Facts != nil, e.Kind == Acquired, e.Kind == Crashed, e.Kind == Paused:
+			in = false
+		}
+	}
+	return in
 }
 
 // herdKeyOwners maps each queue key to the replica that joined the line
@@ -130,12 +214,15 @@ func herdTicketKept(f *Findings) (bool, string) {
 // outlives it by at most its TTL, and then the next in line must wake.
 func herdTurnsGoOn(f *Findings) (bool, string) {
 	bound := 2*time.Duration(f.Params.TTL)*time.Second + 2*time.Second
-	if len(f.Terms) == 0 {
-		return false, "no-turn: WaitTurn never gave any replica its turn."
-	}
 	stop, stopped := stopAt(f.Events)
-	if !stopped {
+	if !stopped && len(f.Events) > 0 {
 		stop = f.Events[len(f.Events)-1].At
+	}
+	if len(f.Terms) == 0 {
+		if joined, ok := herdFirstJoin(f.Events); ok && stop-joined > bound {
+			return false, herdMissed(f, joined, stop, bound)
+		}
+		return false, "no-turn: WaitTurn never gave any replica its turn."
 	}
 	from := f.Terms[0].To
 	for _, t := range f.Terms[1:] {
@@ -148,6 +235,16 @@ func herdTurnsGoOn(f *Findings) (bool, string) {
 		return false, herdMissed(f, from, stop, bound)
 	}
 	return true, fmt.Sprintf("While replicas waited, a turn came within %s of the last one.", bound)
+}
+
+// herdFirstJoin is when a replica first joined the line.
+func herdFirstJoin(events []Event) (time.Duration, bool) {
+	for _, e := range events {
+		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Succeeded {
+			return e.At, true
+		}
+	}
+	return 0, false
 }
 
 func herdMissed(f *Findings, from, to time.Duration, bound time.Duration) string {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/labrun/replica"
 )
 
 // Lab 09 (shard ownership) as the replicas: each replica process runs the
@@ -15,8 +17,8 @@ import (
 var lab09 = &labKind{
 	scenario: &Scenario{
 		Name:            "lab-09_shards",
-		Title:           "Lab 09 as the replicas: your shard workers under faults",
-		Summary:         "Each replica runs the lab's Worker over 10 shards and commits an offset for every shard it owns with CommitOffset and the shard's token.",
+		Title:           "your shard workers under faults", // numbered by labTitles
+		Summary:         "Each replica runs the lab's Worker over " + strconv.Itoa(lab09ShardCount) + " shards and commits an offset for every shard it owns with CommitOffset and the shard's token.",
 		Faults:          "the schedule's (pause, cut off, crash, restart a worker that owns shards)",
 		DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
 		Shows: lab09Shows, Run: labWithoutSpec,
@@ -269,9 +271,8 @@ func liveWorkers(events []Event, t time.Duration) []string {
 	return out
 }
 
-// lab09ShardCount is how many shards the replicas share
-// (internal/labrun/shards09's Shards).
-const lab09ShardCount = 10
+// lab09ShardCount is how many shards the replicas share.
+const lab09ShardCount = replica.Shards
 
 func sortedFree(free map[string]time.Duration) []string {
 	out := make([]string, 0, len(free))

@@ -20,6 +20,9 @@ type labSchedule struct {
 	// cluster: the schedule moves etcd's raft leader, so the run needs
 	// the in-process 3-member cluster (Scenario.NeedsCluster).
 	cluster bool
+	// waiter: the schedule hits a replica that waits (labRun.waiter)
+	// instead of the leader.
+	waiter bool
 }
 
 var labSchedules = map[string]*labSchedule{
@@ -45,7 +48,19 @@ var labSchedules = map[string]*labSchedule{
 	}},
 	"crash-during-stepdown": {says: "cut the leader's network and tell it to stop (SIGTERM); kill its process while it steps down (its resign cannot reach etcd), heal; after 2 TTLs + 1 s it starts again", play: crashDuringStepDown},
 	"flapping-network":      {says: "five short cuts of the leader's network, each 0.75 to 1.25 TTLs, healed for under a second in between; each aimed at whoever leads then", play: flappingNetwork},
-	"etcd-leader-change":    {says: "on a 3-member etcd cluster, move etcd's raft leader to another member three times, a TTL and a half apart", play: etcdLeaderChange, cluster: true},
+	"cut-off-waiter": {says: "cut the network of a replica that does not lead (r1, once it is back in line) for 2 TTLs, then heal it: its lease runs out while it waits", waiter: true, play: func(ctx context.Context, lr *labRun, run *Run, w *Replica) error {
+		w.partition(ByScript)
+		err := sleep(ctx, 2*run.tTLDuration())
+		w.heal(ByScript)
+		return err
+	}},
+	"pause-waiter": {says: "pause a replica that does not lead (r1, once it is back in line) past its TTL (2 TTLs + 1 s), then wake it", waiter: true, play: func(ctx context.Context, lr *labRun, run *Run, w *Replica) error {
+		w.pause(ByScript)
+		err := sleep(ctx, 2*run.tTLDuration()+time.Second)
+		w.resume(ByScript)
+		return err
+	}},
+	"etcd-leader-change": {says: "on a 3-member etcd cluster, move etcd's raft leader to another member three times, a TTL and a half apart", play: etcdLeaderChange, cluster: true},
 }
 
 // crashDuringStepDown catches the leader between its Work returning and
@@ -88,7 +103,7 @@ func (lr *labRun) tellToStop(r *Replica) {
 	r.mu.Lock()
 	cancel := r.cancel
 	r.mu.Unlock()
-	r.Emit(Event{Kind: Note, Text: "told to stop: SIGTERM, its Run's context is cancelled"})
+	r.Emit(Event{Kind: Note, Text: "told to stop: SIGTERM, its Run's context is cancelled", Facts: &Facts{Op: labStopOp, Succeeded: true}})
 	if cancel != nil {
 		cancel()
 	}
@@ -150,7 +165,7 @@ func LabScheduleNeedsCluster(name string) bool {
 
 // labScheduleOrder is the order the schedules are offered in: the
 // simplest faults first, the run without any last.
-var labScheduleOrder = []string{"pause-owner", "cut-off-owner", "crash-owner", "crash-during-stepdown", "flapping-network", "etcd-leader-change", "calm"}
+var labScheduleOrder = []string{"pause-owner", "cut-off-owner", "crash-owner", "crash-during-stepdown", "flapping-network", "cut-off-waiter", "pause-waiter", "etcd-leader-change", "calm"}
 
 // LabScheduleNames lists the prepared schedules of lab runs, in the order
 // they are offered.
@@ -178,10 +193,10 @@ func LabScheduleSays(name string) string {
 // waits out a learner's schedule (Params.Faults, injected beside the
 // script by injectSchedule at the step they came in).
 func (lr *labRun) playSchedule(ctx context.Context, run *Run) error {
-	if len(run.Params.Faults) > 0 {
-		run.Phase(ctx, fmt.Sprintf("your schedule: %d faults", len(run.Params.Faults)))
+	if all := append(slices.Clone(run.Params.Faults), lr.faults...); len(all) > 0 {
+		run.Phase(ctx, fmt.Sprintf("your schedule: %d faults", len(all)))
 		last := time.Duration(0)
-		for _, f := range run.Params.Faults {
+		for _, f := range all {
 			last = max(last, f.After)
 		}
 		return sleep(ctx, last+time.Second)
@@ -196,14 +211,76 @@ func (lr *labRun) playSchedule(ctx context.Context, run *Run) error {
 		run.Phase(ctx, fmt.Sprintf("schedule %s: skipped, no replica leads", name))
 		return ctx.Err()
 	}
-	run.Phase(ctx, fmt.Sprintf("schedule %s on the leader %s: %s", name, o.Name, s.says))
-	return s.play(ctx, lr, run, o)
+	if !s.waiter {
+		run.Phase(ctx, fmt.Sprintf("schedule %s on the leader %s: %s", name, o.Name, s.says))
+		return s.play(ctx, lr, run, o)
+	}
+	w := lr.waiter(ctx, run)
+	if w == nil {
+		run.Phase(ctx, fmt.Sprintf("schedule %s: skipped, no replica waits", name))
+		return ctx.Err()
+	}
+	run.Phase(ctx, fmt.Sprintf("schedule %s on %s, which does not lead: %s", name, w.Name, s.says))
+	return s.play(ctx, lr, run, w)
 }
+
+// labBackInLine is how long after a replica lets go of the lock it is
+// taken to be waiting again: past a holder's rest before it joins the
+// line once more (100 ms in the lock labs' replicas).
+const labBackInLine = 250 * time.Millisecond
+
+// waiter picks a waiter schedule's target: r1, once it waits in line by
+// its lab's own account (labKind.inLine), or else once it has neither
+// led nor been down for a moment (lab 08's r1 is the patient waiter); if
+// r1 does not for 2 TTLs (an elected leader keeps its term), the last
+// replica that does not lead.
+func (lr *labRun) waiter(ctx context.Context, run *Run) *Replica {
+	rs := run.Replicas()
+	if len(rs) == 0 {
+		return nil
+	}
+	var since time.Time // since when r1 has not led
+	inLine := func() bool {
+		if lr.kind.inLine != nil {
+			h := run.History()
+			return lr.kind.inLine(h.Events, rs[0].Name)
+		}
+		if st := rs[0].State(); st.Role == RoleOwner || st.Paused || st.Crashed {
+			since = time.Time{}
+			return false
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		return time.Since(since) >= labBackInLine
+	}
+	if waitFor(ctx, 2*run.tTLDuration(), inLine) {
+		return rs[0]
+	}
+	lead := lr.owner(ctx, run, 0)
+	for i := len(rs) - 1; i >= 0; i-- {
+		if st := rs[i].State(); rs[i] != lead && !st.Paused && !st.Crashed {
+			return rs[i]
+		}
+	}
+	return nil
+}
+
+// ToldToStop is a step of a lab run's fault schedule that no key does: a
+// replica's code told to stop mid-run, as a shutdown would
+// (crash-during-stepdown). The history has it as a note whose Facts.Op
+// is labStopOp.
+const ToldToStop Kind = "told-to-stop"
+
+const labStopOp = "told-to-stop"
 
 // LabFaultSchedule is the fault schedule of a lab run's history: every
 // fault done to a replica, the script's and the learner's alike (a lab
-// run's named schedule is the script's), anchored to its step. Replayed
-// with Params.Faults, the faults hit the replicas of the same names.
+// run's named schedule is the script's), each time a replica was told to
+// stop (ToldToStop), and each move of etcd's raft leader (LeaderMoved,
+// its Replica the member that took over), anchored to its step. Replayed
+// with Params.Faults, the faults hit the replicas and members of the
+// same names.
 func LabFaultSchedule(h *History) []ScheduledFault {
 	stepAt := map[int]time.Duration{}
 	var out []ScheduledFault
@@ -211,11 +288,110 @@ func LabFaultSchedule(h *History) []ScheduledFault {
 		if e.Kind == Phase {
 			stepAt[e.Step] = e.At
 		}
-		if e.Kind.IsFault() && e.Origin != "" && e.Replica != "" && !e.Kind.isEtcdFault() {
-			out = append(out, ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: e.Kind, Replica: e.Replica, Value: e.Value})
+		kind := e.Kind
+		switch {
+		case e.Kind == Note && e.Facts != nil && e.Facts.Op == labStopOp:
+			kind = ToldToStop
+		case e.Kind == LeaderMoved:
+		case !e.Kind.IsFault() || e.Origin == "" || e.Kind.isEtcdFault():
+			continue
+		}
+		if e.Replica != "" {
+			out = append(out, ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: kind, Replica: e.Replica, Value: e.Value})
 		}
 	}
 	return out
+}
+
+// LabFaultsNeedCluster says whether a lab run's fault schedule moves
+// etcd's raft leader, which only the in-process cluster allows.
+func LabFaultsNeedCluster(faults []ScheduledFault) bool {
+	for _, f := range faults {
+		if f.Kind == LeaderMoved {
+			return true
+		}
+	}
+	return false
+}
+
+// labOwnFaults: a replayed schedule with steps only a lab run can play
+// (a replica told to stop, etcd's leader moved) is the lab run's to play,
+// all of it, so that its steps keep their order (crash-during-stepdown
+// cuts the network, then tells the replica to stop, at the same
+// instant); any other the run's injectSchedule plays as the learner's
+// keys would.
+func labOwnFaults(faults []ScheduledFault) (own, rest []ScheduledFault) {
+	for _, f := range faults {
+		if f.Kind == ToldToStop || f.Kind == LeaderMoved {
+			return faults, nil
+		}
+	}
+	return nil, faults
+}
+
+// injectOwn plays a replayed schedule that has lab run steps, each
+// After into its Step, in order.
+func (lr *labRun) injectOwn(ctx context.Context, run *Run) {
+	stopped := map[string]bool{}
+	for _, f := range lr.faults {
+		if !run.waitStep(ctx, f.Step) || sleep(ctx, f.After-run.sinceStep()) != nil {
+			return
+		}
+		if err := lr.playOwn(ctx, run, f, stopped); err != nil {
+			run.Note("the schedule's %s of %s in step %d: %v", f.Kind, f.Replica, f.Step, err)
+		}
+	}
+}
+
+// playOwn plays one step of the schedule as the prepared schedule that
+// recorded it did; stopped are the replicas told to stop so far.
+func (lr *labRun) playOwn(ctx context.Context, run *Run, f ScheduledFault, stopped map[string]bool) error {
+	if f.Kind == LeaderMoved {
+		return lr.moveLeaderTo(ctx, run, f.Replica)
+	}
+	r := run.awaitReplica(ctx, f.Replica)
+	if r == nil {
+		return errors.New("no replica of that name by then")
+	}
+	switch {
+	case f.Kind == ToldToStop:
+		stopped[r.Name] = true
+		lr.tellToStop(r)
+	case f.Kind == Crashed && stopped[r.Name]:
+		// The kill of a replica told to stop: at once, in its shutdown.
+		if p := lr.proc(r.Name); p != nil {
+			p.killNow()
+		}
+		r.crash(ByLearner)
+	default:
+		if f.Kind == Restarted {
+			delete(stopped, r.Name)
+		}
+		return applyFault(r, f)
+	}
+	return nil
+}
+
+// moveLeaderTo moves etcd's raft leader to the member named name.
+func (lr *labRun) moveLeaderTo(ctx context.Context, run *Run, name string) error {
+	cl := run.Cluster()
+	if cl == nil {
+		return errors.New("the run has no in-process cluster")
+	}
+	lead, err := cl.Leader()
+	if err != nil {
+		return err
+	}
+	for i, m := range cl.Members() {
+		if m.Name == name && i != lead {
+			return run.moveLeader(ctx, lead, i)
+		}
+		if m.Name == name {
+			run.Note("%s leads etcd already: no move", name)
+			return nil
+		}
+	}
+	return fmt.Errorf("no etcd member %s", name)
 }
 
 // isEtcdFault: a fault done to etcd itself (its Replica names a member).

@@ -59,3 +59,34 @@ func TestLabEnvDropsTheShellsEtcd(t *testing.T) {
 		}
 	}
 }
+
+// A lab run's fault schedule keeps the steps no key does, a replica told
+// to stop and etcd's leader moved, in order with the faults around them,
+// and a replay with them is the lab run's to play, all of it.
+func TestLabFaultScheduleKeepsStopsAndLeaderMoves(t *testing.T) {
+	h := History{Events: []Event{
+		{At: time.Second, Kind: Phase, Step: 2},
+		{At: time.Second, Kind: Partitioned, Step: 2, Replica: "r1", Origin: ByScript},
+		{At: time.Second, Kind: Note, Step: 2, Replica: "r1", Facts: &Facts{Op: labStopOp, Succeeded: true}},
+		{At: time.Second + 100*time.Millisecond, Kind: Crashed, Step: 2, Replica: "r1", Origin: ByScript},
+		{At: 2 * time.Second, Kind: LeaderMoved, Step: 2, Replica: "m2", Origin: ByScript},
+		{At: 2 * time.Second, Kind: Note, Step: 2, Replica: "r2", Text: "a note of the code's own"},
+	}}
+	got := LabFaultSchedule(&h)
+	var kinds []Kind
+	for _, f := range got {
+		kinds = append(kinds, f.Kind)
+	}
+	if want := []Kind{Partitioned, ToldToStop, Crashed, LeaderMoved}; !slices.Equal(kinds, want) {
+		t.Fatalf("schedule %v, want %v", kinds, want)
+	}
+	if got[3].Replica != "m2" || got[3].After != time.Second || !LabFaultsNeedCluster(got) {
+		t.Fatalf("the leader move %+v: want m2, 1 s into the step, on the in-process cluster", got[3])
+	}
+	if own, rest := labOwnFaults(got); len(own) != 4 || len(rest) != 0 {
+		t.Fatalf("a replay with a stop: the lab plays %d steps, injectSchedule %d", len(own), len(rest))
+	}
+	if own, rest := labOwnFaults(got[:1]); len(own) != 0 || len(rest) != 1 || LabFaultsNeedCluster(got[:1]) {
+		t.Fatalf("a replay of a cut only: the lab plays %d steps, injectSchedule %d", len(own), len(rest))
+	}
+}

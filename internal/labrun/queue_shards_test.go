@@ -18,16 +18,20 @@ import (
 
 var lab08Case = labCase{
 	id:        "08",
-	schedules: []string{"pause-owner", "cut-off-owner", "crash-owner"},
+	schedules: []string{"pause-owner", "cut-off-owner", "crash-owner", "cut-off-waiter", "pause-waiter"},
 	bugs: []bugCase{
-		// Takes the turn as soon as its predecessor goes: a waiter that
-		// leaves the middle of the line while the holder is stuck hands
-		// the lock to the one behind it.
-		{"solutions/08_herd/testdata/mutants/assume_turn.patch", "pause-owner", "two-holders at"},
 		// A queue key without the lease outlives its replica.
 		{"solutions/08_herd/testdata/bugs/enqueue_no_lease.patch", "calm", "left-behind at"},
 		// Oldest first: every waiter but the first is told its key is gone.
 		{"solutions/08_herd/testdata/bugs/oldest_first.patch", "calm", "ticket-lost-but-held at"},
+		// An empty read taken for a turn: the waiter cut off past its
+		// lease wakes when its predecessor goes and, its own key gone
+		// too, takes the lock with no place in line.
+		{"solutions/08_herd/testdata/bugs/empty_line_is_turn.patch", "cut-off-waiter", "turn-without-key at"},
+		// Reading "queue" instead of "queue/": the neighbour queue's
+		// key, older than every key of this line, is taken for the
+		// first waiter's predecessor, and nobody ever gets a turn.
+		{"solutions/08_herd/testdata/bugs/prefix_without_slash.patch", "calm", "missed-turn at"},
 	},
 }
 
@@ -51,6 +55,10 @@ var lab09Case = labCase{
 		// Only members' changes wake a rebalance: the shards the others
 		// give back to a worker that joins again are never claimed.
 		{"solutions/09_shards/testdata/bugs/watch_members_only.patch", "crash-owner", "unowned at"},
+		// Keeps its Owned() list when its lease is lost: the worker cut
+		// off for 2 TTLs still lists shards whose keys etcd deleted when
+		// its lease ran out.
+		{"solutions/09_shards/testdata/mutants/keeps_owned.patch", "cut-off-owner", "two-owners at"},
 	},
 }
 

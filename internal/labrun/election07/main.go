@@ -7,52 +7,29 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	election "github.com/ownership-election/playground/labs/07_election"
 
 	"github.com/ownership-election/playground/internal/labrun/replica"
-	"github.com/ownership-election/playground/labs"
 )
 
 func main() { os.Exit(run()) }
 
 func run() int {
-	conn := replica.Open()
-	cfg, err := replica.ParseConfig(os.Args[1:])
-	if err != nil {
-		conn.Failed("%v", err)
-		return 2
+	p, code := replica.Start()
+	if p == nil {
+		return code
 	}
-	cli, err := replica.Dial(cfg)
-	if err != nil {
-		conn.Failed("%v", err)
-		return 1
-	}
-	defer cli.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	c := &election.Candidate{Client: cli, Prefix: cfg.Prefix, Name: cfg.Name, TTL: cfg.TTL, Work: work(conn, cfg.Name)}
-	conn.Emit(replica.Event{Kind: "running", Text: "the lab's Candidate.Run started"})
-	err = c.Run(ctx)
-	switch {
-	case errors.Is(err, labs.ErrNotImplemented):
-		conn.Emit(replica.Event{Kind: "not-written", Text: "Candidate.Run returned labs.ErrNotImplemented: the lab is not written yet"})
-		return 3
-	case ctx.Err() == nil:
-		conn.Failed("Candidate.Run returned before its context ended (%v): a leader loop must keep campaigning until it is stopped", err)
-		return 1
-	case err != nil:
-		conn.Failed("Candidate.Run returned %v once stopped; it should return nil", err)
-		return 1
-	}
-	conn.Emit(replica.Event{Kind: "note", Text: "Candidate.Run returned nil after its context ended"})
-	return 0
+	defer p.Close()
+	cfg := p.Config
+	c := &election.Candidate{Client: p.Client, Prefix: cfg.Prefix, Name: cfg.Name, TTL: cfg.TTL, Work: work(p.Conn, cfg.Name)}
+	p.Conn.Emit(replica.Event{Kind: "running", Text: "the lab's Candidate.Run started"})
+	return p.Finish(c.Run(p.Ctx), replica.Ending{Call: "Candidate.Run",
+		Early:   "a leader loop must keep campaigning until it is stopped",
+		Stopped: "Candidate.Run returned nil after its context ended"})
 }
 
 // work is the job a leader does: report the term it was given, write

@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -37,40 +35,23 @@ const (
 func main() { os.Exit(run()) }
 
 func run() int {
-	conn := replica.Open()
-	cfg, err := replica.ParseConfig(os.Args[1:])
-	if err != nil {
-		conn.Failed("%v", err)
-		return 2
+	p, code := replica.Start()
+	if p == nil {
+		return code
 	}
-	cli, err := replica.Dial(cfg)
-	if err != nil {
-		conn.Failed("%v", err)
-		return 1
-	}
-	defer cli.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
+	defer p.Close()
+	cfg, cli, conn := p.Config, p.Client, p.Conn
 	w := &writer{conn: conn, name: cfg.Name, lock: cfg.Prefix + "lock", data: cfg.Prefix + "data", cli: cli, raw: cli.KV,
 		leases: replica.NewLeases(cli, conn, cfg.TTL)}
 	w.spy = replica.NewSpy(cli.KV)
 	cli.KV = w.spy
 	conn.Emit(replica.Event{Kind: "running", Text: "the lab's Write started: turns at the lock " + w.lock + ", writes to " + w.data})
-	err = notWritten(cli, w.lock, w.data)
+	err := notWritten(cli, w.lock, w.data)
 	if err == nil {
-		err = w.loop(ctx)
+		err = w.loop(p.Ctx)
 	}
 	w.leases.Close()
-	switch {
-	case errors.Is(err, labs.ErrNotImplemented):
-		conn.Emit(replica.Event{Kind: "not-written", Text: "Write returned labs.ErrNotImplemented: the lab is not written yet"})
-		return 3
-	case err != nil:
-		conn.Failed("%v", err)
-		return 1
-	}
-	conn.Emit(replica.Event{Kind: "note", Text: "The writer loop returned after its context ended: lock released, lease revoked"})
-	return 0
+	return p.Finish(err, replica.Ending{Call: "the writer loop", Stopped: "The writer loop returned after its context ended: lock released, lease revoked"})
 }
 
 // notWritten asks the lab's Write once with a context already

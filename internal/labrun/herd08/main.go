@@ -5,8 +5,9 @@
 // token, lets go by deleting its key and joins the line again; a waiter
 // that has waited longer than its patience leaves the line and joins it
 // again at the back, so that a key in the middle of the line goes while
-// others wait behind it. It is built and started by internal/labrun,
-// never by hand.
+// others wait behind it. One waiter, r1, is patient: it waits out a fault
+// longer than its lease (the waiter schedules aim at it). It is built and
+// started by internal/labrun, never by hand.
 package main
 
 import (
@@ -14,10 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -35,7 +34,7 @@ const (
 	// rest is the pause between a release and joining the line again.
 	rest = 100 * time.Millisecond
 	// patience is how long a waiter waits for its turn before it leaves
-	// the line: patienceBase for r1 and patienceStep more for each next
+	// the line: patienceBase for r2 and patienceStep more for each next
 	// replica, so that two waiters that joined together do not leave
 	// together. Without faults three replicas wait at most two turns
 	// (under half a second); when the holder is paused, cut off or
@@ -45,6 +44,13 @@ const (
 	// one behind a leaver must not take that for its turn.
 	patienceBase = 600 * time.Millisecond
 	patienceStep = 200 * time.Millisecond
+	// r1 waits patientTTLs TTLs and patientMore besides: longer than a
+	// waiter schedule keeps it from etcd (2 TTLs), so that it is still in
+	// WaitTurn when its network comes back after its lease ran out, and
+	// longer than the checker's bound on a turn not taken (2 TTLs + 2 s),
+	// so that a waiter that missed its turn is seen missing it.
+	patientTTLs = 3
+	patientMore = 2 * time.Second
 	// callTimeout bounds the runner's own requests (the release, the
 	// check of the key at a turn).
 	callTimeout = time.Second
@@ -57,47 +63,37 @@ const Returned = "the queue loop returned"
 func main() { os.Exit(run()) }
 
 func run() int {
-	conn := replica.Open()
-	cfg, err := replica.ParseConfig(os.Args[1:])
-	if err != nil {
-		conn.Failed("%v", err)
-		return 2
+	p, code := replica.Start()
+	if p == nil {
+		return code
 	}
-	cli, err := replica.Dial(cfg)
-	if err != nil {
-		conn.Failed("%v", err)
-		return 1
-	}
-	defer cli.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	w := &waiter{conn: conn, cli: cli, cfg: cfg, patience: patienceFor(cfg.Name)}
-	conn.Emit(replica.Event{Kind: "running", Text: "joining the line through the lab's Enqueue and WaitTurn"})
-	if err := w.loop(ctx); errors.Is(err, labs.ErrNotImplemented) {
-		conn.Emit(replica.Event{Kind: "not-written", Text: err.Error() + ": the lab is not written yet"})
-		return 3
-	}
-	conn.Emit(replica.Event{Kind: "note", Text: Returned + " after its context ended"})
-	return 0
+	defer p.Close()
+	w := &waiter{conn: p.Conn, cli: p.Client, cfg: p.Config, patience: patienceFor(p.Config.Name, p.Config.TTL)}
+	w.spy = replica.NewSpy(p.Client.KV)
+	p.Client.KV = w.spy
+	p.Conn.Emit(replica.Event{Kind: "running", Text: "joining the line through the lab's Enqueue and WaitTurn"})
+	return p.Finish(w.loop(p.Ctx), replica.Ending{Call: "Enqueue or WaitTurn", Stopped: Returned + " after its context ended"})
 }
 
 // waiter is one replica's side of the queue.
 type waiter struct {
 	conn *replica.Conn
-	cli  *clientv3.Client
+	cli  *clientv3.Client // its KV is spy, for the lab's code
+	spy  *replica.Spy
 	cfg  replica.Config
 	n    int // writes so far
 
 	patience time.Duration
 }
 
-// patienceFor is the patience of replica name (r1, r2, ...).
-func patienceFor(name string) time.Duration {
+// patienceFor is the patience of replica name (r1, r2, ...) with leases
+// of ttl seconds.
+func patienceFor(name string, ttl int) time.Duration {
 	i, err := strconv.Atoi(strings.TrimPrefix(name, "r"))
-	if err != nil || i < 1 {
-		i = 1
+	if err != nil || i <= 1 {
+		return time.Duration(patientTTLs*ttl)*time.Second + patientMore
 	}
-	return patienceBase + time.Duration(i-1)*patienceStep
+	return patienceBase + time.Duration(i-2)*patienceStep
 }
 
 // loop takes turns, one session (lease) at a time, until ctx ends or the
@@ -152,12 +148,15 @@ func (w *waiter) turns(ctx context.Context, s *concurrency.Session) error {
 // whether to join the line again with the same lease.
 func (w *waiter) wait(ctx context.Context, s *concurrency.Session, t herd.Ticket) (bool, error) {
 	wctx, cancel := context.WithTimeout(ctx, w.patience)
+	w.spy.Take()
 	err := herd.WaitTurn(wctx, w.cli, w.cfg.Prefix, t)
+	read := replica.Last(w.spy.Take())
 	cancel()
 	switch {
 	case errors.Is(err, labs.ErrNotImplemented):
 		return false, err
 	case err == nil:
+		w.lastRead(t, read)
 		return w.hold(ctx, s, t), nil
 	case ctx.Err() != nil:
 		return false, nil
@@ -208,6 +207,17 @@ func (w *waiter) hold(ctx context.Context, s *concurrency.Session, t herd.Ticket
 	w.leave(ctx, t, "released the lock")
 	sleep(ctx, rest)
 	return true
+}
+
+// lastRead reports the revision of the last answer WaitTurn had from
+// etcd before it gave the turn: what its code saw when it decided, which
+// the checker compares with its watch (a turn taken on a read that no
+// longer showed the waiter's own key is a turn without a place in line).
+func (w *waiter) lastRead(t herd.Ticket, rev int64) {
+	if rev == 0 {
+		return
+	}
+	w.note("note", fmt.Sprintf("WaitTurn's last answer from etcd was at revision %d", rev), &replica.Facts{Op: "turn-read", Key: t.Key, Revision: rev, Succeeded: true})
 }
 
 // ticketLost reports WaitTurn's ErrTicketLost with what etcd holds at

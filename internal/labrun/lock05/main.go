@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -34,36 +32,19 @@ const (
 func main() { os.Exit(run()) }
 
 func run() int {
-	conn := replica.Open()
-	cfg, err := replica.ParseConfig(os.Args[1:])
-	if err != nil {
-		conn.Failed("%v", err)
-		return 2
+	p, code := replica.Start()
+	if p == nil {
+		return code
 	}
-	cli, err := replica.Dial(cfg)
-	if err != nil {
-		conn.Failed("%v", err)
-		return 1
-	}
-	defer cli.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	h := &holder{conn: conn, name: cfg.Name, key: cfg.Prefix, cli: cli, raw: cli.KV, leases: replica.NewLeases(cli, conn, cfg.TTL)}
+	defer p.Close()
+	cli, conn := p.Client, p.Conn
+	h := &holder{conn: conn, name: p.Config.Name, key: p.Config.Prefix, cli: cli, raw: cli.KV, leases: replica.NewLeases(cli, conn, p.Config.TTL)}
 	h.spy = replica.NewSpy(cli.KV)
 	cli.KV = h.spy
 	conn.Emit(replica.Event{Kind: "running", Text: "the lab's Acquire and Release started taking turns at the lock " + h.key})
-	err = h.loop(ctx)
+	err := h.loop(p.Ctx)
 	h.leases.Close()
-	switch {
-	case errors.Is(err, labs.ErrNotImplemented):
-		conn.Emit(replica.Event{Kind: "not-written", Text: err.Error() + ": the lab is not written yet"})
-		return 3
-	case err != nil:
-		conn.Failed("%v", err)
-		return 1
-	}
-	conn.Emit(replica.Event{Kind: "note", Text: "The lock loop returned after its context ended: lock released, lease revoked"})
-	return 0
+	return p.Finish(err, replica.Ending{Call: "the lock loop", Stopped: "The lock loop returned after its context ended: lock released, lease revoked"})
 }
 
 // holder is one replica's side of the turns.

@@ -1,6 +1,6 @@
 // Command shards09 is one replica of lab 09 under a lab run: it runs the
 // learner's shards.Worker (labs/09_shards, or the reference through a
-// build overlay) over Shards shards, reports every change of its Owned()
+// build overlay) over replica.Shards shards, reports every change of its Owned()
 // as the shards it owns, and commits an offset for each shard it owns
 // every 100 ms with the learner's CommitOffset and that shard's token. It
 // is built and started by internal/labrun, never by hand.
@@ -11,11 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -26,8 +24,6 @@ import (
 )
 
 const (
-	// Shards is how many shards the workers share.
-	Shards = 10
 	// commitEvery is how often a worker commits an offset for each shard
 	// it owns; lookEvery how often Owned() is compared with what was
 	// last reported.
@@ -42,44 +38,26 @@ const Returned = "Worker.Run returned"
 func main() { os.Exit(run()) }
 
 func run() int {
-	conn := replica.Open()
-	cfg, err := replica.ParseConfig(os.Args[1:])
-	if err != nil {
-		conn.Failed("%v", err)
-		return 2
+	p, code := replica.Start()
+	if p == nil {
+		return code
 	}
-	cli, err := replica.Dial(cfg)
-	if err != nil {
-		conn.Failed("%v", err)
-		return 1
-	}
-	defer cli.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	w := &shards.Worker{Client: cli, Prefix: cfg.Prefix, Name: cfg.Name, Shards: Shards, TTL: cfg.TTL}
-	rep := &reporter{conn: conn, cli: cli, cfg: cfg, w: w, seen: map[int]int64{}}
-	conn.Emit(replica.Event{Kind: "running", Text: fmt.Sprintf("the lab's Worker.Run started (%d shards)", Shards)})
+	defer p.Close()
+	cfg, cli := p.Config, p.Client
+	w := &shards.Worker{Client: cli, Prefix: cfg.Prefix, Name: cfg.Name, Shards: replica.Shards, TTL: cfg.TTL}
+	rep := &reporter{conn: p.Conn, cli: cli, cfg: cfg, w: w, seen: map[int]int64{}}
+	p.Conn.Emit(replica.Event{Kind: "running", Text: fmt.Sprintf("the lab's Worker.Run started (%d shards)", replica.Shards)})
 	var wg sync.WaitGroup
 	lctx, endLooks := context.WithCancel(context.Background())
 	wg.Go(func() { rep.look(lctx) })
-	wg.Go(func() { rep.commit(ctx) })
-	err = w.Run(ctx)
+	wg.Go(func() { rep.commit(p.Ctx) })
+	err := w.Run(p.Ctx)
 	endLooks()
 	wg.Wait()
 	rep.report() // what Owned() says now that Run returned
-	switch {
-	case errors.Is(err, labs.ErrNotImplemented):
-		conn.Emit(replica.Event{Kind: "not-written", Text: "Worker.Run returned labs.ErrNotImplemented: the lab is not written yet"})
-		return 3
-	case ctx.Err() == nil:
-		conn.Failed("Worker.Run returned before its context ended (%v): a worker must keep its share until it is stopped", err)
-		return 1
-	case err != nil:
-		conn.Failed("Worker.Run returned %v once stopped; it should return nil", err)
-		return 1
-	}
-	conn.Emit(replica.Event{Kind: "note", Text: Returned + " nil after its context ended"})
-	return 0
+	return p.Finish(err, replica.Ending{Call: "Worker.Run",
+		Early:   "a worker must keep its share until it is stopped",
+		Stopped: Returned + " nil after its context ended"})
 }
 
 // reporter tells the playground what the worker owns and commits.

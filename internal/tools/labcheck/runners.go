@@ -28,7 +28,7 @@ const runnerBugsNeeded = 3
 
 // bugSchedules is the order the schedules are tried on a bug: the calm
 // run first (a shutdown shows most), the slow ones last.
-var bugSchedules = []string{"calm", "crash-owner", "cut-off-owner", "pause-owner", "crash-during-stepdown", "flapping-network", "etcd-leader-change"}
+var bugSchedules = []string{"calm", "crash-owner", "cut-off-owner", "pause-owner", "cut-off-waiter", "pause-waiter", "crash-during-stepdown", "flapping-network", "etcd-leader-change"}
 
 // runnerOptions tune labcheck -runners.
 type runnerOptions struct {
