@@ -82,3 +82,38 @@ func TestShardsStaleCommit(t *testing.T) {
 		t.Fatalf("r1's commit after r2 took the shard: %v %s", ok, s)
 	}
 }
+
+// A turn is judged also at WaitTurn's own last read: given on a read at
+// which etcd no longer held the waiter's key, it is a turn without a
+// place in line, whoever holds the oldest key then.
+func TestHerdTurnWithoutKey(t *testing.T) {
+	read := func(rev int64) Event {
+		return Event{At: 5 * time.Second, Kind: Note, Replica: "r1", Facts: &Facts{Op: "turn-read", Key: "queue/a", Revision: rev, Succeeded: true}}
+	}
+	line := []Event{
+		watchPut(0, "queue/a", "", 2, 2),
+		watchDel(2*time.Second, "queue/a", "", 2, 5), // r1's lease ran out
+		watchPut(3*time.Second, "queue/c", "", 6, 6),
+	}
+	gone := append(append([]Event{}, line...), read(7), herdTurn(5*time.Second, "r1", "queue/a", 2, 8))
+	if ok, s := herdOneHolder(&Findings{Events: gone}); ok || !strings.HasPrefix(s, "turn-without-key at") || !strings.Contains(s, "deleted at revision 5") || !strings.Contains(s, "queue/c") {
+		t.Fatalf("a turn on a read after the key went: %v %s", ok, s)
+	}
+	held := append(append([]Event{}, line[:1]...), read(3), herdTurn(time.Second, "r1", "queue/a", 2, 4))
+	if ok, s := herdOneHolder(&Findings{Events: held}); !ok {
+		t.Fatalf("a turn on a read that showed the key: %s", s)
+	}
+}
+
+// A line in which nobody ever got a turn names who waited, from the
+// first join.
+func TestHerdNoTurnNamesTheWaiters(t *testing.T) {
+	join := func(at time.Duration, who string) Event {
+		return Event{At: at, Kind: Note, Replica: who, Facts: &Facts{Op: "enqueue", Key: "queue/" + who, Succeeded: true}}
+	}
+	h := []Event{join(time.Second, "r1"), join(time.Second, "r2"), {At: 20 * time.Second, Kind: Phase, Text: labStopPhase}}
+	ok, s := herdTurnsGoOn(&Findings{Events: h, Params: Params{TTL: 2}})
+	if ok || !strings.HasPrefix(s, "missed-turn at 7.00 s") || !strings.Contains(s, "r1, r2") {
+		t.Fatalf("nobody's turn in 19 s: %v %s", ok, s)
+	}
+}
