@@ -126,9 +126,17 @@ func everyScenario(ctx context.Context, env experiment.Env) bool {
 		v, err := run.Wait()
 		took := time.Since(start)
 		same, why := replaysTo(run.History(), v)
+		switch {
+		case err != nil:
+			why = err.Error()
+		case !v.Showed:
+			why = v.Summary
+		case took > 15*time.Second:
+			why = "took over 15 s"
+		}
 		mark := "ok"
 		if err != nil || !v.Showed || took > 15*time.Second || !same {
-			mark, ok = "MISSED "+why, false
+			mark, ok = "MISSED: "+why, false
 		}
 		fmt.Printf("  %-30s %5.1f s  showed=%v  replay=%v  %s\n", sc.Name, took.Seconds(), v.Showed, same, mark)
 	}
