@@ -134,7 +134,7 @@ func (p *probe) frame(at time.Time, view string) {
 	if p.running.IsZero() && strings.Contains(plain, "replicas run the lab's code") {
 		p.running = at
 	}
-	ended := strings.Contains(plain, ": HELD") || strings.Contains(plain, ": VIOLATION") || strings.Contains(plain, "no verdict (exit")
+	ended := strings.Contains(plain, ": HELD") || strings.Contains(plain, ": VIOLATION") || strings.Contains(plain, ": no verdict")
 	p.signal(2, p.ended, ended)
 	if ended {
 		return // the timeline's items look like the running view's lines

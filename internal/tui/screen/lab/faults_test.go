@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -305,5 +306,34 @@ func TestViolationMarkedInFold(t *testing.T) {
 	}
 	if again := markViolation(marked, 1800*time.Millisecond); len(again.Events) != len(marked.Events) {
 		t.Fatal("a violation the run recorded itself was marked again")
+	}
+}
+
+// TestRunWithoutHistorySaysWhy: a child that ends without a word and
+// without writing its history is reported as such, not as a run that
+// "ended without saying why"; a child that said why (a lab that does not
+// compile) is shown in its words, without the exit status it implies.
+func TestRunWithoutHistorySaysWhy(t *testing.T) {
+	ch := make(chan tea.Msg, 1)
+	runChild(context.Background(), exec.Command("true", recordFile()), 1, ch)
+	done := (<-ch).(faultDoneMsg)
+	if done.history != nil || done.err == nil || !strings.Contains(done.err.Error(), "read the run's history") {
+		t.Fatalf("a child that wrote no history: history %v, err %v", done.history, done.err)
+	}
+
+	m := New(testContext(), Options{Lab: lessons.Lab{ID: "06_fenced_write", Title: "Fenced", File: "fenced.go"}, Root: t.TempDir()})
+	m.SetSize(80, 24)
+	m = runCmd(t, m, m.Init())
+	m.faults.open, m.faults.seq = true, 1
+	m.faults.runs[0] = &faultRun{schedule: "pause-owner", started: time.Now()}
+	m.faultDone(faultDoneMsg{seq: 1, code: 1, stderr: "lab 06_fenced_write does not compile:\nlabs/06_fenced_write/fenced.go:30:9: syntax error"})
+	view := ansi.Strip(m.View())
+	for _, want := range []string{"Your code under pause-owner: no verdict", "fenced.go:30:9: syntax error"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("the view does not say %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "exit 1") {
+		t.Fatalf("the view gives the exit status the message already implies:\n%s", view)
 	}
 }

@@ -157,7 +157,11 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 // is not written yet, or the run failed; in the child's words.
 func (m Model) failedRunLines(r *faultRun, w int) []string {
 	st := m.Styles
-	out := []string{st.Error.Render(ansi.Truncate(fmt.Sprintf("%s under %s: no verdict (exit %d)", sentence.Capitalize(whose(r)), r.schedule, r.code), w, "…"))}
+	head := fmt.Sprintf("%s under %s: no verdict", sentence.Capitalize(whose(r)), r.schedule)
+	if r.code != 1 { // 1 is a lab not written or not compiling, which the child says
+		head += fmt.Sprintf(" (exit %d)", r.code)
+	}
+	out := []string{st.Error.Render(ansi.Truncate(head, w, "…"))}
 	why := r.stderr
 	if r.err != nil {
 		why = r.err.Error() + "\n" + why
