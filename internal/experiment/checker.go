@@ -113,7 +113,7 @@ func (run *Run) figure(name string, value float64, unit, text string) {
 // Parts splits a history into its parts: the events before the first
 // PartBegins are part "", and the whole run is also part "".
 func Parts(h *History) []*Findings {
-	all := &Findings{Part: ""}
+	all := &Findings{Part: "", Events: make([]Event, 0, len(h.Events))}
 	out := []*Findings{all}
 	cur := all
 	for _, e := range h.Events {

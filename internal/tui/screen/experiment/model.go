@@ -217,10 +217,13 @@ func (m *Model) Close() {
 // a lease's time left, move on without events). Waiting on Updated, not
 // polling, puts an event on the screen within milliseconds of it (make
 // bench measures it, to the drawn view); the screen is the run's one
-// reader of Updated.
+// reader of Updated. A burst of events is taken in refreshes at least
+// refreshGap apart, each drawing all that came: the timeline is rebuilt
+// on every refresh that brings events.
 func tick(run *experiment.Run) tea.Cmd {
 	return func() tea.Msg {
-		t := time.NewTimer(refreshEvery)
+		time.Sleep(refreshGap)
+		t := time.NewTimer(refreshEvery - refreshGap)
 		defer t.Stop()
 		select {
 		case <-run.Updated():
@@ -231,8 +234,12 @@ func tick(run *experiment.Run) tea.Cmd {
 	}
 }
 
-// refreshEvery is how often a quiet run's screen is drawn again.
-const refreshEvery = 100 * time.Millisecond
+// refreshEvery is how often a quiet run's screen is drawn again, and
+// refreshGap the least time between two refreshes.
+const (
+	refreshEvery = 100 * time.Millisecond
+	refreshGap   = 20 * time.Millisecond
+)
 
 func (m Model) start() (Model, tea.Cmd) {
 	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
