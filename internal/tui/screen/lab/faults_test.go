@@ -337,3 +337,31 @@ func TestRunWithoutHistorySaysWhy(t *testing.T) {
 		t.Fatalf("the view gives the exit status the message already implies:\n%s", view)
 	}
 }
+
+// TestFaultsFullHelp: ? in the faults view lists its keys (and the
+// timeline's once a run ended), not the lab screen's.
+func TestFaultsFullHelp(t *testing.T) {
+	m := New(testContext(), Options{Lab: lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, Root: t.TempDir()})
+	m.SetSize(80, 24)
+	m = runCmd(t, m, m.Init())
+	m.openFaults()
+	helps := func() []string {
+		var out []string
+		for _, col := range m.FullHelp() {
+			for _, b := range col {
+				out = append(out, b.Help().Key+" "+b.Help().Desc)
+			}
+		}
+		return out
+	}
+	if got := strings.Join(helps(), "; "); !strings.Contains(got, "enter run it with your code") || strings.Contains(got, "grade") {
+		t.Fatalf("the faults view's full help: %s", got)
+	}
+	h := experiment.History{Events: []experiment.Event{{At: time.Second, Kind: experiment.Note, Replica: "r1", Text: "started"}}, Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	m.faults.seq = 1
+	m.faults.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
+	m.faultDone(faultDoneMsg{seq: 1, history: &h})
+	if got := strings.Join(helps(), "; "); !strings.Contains(got, "next violation") {
+		t.Fatalf("the full help after a run lacks the timeline's keys: %s", got)
+	}
+}

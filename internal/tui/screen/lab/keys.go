@@ -168,6 +168,9 @@ func withHelp(b key.Binding, desc string) key.Binding {
 // FullHelp is every binding of the screen, grouped in columns.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
+	if m.faults.open {
+		return m.faultsFullHelp()
+	}
 	if !m.labsPresent {
 		return [][]key.Binding{
 			{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
@@ -180,4 +183,19 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Edit, k.Solution, k.Diff, k.Reset, k.Report, k.Faults, k.Yes, k.No},
 		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
+}
+
+// faultsFullHelp is the faults view's keys: the schedule list's and a
+// run's, then the timeline's once a run ended.
+func (m Model) faultsFullHelp() [][]key.Binding {
+	k := m.keys
+	out := [][]key.Binding{{
+		withHelp(k.ChooseStep, "choose a schedule"), withHelp(k.RunFaults, "run it with your code"),
+		withHelp(k.Reference, "reference on the same schedule, then switch"), withHelp(k.Faults, "the schedules again"),
+		withHelp(k.CloseFaults, "stop the run, or back to the lab"),
+	}}
+	if r := m.faults.runs[m.faults.showing]; r != nil && r.view != nil {
+		out = append(out, r.view.Keys())
+	}
+	return out
 }
