@@ -76,6 +76,9 @@ type timeline struct {
 	// res is the protected resource after each item, as the history's
 	// writes and switches leave it.
 	res []experiment.ResourceState
+	// truth is, for an item that shows two owners at once, whose key etcd
+	// held then, as the checker found it (markFindings).
+	truth map[int]string
 }
 
 // routine reports whether e folds into a count rather than a column of

@@ -84,6 +84,9 @@ func (tl timeline) eventWords(i int) string {
 	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
 		what += " (your key)"
 	}
+	if t := tl.truth[i]; t != "" {
+		what += "; " + t // where the checker found two owners: etcd's side
+	}
 	return who + what
 }
 

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -43,6 +45,7 @@ func (tl *timeline) markFindings() {
 					mark(col, name)
 				}
 			}
+			tl.noteTruth(col, o)
 		}
 		for _, w := range f.Stale {
 			if w.Accepted {
@@ -50,6 +53,28 @@ func (tl *timeline) markFindings() {
 			}
 		}
 	}
+}
+
+// noteTruth keeps, for item col, whose key etcd held when o's owners
+// acted at once.
+func (tl *timeline) noteTruth(col int, o experiment.Overlap) {
+	if col < 0 {
+		return
+	}
+	if tl.truth == nil {
+		tl.truth = map[int]string{}
+	}
+	if o.Holder == "" {
+		tl.truth[col] = "etcd held neither's key"
+		return
+	}
+	var others []string
+	for _, n := range o.Names {
+		if n != o.Holder {
+			others = append(others, n)
+		}
+	}
+	tl.truth[col] = fmt.Sprintf("etcd held %s's key, so %s acted on belief alone", o.Holder, strings.Join(others, " and "))
 }
 
 // itemOfEvent is, for every event, the item it is in (-1 for the events

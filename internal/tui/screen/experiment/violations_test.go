@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,14 @@ func TestTwoOwnersMarkedByEtcdsTruth(t *testing.T) {
 	if fmt.Sprint(marked) != fmt.Sprint(want) {
 		t.Errorf("marks %v, want %v", marked, want)
 	}
+	// The column says whose key etcd held, beside the monitor's words.
+	for i, it := range tl.items {
+		if e := tl.events[it.first]; e.Kind == experiment.InvariantViolated && e.Replica == "a3" {
+			if got := tl.eventWords(i); !strings.Contains(got, "etcd held a3's key, so a1 acted on belief alone") {
+				t.Errorf("the two-owner column reads %q", got)
+			}
+		}
+	}
 	// Drawn, a1's lane has both marks and a3's none.
 	rows := renderLanes([]laneRow{
 		{label: "a1", cells: replicaCells(tl, 0, 0, len(tl.items), 1)},
@@ -99,6 +108,9 @@ func TestTwoOwnersNeitherHeld(t *testing.T) {
 	last := len(tl.items) - 1
 	if got := violatedLanes(tl, last); fmt.Sprint(got) != "[a1 a2]" || tl.events[tl.items[last].first].Replica != "a2" {
 		t.Errorf("marks at a2's take-over %v, want both owners", got)
+	}
+	if got := tl.eventWords(last); !strings.HasSuffix(got, "; etcd held neither's key") {
+		t.Errorf("a2's take-over reads %q", got)
 	}
 	if got := violatedLanes(tl, 0); len(got) != 0 {
 		t.Errorf("a1's take-over marked %v: one owner then", got)
