@@ -18,7 +18,7 @@ var lab05 = &labKind{
 		Summary:  "The replicas take turns at one lock with the lab's Acquire and Release; a holder writes to a fenced resource with its token, then releases.",
 		Faults:   "the schedule's (pause, cut off, crash, restart the holder)",
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
-		Shows: lab05Shows, Run: labWithoutSpec,
+		Shows: lab05Shows, OwnRules: true, Run: labWithoutSpec,
 	},
 	prefix:   lab05Key,
 	owned:    lab05Key,

@@ -17,7 +17,7 @@ var lab06 = &labKind{
 		Summary:         "The replicas take turns at a lock; a holder writes a value to etcd with the lab's Write, which etcd must refuse once the lock is not the writer's.",
 		Faults:          "the schedule's (pause, cut off, crash, restart the holder)",
 		DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
-		Shows: lab06Shows, Run: labWithoutSpec,
+		Shows: lab06Shows, OwnRules: true, Run: labWithoutSpec,
 	},
 	prefix:   lab06Prefix,
 	owned:    lab06Lock,

@@ -16,7 +16,7 @@ var lab07 = &labKind{
 		Summary:  "Each replica runs the lab's Candidate; a leader's Work writes to a fenced resource with its term's token.",
 		Faults:   "the schedule's (pause, cut off, crash, restart the owner)",
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
-		Shows: lab07Shows, Run: labWithoutSpec,
+		Shows: lab07Shows, OwnRules: true, Run: labWithoutSpec,
 	},
 	prefix:   lab07Election,
 	owned:    lab07Owned,

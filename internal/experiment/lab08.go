@@ -20,7 +20,7 @@ var lab08 = &labKind{
 		Summary:  "Each replica joins the line with the lab's Enqueue and waits with WaitTurn; a holder writes to a fenced resource with its ticket's revision, then lets go and joins again.",
 		Faults:   "the schedule's (pause, cut off, crash, restart the holder)",
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
-		Shows: lab08Shows, Run: labWithoutSpec,
+		Shows: lab08Shows, OwnRules: true, Run: labWithoutSpec,
 	},
 	prefix:   lab08Queue,
 	owned:    lab08Owned,

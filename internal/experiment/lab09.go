@@ -21,7 +21,7 @@ var lab09 = &labKind{
 		Summary:         "Each replica runs the lab's Worker over " + strconv.Itoa(lab09ShardCount) + " shards and commits an offset for every shard it owns with CommitOffset and the shard's token.",
 		Faults:          "the schedule's (pause, cut off, crash, restart a worker that owns shards)",
 		DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
-		Shows: lab09Shows, Run: labWithoutSpec,
+		Shows: lab09Shows, OwnRules: true, Run: labWithoutSpec,
 	},
 	prefix:   lab09Group,
 	owned:    lab09Shards,

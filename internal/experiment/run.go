@@ -309,6 +309,9 @@ func (run *Run) Emit(e Event) {
 	}
 	e.Step = run.step
 	run.record(e)
+	if run.Scenario.OwnRules {
+		return
+	}
 	for _, v := range run.monitor.observe(e) {
 		v.At = e.At
 		run.record(v)

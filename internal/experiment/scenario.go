@@ -51,6 +51,12 @@ type Scenario struct {
 	// history: the checker's verdict (Check) replaces the script's
 	// when it has any.
 	Shows []Property
+	// OwnRules: Shows judge ownership by rules of their own (a lab's
+	// promises, by etcd's truth), so the live monitor, whose generic rule
+	// flags two replicas that believe they own at once, stays quiet: it
+	// would flag a paused holder that wakes and tries a write the fence
+	// refuses, in a run those rules rightly call held.
+	OwnRules bool
 }
 
 // scenarios is every scenario, in course order: the order of the lessons

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,32 @@ func TestMonitorTwoOwnersAndStaleWrite(t *testing.T) {
 	feed(Event{Kind: SteppedDown, Replica: "a"})
 	if v := feed(Event{Kind: WriteAccepted, Replica: "b", Token: 6}); len(v) != 0 {
 		t.Fatalf("the sole owner's write flagged: %v", v)
+	}
+}
+
+// TestLabRunsLeaveOwnershipToTheirRules: a lab run's verdict comes from
+// its lab's promises (OwnRules), so the live monitor does not flag a
+// paused holder that wakes and tries a write as two owners; a scenario
+// without OwnRules still gets the flag.
+func TestLabRunsLeaveOwnershipToTheirRules(t *testing.T) {
+	for _, id := range LabIDs() {
+		if !LabScenario(id).OwnRules {
+			t.Errorf("lab %s's runs are judged by the generic monitor", id)
+		}
+	}
+	for _, own := range []bool{true, false} {
+		run := &Run{start: time.Now(), Scenario: &Scenario{Name: "t", OwnRules: own}}
+		for _, e := range []Event{
+			{Kind: Acquired, Replica: "a", Token: 5}, {Kind: Paused, Replica: "a"},
+			{Kind: Acquired, Replica: "b", Token: 6}, {Kind: Resumed, Replica: "a"},
+			{Kind: WriteRejected, Replica: "a", Token: 5},
+		} {
+			run.Emit(e)
+		}
+		flagged := slices.ContainsFunc(run.events, func(e Event) bool { return e.Kind == InvariantViolated })
+		if flagged == own {
+			t.Errorf("OwnRules %v: the monitor flagged two owners: %v", own, flagged)
+		}
 	}
 }
 
