@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labrun"
+	"github.com/ownership-election/playground/lessons"
 )
 
 // labFlags are the flags of `experiment run --lab LAB`: the learner's own
@@ -54,9 +56,9 @@ func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.Flag
 	case rf.stepDelay != 0:
 		return rf, Usagef("--step-delay does not go with --lab")
 	}
-	l, ok := labrun.Find(lf.id)
+	l, ok := runnerLab(lf.id)
 	if !ok {
-		return rf, Usagef("--lab %s: no runner for that lab (labs with one: %s)", lf.id, strings.Join(labrun.IDs(), ", "))
+		return rf, Usagef("--lab %s: no runner for that lab (labs with one: %s)", lf.id, strings.Join(runnerChoices(), ", "))
 	}
 	lf.id = l.ID
 	if lf.schedule == "" && rf.faults == "" {
@@ -65,6 +67,34 @@ func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.Flag
 	rf.name = experiment.LabScenarioName(l.ID)
 	rf.lab = *lf
 	return rf, nil
+}
+
+// runnerLab finds the lab a learner names as the course numbers it
+// ("7.2", "lab 7.2", as the lessons and the lab screen say) or by its
+// folder ("07", "07_election"), among the labs with a runner.
+func runnerLab(name string) (labrun.Lab, bool) {
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), "lab "))
+	c := lessons.Outline(content.Sources()) // the lessons' lists of labs, which number them
+	for _, id := range labrun.IDs() {
+		if name == c.LabNumber(id) {
+			return labrun.Find(id)
+		}
+	}
+	return labrun.Find(name)
+}
+
+// runnerChoices names the labs with a runner as a learner may give them:
+// "7.2 (07_election)".
+func runnerChoices() []string {
+	c := lessons.Outline(content.Sources())
+	var out []string
+	for _, id := range labrun.IDs() {
+		if n := c.LabNumber(id); n != "" {
+			id = n + " (" + id + ")"
+		}
+		out = append(out, id)
+	}
+	return out
 }
 
 // runLab builds the lab's replica program and runs it as the replicas:

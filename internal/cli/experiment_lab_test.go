@@ -110,3 +110,21 @@ func TestLabRunOnClassCluster(t *testing.T) {
 		t.Errorf("etcd-leader-change on the class cluster: exit %d, want %d (stderr %q)", code, exitNeedsInProcess, stderr)
 	}
 }
+
+// TestExperimentLabByCourseNumber: --lab takes a lab as the lessons and
+// the lab screen number it ("7.2"), as well as by its folder; a lab
+// without a runner is refused with the ones that have one, both ways.
+func TestExperimentLabByCourseNumber(t *testing.T) {
+	for name, want := range map[string]string{"7.1": "05_etcd_lock", "5.2": "06_fenced_write", "7.2": "07_election", "lab 7.3": "08_herd", "9.1": "09_shards", "07": "07_election", "09_shards": "09_shards"} {
+		if l, ok := runnerLab(name); !ok || l.ID != want {
+			t.Errorf("--lab %s: got %q (%v), want %s", name, l.ID, ok, want)
+		}
+	}
+	if l, ok := runnerLab("3.1"); ok {
+		t.Errorf("--lab 3.1 found a runner: %s", l.ID)
+	}
+	code, _, stderr := runCLI(t, "experiment", "run", "--lab", "3.1")
+	if code != 2 || !strings.Contains(stderr, "7.2 (07_election)") {
+		t.Errorf("--lab 3.1: exit %d, stderr %q", code, stderr)
+	}
+}
