@@ -136,9 +136,6 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 	for _, l := range clampLines(text.Wrap(violationText(v), w), 2, w) {
 		out = append(out, st.Text.Render(l))
 	}
-	if v.Showed && flagged(r.history) {
-		out = append(out, st.Muted.Render(ansi.Truncate("⚑ and ! mark moment-by-moment checks; the lab's verdict judges the whole run.", w, "…")))
-	}
 	if other := m.faults.runs[1-m.faults.showing]; other != nil && other.history != nil && other.history.Verdict != nil {
 		ov := other.history.Verdict
 		word := "held"
@@ -173,13 +170,6 @@ func (m Model) failedRunLines(r *faultRun, w int) []string {
 		out = append(out, st.Text.Render(l))
 	}
 	return out
-}
-
-// flagged reports whether the run's live monitor recorded a violation
-// (a stale write tried, say), which the timeline counts and marks ⚑; the
-// lab's checker judges the whole history, and may find it harmless.
-func flagged(h *experiment.History) bool {
-	return slices.ContainsFunc(h.Events, func(e experiment.Event) bool { return e.Kind == experiment.InvariantViolated })
 }
 
 // violationText is the violation's sentence of a verdict (the one that
