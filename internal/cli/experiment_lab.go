@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -23,18 +24,22 @@ type labFlags struct {
 	id        string
 	schedule  string
 	reference bool
+	control   bool
 }
 
 func (lf *labFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&lf.id, "lab", "", "run the lab's code (yours, or --reference) as the replicas: "+strings.Join(labrun.IDs(), ", "))
 	fs.StringVar(&lf.schedule, "schedule", "", "with --lab: a prepared fault schedule ("+strings.Join(experiment.LabScheduleNames(), ", ")+"; default pause-owner)")
 	fs.BoolVar(&lf.reference, "reference", false, "with --lab: run the reference solution instead of your code")
+	fs.BoolVar(&lf.control, "control", false, "with --lab: read faults from standard input, one a line: pause|resume|cut|heal|crash|restart REPLICA (the lab screen's keys)")
 }
 
 // used says whether a --lab-only flag was given.
 func (lf *labFlags) used(fs *flag.FlagSet) bool {
 	used := false
-	fs.Visit(func(f *flag.Flag) { used = used || f.Name == "schedule" || f.Name == "reference" })
+	fs.Visit(func(f *flag.Flag) {
+		used = used || f.Name == "schedule" || f.Name == "reference" || f.Name == "control"
+	})
 	return used
 }
 
@@ -44,7 +49,7 @@ func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.Flag
 	fs.Visit(func(f *flag.Flag) { rf.set[f.Name] = true })
 	switch {
 	case lf.id == "":
-		return rf, Usagef("--schedule and --reference go with --lab LAB (%s)", strings.Join(labrun.IDs(), ", "))
+		return rf, Usagef("--schedule, --reference and --control go with --lab LAB (%s)", strings.Join(labrun.IDs(), ", "))
 	case name != "":
 		return rf, Usagef("--lab runs the lab's code as the replicas: give no experiment name (got %q)", name)
 	case len(rest) > 0:
@@ -141,6 +146,9 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", l.ID, err)
 	}
+	if rf.lab.control {
+		go labControl(run, env.Stdin, env.Stderr)
+	}
 	v, err := run.Wait()
 	if rf.record != "" {
 		if werr := saveHistory(rf.record, run.History()); werr != nil {
@@ -225,4 +233,46 @@ func labRoot() (string, error) {
 		return "", errors.New("lab run: not inside a checkout of the course (a folder whose go.mod is " + grade.ModulePath + " with labs/ in it)")
 	}
 	return root, nil
+}
+
+// labControl does the faults read from in, one a line ("pause r2"), to
+// the run's replicas, as the experiment screen's keys do to its own: the
+// lab screen sends them, since the run is in this process and the screen
+// in another. A line it cannot do is said on errs, and the run goes on.
+func labControl(run *experiment.Run, in io.Reader, errs io.Writer) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		if err := labFault(run, sc.Text()); err != nil {
+			fmt.Fprintf(errs, "control: %v\n", err)
+		}
+	}
+}
+
+// labFault does one control line's fault.
+func labFault(run *experiment.Run, line string) error {
+	verb, name, ok := strings.Cut(strings.TrimSpace(line), " ")
+	if !ok {
+		return fmt.Errorf("%q: want a fault and a replica (pause r2)", line)
+	}
+	r := run.Replica(strings.TrimSpace(name))
+	if r == nil {
+		return fmt.Errorf("%q: no replica %s", line, name)
+	}
+	switch verb {
+	case "pause":
+		r.Pause()
+	case "resume":
+		r.Resume()
+	case "cut":
+		r.Partition()
+	case "heal":
+		r.Heal()
+	case "crash":
+		r.Crash()
+	case "restart":
+		return r.Restart()
+	default:
+		return fmt.Errorf("%q: no fault %s (pause, resume, cut, heal, crash, restart)", line, verb)
+	}
+	return nil
 }

@@ -128,3 +128,16 @@ func TestExperimentLabByCourseNumber(t *testing.T) {
 		t.Errorf("--lab 3.1: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestLabControlSaysWhatItCannotDo: a control line that is not a fault
+// and a replica, names no replica of the run, or names no fault is said
+// on standard error, and the lines after it are still read.
+func TestLabControlSaysWhatItCannotDo(t *testing.T) {
+	var errs strings.Builder
+	labControl(&experiment.Run{}, strings.NewReader("pause\npause r9\n\nfreeze r1\n"), &errs)
+	for _, want := range []string{`"pause": want a fault and a replica`, `"pause r9": no replica r9`, `"": want a fault`} {
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("control errors %q do not say %q", errs.String(), want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,10 @@ type faultRun struct {
 	history   *experiment.History
 	view      *expscreen.HistoryView
 	err       error
+	// control is the child's standard input, where faults by hand go
+	// (experiment run --control); pick is the replica they go to.
+	control io.WriteCloser
+	pick    int
 }
 
 // labHasRunner reports whether the lab's code can play a replica.
@@ -121,7 +126,11 @@ func (m *Model) startFaultRun(schedule string, reference bool) tea.Cmd {
 	f.stop = cancel
 	m.layout()
 	ch := make(chan tea.Msg, 64)
-	go runChild(ctx, m.faultCommand(ctx, schedule, reference), f.seq, ch)
+	cmd := m.faultCommand(ctx, schedule, reference)
+	if w, err := cmd.StdinPipe(); err == nil {
+		f.runs[slot].control = w
+	}
+	go runChild(ctx, cmd, f.seq, ch)
 	return tea.Batch(waitFault(ch), m.spinFaults())
 }
 
@@ -136,7 +145,7 @@ func (m Model) faultCommand(ctx context.Context, schedule string, reference bool
 		prog, _ = os.Executable()
 	}
 	record := recordFile()
-	args := []string{"experiment", "run", "--lab", m.lab.ID, "--schedule", schedule, "--json"}
+	args := []string{"experiment", "run", "--lab", m.lab.ID, "--schedule", schedule, "--json", "--control"}
 	if reference {
 		args = append(args, "--reference")
 	}
@@ -251,6 +260,9 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	m.faults.stop = nil
 	r := m.faults.runs[m.faults.showing]
 	r.done, r.code, r.stderr, r.err, r.history = true, msg.code, msg.stderr, msg.err, msg.history
+	if r.control != nil {
+		r.control.Close()
+	}
 	r.took = m.now().Sub(r.started)
 	if h := r.history; h != nil && h.Verdict != nil {
 		at := time.Duration(-1)
@@ -335,7 +347,8 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.closeFaults()
 		return nil
 	case m.faultRunning():
-		return nil // esc stops it; nothing else while it runs
+		m.handKey(msg) // esc stops it; the other keys are faults by hand
+		return nil
 	case key.Matches(msg, k.Reference) && mine != nil && ref == nil:
 		return m.startFaultRun(mine.schedule, true)
 	case key.Matches(msg, k.Reference) && ref != nil:

@@ -46,6 +46,8 @@ type KeyMap struct {
 	RunFaults   key.Binding
 	Reference   key.Binding
 	CloseFaults key.Binding
+	// Hand are the faults a learner injects during a run (handfaults.go).
+	Hand HandKeys
 }
 
 // DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
@@ -81,6 +83,7 @@ func DefaultKeyMap() KeyMap {
 		RunFaults:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		Reference:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reference")),
 		CloseFaults: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Hand:        defaultHandKeys(),
 	}
 }
 
@@ -132,7 +135,7 @@ func (m Model) faultsHelp() []key.Binding {
 		return []key.Binding{withHelp(k.ChooseStep, "schedule"), k.RunFaults, k.CloseFaults}
 	}
 	if m.faultRunning() {
-		return []key.Binding{withHelp(k.CloseFaults, "stop")}
+		return append(m.handHelp(), withHelp(k.CloseFaults, "stop"))
 	}
 	ref := k.Reference
 	if f.runs[1] != nil {
@@ -194,6 +197,9 @@ func (m Model) faultsFullHelp() [][]key.Binding {
 		withHelp(k.Reference, "reference on the same schedule, then switch"), withHelp(k.Faults, "the schedules again"),
 		withHelp(k.CloseFaults, "stop the run, or back to the lab"),
 	}}
+	if hand := m.handHelp(); m.faultRunning() && len(hand) > 0 {
+		out = append(out, hand)
+	}
 	if r := m.faults.runs[m.faults.showing]; r != nil && r.view != nil {
 		out = append(out, r.view.Keys())
 	}
