@@ -118,7 +118,16 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 		return err
 	}
 	l, _ := labrun.Find(rf.lab.id)
+	// A cold build takes a minute or more: say so, unless it is quick.
+	said := make(chan struct{})
+	slow := time.AfterFunc(time.Second, func() {
+		defer close(said)
+		fmt.Fprintf(env.Stderr, "building the replica program of labs/%s (a first build can take a minute or more)...\n", l.ID)
+	})
 	bin, err := labrun.Build(ctx, root, l, rf.lab.reference)
+	if !slow.Stop() {
+		<-said // it is writing: nothing else may meanwhile
+	}
 	var be *labrun.BuildError
 	switch {
 	case errors.As(err, &be):
