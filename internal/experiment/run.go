@@ -309,7 +309,7 @@ func (run *Run) Emit(e Event) {
 	}
 	e.Step = run.step
 	run.record(e)
-	if run.Scenario.OwnRules {
+	if run.Scenario != nil && run.Scenario.OwnRules {
 		return
 	}
 	for _, v := range run.monitor.observe(e) {

@@ -63,7 +63,7 @@ func (run *Run) watchFrom(ctx context.Context, w *keyWatch) {
 func keyChanged(ev *clientv3.Event) Event {
 	kv := storeKey(ev.Kv)
 	f := &Facts{Op: "put", Key: kv.Key, Revision: ev.Kv.ModRevision, Succeeded: true, Lease: kv.Lease}
-	text := fmt.Sprintf("etcd: %s = %s (revision %d", kv.Key, kv.Value, kv.ModRevision)
+	text := fmt.Sprintf("etcd: %s = %s (revision %d", kv.Key, shownValue(kv.Value), kv.ModRevision)
 	if kv.Lease != 0 {
 		text += fmt.Sprintf(", lease %x", kv.Lease)
 	}
@@ -74,7 +74,7 @@ func keyChanged(ev *clientv3.Event) Event {
 		if ev.PrevKv != nil {
 			prev := storeKey(ev.PrevKv)
 			f.Prev = []StoreKey{prev}
-			text = fmt.Sprintf("etcd: %s deleted, it held %s (revision %d)", kv.Key, prev.Value, kv.ModRevision)
+			text = fmt.Sprintf("etcd: %s deleted, it held %s (revision %d)", kv.Key, shownValue(prev.Value), kv.ModRevision)
 		}
 	}
 	f.Held = &kv
@@ -108,4 +108,13 @@ func (run *Run) stopKeyWatch() {
 	}
 	w.cancel()
 	<-w.done
+}
+
+// shownValue is a key's value as a sentence shows it: an empty one
+// (a member key's) is "" rather than nothing at all.
+func shownValue(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return v
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -127,7 +128,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 		}
 		prev := hold
 		if e.Kind == experiment.KeyChanged {
-			hold = applyKey(held, e, hold)
+			hold = applyKey(held, e, hold, tl.lanes)
 			isFold = hold.holder == prev.holder
 		}
 		hold.down = membersDown(down, e)
@@ -358,11 +359,17 @@ func grantedTTL(e experiment.Event) int64 {
 }
 
 // applyKey records a key change the run's watch saw and works out who
-// etcd holds as the owner now.
-func applyKey(held map[string]experiment.StoreKey, e experiment.Event, h holding) holding {
+// etcd holds as the owner now, from the keys whose values name a replica
+// (lanes): a change to other keys (lab 09's offsets and members) leaves
+// the holder as it was.
+func applyKey(held map[string]experiment.StoreKey, e experiment.Event, h holding, lanes []string) holding {
 	f := e.Facts
 	if f == nil || f.Held == nil {
 		return h
+	}
+	names := f.Held.Value
+	if f.Op == "delete" && len(f.Prev) > 0 {
+		names = f.Prev[0].Value
 	}
 	if f.Op == "delete" {
 		delete(held, f.Key)
@@ -375,7 +382,9 @@ func applyKey(held map[string]experiment.StoreKey, e experiment.Event, h holding
 		h.keys = append(h.keys, k)
 	}
 	sort.Slice(h.keys, func(a, b int) bool { return h.keys[a].CreateRevision < h.keys[b].CreateRevision })
-	h.holder, h.queue = holderOf(h.keys, dirOf(f.Key))
+	if f.Op == "delete" && len(f.Prev) == 0 || slices.Contains(lanes, names) {
+		h.holder, h.queue = holderOf(h.keys, dirOf(f.Key))
+	}
 	return h
 }
 

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +334,36 @@ func TestWrapKeepsHyphenatedNames(t *testing.T) {
 	got = clampWords("one two three four five six seven eight nine ten eleven", 20, 2)
 	if len(got) != 2 || got[1] != "five six seven…" {
 		t.Fatalf("clamped: %q", got)
+	}
+}
+
+// TestHolderIsAReplica: etcd's holder comes from keys whose values name a
+// replica; a change to keys that hold something else (lab 09's committed
+// offsets, its members' empty keys) leaves it as it was.
+func TestHolderIsAReplica(t *testing.T) {
+	put := func(key, value string, rev int64) experiment.Event {
+		k := experiment.StoreKey{Key: key, Value: value, CreateRevision: rev, ModRevision: rev}
+		return experiment.Event{Kind: experiment.KeyChanged, Facts: &experiment.Facts{Op: "put", Key: key, Revision: rev, Held: &k}}
+	}
+	del := func(key, value string, rev int64) experiment.Event {
+		k := experiment.StoreKey{Key: key, ModRevision: rev}
+		return experiment.Event{Kind: experiment.KeyChanged, Facts: &experiment.Facts{Op: "delete", Key: key, Revision: rev, Held: &k,
+			Prev: []experiment.StoreKey{{Key: key, Value: value}}}}
+	}
+	events := []experiment.Event{
+		put("group/shards/000", "r2", 5),
+		put("group/offsets/000", "17961627026752", 6),
+		put("group/workers/r1", "", 7),
+		del("group/workers/r1", "", 8),
+		del("group/shards/000", "r2", 9),
+	}
+	tl := buildTimeline(events, []string{"r1", "r2"}, nil)
+	var got []string
+	for i := range tl.items {
+		got = append(got, tl.holds[i].holder)
+	}
+	// The three changes between fold into one item: etcd's holder stayed.
+	if want := []string{"r2", "r2", ""}; !slices.Equal(got, want) {
+		t.Fatalf("etcd's holder after each change: %q, want %q", got, want)
 	}
 }
