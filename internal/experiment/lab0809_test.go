@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +116,33 @@ func TestHerdNoTurnNamesTheWaiters(t *testing.T) {
 	ok, s := herdTurnsGoOn(&Findings{Events: h, Params: Params{TTL: 2}})
 	if ok || !strings.HasPrefix(s, "missed-turn at 7.00 s") || !strings.Contains(s, "r1, r2") {
 		t.Fatalf("nobody's turn in 19 s: %v %s", ok, s)
+	}
+}
+
+// TestShardsOwnedAgainThroughALeaderMove: a shard that stands free for
+// 5.9 s is unowned work, unless etcd's raft leader moved then, when a
+// claim can wait out etcd's request timeout (leaderMoveGrace).
+func TestShardsOwnedAgainThroughALeaderMove(t *testing.T) {
+	var events []Event
+	events = append(events, Event{At: 0, Kind: Note, Replica: "r1", Text: lab09Started + " (10 shards)"})
+	for i := range lab09ShardCount {
+		events = append(events, watchPut(10*time.Millisecond, fmt.Sprintf("%s%03d", lab09Shards, i), "r1", int64(i+2), int64(i+2)))
+	}
+	key := lab09Shards + "003"
+	freed := append(events, watchDel(150*time.Millisecond, key, "r1", 5, 20), watchPut(6050*time.Millisecond, key, "r2", 21, 21))
+	f := &Findings{Events: freed, Params: Params{TTL: 2}}
+	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "unowned at 4.15 s: shard 003") {
+		t.Fatalf("a shard free for 5.9 s with no leader move: %v, %s", ok, s)
+	}
+	moved := append(append([]Event{}, events...), Event{At: 110 * time.Millisecond, Kind: LeaderMoved, Replica: "m2"})
+	moved = append(moved, freed[len(events):]...)
+	f = &Findings{Events: moved, Params: Params{TTL: 2}}
+	if ok, s := shardsOwnedAgain(f); !ok {
+		t.Fatalf("a shard free for 5.9 s across a raft leader move: %s", s)
+	}
+	late := append(append([]Event{}, moved[:len(moved)-1]...), watchPut(10200*time.Millisecond, key, "r2", 21, 21))
+	f = &Findings{Events: late, Params: Params{TTL: 2}}
+	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "for etcd's raft leader moving at 0.11 s") {
+		t.Fatalf("a shard free for 10 s across a raft leader move: %v, %s", ok, s)
 	}
 }
