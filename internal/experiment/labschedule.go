@@ -401,7 +401,7 @@ func (k Kind) isEtcdFault() bool {
 
 // violationAt is how a lab run's checker names a violation: its name and
 // when ("kept-working at 7.20 s").
-var violationAt = regexp.MustCompile(`(?i)\b[a-z]+(?:-[a-z]+)+ at (\d+(?:\.\d+)?) s\b`)
+var violationAt = regexp.MustCompile(`(?i)\b[a-z]+(?:-[a-z]+)* at (\d+(?:\.\d+)?) s\b`)
 
 // LabViolationAt is the time of the first violation a lab run's verdict
 // summary names, for a timeline to open at.
