@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,37 @@ func TestShardsOwnedAgainThroughALeaderMove(t *testing.T) {
 	f = &Findings{Events: late, Params: Params{TTL: 2}}
 	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "for etcd's raft leader moving at 0.11 s") {
 		t.Fatalf("a shard free for 10 s across a raft leader move: %v, %s", ok, s)
+	}
+}
+
+// TestShardsOneOwnerByTheClientsDeadline: a worker may list a shard past
+// etcd's deletion of its key for as long as its etcd client's own rule
+// kept the lease alive: before etcd answered any keep-alive, the trust
+// from the first KeepAlive call; after, a TTL from the last answer.
+func TestShardsOneOwnerByTheClientsDeadline(t *testing.T) {
+	const lease = 0x10
+	key := lab09Shards + "003"
+	note := func(at time.Duration, op string) Event {
+		return Event{At: at, Kind: Note, Replica: "r1", Facts: &Facts{Op: op, Key: key, Token: 5, Succeeded: true}}
+	}
+	del := watchDel(2*time.Second, key, "r1", 5, 9)
+	del.Facts.Prev[0].Lease = lease
+	start := Event{At: 50 * time.Millisecond, Kind: Note, Replica: "r1", Value: 4, Facts: &Facts{Op: "keepalive-start", Lease: lease, Succeeded: true}}
+	answer := Event{At: 200 * time.Millisecond, Kind: LeaseRenewed, Replica: "r1", TTL: 2, Facts: &Facts{Op: "keepalive", Lease: lease, GrantedTTL: 2, Succeeded: true}}
+	judge := func(events ...Event) (bool, string) {
+		slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+		return shardsOneOwner(&Findings{Events: events, Params: Params{TTL: 2}})
+	}
+	if ok, s := judge(start, note(100*time.Millisecond, "own"), del, note(4500*time.Millisecond, "disown")); !ok || !strings.Contains(s, "r1 listed shards 003 up to 2.5 s") || !strings.Contains(s, "until 4.05 s") {
+		t.Fatalf("no keep-alive answered: the client trusted the lease until 4.05 s, so 4.5 s is in time: %v, %s", ok, s)
+	}
+	if ok, s := judge(start, note(100*time.Millisecond, "own"), del, note(6500*time.Millisecond, "disown")); ok || !strings.Contains(s, "two-owners at 6.05 s") {
+		t.Fatalf("listed 2.45 s past the client's own deadline: %v, %s", ok, s)
+	}
+	if ok, s := judge(start, note(100*time.Millisecond, "own"), answer, del, note(4500*time.Millisecond, "disown")); ok || !strings.Contains(s, "two-owners at 4.20 s") || !strings.Contains(s, "last answer") {
+		t.Fatalf("an answer at 0.2 s (TTL 2 s) ends the client's trust at 2.2 s: %v, %s", ok, s)
+	}
+	if ok, s := judge(note(100*time.Millisecond, "own"), del, note(4500*time.Millisecond, "disown")); ok || !strings.Contains(s, "two-owners at 4.00 s") {
+		t.Fatalf("nothing known of the lease's keep-alives: %v, %s", ok, s)
 	}
 }

@@ -48,8 +48,9 @@ var lab09Shows = []Property{
 }
 
 // shardGrace is how long after etcd deleted a shard's key (or after its
-// worker was woken, if later) the worker may still list the shard: the
-// client notices a lost lease within about half a second of etcd.
+// worker was woken, or after its etcd client's own deadline for the
+// lease, if later) the worker may still list the shard: the client checks
+// its leases' deadlines once a second.
 const shardGrace = 2 * time.Second
 
 // shardsStaleCommit: every offset etcd stored was committed with the
@@ -142,10 +143,11 @@ func shardBeliefs(events []Event) []shardBelief {
 }
 
 // shardsOneOwner: a worker stops listing a shard soon after etcd deleted
-// the key it owned it by (soon after it was woken, if it was paused):
+// the key it owned it by (soon after it was woken, if it was paused, or
+// after its etcd client's own deadline for the key's lease, if later):
 // until then two workers may think the shard is theirs.
 func shardsOneOwner(f *Findings) (bool, string) {
-	gone := map[string][]time.Duration{} // key@token -> when etcd deleted it
+	gone := map[string][]shardGone{} // key@token -> when etcd deleted it
 	woke := map[string]time.Duration{}
 	next := map[string][]string{} // key@token -> who etcd gave the shard to next
 	var lastDel = map[string]string{}
@@ -156,7 +158,7 @@ func shardsOneOwner(f *Findings) (bool, string) {
 		case e.Kind == KeyChanged && e.Facts != nil && strings.HasPrefix(e.Facts.Key, lab09Shards):
 			if e.Facts.Op == "delete" && len(e.Facts.Prev) == 1 {
 				id := fmt.Sprintf("%s@%d", e.Facts.Key, e.Facts.Prev[0].CreateRevision)
-				gone[id] = append(gone[id], e.At)
+				gone[id] = append(gone[id], shardGone{e.At, e.Facts.Prev[0].Lease})
 				lastDel[e.Facts.Key] = id
 			} else if e.Facts.Op == "put" && e.Facts.Held != nil && lastDel[e.Facts.Key] != "" {
 				id := lastDel[e.Facts.Key]
@@ -165,13 +167,21 @@ func shardsOneOwner(f *Findings) (bool, string) {
 			}
 		}
 	}
+	var trusted trustedBeliefs // kept past shardGrace by the client's deadline
 	for _, b := range shardBeliefs(f.Events) {
 		id := fmt.Sprintf("%s@%d", b.key, b.token)
 		ds := gone[id]
-		if len(ds) == 0 || ds[0] < b.from {
+		if len(ds) == 0 || ds[0].at < b.from {
 			continue
 		}
-		from := max(ds[0], woke[b.replica])
+		from, shard := max(ds[0].at, woke[b.replica]), strings.TrimPrefix(b.key, lab09Shards)
+		why := ""
+		if dl, said, ok := clientDeadline(f.Events, b.replica, ds[0].lease, ds[0].at); ok && dl > from {
+			from, why = dl, fmt.Sprintf(", and %.1f s after its client's own deadline for the lease: %s", (b.to-dl).Seconds(), said)
+			if b.to > ds[0].at+shardGrace {
+				trusted.add(b.replica, shard, said, b.to-ds[0].at)
+			}
+		}
 		if late := b.to - from; late > shardGrace {
 			then := ""
 			if n := next[id]; len(n) > 0 {
@@ -181,10 +191,78 @@ func shardsOneOwner(f *Findings) (bool, string) {
 			if !b.open {
 				still = "until " + at(b.to)
 			}
-			return false, fmt.Sprintf("two-owners at %s: %s's Owned() still listed shard %s (token %d) %s, %.1f s after etcd deleted that key at %s%s.", at(from+shardGrace), b.replica, strings.TrimPrefix(b.key, lab09Shards), b.token, still, late.Seconds(), at(ds[0]), then)
+			return false, fmt.Sprintf("two-owners at %s: %s's Owned() still listed shard %s (token %d) %s, %.1f s after etcd deleted that key at %s%s%s.", at(from+shardGrace), b.replica, shard, b.token, still, (b.to - ds[0].at).Seconds(), at(ds[0].at), why, then)
 		}
 	}
-	return true, fmt.Sprintf("Every worker stopped listing a shard within %s of etcd deleting its key.", shardGrace)
+	held := fmt.Sprintf("Every worker stopped listing a shard within %s of etcd deleting its key", shardGrace)
+	if len(trusted) > 0 {
+		return true, held + ", or of its etcd client's own deadline for the key's lease (" + trusted.String() + ")."
+	}
+	return true, held + "."
+}
+
+// trustedBeliefs are the shards workers listed past shardGrace after etcd
+// deleted them, within their client's deadline, by worker and lease.
+type trustedBeliefs []*trustedBelief
+
+type trustedBelief struct {
+	replica, said string
+	shards        []string
+	longest       time.Duration
+}
+
+func (t *trustedBeliefs) add(replica, shard, said string, late time.Duration) {
+	for _, b := range *t {
+		if b.replica == replica && b.said == said {
+			b.shards, b.longest = append(b.shards, shard), max(b.longest, late)
+			return
+		}
+	}
+	*t = append(*t, &trustedBelief{replica: replica, said: said, shards: []string{shard}, longest: late})
+}
+
+func (t trustedBeliefs) String() string {
+	out := make([]string, len(t))
+	for i, b := range t {
+		out[i] = fmt.Sprintf("%s listed shards %s up to %.1f s after etcd deleted them: %s", b.replica, strings.Join(b.shards, ", "), b.longest.Seconds(), b.said)
+	}
+	return strings.Join(out, "; ")
+}
+
+// shardGone is a shard key's deletion by etcd, with the lease it had.
+type shardGone struct {
+	at    time.Duration
+	lease int64
+}
+
+// clientDeadline is when, by what it had been told before t, who's etcd
+// client took lease to run out (replica.keepAlives): a TTL after the
+// last keep-alive answer it received, or, before any answer, the trust
+// it gives a lease from its first KeepAlive call. said puts it in words.
+// ok is false when the history says nothing of the lease's keep-alives.
+func clientDeadline(events []Event, who string, lease int64, t time.Duration) (dl time.Duration, said string, ok bool) {
+	var answered bool
+	for _, e := range events {
+		if e.At > t {
+			break
+		}
+		if e.Replica != who || e.Facts == nil || e.Facts.Lease != lease || lease == 0 {
+			continue
+		}
+		switch {
+		case e.Kind == Note && e.Facts.Op == "keepalive-start" && !answered:
+			dl, ok = e.At+time.Duration(e.Value*float64(time.Second)), true
+			said = fmt.Sprintf("etcd had answered none of lease %x's keep-alives since it began at %s, and until then the client takes a lease to live %.0f s, so it trusted it until %s", lease, at(e.At), e.Value, at(dl))
+		case e.Kind == LeaseRenewed && e.Facts.Op == "keepalive":
+			answered, ok = true, true
+			dl = e.At + time.Duration(e.Facts.GrantedTTL)*time.Second
+			said = fmt.Sprintf("etcd's last answer to a keep-alive of lease %x reached it at %s and gave the lease %d s, so it trusted it until %s", lease, at(e.At), e.Facts.GrantedTTL, at(dl))
+		case e.Kind == LeaseExpired:
+			answered, ok = true, true
+			dl, said = e.At, fmt.Sprintf("etcd told it at %s that lease %x was gone", at(e.At), lease)
+		}
+	}
+	return dl, said, ok
 }
 
 // leaderMoveGrace is etcd's request timeout on the in-process cluster

@@ -213,6 +213,9 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		e.Kind = Note
 	case WriteAccepted, WriteRejected:
 		// A lab whose resource is etcd: what the lab's write returned.
+	case LeaseRenewed, LeaseExpired:
+		// etcd's answers to the keep-alives its client sent: what the
+		// lab's code was told of its lease (replica.keepAlives).
 	case "running":
 		p.lr.markRunning(r.Name)
 		e.Kind = Note

@@ -21,11 +21,11 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/ownership-election/playground/embedetcd/access"
 )
@@ -64,7 +64,8 @@ func ParseConfig(args []string) (Config, error) {
 // the learner's TLS files and user down in the PLAYGROUND_ETCD_*
 // variables (access.Settings.Env); the endpoints are always the replica's
 // own fault proxies. Every lease the client is granted is reported (the
-// playground checks, once the process has exited, that none outlived it).
+// playground checks, once the process has exited, that none outlived it),
+// and so is what the client was told of keeping each alive (keepAlives).
 func Dial(c Config) (*clientv3.Client, error) {
 	s, err := access.FromEnv(os.Getenv)
 	if err != nil {
@@ -74,7 +75,12 @@ func Dial(c Config) (*clientv3.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", c.Name, err)
 	}
-	cfg.DialTimeout = 3 * time.Second
+	cfg.DialTimeout = DialTimeout
+	var ka *keepAlives
+	if opened != nil {
+		ka = &keepAlives{conn: opened, started: map[clientv3.LeaseID]bool{}}
+		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainStreamInterceptor(ka.interceptor))
+	}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: connect: %w", c.Name, s.Explain(err))
@@ -82,16 +88,26 @@ func Dial(c Config) (*clientv3.Client, error) {
 	cli.KV = namespace.NewKV(cli.KV, c.Namespace)
 	cli.Watcher = namespace.NewWatcher(cli.Watcher, c.Namespace)
 	cli.Lease = namespace.NewLease(cli.Lease, c.Namespace)
-	if opened != nil {
-		cli.Lease = reportingLease{Lease: cli.Lease, conn: opened}
+	if ka != nil {
+		cli.Lease = reportingLease{Lease: cli.Lease, conn: opened, ka: ka}
 	}
 	return cli, nil
 }
 
-// reportingLease tells the playground about every lease granted.
+// reportingLease tells the playground about every lease granted and
+// every lease its client begins to keep alive.
 type reportingLease struct {
 	clientv3.Lease
 	conn *Conn
+	ka   *keepAlives
+}
+
+func (l reportingLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-chan *clientv3.LeaseKeepAliveResponse, error) {
+	ch, err := l.Lease.KeepAlive(ctx, id)
+	if err == nil {
+		l.ka.start(id)
+	}
+	return ch, err
 }
 
 func (l reportingLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
