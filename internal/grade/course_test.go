@@ -268,3 +268,22 @@ func TestSealedRunIgnoresWhatTheCodePrints(t *testing.T) {
 		t.Errorf("message %q, want %q", res.Message, noReport)
 	}
 }
+
+// A learner's stub that does not compile is graded from a copy of it, but
+// the compiler's message names the file the learner edits, and the
+// failure is the learner's code's, not "not gradable".
+func TestCompileErrorNamesTheLearnersFile(t *testing.T) {
+	res := sealedRun(t, "\nfunc broken() { undefinedThing() }\n")
+	if !res.BuildFailed || len(res.BuildErrors) == 0 {
+		t.Fatalf("want a build failure, got %+v", res)
+	}
+	if f := res.BuildErrors[0].File; f != "labs/01_cas/cas.go" {
+		t.Errorf("the error names %s, want labs/01_cas/cas.go", f)
+	}
+	if !strings.HasPrefix(res.Message, "does not compile: labs/01_cas/cas.go:") {
+		t.Errorf("message %q", res.Message)
+	}
+	if why := NotGradable(&Report{Lab: "01_cas", Result: res}, nil); why != "" {
+		t.Errorf("a compile error in the stub called not gradable: %s", why)
+	}
+}

@@ -267,7 +267,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.settle()
 		return res, fmt.Errorf("grade lab %s: run go test: %w", o.name(), runErr)
 	}
-	end := runEnd{timeout: o.Timeout, killed: out.killedRun, source: o.testSource()}
+	end := runEnd{timeout: o.Timeout, killed: out.killedRun, source: o.testSource(), paths: o.overlaidNames()}
 	if runErr != nil {
 		res.Passed = false
 		if exitErr.ProcessState != nil && !exitErr.Exited() {
@@ -281,6 +281,28 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Message = memoryMessage(o.memoryLimit())
 	}
 	return res, nil
+}
+
+// overlaidNames puts back, in what the go command printed, the name of
+// each file that an overlay replaced (as the learner knows it, relative
+// to Dir) for the file that replaced it; nil without an overlay.
+func (o Options) overlaidNames() *strings.Replacer {
+	var pairs []string
+	for from, to := range o.Overlay {
+		if to == "" {
+			continue
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(o.Dir, to)
+		}
+		if abs, err := filepath.Abs(to); err == nil {
+			pairs = append(pairs, abs, filepath.ToSlash(from))
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 func (o Options) memoryLimit() int64 {

@@ -407,12 +407,19 @@ type runEnd struct {
 	// source reads one of the package's test files by its base name
 	// (nil or nil result: unknown), to tell t.Log lines from failures.
 	source func(name string) []byte
+	// paths puts back the names of overlaid files: the compiler and the
+	// runtime name the file that replaced one (a temporary copy of the
+	// learner's stub), and the learner knows it as labs/NN_x/file.go.
+	paths *strings.Replacer
 }
 
 // finish settles what the events alone leave open: unfinished tests,
 // timeouts, compile errors, early exits and the summary message.
 func (r *Result) finish(end runEnd) {
 	r.settle()
+	if end.paths != nil {
+		r.rewrite(end.paths)
+	}
 	r.parseBuildErrors()
 	if r.buildFailed() {
 		return
@@ -453,6 +460,22 @@ func (end runEnd) how() string {
 		return "was stopped (" + end.exit + ")"
 	}
 	return "exited"
+}
+
+// rewrite replaces paths in every line the run kept.
+func (r *Result) rewrite(paths *strings.Replacer) {
+	for _, lines := range [][]string{r.BuildOutput, r.Output, r.Stderr} {
+		for i, l := range lines {
+			lines[i] = paths.Replace(l)
+		}
+	}
+	for _, t := range r.Tests {
+		for _, lines := range [][]string{t.Failure, t.Output} {
+			for i, l := range lines {
+				lines[i] = paths.Replace(l)
+			}
+		}
+	}
 }
 
 // parseBuildErrors finds the compiler's positioned lines.
