@@ -376,3 +376,24 @@ func TestRaceBuildKept(t *testing.T) {
 		t.Fatal("RaceBuildKept after a -race run = false")
 	}
 }
+
+// A lab whose init printed lines that look like a step starting, and then
+// never returned, was stopped by the harness's init guard: the message is
+// the guard's, not that the binary exited during step 1.
+func TestInitGuardOutranksFakeSteps(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"start"}`,
+		`{"Action":"run","Test":"TestStep1_X"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"=== RUN   TestStep1_X\n"}`,
+		`{"Action":"output","Test":"TestStep1_X","Output":"--- PASS: TestStep1_X (0.00s)\n"}`,
+		`{"Action":"pass","Test":"TestStep1_X"}`,
+		`{"Action":"output","Output":"labtest: the lab's package did not finish initializing within 20s: an init function or a package-level variable never returns, so no step could start.\n"}`,
+		`{"Action":"output","Output":"exit status 2\n"}`,
+		`{"Action":"fail","Elapsed":20.1}`,
+	}, "\n")
+	res := Parse(strings.NewReader(in))
+	res.finish(runEnd{timeout: time.Second})
+	if res.Passed || !strings.HasPrefix(res.Message, "the lab's package did not finish initializing within 20s") {
+		t.Fatalf("passed %v, message %q", res.Passed, res.Message)
+	}
+}

@@ -426,6 +426,7 @@ func (r *Result) finish(end runEnd) {
 	}
 	timedOut := end.killed || r.anyLine("panic: test timed out after")
 	crash := firstWith(r.allLines(), "panic:", "fatal error:")
+	initStuck := firstWith(r.allLines(), initGuard+initStuckSays)
 	unfinished := r.endUnfinished(timedOut || crash != "")
 	logs := &logIndex{read: end.source}
 	for _, t := range r.Tests {
@@ -443,6 +444,11 @@ func (r *Result) finish(end runEnd) {
 		r.TimedOut = true
 		r.Passed = false
 		r.Message = r.timeoutMessage(end, unfinished)
+	case initStuck != "":
+		// The harness stopped a binary stuck initializing; lines the
+		// lab's init printed meanwhile ("=== RUN ...") only look like
+		// steps that started.
+		r.Message = strings.TrimPrefix(initStuck, initGuard)
 	case len(unfinished) > 0 && crash != "":
 		r.Message = r.crashMessage(unfinished, crash)
 	case len(unfinished) > 0:
@@ -453,6 +459,14 @@ func (r *Result) finish(end runEnd) {
 		r.Message = fmt.Sprintf("the test binary %s before it finished (it never reported the end of the run), so no step after %s counts", end.how(), r.Tests[len(r.Tests)-1].Name)
 	}
 }
+
+// initGuard begins what the harness prints when it stops a test binary
+// whose packages never finished initializing (labs/internal/labtest), and
+// initStuckSays is how that line goes on.
+const (
+	initGuard     = "labtest: "
+	initStuckSays = "the lab's package did not finish initializing"
+)
 
 // how says how the test binary ended: "exited" or "was stopped (...)".
 func (end runEnd) how() string {
