@@ -38,7 +38,11 @@ Your own lab code as the replicas (run with no NAME):
                      flapping-network; at a replica that waits:
                      cut-off-waiter, pause-waiter; etcd-leader-change (moves
                      etcd's raft leader: in-process 3-member cluster only),
-                     or calm
+                     calm, or by-hand (no faults but yours, with --control;
+                     it runs until an end line, 5 minutes at most)
+  --control          read faults from standard input, a line each: pause,
+                     resume, cut, heal, crash or restart, then a replica
+                     (pause r2); end (or the input's end) ends a by-hand run
   --reference        run the reference solution on the same schedule
   --faults FILE      with --lab: replay the faults of a recorded lab run
                      With --etcd-endpoints or --class, the replicas run on

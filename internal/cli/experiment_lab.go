@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ownership-election/playground/content"
@@ -31,7 +32,7 @@ func (lf *labFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&lf.id, "lab", "", "run the lab's code (yours, or --reference) as the replicas: "+strings.Join(labrun.IDs(), ", "))
 	fs.StringVar(&lf.schedule, "schedule", "", "with --lab: a prepared fault schedule ("+strings.Join(experiment.LabScheduleNames(), ", ")+"; default pause-owner)")
 	fs.BoolVar(&lf.reference, "reference", false, "with --lab: run the reference solution instead of your code")
-	fs.BoolVar(&lf.control, "control", false, "with --lab: read faults from standard input, one a line: pause|resume|cut|heal|crash|restart REPLICA (the lab screen's keys)")
+	fs.BoolVar(&lf.control, "control", false, "with --lab: read faults from standard input, one a line: pause|resume|cut|heal|crash|restart REPLICA (the lab screen's keys); end (or the input's end) ends a --schedule "+experiment.LabByHand+" run")
 }
 
 // used says whether a --lab-only flag was given.
@@ -58,6 +59,8 @@ func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.Flag
 		return rf, Usagef("--schedule and --faults: give one of them")
 	case lf.schedule != "" && experiment.LabScheduleSays(lf.schedule) == "":
 		return rf, Usagef("--schedule %s: no such schedule (%s)", lf.schedule, strings.Join(experiment.LabScheduleNames(), ", "))
+	case experiment.LabScheduleEndsByHand(lf.schedule) && !lf.control:
+		return rf, Usagef("--schedule %s injects no faults and runs until you end it: give --control too, then type faults (pause r2) and end, a line each, on standard input", lf.schedule)
 	case rf.stepDelay != 0:
 		return rf, Usagef("--step-delay does not go with --lab")
 	}
@@ -151,12 +154,17 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	}
 	defer done()
 	spec := labrun.Spec(l, bin, rf.lab.reference, rf.lab.schedule)
+	var end func() // ends a by-hand run; nil for a run that ends by itself
+	if experiment.LabScheduleEndsByHand(rf.lab.schedule) {
+		ended := make(chan struct{})
+		spec.End, end = ended, sync.OnceFunc(func() { close(ended) })
+	}
 	run, err := experiment.StartLab(ctx, spec, rf.params, xenv, labPrinter(env.Stdout, rf.asJSON, rf.verbose))
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", l.ID, err)
 	}
 	if rf.lab.control {
-		go labControl(run, env.Stdin, env.Stderr)
+		go labControl(run, env.Stdin, env.Stderr, end)
 	}
 	v, err := run.Wait()
 	if rf.record != "" {
@@ -248,13 +256,33 @@ func labRoot() (string, error) {
 // the run's replicas, as the experiment screen's keys do to its own: the
 // lab screen sends them, since the run is in this process and the screen
 // in another. A line it cannot do is said on errs, and the run goes on.
-func labControl(run *experiment.Run, in io.Reader, errs io.Writer) {
+// An end line ends a by-hand run (end; nil for a run that ends by
+// itself), and so does the end of in: no line can come to end it then.
+func labControl(run *experiment.Run, in io.Reader, errs io.Writer, end func()) {
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
-		if err := labFault(run, sc.Text()); err != nil {
+		var err error
+		if strings.TrimSpace(sc.Text()) == "end" {
+			err = endByHand(end)
+		} else {
+			err = labFault(run, sc.Text())
+		}
+		if err != nil {
 			fmt.Fprintf(errs, "control: %v\n", err)
 		}
 	}
+	if end != nil {
+		end()
+	}
+}
+
+// endByHand does an end line.
+func endByHand(end func()) error {
+	if end == nil {
+		return fmt.Errorf(`"end": this run ends by itself (only --schedule %s waits for an end)`, experiment.LabByHand)
+	}
+	end()
+	return nil
 }
 
 // labFault does one control line's fault.

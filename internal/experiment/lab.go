@@ -56,6 +56,9 @@ type LabSpec struct {
 	// Schedule is a named schedule (LabSchedules); "" with Params.Faults
 	// (a learner's schedule read from a history) or for a calm run.
 	Schedule string
+	// End is closed when the learner ends a run of the schedule LabByHand,
+	// which waits for it (LabByHandLimit at most); that schedule needs it.
+	End <-chan struct{}
 }
 
 // labKind is a lab whose code can play a replica: what the engine needs
@@ -163,6 +166,9 @@ func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Ev
 	}
 	if spec.Schedule != "" && labSchedules[spec.Schedule] == nil {
 		return nil, fmt.Errorf("%w: no schedule %q (%s)", ErrUnknown, spec.Schedule, strings.Join(LabScheduleNames(), ", "))
+	}
+	if LabScheduleEndsByHand(spec.Schedule) && spec.End == nil {
+		return nil, fmt.Errorf("schedule %s: the run ends by hand, and nothing can end it (LabSpec.End)", spec.Schedule)
 	}
 	for _, f := range p.Faults {
 		if f.Kind == ClockChanged {

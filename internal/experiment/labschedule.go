@@ -23,6 +23,9 @@ type labSchedule struct {
 	// waiter: the schedule hits a replica that waits (labRun.waiter)
 	// instead of the leader.
 	waiter bool
+	// byHand: the schedule does nothing of its own and lasts until the
+	// learner ends the run (LabByHand).
+	byHand bool
 }
 
 var labSchedules = map[string]*labSchedule{
@@ -61,6 +64,41 @@ var labSchedules = map[string]*labSchedule{
 		return err
 	}},
 	"etcd-leader-change": {says: "on a 3-member etcd cluster, move etcd's raft leader to another member three times, a TTL and a half apart", play: etcdLeaderChange, cluster: true},
+	LabByHand: {says: "no faults of its own: the replicas run while you break them with the keys (tab picks a replica; p, x, c, r), until you end the run with e (5 minutes at most)", play: byHand, byHand: true},
+}
+
+// LabByHand is the schedule for faults by hand: it injects none of its
+// own and keeps the replicas running until the learner ends the run
+// (LabSpec.End: the lab screen's e, an end line on the run's control
+// input), then the run ends as any other (a watch, every replica told to
+// stop, the verdict). The learner's faults are in the history, so it
+// replays as any learner's schedule, ending after its last fault.
+const LabByHand = "by-hand"
+
+// LabByHandLimit is how long a by-hand run waits to be ended: a run left
+// forgotten still ends, and gives its verdict.
+const LabByHandLimit = 5 * time.Minute
+
+// byHand waits for the learner to end the run, LabByHandLimit at most.
+func byHand(ctx context.Context, lr *labRun, run *Run, _ *Replica) error {
+	limit := time.NewTimer(LabByHandLimit)
+	defer limit.Stop()
+	select {
+	case <-lr.spec.End:
+		run.Note("the run was ended by hand")
+	case <-limit.C:
+		run.Note("%.0f minutes passed and the run was not ended: it ends by itself", LabByHandLimit.Minutes())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// LabScheduleEndsByHand says whether the prepared schedule lasts until
+// the learner ends the run (LabByHand) rather than ending by itself.
+func LabScheduleEndsByHand(name string) bool {
+	s := labSchedules[name]
+	return s != nil && s.byHand
 }
 
 // crashDuringStepDown catches the leader between its Work returning and
@@ -164,8 +202,9 @@ func LabScheduleNeedsCluster(name string) bool {
 }
 
 // labScheduleOrder is the order the schedules are offered in: the
-// simplest faults first, the run without any last.
-var labScheduleOrder = []string{"pause-owner", "cut-off-owner", "crash-owner", "crash-during-stepdown", "flapping-network", "cut-off-waiter", "pause-waiter", "etcd-leader-change", "calm"}
+// simplest faults first, then the run with the learner's faults only,
+// the run without any last.
+var labScheduleOrder = []string{"pause-owner", "cut-off-owner", "crash-owner", "crash-during-stepdown", "flapping-network", "cut-off-waiter", "pause-waiter", "etcd-leader-change", LabByHand, "calm"}
 
 // LabScheduleNames lists the prepared schedules of lab runs, in the order
 // they are offered.
@@ -206,6 +245,11 @@ func (lr *labRun) playSchedule(ctx context.Context, run *Run) error {
 		name = "calm"
 	}
 	s := labSchedules[name]
+	if s.byHand {
+		// Nothing aimed at a leader: the learner picks the replicas.
+		run.Phase(ctx, fmt.Sprintf("schedule %s: no faults but yours; the run goes on until you end it (e on the lab screen, an end line on --control's input), %.0f minutes at most", name, LabByHandLimit.Minutes()))
+		return s.play(ctx, lr, run, nil)
+	}
 	o := lr.owner(ctx, run, 10*time.Second+run.tTLDuration())
 	if o == nil {
 		run.Phase(ctx, fmt.Sprintf("schedule %s: skipped, no replica leads", name))

@@ -54,6 +54,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "labrunbench: no schedule %q (%s)\n", *schedule, strings.Join(experiment.LabScheduleNames(), ", "))
 		os.Exit(2)
 	}
+	if experiment.LabScheduleEndsByHand(*schedule) {
+		fmt.Fprintf(os.Stderr, "labrunbench: %s waits for a learner to end the run: time another schedule\n", *schedule)
+		os.Exit(2)
+	}
 	if err := benchAll(strings.Split(*ids, ","), *runs, *schedule); err != nil {
 		fmt.Fprintln(os.Stderr, "labrunbench:", err)
 		os.Exit(1)
