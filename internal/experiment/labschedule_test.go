@@ -22,6 +22,18 @@ func TestLabSchedulesListed(t *testing.T) {
 	if !LabScheduleNeedsCluster("etcd-leader-change") || LabScheduleNeedsCluster("pause-owner") {
 		t.Error("only etcd-leader-change needs the in-process cluster")
 	}
+	if !LabScheduleEndsByHand(LabByHand) || LabScheduleEndsByHand("calm") || !slices.Contains(names, LabByHand) || names[len(names)-1] != "calm" {
+		t.Errorf("%s ends by hand, calm (last) by itself: %v", LabByHand, names)
+	}
+}
+
+// TestLabByHandNeedsAnEnd: a by-hand run with nothing to end it is
+// refused before anything starts.
+func TestLabByHandNeedsAnEnd(t *testing.T) {
+	_, err := StartLab(t.Context(), LabSpec{Lab: "07_election", Schedule: LabByHand}, Params{}, Env{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "ends by hand") {
+		t.Fatalf("by-hand without LabSpec.End: %v", err)
+	}
 }
 
 func TestLabViolationAt(t *testing.T) {

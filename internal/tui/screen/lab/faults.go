@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,8 +56,12 @@ type faultRun struct {
 	err       error
 	// control is the child's standard input, where faults by hand go
 	// (experiment run --control); pick is the replica they go to.
-	control io.WriteCloser
+	control *controlPipe
 	pick    int
+	// ended: the learner ended the by-hand run (e); unsent says which
+	// key's line the child had not taken, if the last one was not.
+	ended  bool
+	unsent string
 }
 
 // labHasRunner reports whether the lab's code can play a replica.
@@ -128,7 +131,7 @@ func (m *Model) startFaultRun(schedule string, reference bool) tea.Cmd {
 	ch := make(chan tea.Msg, 64)
 	cmd := m.faultCommand(ctx, schedule, reference)
 	if w, err := cmd.StdinPipe(); err == nil {
-		f.runs[slot].control = w
+		f.runs[slot].control = newControlPipe(ctx, w)
 	}
 	go runChild(ctx, cmd, f.seq, ch)
 	return tea.Batch(waitFault(ch), m.spinFaults())
@@ -260,9 +263,7 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	m.faults.stop = nil
 	r := m.faults.runs[m.faults.showing]
 	r.done, r.code, r.stderr, r.err, r.history = true, msg.code, msg.stderr, msg.err, msg.history
-	if r.control != nil {
-		r.control.Close()
-	}
+	r.control.close()
 	r.took = m.now().Sub(r.started)
 	if h := r.history; h != nil && h.Verdict != nil {
 		at := time.Duration(-1)

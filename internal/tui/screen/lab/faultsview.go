@@ -70,7 +70,8 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 	out := []string{st.Heading.Render(ansi.Truncate(head, w, "…"))}
 	if len(r.events) == 0 {
 		out = append(out, st.Muted.Render("Building the lab's replica program (a first build can take a minute)…"))
-	} else if l := m.handLine(r); l != "" {
+	}
+	for _, l := range m.handLines(r) {
 		out = append(out, st.Muted.Render(ansi.Truncate(l, w, "…")))
 	}
 	for _, e := range newestShown(r.events, h-len(out)) {

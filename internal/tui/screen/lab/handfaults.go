@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -17,15 +20,19 @@ import (
 // (pause or resume, cut off or heal, crash, restart). The run is in the
 // child process, so a key becomes a line on its standard input
 // (experiment run --control), and what the replica then did comes back
-// as its events, like everything else the screen shows.
+// as its events, like everything else the screen shows. The by-hand
+// schedule does nothing of its own and goes on until e sends the child
+// end. The lines go through controlPipe, never written in Update.
 
-// HandKeys are the bindings of faults by hand.
+// HandKeys are the bindings of faults by hand; End ends a run of the
+// by-hand schedule, which goes on until it does.
 type HandKeys struct {
 	Pick    key.Binding
 	Pause   key.Binding
 	Cut     key.Binding
 	Crash   key.Binding
 	Restart key.Binding
+	End     key.Binding
 }
 
 func defaultHandKeys() HandKeys {
@@ -35,6 +42,79 @@ func defaultHandKeys() HandKeys {
 		Cut:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cut off")),
 		Crash:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		End:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "end the run")),
+	}
+}
+
+// controlBuffer is how many lines may wait for a child that is slow to
+// read them: more keys than anyone presses while a run reads its input.
+const controlBuffer = 16
+
+// controlPipe is a child's standard input, written by a goroutine of its
+// own: Update hands it a line and returns, whether the child reads its
+// input or not (a write to a pipe nobody reads waits for ever). The
+// goroutine ends once the pipe is closed or the run's context is done.
+type controlPipe struct {
+	lines  chan string
+	mu     sync.Mutex
+	closed bool
+}
+
+func newControlPipe(ctx context.Context, w io.WriteCloser) *controlPipe {
+	p := &controlPipe{lines: make(chan string, controlBuffer)}
+	go p.write(ctx, w)
+	return p
+}
+
+// write writes each line to w until the pipe is closed; once a write
+// fails (the child has ended) the rest are dropped.
+func (p *controlPipe) write(ctx context.Context, w io.WriteCloser) {
+	defer w.Close()
+	var failed error
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				return
+			}
+			if failed == nil {
+				_, failed = io.WriteString(w, l+"\n")
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// send hands line to the writer; false when it cannot take it (the child
+// has not read the lines before it, or the run has ended).
+func (p *controlPipe) send(line string) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	select {
+	case p.lines <- line:
+		return true
+	default:
+		return false
+	}
+}
+
+// close ends the writer once the lines sent are written.
+func (p *controlPipe) close() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.closed = true
+		close(p.lines)
 	}
 }
 
@@ -92,7 +172,8 @@ func (r *faultRun) picked() (string, handState, bool) {
 	return name, stateOf(r.events, name), true
 }
 
-// handKey sends the fault a key asks for to the running child.
+// handKey sends the fault a key asks for to the running child, or the
+// end of a by-hand run.
 func (m *Model) handKey(msg tea.KeyPressMsg) {
 	r := m.faults.runs[m.faults.showing]
 	if r == nil {
@@ -103,42 +184,68 @@ func (m *Model) handKey(msg tea.KeyPressMsg) {
 		return
 	}
 	k := m.keys.Hand
-	var verb string
+	var line string
 	switch {
 	case key.Matches(msg, k.Pick):
 		r.pick = (r.pick + 1) % len(runReplicas(r.events))
 		return
+	case key.Matches(msg, k.End) && r.endsByHand():
+		line = "end"
 	case key.Matches(msg, k.Pause) && !s.crashed:
-		verb = map[bool]string{false: "pause", true: "resume"}[s.paused]
+		line = map[bool]string{false: "pause", true: "resume"}[s.paused] + " " + name
 	case key.Matches(msg, k.Cut) && !s.crashed:
-		verb = map[bool]string{false: "cut", true: "heal"}[s.cut]
+		line = map[bool]string{false: "cut", true: "heal"}[s.cut] + " " + name
 	case key.Matches(msg, k.Crash) && !s.crashed:
-		verb = "crash"
+		line = "crash " + name
 	case key.Matches(msg, k.Restart) && s.crashed:
-		verb = "restart"
+		line = "restart " + name
 	default:
 		return
 	}
 	// A child that has ended reads no more: its verdict is on its way.
-	fmt.Fprintf(r.control, "%s %s\n", verb, name)
+	if !r.control.send(line) {
+		r.unsent = line
+		return
+	}
+	r.unsent = ""
+	r.ended = r.ended || line == "end"
 }
 
-// handLine says which replica the keys act on and what they would do,
-// for the state its events say it is in.
-func (m Model) handLine(r *faultRun) string {
+// endsByHand says whether the run goes on until the learner ends it, and
+// has not been ended yet.
+func (r *faultRun) endsByHand() bool {
+	return experiment.LabScheduleEndsByHand(r.schedule) && !r.ended
+}
+
+// handLines say which replica the keys act on and what they would do,
+// for the state its events say it is in; in a by-hand run, how it ends;
+// and a key the child did not take.
+func (m Model) handLines(r *faultRun) []string {
 	name, s, ok := r.picked()
 	if !ok {
-		return ""
+		return nil
 	}
+	var out []string
 	switch {
 	case s.crashed:
-		return fmt.Sprintf("your faults: %s crashed · r restart · tab next replica", name)
+		out = append(out, fmt.Sprintf("your faults: %s crashed · r restart · tab next replica", name))
 	case s.paused:
-		return fmt.Sprintf("your faults: %s paused · p resume · c crash · tab next replica", name)
+		out = append(out, fmt.Sprintf("your faults: %s paused · p resume · c crash · tab next replica", name))
 	case s.cut:
-		return fmt.Sprintf("your faults: %s cut off · x heal · c crash · tab next replica", name)
+		out = append(out, fmt.Sprintf("your faults: %s cut off · x heal · c crash · tab next replica", name))
+	default:
+		out = append(out, fmt.Sprintf("your faults on %s: p pause · x cut off · c crash · tab next replica", name))
 	}
-	return fmt.Sprintf("your faults on %s: p pause · x cut off · c crash · tab next replica", name)
+	switch {
+	case r.endsByHand():
+		out = append(out, fmt.Sprintf("the run goes on until you end it: e (%.0f minutes at most)", experiment.LabByHandLimit.Minutes()))
+	case experiment.LabScheduleEndsByHand(r.schedule):
+		out = append(out, "ended: a watch, then every replica is told to stop, then the verdict")
+	}
+	if r.unsent != "" {
+		out = append(out, fmt.Sprintf("not sent: %q (the run is not reading its input)", r.unsent))
+	}
+	return out
 }
 
 // handHelp is the one-line help of faults by hand during a run.
@@ -151,5 +258,9 @@ func (m Model) handHelp() []key.Binding {
 		return nil
 	}
 	k := m.keys.Hand
-	return []key.Binding{k.Pick, k.Pause, k.Cut, k.Crash, k.Restart}
+	out := []key.Binding{k.Pick, k.Pause, k.Cut, k.Crash, k.Restart}
+	if r.endsByHand() {
+		out = append(out, k.End)
+	}
+	return out
 }

@@ -1,6 +1,11 @@
 package lab
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,25 +14,27 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/testwait"
 	"github.com/ownership-election/playground/lessons"
 )
 
-// sentLines is a child's standard input as a test sees it.
-type sentLines struct{ strings.Builder }
+// sentLines is a child's standard input as a test sees it, written by
+// the control pipe's goroutine while the test reads it.
+type sentLines struct{ testwait.Buffer }
 
 func (s *sentLines) Close() error { return nil }
 
-// TestFaultsByHand: during a run, tab picks a replica and p, x, c and r
-// send the child the fault for the state the replica's events say it is
-// in (a paused one is resumed, a crashed one only restarted); the view
-// says which replica the keys act on.
-func TestFaultsByHand(t *testing.T) {
+// handRun is a lab screen at 80x24 in a run of schedule whose child reads
+// control (its replicas r1 to r3 running), and its key presser.
+func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *faultRun, func(k string)) {
+	t.Helper()
 	m := New(testContext(), Options{Lab: lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, Root: t.TempDir()})
 	m.SetSize(80, 24)
 	m = runCmd(t, m, m.Init())
-	sent := &sentLines{}
 	m.faults.open, m.faults.seq = true, 1
-	r := &faultRun{schedule: "calm", started: time.Now(), control: sent}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	r := &faultRun{schedule: schedule, started: time.Now(), control: newControlPipe(ctx, control)}
 	m.faults.runs[0] = r
 	for _, n := range []string{"r1", "r2", "r3"} {
 		r.events = append(r.events, experiment.Event{Kind: experiment.Note, Replica: n, Text: "runs the lab's code"})
@@ -40,6 +47,23 @@ func TestFaultsByHand(t *testing.T) {
 		}
 		m.Update(msg)
 	}
+	return m, r, press
+}
+
+// sentAre waits until the child has been sent want.
+func sentAre(t *testing.T, sent *sentLines, want string) {
+	t.Helper()
+	testwait.Until(t, 10*time.Second, fmt.Sprintf("the lines %q", want), func() bool { return sent.String() == want },
+		func() string { return fmt.Sprintf("sent %q", sent.String()) })
+}
+
+// TestFaultsByHand: during a run, tab picks a replica and p, x, c and r
+// send the child the fault for the state the replica's events say it is
+// in (a paused one is resumed, a crashed one only restarted); the view
+// says which replica the keys act on.
+func TestFaultsByHand(t *testing.T) {
+	sent := &sentLines{}
+	m, r, press := handRun(t, "calm", sent)
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "your faults on r1: p pause") {
 		t.Fatalf("the view does not say where the keys act:\n%s", v)
 	}
@@ -54,11 +78,75 @@ func TestFaultsByHand(t *testing.T) {
 	r.events = append(r.events, experiment.Event{Kind: experiment.Crashed, Replica: "r3"})
 	press("p") // crashed: nothing to pause
 	press("r")
-	want := "pause r1\nresume r1\ncut r2\ncrash r3\nrestart r3\n"
-	if sent.String() != want {
-		t.Fatalf("sent %q, want %q", sent.String(), want)
-	}
+	sentAre(t, sent, "pause r1\nresume r1\ncut r2\ncrash r3\nrestart r3\n")
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "r3 crashed · r restart") {
 		t.Fatalf("the view does not say r3 crashed:\n%s", v)
+	}
+}
+
+// helpLine is the one-line help as the keys' own words.
+func helpLine(m *Model) string {
+	var out []string
+	for _, b := range m.ShortHelp() {
+		out = append(out, b.Help().Key+" "+b.Help().Desc)
+	}
+	return strings.Join(out, " · ")
+}
+
+// TestEndByHand: in a by-hand run the view and the help offer e, which
+// sends the child end, once; the view then says the run is ending, the
+// help no longer offers e, and the run's end shows its verdict. A run
+// that ends by itself offers no e, and e there sends nothing.
+func TestEndByHand(t *testing.T) {
+	sent := &sentLines{}
+	m, r, press := handRun(t, experiment.LabByHand, sent)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "the run goes on until you end it: e (5 minutes at most)") {
+		t.Fatalf("the view does not say how the run ends:\n%s", v)
+	}
+	if h := helpLine(m); !strings.Contains(h, "e end the run") {
+		t.Fatalf("the help does not offer e: %s", h)
+	}
+	press("p")
+	press("e")
+	press("e")
+	sentAre(t, sent, "pause r1\nend\n")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "ended: a watch, then every replica is told to stop") {
+		t.Fatalf("the view does not say the run is ending:\n%s", v)
+	}
+	if h := helpLine(m); strings.Contains(h, "end the run") {
+		t.Fatalf("the help still offers e once the run was ended: %s", h)
+	}
+	h := experiment.History{Events: slices.Clone(r.events), Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	m.faultDone(faultDoneMsg{seq: 1, history: &h})
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "Your code under by-hand: HELD") {
+		t.Fatalf("the view does not show the verdict:\n%s", v)
+	}
+
+	other := &sentLines{}
+	m, _, press = handRun(t, "calm", other)
+	if v, h := ansi.Strip(m.View()), helpLine(m); strings.Contains(v, "until you end it") || strings.Contains(h, "end the run") {
+		t.Fatalf("a calm run offers e:\n%s\n%s", v, h)
+	}
+	press("e")
+	press("p")
+	sentAre(t, other, "pause r1\n")
+}
+
+// TestHandKeysNeverBlock: a child that never reads its input holds up
+// neither Update nor the screen: the keys past what the pipe holds are
+// not sent, and the view says so. Were a key's line written in Update,
+// the first press would wait for ever on the pipe nobody reads.
+func TestHandKeysNeverBlock(t *testing.T) {
+	unread, w := io.Pipe()
+	defer unread.CloseWithError(errors.New("the test is over")) // frees the writer
+	m, r, press := handRun(t, "calm", w)
+	for range 10 * controlBuffer {
+		press("c")
+	}
+	if r.unsent != "crash r1" {
+		t.Fatalf("after %d presses on a child that reads nothing, unsent is %q", 10*controlBuffer, r.unsent)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, `not sent: "crash r1" (the run is not reading its input)`) {
+		t.Fatalf("the view does not say the key was not sent:\n%s", v)
 	}
 }
