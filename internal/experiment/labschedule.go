@@ -64,7 +64,7 @@ var labSchedules = map[string]*labSchedule{
 		return err
 	}},
 	"etcd-leader-change": {says: "on a 3-member etcd cluster, move etcd's raft leader to another member three times, a TTL and a half apart", play: etcdLeaderChange, cluster: true},
-	LabByHand: {says: "no faults of its own: the replicas run while you break them with the keys (tab picks a replica; p, x, c, r), until you end the run with e (5 minutes at most)", play: byHand, byHand: true},
+	LabByHand:            {says: "no faults of its own: the replicas run while you break them with the keys (tab picks a replica; p, x, c, r), until you end the run with e (5 minutes at most)", play: byHand, byHand: true},
 }
 
 // LabByHand is the schedule for faults by hand: it injects none of its
