@@ -58,6 +58,10 @@ type faultRun struct {
 	// (experiment run --control); pick is the replica they go to.
 	control *controlPipe
 	pick    int
+	// replay, if set, is a history file whose faults the run plays
+	// (--faults) instead of its schedule: the reference's run on the
+	// faults of a by-hand run (startReference).
+	replay string
 	// ended: the learner ended the by-hand run (e); unsent says which
 	// key's line the child had not taken, if the last one was not.
 	ended  bool
@@ -113,25 +117,31 @@ func (m Model) faultRunning() bool {
 // startFaultRun runs the chosen schedule with the learner's code or the
 // reference.
 func (m *Model) startFaultRun(schedule string, reference bool) tea.Cmd {
+	return m.startRun(&faultRun{schedule: schedule, reference: reference})
+}
+
+// startRun runs r: its schedule, or the faults of its replay file.
+func (m *Model) startRun(r *faultRun) tea.Cmd {
 	m.stopFaultRun()
 	f := &m.faults
 	f.seq++
 	f.choosing = false
 	slot := 0
-	if reference {
+	if r.reference {
 		slot = 1
 	} else {
 		f.runs[1] = nil // a new run of yours: the old comparison is gone
 	}
-	f.runs[slot] = &faultRun{schedule: schedule, reference: reference, started: m.now()}
+	r.started = m.now()
+	f.runs[slot] = r
 	f.showing = slot
 	ctx, cancel := context.WithCancel(context.Background())
 	f.stop = cancel
 	m.layout()
 	ch := make(chan tea.Msg, 64)
-	cmd := m.faultCommand(ctx, schedule, reference)
+	cmd := m.faultCommand(ctx, r)
 	if w, err := cmd.StdinPipe(); err == nil {
-		f.runs[slot].control = newControlPipe(ctx, w)
+		r.control = newControlPipe(ctx, w)
 	}
 	go runChild(ctx, cmd, f.seq, ch)
 	return tea.Batch(waitFault(ch), m.spinFaults())
@@ -139,7 +149,7 @@ func (m *Model) startFaultRun(schedule string, reference bool) tea.Cmd {
 
 // faultCommand is the child's command line; its --record file is the
 // last argument.
-func (m Model) faultCommand(ctx context.Context, schedule string, reference bool) *exec.Cmd {
+func (m Model) faultCommand(ctx context.Context, r *faultRun) *exec.Cmd {
 	prog := m.faults.program
 	if prog == "" {
 		prog = m.opts.Program
@@ -148,8 +158,11 @@ func (m Model) faultCommand(ctx context.Context, schedule string, reference bool
 		prog, _ = os.Executable()
 	}
 	record := recordFile()
-	args := []string{"experiment", "run", "--lab", m.lab.ID, "--schedule", schedule, "--json", "--control"}
-	if reference {
+	args := []string{"experiment", "run", "--lab", m.lab.ID, "--schedule", r.schedule, "--json", "--control"}
+	if r.replay != "" {
+		args[4], args[5] = "--faults", r.replay
+	}
+	if r.reference {
 		args = append(args, "--reference")
 	}
 	args = append(args, "--record", record)
@@ -176,10 +189,15 @@ func recordFile() string {
 	return f.Name()
 }
 
-// runChild runs the child, sends each event it prints, then its end.
+// runChild runs the child, sends each event it prints, then its end;
+// it removes the child's --record file, and its --faults file, written
+// for it (replayFile).
 func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	record := cmd.Args[len(cmd.Args)-1]
 	defer os.Remove(record)
+	if i := slices.Index(cmd.Args, "--faults"); i > 0 {
+		defer os.Remove(cmd.Args[i+1])
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		ch <- faultDoneMsg{seq: seq, err: err}
@@ -351,7 +369,7 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.handKey(msg) // esc stops it; the other keys are faults by hand
 		return nil
 	case key.Matches(msg, k.Reference) && mine != nil && ref == nil:
-		return m.startFaultRun(mine.schedule, true)
+		return m.startReference(mine)
 	case key.Matches(msg, k.Reference) && ref != nil:
 		f.showing = 1 - f.showing
 	case key.Matches(msg, k.Faults):

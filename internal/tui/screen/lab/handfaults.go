@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -42,7 +43,7 @@ func defaultHandKeys() HandKeys {
 		Cut:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cut off")),
 		Crash:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
-		End:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "end the run")),
+		End:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "end run")),
 	}
 }
 
@@ -263,4 +264,43 @@ func (m Model) handHelp() []key.Binding {
 		out = append(out, k.End)
 	}
 	return out
+}
+
+// yourFaults names the reference's run on a by-hand run's faults.
+const yourFaults = "your faults of the by-hand run"
+
+// startReference runs the reference to compare with mine: on the same
+// schedule, but for a by-hand run on the faults the learner did in it,
+// from its history, at the same times (a by-hand run of the reference
+// would have none of them, and would wait to be ended).
+func (m *Model) startReference(mine *faultRun) tea.Cmd {
+	if !experiment.LabScheduleEndsByHand(mine.schedule) || mine.history == nil || len(experiment.LabFaultSchedule(mine.history)) == 0 {
+		return m.startFaultRun(mine.schedule, true)
+	}
+	file, err := replayFile(*mine.history)
+	if err != nil {
+		m.faults.runs[1] = &faultRun{schedule: yourFaults, reference: true, done: true, err: err}
+		m.faults.showing = 1
+		m.layout()
+		return nil
+	}
+	return m.startRun(&faultRun{schedule: yourFaults, reference: true, replay: file})
+}
+
+// replayFile writes h to a new file for a child's --faults (runChild
+// removes it).
+func replayFile(h experiment.History) (string, error) {
+	f, err := os.CreateTemp("", "playground-labreplay-*.json")
+	if err != nil {
+		return "", fmt.Errorf("keep your faults for the reference's run: %w", err)
+	}
+	err = experiment.WriteHistory(f, h)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("keep your faults for the reference's run: %w", err)
+	}
+	return f.Name(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -103,7 +104,7 @@ func TestEndByHand(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "the run goes on until you end it: e (5 minutes at most)") {
 		t.Fatalf("the view does not say how the run ends:\n%s", v)
 	}
-	if h := helpLine(m); !strings.Contains(h, "e end the run") {
+	if h := helpLine(m); !strings.Contains(h, "e end run") {
 		t.Fatalf("the help does not offer e: %s", h)
 	}
 	press("p")
@@ -113,7 +114,7 @@ func TestEndByHand(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "ended: a watch, then every replica is told to stop") {
 		t.Fatalf("the view does not say the run is ending:\n%s", v)
 	}
-	if h := helpLine(m); strings.Contains(h, "end the run") {
+	if h := helpLine(m); strings.Contains(h, "end run") {
 		t.Fatalf("the help still offers e once the run was ended: %s", h)
 	}
 	h := experiment.History{Events: slices.Clone(r.events), Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
@@ -124,7 +125,7 @@ func TestEndByHand(t *testing.T) {
 
 	other := &sentLines{}
 	m, _, press = handRun(t, "calm", other)
-	if v, h := ansi.Strip(m.View()), helpLine(m); strings.Contains(v, "until you end it") || strings.Contains(h, "end the run") {
+	if v, h := ansi.Strip(m.View()), helpLine(m); strings.Contains(v, "until you end it") || strings.Contains(h, "end run") {
 		t.Fatalf("a calm run offers e:\n%s\n%s", v, h)
 	}
 	press("e")
@@ -148,5 +149,52 @@ func TestHandKeysNeverBlock(t *testing.T) {
 	}
 	if v := ansi.Strip(m.View()); !strings.Contains(v, `not sent: "crash r1" (the run is not reading its input)`) {
 		t.Fatalf("the view does not say the key was not sent:\n%s", v)
+	}
+}
+
+// TestReferenceOnByHandFaults: r after a by-hand run runs the reference
+// on the faults the learner did in it (--faults, from its history), not
+// on another by-hand run, which would have none and wait to be ended;
+// after a by-hand run without faults, on the schedule as after any run.
+func TestReferenceOnByHandFaults(t *testing.T) {
+	m, _, press := handRun(t, experiment.LabByHand, &sentLines{})
+	m.faults.program = "true" // the child: ends at once
+	h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: []experiment.Event{
+		{Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
+		{At: 2 * time.Second, Kind: experiment.Phase, Step: 2, Text: "schedule by-hand"},
+		{At: 3 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r2", Origin: experiment.ByLearner},
+		{At: 5 * time.Second, Kind: experiment.Resumed, Step: 2, Replica: "r2", Origin: experiment.ByLearner},
+	}, Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	m.faultDone(faultDoneMsg{seq: 1, history: &h})
+	press("r")
+	ref := m.faults.runs[1]
+	if ref == nil || ref.replay == "" || ref.schedule != yourFaults || ref.endsByHand() {
+		t.Fatalf("the reference's run after a by-hand run: %+v", ref)
+	}
+	cmd := m.faultCommand(t.Context(), ref)
+	defer os.Remove(cmd.Args[len(cmd.Args)-1])
+	if i := slices.Index(cmd.Args, "--faults"); i < 0 || cmd.Args[i+1] != ref.replay || slices.Contains(cmd.Args, "--schedule") {
+		t.Fatalf("the reference's command line: %v", cmd.Args)
+	}
+	file, err := replayFile(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(file)
+	back, err := readRecord(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := experiment.LabFaultSchedule(&back), experiment.LabFaultSchedule(&h); !slices.Equal(got, want) || len(got) != 2 {
+		t.Fatalf("the replay file's faults %+v, want %+v", got, want)
+	}
+
+	m, _, press = handRun(t, experiment.LabByHand, &sentLines{})
+	m.faults.program = "true"
+	calm := experiment.History{Events: h.Events[:2], Verdict: h.Verdict}
+	m.faultDone(faultDoneMsg{seq: 1, history: &calm})
+	press("r")
+	if ref := m.faults.runs[1]; ref == nil || ref.replay != "" || ref.schedule != experiment.LabByHand {
+		t.Fatalf("the reference's run after a by-hand run without faults: %+v", ref)
 	}
 }
