@@ -249,8 +249,41 @@ func (m Model) handLines(r *faultRun) []string {
 	return out
 }
 
-// handHelp is the one-line help of faults by hand during a run.
+// handHelp is the one-line help of faults by hand during a run: the
+// keys that act on the picked replica in the state its events say it is
+// in, and e while the run waits to be ended.
 func (m Model) handHelp() []key.Binding {
+	r := m.faults.runs[m.faults.showing]
+	if r == nil {
+		return nil
+	}
+	_, s, ok := r.picked()
+	if !ok {
+		return nil
+	}
+	k := m.keys.Hand
+	out := []key.Binding{k.Pick}
+	switch {
+	case s.crashed:
+		out = append(out, k.Restart)
+	default:
+		pause, cut := k.Pause, k.Cut
+		if s.paused {
+			pause = withHelp(pause, "resume")
+		}
+		if s.cut {
+			cut = withHelp(cut, "heal")
+		}
+		out = append(out, pause, cut, k.Crash)
+	}
+	if r.endsByHand() {
+		out = append(out, k.End)
+	}
+	return out
+}
+
+// handFullHelp is every key of faults by hand during a run, for ?.
+func (m Model) handFullHelp() []key.Binding {
 	r := m.faults.runs[m.faults.showing]
 	if r == nil {
 		return nil
@@ -259,15 +292,15 @@ func (m Model) handHelp() []key.Binding {
 		return nil
 	}
 	k := m.keys.Hand
-	out := []key.Binding{k.Pick, k.Pause, k.Cut, k.Crash, k.Restart}
+	out := []key.Binding{k.Pick, withHelp(k.Pause, "pause or resume"), withHelp(k.Cut, "cut off or heal"), k.Crash, k.Restart}
 	if r.endsByHand() {
-		out = append(out, k.End)
+		out = append(out, withHelp(k.End, "end the run (by-hand)"))
 	}
 	return out
 }
 
 // yourFaults names the reference's run on a by-hand run's faults.
-const yourFaults = "your faults of the by-hand run"
+const yourFaults = "your by-hand faults"
 
 // startReference runs the reference to compare with mine: on the same
 // schedule, but for a by-hand run on the faults the learner did in it,

@@ -107,6 +107,15 @@ func TestEndByHand(t *testing.T) {
 	if h := helpLine(m); !strings.Contains(h, "e end run") {
 		t.Fatalf("the help does not offer e: %s", h)
 	}
+	var full []string
+	for _, col := range m.FullHelp() {
+		for _, b := range col {
+			full = append(full, b.Help().Key+" "+b.Help().Desc)
+		}
+	}
+	if !slices.Contains(full, "e end the run (by-hand)") {
+		t.Fatalf("? does not list e: %v", full)
+	}
 	press("p")
 	press("e")
 	press("e")

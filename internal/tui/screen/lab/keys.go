@@ -197,7 +197,7 @@ func (m Model) faultsFullHelp() [][]key.Binding {
 		withHelp(k.Reference, "reference on the same schedule, then switch"), withHelp(k.Faults, "the schedules again"),
 		withHelp(k.CloseFaults, "stop the run, or back to the lab"),
 	}}
-	if hand := m.handHelp(); m.faultRunning() && len(hand) > 0 {
+	if hand := m.handFullHelp(); m.faultRunning() && len(hand) > 0 {
 		out = append(out, hand)
 	}
 	if r := m.faults.runs[m.faults.showing]; r != nil && r.view != nil {
