@@ -65,13 +65,24 @@ func (tl timeline) itemText(i int) string {
 }
 
 // eventWords is the event of a single-event item in words, with the
-// replica it is about.
+// replica it is about and what only the timeline knows of it.
 func (tl timeline) eventWords(i int) string {
 	e := tl.events[tl.items[i].first]
-	who := ""
-	if e.Replica != "" {
-		who = e.Replica + "  "
+	what := EventWords(e)
+	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
+		what += " (your key)"
 	}
+	if t := tl.truth[i]; t != "" {
+		what += "; " + t // where the checker found two owners: etcd's side
+	}
+	return what
+}
+
+// EventWords is event e in words, after the replica it is about
+// ("r3  refused: write 7 with token 2"). It is the one place that words
+// an event, so that the lab screen's running view and this timeline say
+// the same thing of the same event; each adds its own time column.
+func EventWords(e experiment.Event) string {
 	what := e.Text
 	switch e.Kind {
 	case experiment.Phase:
@@ -81,13 +92,10 @@ func (tl timeline) eventWords(i int) string {
 	case experiment.WriteRejected:
 		what = "refused: " + e.Text
 	}
-	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
-		what += " (your key)"
+	if e.Replica != "" {
+		return e.Replica + "  " + what
 	}
-	if t := tl.truth[i]; t != "" {
-		what += "; " + t // where the checker found two owners: etcd's side
-	}
-	return who + what
+	return what
 }
 
 // cursorLines is what happened at item cur in w cells: the item in full

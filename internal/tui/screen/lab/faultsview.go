@@ -9,6 +9,7 @@ import (
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/sentence"
+	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -88,22 +89,11 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 }
 
 // EventLine is an event as the running view draws it, in the timeline's
-// words ("5.043s  r3  refused: write ..."): its kind says no more than
-// its text, but its column took a quarter of an 80-column line.
+// words ("  5.043s  r3  refused: write ..."): its kind says no more than
+// its text, but its column took a quarter of an 80-column line. Its time
+// is padded so that the running view's lines stay aligned as they scroll.
 func EventLine(e experiment.Event) string {
-	what := e.Text
-	switch e.Kind {
-	case experiment.Phase:
-		what = fmt.Sprintf("step %d: %s", e.Step, e.Text)
-	case experiment.InvariantViolated:
-		what = "violation: " + e.Text
-	case experiment.WriteRejected:
-		what = "refused: " + e.Text
-	}
-	if e.Replica != "" {
-		what = e.Replica + "  " + what
-	}
-	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), what)
+	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), expscreen.EventWords(e))
 }
 
 // newestShown is the newest n events the running view draws, oldest
