@@ -175,16 +175,10 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				return fmt.Errorf("try %s: %w", key, err)
 			}
 			if a.Succeeded {
-				r.setRole(RoleOwner, a.Revision)
-				r.Emit(Event{Kind: Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("got the lock: created %s at revision %d%s", key, a.Revision, resolvedText(a.Resolved))})
-				won <- r
-				select {
-				case <-release:
-				case <-ctx.Done():
+				got := Event{Kind: Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("got the lock: created %s at revision %d%s", key, a.Revision, resolvedText(a.Resolved))}
+				if !holdLock(ctx, r, got, won, release) {
 					return nil
 				}
-				r.setRole(RoleFollower, 0)
-				r.Emit(Event{Kind: Released, Text: "released the lock"})
 				return releaseOwn(ctx, r, key)
 			}
 			if err := waitKeyDeleted(ctx, cli, key, a.Revision); err != nil {
@@ -193,6 +187,25 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 			count(st, 0, 1)
 		}
 	}
+}
+
+// holdLock is a waiter's turn as the lock's owner, the same whichever way
+// it waited: r becomes the owner with got's token and says so (got is its
+// Acquired event), tells the experiment it won, and holds the lock until
+// the experiment releases it. It reports false when the run ended first;
+// true once r is a follower again and must give the lock up in etcd.
+func holdLock(ctx context.Context, r *Replica, got Event, won chan<- *Replica, release <-chan struct{}) bool {
+	r.setRole(RoleOwner, got.Token)
+	r.Emit(got)
+	won <- r
+	select {
+	case <-release:
+	case <-ctx.Done():
+		return false
+	}
+	r.setRole(RoleFollower, 0)
+	r.Emit(Event{Kind: Released, Text: "released the lock"})
+	return true
 }
 
 // releaseOwn deletes key if it still holds the replica's name: sent
@@ -235,16 +248,10 @@ func queueWaiter(prefix string, st *queueStats, won chan<- *Replica, release <-c
 		if err != nil {
 			return err
 		}
-		r.setRole(RoleOwner, tok)
-		r.Emit(Event{Kind: Acquired, Token: tok, Text: fmt.Sprintf("got the lock: its key is the oldest in line (created at revision %d)", tok)})
-		won <- r
-		select {
-		case <-release:
-		case <-ctx.Done():
+		got := Event{Kind: Acquired, Token: tok, Text: fmt.Sprintf("got the lock: its key is the oldest in line (created at revision %d)", tok)}
+		if !holdLock(ctx, r, got, won, release) {
 			return nil
 		}
-		r.setRole(RoleFollower, 0)
-		r.Emit(Event{Kind: Released, Text: "released the lock"})
 		return resign(ctx, r, l, prefix, tok)
 	}
 }
