@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,14 +21,8 @@ func TestLabReplayPrintsAsTheRun(t *testing.T) {
 			{At: 2 * time.Second, Kind: experiment.LeaderMoved, Replica: "m2", Origin: experiment.ByScript, Text: "raft leadership moved to m2"},
 			{At: 3 * time.Second, Kind: experiment.Note, Replica: "r1", Text: "told to stop: SIGTERM, its Run's context is cancelled"},
 		}}
-	var b bytes.Buffer
-	if err := experiment.WriteHistory(&b, h); err != nil {
-		t.Fatal(err)
-	}
 	file := filepath.Join(t.TempDir(), "lab.json")
-	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, file, h)
 	code, out, errOut := runCLI(t, "experiment", "replay", file)
 	if code != 1 || !strings.HasPrefix(lastLine(out), "verdict: VIOLATION: ") {
 		t.Fatalf("replay of a run in which no Work was called: exit %d, %s\n%s", code, lastLine(out), errOut)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,13 +94,7 @@ func TestExperimentRunAndReplayTakeOldNames(t *testing.T) {
 	h := experiment.History{Format: experiment.HistoryFormat, Scenario: "thundering-herd",
 		Params:  experiment.Params{Replicas: 20, TTL: 5, Seed: 1},
 		Verdict: &experiment.Verdict{Scenario: "thundering-herd", Summary: "as recorded"}}
-	var b bytes.Buffer
-	if err := experiment.WriteHistory(&b, h); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(rec, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, rec, h)
 	// The verdict is the lock-waiters checker's, not the one recorded.
 	code, out, errOut := run(t, "", "experiment", "replay", rec)
 	if code == 2 || !strings.Contains(out, "both ways of waiting") {

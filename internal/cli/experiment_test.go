@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,12 +12,24 @@ import (
 	"github.com/ownership-election/playground/internal/experiment"
 )
 
+// runCLI runs the playground with args, no input and a state folder of
+// its own, and returns its exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("PLAYGROUND_STATE_DIR", t.TempDir())
-	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	return run(t, "", args...)
+}
+
+// writeHistory writes h to a history file at path, as --record does.
+func writeHistory(t *testing.T, path string, h experiment.History) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := experiment.WriteHistory(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestExperimentList(t *testing.T) {
@@ -128,13 +139,7 @@ func TestExperimentReplaysLearnerFaults(t *testing.T) {
 			{At: time.Second, Kind: experiment.Paused, Step: 3, Replica: "r4", Origin: experiment.ByLearner},
 			{At: time.Second + 200*time.Millisecond, Kind: experiment.Resumed, Step: 3, Replica: "r4", Origin: experiment.ByLearner},
 		}}
-	var b bytes.Buffer
-	if err := experiment.WriteHistory(&b, h); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeHistory(t, in, h)
 	out := filepath.Join(dir, "out.json")
 	runCLI(t, "experiment", "run", "singleton-vs-election", "--faults", in, "--record", out)
 	f, err := os.Open(out)
