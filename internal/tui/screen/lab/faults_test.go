@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -116,14 +115,7 @@ const runWait = 4 * time.Minute
 // waitRun waits for a run's verdict on screen.
 func waitRun(t *testing.T, tm *teatest.TestModel, what ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		for _, w := range what {
-			if !bytes.Contains(b, []byte(w)) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(runWait), teatest.WithCheckInterval(50*time.Millisecond))
+	waitShown(t, tm, runWait, what...)
 }
 
 // pickSchedule moves the list's cursor down n times (up for n < 0).

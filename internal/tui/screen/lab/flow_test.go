@@ -70,7 +70,15 @@ func (h harness) View() tea.View {
 	return v
 }
 
+// waitFor waits up to 90 s for the screen to have shown all of what.
 func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
+	t.Helper()
+	waitShown(t, tm, 90*time.Second, what...)
+}
+
+// waitShown waits up to within for the program's output to hold every
+// one of what, and fails the test if it does not.
+func waitShown(t *testing.T, tm *teatest.TestModel, within time.Duration, what ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		for _, w := range what {
@@ -79,7 +87,7 @@ func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
 			}
 		}
 		return true
-	}, teatest.WithDuration(90*time.Second), teatest.WithCheckInterval(50*time.Millisecond))
+	}, teatest.WithDuration(within), teatest.WithCheckInterval(50*time.Millisecond))
 }
 
 // TestFlowGradeFixtureLab drives the screen in a real program: the fixture
