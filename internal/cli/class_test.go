@@ -35,6 +35,30 @@ func classCluster(t *testing.T) (*classtest.Cluster, []string) {
 	return c, []string{"--etcd-endpoints", strings.Join(c.Endpoints(), ","), "--cacert", c.CACert, "--user", "root:" + classtest.RootPassword}
 }
 
+// adaOnClass is a class cluster with one learner, ada, set up as an
+// instructor sets one up: it returns the instructor's root client (closed
+// when the test ends) and the settings file ada was handed.
+func adaOnClass(t *testing.T) (*clientv3.Client, string) {
+	t.Helper()
+	c, _ := classCluster(t)
+	root, err := c.Root.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	actions, err := class.Setup(context.Background(), c.Root, root, []class.Learner{{Name: "ada"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ada.json")
+	ada := c.Plain
+	ada.User, ada.Password = "ada", actions[0].Password
+	if err := ada.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	return root, file
+}
+
 // TestClassCommands: an instructor sets up a class, hands out settings,
 // a learner connects with them and publishes, the instructor sees it in
 // class status, and removes the class again.
@@ -225,23 +249,9 @@ func TestGradeOnClassCluster(t *testing.T) {
 		t.Skip("slow (6 s or more); make test runs it")
 	}
 	env, out, errb := gradeEnv(t)
-	c, _ := classCluster(t)
+	root, file := adaOnClass(t)
 	ctx := context.Background()
-	root, err := c.Root.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "ada.json")
-	ada := c.Plain
-	ada.User, ada.Password = "ada", actions[0].Password
-	if err := ada.WriteFile(file); err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	env.Etcd, err = access.LoadFile(file)
 	if err != nil {
 		t.Fatal(err)

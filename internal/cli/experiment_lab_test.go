@@ -45,23 +45,8 @@ func TestLabRunOnClassCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (6 s or more); make test runs it")
 	}
-	c, _ := classCluster(t)
+	root, file := adaOnClass(t)
 	ctx := context.Background()
-	root, err := c.Root.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "ada.json")
-	ada := c.Plain
-	ada.User, ada.Password = "ada", actions[0].Password
-	if err := ada.WriteFile(file); err != nil {
-		t.Fatal(err)
-	}
 	before, err := root.Get(ctx, "", clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil {
 		t.Fatal(err)
