@@ -35,17 +35,25 @@ func classCluster(t *testing.T) (*classtest.Cluster, []string) {
 	return c, []string{"--etcd-endpoints", strings.Join(c.Endpoints(), ","), "--cacert", c.CACert, "--user", "root:" + classtest.RootPassword}
 }
 
+// instructor is a client of class cluster c as its root user, as the
+// instructor's playground connects; it is closed when the test ends.
+func instructor(t *testing.T, c *classtest.Cluster) *clientv3.Client {
+	t.Helper()
+	root, err := c.Root.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root
+}
+
 // adaOnClass is a class cluster with one learner, ada, set up as an
 // instructor sets one up: it returns the instructor's root client (closed
 // when the test ends) and the settings file ada was handed.
 func adaOnClass(t *testing.T) (*clientv3.Client, string) {
 	t.Helper()
 	c, _ := classCluster(t)
-	root, err := c.Root.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { root.Close() })
+	root := instructor(t, c)
 	actions, err := class.Setup(context.Background(), c.Root, root, []class.Learner{{Name: "ada"}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -294,11 +302,7 @@ func TestLearnerIsToldWhenTheClassRefusesThem(t *testing.T) {
 	c, _ := classCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	root, err := c.Root.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := instructor(t, c)
 	for _, step := range []struct {
 		name   string
 		break_ func(name string) error

@@ -38,11 +38,7 @@ func TestClassVerifyRegrades(t *testing.T) {
 	c, asRoot := classCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	root, err := c.Root.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := instructor(t, c)
 	actions, err := class.Setup(ctx, c.Root, root, []class.Learner{{Name: "ada"}, {Name: "bob"}}, nil)
 	if err != nil {
 		t.Fatal(err)
