@@ -37,7 +37,7 @@ func (m Model) faultsBody(w, h int) string {
 func (m Model) scheduleList(w, h int) []string {
 	st := m.Styles
 	out := []string{st.Heading.Render("Run your code under faults")}
-	intro := "Three copies of labs/" + m.lab.ID + " run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits)."
+	intro := "Three copies of labs/" + m.lab.ID + " run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand)."
 	for _, l := range strings.Split(text.Wrap(intro, w), "\n") {
 		out = append(out, st.Muted.Render(l))
 	}
