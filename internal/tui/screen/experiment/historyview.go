@@ -26,7 +26,7 @@ type HistoryView struct {
 // when at is negative.
 func NewHistoryView(st theme.Styles, h experiment.History, at time.Duration) HistoryView {
 	m := Model{Base: screen.NewBase(screen.Context{Styles: st}), keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		phase: phaseDone, tlc: &timelineCache{}}
+		phase: phaseDone, tlc: &timelineCache{}, ownRules: experiment.IsLabRun(h.Scenario)}
 	m.snap.events = h.Events
 	m.snap.verdict = h.Verdict
 	seen := map[string]bool{}

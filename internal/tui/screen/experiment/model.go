@@ -93,12 +93,15 @@ type Model struct {
 	saved     string         // where the last run's history went
 	saveErr   error          // ... or why it did not
 	tlc       *timelineCache // shared by the model's copies
-	cursor    int            // the timeline item the cursor is on, unless live
-	live      bool           // the cursor follows the run
-	err       error
-	notice    string
-	started   time.Time
-	now       func() time.Time
+	// ownRules: the history shown is a run judged by rules of its own
+	// (a lab run's, in a HistoryView), as sc.OwnRules says of a live one.
+	ownRules bool
+	cursor   int  // the timeline item the cursor is on, unless live
+	live     bool // the cursor follows the run
+	err      error
+	notice   string
+	started  time.Time
+	now      func() time.Time
 	// changed is when the run last emitted an event: a run that goes
 	// quiet while the learner holds a replica down is waiting for it.
 	changed time.Time

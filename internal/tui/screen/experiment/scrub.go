@@ -56,7 +56,7 @@ func (m Model) timeline() timeline {
 	if c := m.tlc; c != nil && c.key == key {
 		return c.tl
 	}
-	tl := buildTimeline(m.snap.events, names, retired)
+	tl := buildTimeline(m.snap.events, names, retired, m.ownRules || (m.sc != nil && m.sc.OwnRules))
 	if m.tlc != nil {
 		*m.tlc = timelineCache{key: key, tl: tl}
 	}

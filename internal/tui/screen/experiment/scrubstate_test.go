@@ -65,7 +65,7 @@ func TestScrubbedWorker(t *testing.T) {
 		{Kind: experiment.LeaseGranted, Replica: "w1", TTL: 2},
 		{At: time.Millisecond, Kind: experiment.ShardClaimed, Replica: "w1", Text: "claimed shards/00"},
 		{At: 2 * time.Millisecond, Kind: experiment.Crashed, Replica: "w1"},
-	}, []string{"w1"}, nil)
+	}, []string{"w1"}, nil, false)
 	n := len(tl.items)
 	if got := stateWord(tl.states[n-2][0], 0); got != "worker" {
 		t.Errorf("after its claim: %q, want worker", got)

@@ -80,6 +80,10 @@ type timeline struct {
 	// truth is, for an item that shows two owners at once, whose key etcd
 	// held then, as the checker found it (markFindings).
 	truth map[int]string
+	// ownRules: the run's scenario judges ownership by rules of its own
+	// (a lab run: Scenario.OwnRules), so the marks are its violations,
+	// not the generic checker's findings.
+	ownRules bool
 }
 
 // routine reports whether e folds into a count rather than a column of
@@ -110,8 +114,8 @@ func replicaEvent(e experiment.Event) bool {
 // state. names are the run's replicas in creation order (lanes come in
 // that order, then any other replica the events name); retired are those
 // whose part of the run is over, whose lanes end after their last event.
-func buildTimeline(events []experiment.Event, names []string, retired map[string]bool) timeline {
-	tl := timeline{events: events, lanes: lanesOf(events, names)}
+func buildTimeline(events []experiment.Event, names []string, retired map[string]bool, ownRules bool) timeline {
+	tl := timeline{events: events, lanes: lanesOf(events, names), ownRules: ownRules}
 	lane := map[string]int{}
 	for i, n := range tl.lanes {
 		lane[n] = i

@@ -20,7 +20,7 @@ import (
 // that gives etcd another holder is a column of its own; the script's
 // waiting lines are left out.
 func TestTimelineFolds(t *testing.T) {
-	tl := buildTimeline(fencingEvents(), []string{"b1", "b2", "b3"}, nil)
+	tl := buildTimeline(fencingEvents(), []string{"b1", "b2", "b3"}, nil, false)
 	var got []string
 	for i, it := range tl.items {
 		e := tl.events[it.first]
@@ -50,7 +50,7 @@ func TestTimelineFolds(t *testing.T) {
 		return experiment.Event{Kind: experiment.WriteAccepted, Replica: r, Token: tok}
 	}
 	tl = buildTimeline([]experiment.Event{ev("a", 1), ev("a", 1), ev("b", 2), ev("a", 3),
-		{Kind: experiment.Waiting, Value: 1, Text: "the script waits"}, ev("a", 3)}, nil, nil)
+		{Kind: experiment.Waiting, Value: 1, Text: "the script waits"}, ev("a", 3)}, nil, nil, false)
 	if len(tl.items) != 3 || tl.items[2].fold.counts[experiment.WriteAccepted] != 2 {
 		t.Fatalf("writes by a, b, a (new token), a: %d items, want 3 (the last of 2 writes)", len(tl.items))
 	}
@@ -255,7 +255,7 @@ func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
 			Held: &experiment.StoreKey{Key: "election-1/694d7c1e5f2a9b07", ModRevision: 10},
 			Prev: []experiment.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "b2"}}}}
 	evs = append(evs, del, experiment.Event{At: 3400 * time.Millisecond, Kind: experiment.Phase, Text: "next variant"})
-	tl := buildTimeline(evs, []string{"b1", "b2", "b3"}, map[string]bool{"b2": true})
+	tl := buildTimeline(evs, []string{"b1", "b2", "b3"}, map[string]bool{"b2": true}, false)
 	n := len(tl.items)
 	if s := tl.states[n-2][1]; s.gone {
 		t.Fatal("b2 is gone before etcd deleted its key")
@@ -357,7 +357,7 @@ func TestHolderIsAReplica(t *testing.T) {
 		del("group/workers/r1", "", 8),
 		del("group/shards/000", "r2", 9),
 	}
-	tl := buildTimeline(events, []string{"r1", "r2"}, nil)
+	tl := buildTimeline(events, []string{"r1", "r2"}, nil, false)
 	var got []string
 	for i := range tl.items {
 		got = append(got, tl.holds[i].holder)

@@ -23,6 +23,10 @@ func (tl *timeline) markFindings() {
 	if len(tl.items) == 0 {
 		return
 	}
+	if tl.ownRules {
+		tl.markOwnViolations()
+		return
+	}
 	parts := experiment.Parts(&experiment.History{Events: tl.events})
 	if len(parts) > 1 {
 		parts = parts[1:] // the whole run is parts[0]; its parts are judged apart
@@ -51,6 +55,24 @@ func (tl *timeline) markFindings() {
 			if w.Accepted {
 				mark(tl.findingColumn(itemOf, byTime[w.At], w.Replica), w.Replica)
 			}
+		}
+	}
+}
+
+// markOwnViolations marks, in a run judged by rules of its own, the
+// replica each violation event names (the lab screen puts the verdict's
+// violation in the history as one): the generic checker's two owners at
+// once would mark a cut-off leader whose refused writes those rules
+// rightly call held.
+func (tl *timeline) markOwnViolations() {
+	lane := map[string]int{}
+	for i, n := range tl.lanes {
+		lane[n] = i
+	}
+	for j, col := range tl.itemOfEvent() {
+		e := tl.events[j]
+		if l, ok := lane[e.Replica]; ok && col >= 0 && e.Kind == experiment.InvariantViolated {
+			tl.states[col][l].violated = true
 		}
 	}
 }

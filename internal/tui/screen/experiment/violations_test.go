@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func TestTwoOwnersMarkedByEtcdsTruth(t *testing.T) {
 	if len(f.TwoOwners) != 1 || f.TwoOwners[0].Holder != "a3" || f.TwoOwners[0].Acting != "a3" {
 		t.Fatalf("the checker's finding is %+v: want a3's take-over, with etcd holding a3's key", f.TwoOwners)
 	}
-	tl := buildTimeline(events, []string{"a1", "a3"}, nil)
+	tl := buildTimeline(events, []string{"a1", "a3"}, nil, false)
 	marked := map[string][]string{}
 	for i, it := range tl.items {
 		if got := violatedLanes(tl, i); len(got) > 0 {
@@ -104,7 +105,7 @@ func TestTwoOwnersNeitherHeld(t *testing.T) {
 		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 5},
 		{At: ms(20), Kind: experiment.Acquired, Replica: "a2", Token: 6},
 	}
-	tl := buildTimeline(events, []string{"a1", "a2"}, nil)
+	tl := buildTimeline(events, []string{"a1", "a2"}, nil, false)
 	last := len(tl.items) - 1
 	if got := violatedLanes(tl, last); fmt.Sprint(got) != "[a1 a2]" || tl.events[tl.items[last].first].Replica != "a2" {
 		t.Errorf("marks at a2's take-over %v, want both owners", got)
@@ -125,4 +126,34 @@ func countRune(s string, r rune) int {
 		}
 	}
 	return n
+}
+
+// TestOwnRulesMarkTheirViolation: a run judged by rules of its own (a lab
+// run) marks only the violation events it has, on the replica each names:
+// the generic checker's two owners at once (a1 believing on while a2
+// took over, its writes refused) is no mark there.
+func TestOwnRulesMarkTheirViolation(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	events := []experiment.Event{
+		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 5},
+		{At: ms(20), Kind: experiment.Acquired, Replica: "a2", Token: 6},
+		{At: ms(30), Kind: experiment.WriteRejected, Replica: "a1", Token: 5},
+	}
+	tl := buildTimeline(events, []string{"a1", "a2"}, nil, true)
+	for i := range tl.items {
+		if got := violatedLanes(tl, i); len(got) != 0 {
+			t.Errorf("item %d marked %v in a run held by its own rules", i, got)
+		}
+	}
+	named := append(slices.Clone(events), experiment.Event{At: ms(40), Kind: experiment.InvariantViolated, Replica: "a2", Text: "Left-behind at 0.04 s: a2's ..."})
+	tl = buildTimeline(named, []string{"a1", "a2"}, nil, true)
+	last := len(tl.items) - 1
+	if got := violatedLanes(tl, last); fmt.Sprint(got) != "[a2]" {
+		t.Errorf("the named violation marks %v, want a2", got)
+	}
+	for i := range last {
+		if got := violatedLanes(tl, i); len(got) != 0 {
+			t.Errorf("item %d marked %v before the named violation", i, got)
+		}
+	}
 }
