@@ -135,7 +135,11 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 		if !ov.Showed {
 			word = "violation: " + violationText(ov)
 		}
-		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same schedule: %s", sentence.Capitalize(whose(other)), word), w, "…")))
+		same := "schedule"
+		if m.faults.runs[1] != nil && m.faults.runs[1].replay != "" {
+			same = "faults" // the reference replayed my run's faults
+		}
+		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same %s: %s", sentence.Capitalize(whose(other)), same, word), w, "…")))
 	}
 	if r.view != nil {
 		out = append(out, strings.Split(r.view.View(w, max(h-len(out), 3)), "\n")...)

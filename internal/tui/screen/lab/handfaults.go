@@ -299,25 +299,45 @@ func (m Model) handFullHelp() []key.Binding {
 	return out
 }
 
-// yourFaults names the reference's run on a by-hand run's faults.
-const yourFaults = "your by-hand faults"
+// yourFaults names the reference's run on a by-hand run's faults, and
+// yourFaultsToo on a named schedule's with the learner's keys in it.
+const (
+	yourFaults    = "your by-hand faults"
+	yourFaultsToo = " and your faults"
+)
 
 // startReference runs the reference to compare with mine: on the same
-// schedule, but for a by-hand run on the faults the learner did in it,
-// from its history, at the same times (a by-hand run of the reference
-// would have none of them, and would wait to be ended).
+// schedule, but on every fault of mine's history, at the same times and
+// on the same replicas, when the learner pressed fault keys in it (a
+// by-hand run of the reference would have none of them, and would wait
+// to be ended; a schedule alone would leave the learner's out).
 func (m *Model) startReference(mine *faultRun) tea.Cmd {
-	if !experiment.LabScheduleEndsByHand(mine.schedule) || mine.history == nil || len(experiment.LabFaultSchedule(mine.history)) == 0 {
+	if mine.history == nil || len(experiment.LabFaultSchedule(mine.history)) == 0 || !byHand(mine) {
 		return m.startFaultRun(mine.schedule, true)
+	}
+	name := yourFaults
+	if !experiment.LabScheduleEndsByHand(mine.schedule) {
+		name = mine.schedule + yourFaultsToo
 	}
 	file, err := replayFile(*mine.history)
 	if err != nil {
-		m.faults.runs[1] = &faultRun{schedule: yourFaults, reference: true, done: true, err: err}
+		m.faults.runs[1] = &faultRun{schedule: name, reference: true, done: true, err: err}
 		m.faults.showing = 1
 		m.layout()
 		return nil
 	}
-	return m.startRun(&faultRun{schedule: yourFaults, reference: true, replay: file})
+	return m.startRun(&faultRun{schedule: name, reference: true, replay: file})
+}
+
+// byHand says whether the learner broke replicas by hand in r: it is a
+// by-hand run, or its history has a fault of the learner's keys.
+func byHand(r *faultRun) bool {
+	if experiment.LabScheduleEndsByHand(r.schedule) {
+		return true
+	}
+	return slices.ContainsFunc(r.history.Events, func(e experiment.Event) bool {
+		return e.Kind.IsFault() && e.Origin == experiment.ByLearner
+	})
 }
 
 // replayFile writes h to a new file for a child's --faults (runChild

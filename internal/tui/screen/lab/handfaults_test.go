@@ -207,3 +207,37 @@ func TestReferenceOnByHandFaults(t *testing.T) {
 		t.Fatalf("the reference's run after a by-hand run without faults: %+v", ref)
 	}
 }
+
+// TestReferenceOnYourFaultsToo: r after a named schedule's run in which
+// the learner pressed fault keys runs the reference on all of that run's
+// faults (the schedule's and the learner's, from its history); after one
+// with the schedule's faults alone, on the schedule, which aims at
+// whoever leads in the reference's own run.
+func TestReferenceOnYourFaultsToo(t *testing.T) {
+	for _, c := range []struct {
+		origin experiment.Origin
+		want   string
+		replay bool
+	}{
+		{experiment.ByLearner, "pause-owner" + yourFaultsToo, true},
+		{experiment.ByScript, "pause-owner", false},
+	} {
+		m, _, press := handRun(t, "pause-owner", &sentLines{})
+		m.faults.program = "true" // the child: ends at once
+		h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: []experiment.Event{
+			{Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
+			{At: 2 * time.Second, Kind: experiment.Phase, Step: 2, Text: "schedule pause-owner"},
+			{At: 2 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r3", Origin: experiment.ByScript},
+			{At: 3 * time.Second, Kind: experiment.Partitioned, Step: 2, Replica: "r1", Origin: c.origin},
+		}, Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+		m.faultDone(faultDoneMsg{seq: 1, history: &h})
+		press("r")
+		ref := m.faults.runs[1]
+		if ref == nil || ref.schedule != c.want || (ref.replay != "") != c.replay {
+			t.Fatalf("after a run with a %s cut: the reference's run %+v, want %q (replay %v)", c.origin, ref, c.want, c.replay)
+		}
+		if ref.replay != "" {
+			os.Remove(ref.replay)
+		}
+	}
+}
