@@ -46,7 +46,7 @@ func (k *keepAlives) start(id clientv3.LeaseID) {
 	k.mu.Unlock()
 	if first {
 		k.conn.Emit(Event{Kind: "note", Value: FirstKeepAliveTrust.Seconds(),
-			Text:  fmt.Sprintf("its client keeps lease %x alive, and takes it to live %.0f s until etcd first answers", int64(id), FirstKeepAliveTrust.Seconds()),
+			Text:  fmt.Sprintf("keeping lease %x alive: trusted %.0f s until etcd first answers", int64(id), FirstKeepAliveTrust.Seconds()),
 			Facts: &Facts{Op: "keepalive-start", Lease: int64(id), Succeeded: true}})
 	}
 }
