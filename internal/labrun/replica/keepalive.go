@@ -36,6 +36,7 @@ type keepAlives struct {
 
 	mu      sync.Mutex
 	started map[clientv3.LeaseID]bool
+	ended   map[clientv3.LeaseID]bool // etcd said the lease is gone
 }
 
 // start reports the first KeepAlive call for id.
@@ -55,6 +56,15 @@ func (k *keepAlives) start(id clientv3.LeaseID) {
 func (k *keepAlives) answered(r *pb.LeaseKeepAliveResponse) {
 	f := &Facts{Op: "keepalive", Revision: r.GetHeader().GetRevision(), Lease: r.ID, GrantedTTL: r.TTL, Succeeded: r.TTL > 0}
 	if r.TTL <= 0 {
+		// Keep-alives held up by a fault are all answered at once: the
+		// first answer that the lease is gone is the one the client acts on.
+		k.mu.Lock()
+		said := k.ended[clientv3.LeaseID(r.ID)]
+		k.ended[clientv3.LeaseID(r.ID)] = true
+		k.mu.Unlock()
+		if said {
+			return
+		}
 		k.conn.Emit(Event{Kind: "lease-expired", Text: fmt.Sprintf("etcd answered a keep-alive of lease %x: it no longer knows that lease", r.ID), Facts: f})
 		return
 	}

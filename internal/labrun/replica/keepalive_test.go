@@ -13,14 +13,15 @@ import (
 // The keep-alive reports are what the lab's code was told of its leases:
 // one note when its client begins to keep a lease alive (however often
 // KeepAlive is called for it), then each answer etcd sent, a renewal or
-// the lease's end.
+// the lease's end (once, however many answers say so).
 func TestKeepAliveReports(t *testing.T) {
 	var out bytes.Buffer
-	k := &keepAlives{conn: &Conn{out: bufio.NewWriter(&out)}, started: map[clientv3.LeaseID]bool{}}
+	k := &keepAlives{conn: &Conn{out: bufio.NewWriter(&out)}, started: map[clientv3.LeaseID]bool{}, ended: map[clientv3.LeaseID]bool{}}
 	k.start(0x2a)
 	k.start(0x2a)
 	k.answered(&pb.LeaseKeepAliveResponse{ID: 0x2a, TTL: 2, Header: &pb.ResponseHeader{Revision: 7}})
 	k.answered(&pb.LeaseKeepAliveResponse{ID: 0x2a, TTL: 0})
+	k.answered(&pb.LeaseKeepAliveResponse{ID: 0x2a, TTL: 0}) // held up with the one before
 	var got []Event
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {

@@ -78,7 +78,7 @@ func Dial(c Config) (*clientv3.Client, error) {
 	cfg.DialTimeout = DialTimeout
 	var ka *keepAlives
 	if opened != nil {
-		ka = &keepAlives{conn: opened, started: map[clientv3.LeaseID]bool{}}
+		ka = &keepAlives{conn: opened, started: map[clientv3.LeaseID]bool{}, ended: map[clientv3.LeaseID]bool{}}
 		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainStreamInterceptor(ka.interceptor))
 	}
 	cli, err := clientv3.New(cfg)
