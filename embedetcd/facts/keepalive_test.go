@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/v3/concurrency"
+
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/faultproxy"
 	"github.com/ownership-election/playground/internal/testwait"
@@ -159,5 +161,49 @@ func TestUndrainedKeepAliveChannelStillRenews(t *testing.T) {
 	if ttl.TTL < 0 {
 		t.Errorf("a TTL-1 lease whose keep-alive channel is full and unread expired (TTL %d): "+
 			"the client stopped renewing: %s", ttl.TTL, where)
+	}
+}
+
+// content/lessons/04-renewable-leases/lesson.md, page "Losing the lease
+// means stopping now" (the fourth reason Done() is not your deadline),
+// its quiz l04-first-reply-trust, and lab 09's two-owners bound
+// (internal/labrun/replica.FirstKeepAliveTrust) rest on this: until etcd
+// answers a lease's first keep-alive, the client gives the lease a
+// deadline of its dial timeout + 1 s, whatever its TTL. A session begun
+// on a 2 s lease while the network is cut (no answer can come) ends no
+// sooner than that, 6 s with newClient's 5 s dial timeout; etcd itself
+// let the lease go after 2 s.
+func TestFirstKeepAliveTrustsTheDialTimeout(t *testing.T) {
+	t.Parallel()
+	const dialTimeout, ttl = 5 * time.Second, 2
+	srv := startServer(t, embedetcd.FastTicks)
+	px, err := faultproxy.New(strings.TrimPrefix(srv.Endpoints()[0], "http://"))
+	if err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	defer px.Close()
+	cli := newClient(t, "http://"+px.Addr())
+	ctx := testCtx(t, 30*time.Second)
+	g, err := cli.Grant(ctx, ttl)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	px.Partition()
+	begun := time.Now()
+	s, err := concurrency.NewSession(cli, concurrency.WithLease(g.ID), concurrency.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("the session never ended")
+	}
+	// The client checks its deadlines once a second, so it ends within a
+	// second of the deadline on an idle machine; only the floor is exact.
+	if d, trust := time.Since(begun), dialTimeout+time.Second; d < trust {
+		t.Errorf("the session of a %d s lease ended %v after it began with no keep-alive answered, before the client's first-answer deadline (dial timeout + 1 s = %v): update lesson 04's fourth reason, l04-first-reply-trust and replica.FirstKeepAliveTrust", ttl, d.Round(10*time.Millisecond), trust)
+	} else {
+		t.Logf("ended %v after it began (TTL %d s)", d.Round(10*time.Millisecond), ttl)
 	}
 }
