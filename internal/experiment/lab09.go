@@ -251,8 +251,9 @@ func clientDeadline(events []Event, who string, lease int64, t time.Duration) (d
 		}
 		switch {
 		case e.Kind == Note && e.Facts.Op == "keepalive-start" && !answered:
-			dl, ok = e.At+time.Duration(e.Value*float64(time.Second)), true
-			said = fmt.Sprintf("etcd had answered none of lease %x's keep-alives since it began at %s, and until then the client takes a lease to live %.0f s, so it trusted it until %s", lease, at(e.At), e.Value, at(dl))
+			trust := time.Duration(e.Value * float64(time.Second)) // replica.FirstKeepAliveTrust
+			dl, ok = e.At+trust, true
+			said = fmt.Sprintf("etcd had answered none of lease %x's keep-alives since it began at %s, and until then the client takes a lease to live %.0f s, so it trusted it until %s", lease, at(e.At), trust.Seconds(), at(dl))
 		case e.Kind == LeaseRenewed && e.Facts.Op == "keepalive":
 			answered, ok = true, true
 			dl = e.At + time.Duration(e.Facts.GrantedTTL)*time.Second

@@ -292,10 +292,7 @@ func (o Options) overlaidNames() *strings.Replacer {
 		if to == "" {
 			continue
 		}
-		if !filepath.IsAbs(to) {
-			to = filepath.Join(o.Dir, to)
-		}
-		if abs, err := filepath.Abs(to); err == nil {
+		if abs, err := o.absPath(to); err == nil {
 			pairs = append(pairs, abs, filepath.ToSlash(from))
 		}
 	}
@@ -303,6 +300,15 @@ func (o Options) overlaidNames() *strings.Replacer {
 		return nil
 	}
 	return strings.NewReplacer(pairs...)
+}
+
+// absPath is an overlay's path made absolute, a relative one taken from
+// Dir.
+func (o Options) absPath(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(o.Dir, p)
+	}
+	return filepath.Abs(p)
 }
 
 func (o Options) memoryLimit() int64 {
@@ -422,15 +428,9 @@ func writeOverlay(o Options) (string, func(), error) {
 	if len(o.Overlay) == 0 {
 		return "", func() {}, nil
 	}
-	abs := func(p string) (string, error) {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(o.Dir, p)
-		}
-		return filepath.Abs(p)
-	}
 	replace := map[string]string{}
 	for from, to := range o.Overlay {
-		f, err := abs(from)
+		f, err := o.absPath(from)
 		if err != nil {
 			return "", nil, fmt.Errorf("overlay %s: %w", from, err)
 		}
@@ -438,7 +438,7 @@ func writeOverlay(o Options) (string, func(), error) {
 			replace[f] = "" // go treats the file as deleted
 			continue
 		}
-		t, err := abs(to)
+		t, err := o.absPath(to)
 		if err != nil {
 			return "", nil, fmt.Errorf("overlay %s: %w", to, err)
 		}

@@ -86,6 +86,15 @@ type timeline struct {
 	ownRules bool
 }
 
+// laneIndex is each lane's index, by replica name.
+func (tl timeline) laneIndex() map[string]int {
+	lane := make(map[string]int, len(tl.lanes))
+	for i, n := range tl.lanes {
+		lane[n] = i
+	}
+	return lane
+}
+
 // routine reports whether e folds into a count rather than a column of
 // its own; skip, whether it is left out of the timeline altogether (the
 // script's waiting lines, which the hint says better, and the verdict).
@@ -116,10 +125,7 @@ func replicaEvent(e experiment.Event) bool {
 // whose part of the run is over, whose lanes end after their last event.
 func buildTimeline(events []experiment.Event, names []string, retired map[string]bool, ownRules bool) timeline {
 	tl := timeline{events: events, lanes: lanesOf(events, names), ownRules: ownRules}
-	lane := map[string]int{}
-	for i, n := range tl.lanes {
-		lane[n] = i
-	}
+	lane := tl.laneIndex()
 	lastOf := lastSeen(events)
 	cur := make([]belief, len(tl.lanes))
 	var hold holding

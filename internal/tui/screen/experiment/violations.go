@@ -32,10 +32,7 @@ func (tl *timeline) markFindings() {
 		parts = parts[1:] // the whole run is parts[0]; its parts are judged apart
 	}
 	itemOf, byTime := tl.itemOfEvent(), tl.eventsByTime()
-	lane := map[string]int{}
-	for i, n := range tl.lanes {
-		lane[n] = i
-	}
+	lane := tl.laneIndex()
 	mark := func(col int, who string) {
 		if l, ok := lane[who]; ok && col >= 0 && col < len(tl.states) {
 			tl.states[col][l].violated = true
@@ -65,10 +62,7 @@ func (tl *timeline) markFindings() {
 // once would mark a cut-off leader whose refused writes those rules
 // rightly call held.
 func (tl *timeline) markOwnViolations() {
-	lane := map[string]int{}
-	for i, n := range tl.lanes {
-		lane[n] = i
-	}
+	lane := tl.laneIndex()
 	for j, col := range tl.itemOfEvent() {
 		e := tl.events[j]
 		if l, ok := lane[e.Replica]; ok && col >= 0 && e.Kind == experiment.InvariantViolated {

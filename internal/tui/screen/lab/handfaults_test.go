@@ -51,6 +51,21 @@ func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *fa
 	return m, r, press
 }
 
+// endedRun is handRun's run of schedule once it has ended and held, its
+// history two steps and faults; r then runs the reference on a child
+// that ends at once (and removes the --faults file written for it).
+func endedRun(t *testing.T, schedule string, faults ...experiment.Event) (*Model, experiment.History, func(k string)) {
+	t.Helper()
+	m, _, press := handRun(t, schedule, &sentLines{})
+	m.faults.program = "true"
+	h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: append([]experiment.Event{
+		{Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
+		{At: 2 * time.Second, Kind: experiment.Phase, Step: 2, Text: "schedule " + schedule},
+	}, faults...), Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	m.faultDone(faultDoneMsg{seq: 1, history: &h})
+	return m, h, press
+}
+
 // sentAre waits until the child has been sent want.
 func sentAre(t *testing.T, sent *sentLines, want string) {
 	t.Helper()
@@ -166,15 +181,9 @@ func TestHandKeysNeverBlock(t *testing.T) {
 // on another by-hand run, which would have none and wait to be ended;
 // after a by-hand run without faults, on the schedule as after any run.
 func TestReferenceOnByHandFaults(t *testing.T) {
-	m, _, press := handRun(t, experiment.LabByHand, &sentLines{})
-	m.faults.program = "true" // the child: ends at once
-	h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: []experiment.Event{
-		{Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
-		{At: 2 * time.Second, Kind: experiment.Phase, Step: 2, Text: "schedule by-hand"},
-		{At: 3 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r2", Origin: experiment.ByLearner},
-		{At: 5 * time.Second, Kind: experiment.Resumed, Step: 2, Replica: "r2", Origin: experiment.ByLearner},
-	}, Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
-	m.faultDone(faultDoneMsg{seq: 1, history: &h})
+	m, h, press := endedRun(t, experiment.LabByHand,
+		experiment.Event{At: 3 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r2", Origin: experiment.ByLearner},
+		experiment.Event{At: 5 * time.Second, Kind: experiment.Resumed, Step: 2, Replica: "r2", Origin: experiment.ByLearner})
 	press("r")
 	ref := m.faults.runs[1]
 	if ref == nil || ref.replay == "" || ref.schedule != yourFaults || ref.endsByHand() {
@@ -198,10 +207,7 @@ func TestReferenceOnByHandFaults(t *testing.T) {
 		t.Fatalf("the replay file's faults %+v, want %+v", got, want)
 	}
 
-	m, _, press = handRun(t, experiment.LabByHand, &sentLines{})
-	m.faults.program = "true"
-	calm := experiment.History{Events: h.Events[:2], Verdict: h.Verdict}
-	m.faultDone(faultDoneMsg{seq: 1, history: &calm})
+	m, _, press = endedRun(t, experiment.LabByHand)
 	press("r")
 	if ref := m.faults.runs[1]; ref == nil || ref.replay != "" || ref.schedule != experiment.LabByHand {
 		t.Fatalf("the reference's run after a by-hand run without faults: %+v", ref)
@@ -222,22 +228,12 @@ func TestReferenceOnYourFaultsToo(t *testing.T) {
 		{experiment.ByLearner, "pause-owner" + yourFaultsToo, true},
 		{experiment.ByScript, "pause-owner", false},
 	} {
-		m, _, press := handRun(t, "pause-owner", &sentLines{})
-		m.faults.program = "true" // the child: ends at once
-		h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: []experiment.Event{
-			{Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
-			{At: 2 * time.Second, Kind: experiment.Phase, Step: 2, Text: "schedule pause-owner"},
-			{At: 2 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r3", Origin: experiment.ByScript},
-			{At: 3 * time.Second, Kind: experiment.Partitioned, Step: 2, Replica: "r1", Origin: c.origin},
-		}, Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
-		m.faultDone(faultDoneMsg{seq: 1, history: &h})
+		m, _, press := endedRun(t, "pause-owner",
+			experiment.Event{At: 2 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r3", Origin: experiment.ByScript},
+			experiment.Event{At: 3 * time.Second, Kind: experiment.Partitioned, Step: 2, Replica: "r1", Origin: c.origin})
 		press("r")
-		ref := m.faults.runs[1]
-		if ref == nil || ref.schedule != c.want || (ref.replay != "") != c.replay {
+		if ref := m.faults.runs[1]; ref == nil || ref.schedule != c.want || (ref.replay != "") != c.replay {
 			t.Fatalf("after a run with a %s cut: the reference's run %+v, want %q (replay %v)", c.origin, ref, c.want, c.replay)
-		}
-		if ref.replay != "" {
-			os.Remove(ref.replay)
 		}
 	}
 }
