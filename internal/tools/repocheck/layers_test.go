@@ -118,7 +118,9 @@ func TestImportsHeldToTheRanks(t *testing.T) {
 		if len(problems) != 1 || !strings.Contains(problems[0], c.says) {
 			t.Errorf("%s: want one problem saying %q, got %q", c.name, c.says, problems)
 		}
-		exc := func() []*exception { return []*exception{{importer: c.from, imported: c.to, reason: "moving (issue 1)"}} }
+		exc := func() []*exception {
+			return []*exception{{importer: c.from, imported: c.to, reason: "moving (issue 1)"}}
+		}
 		if problems, _ := checkImports(tab, exc(), g); len(problems) != 0 {
 			t.Errorf("%s: a listed exception still fails: %q", c.name, problems)
 		}
