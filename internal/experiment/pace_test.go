@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // readerDelay is how long the slow reader of TestScenariosAtAReadersPace
@@ -46,7 +48,7 @@ func stepSlowly(t *testing.T, sc *Scenario, env Env) {
 	// TTL 2 s at least: eleven scenarios at once under the race
 	// detector on two cores delay a 1 s lease's renewals past its TTL,
 	// which is a loaded machine, not the learner's pace.
-	run, err := Start(context.Background(), sc.Name, Params{StepDelay: readerDelay, TTL: max(sc.DefaultTTL, 2)}, env, nil)
+	run, err := Start(context.Background(), sc.Name, history.Params{StepDelay: readerDelay, TTL: max(sc.DefaultTTL, 2)}, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func stepSlowly(t *testing.T, sc *Scenario, env Env) {
 	h := run.History()
 	steps := 0
 	for _, e := range h.Events {
-		if e.Kind == Phase {
+		if e.Kind == history.Phase {
 			steps++
 		}
 	}

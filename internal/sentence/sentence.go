@@ -1,8 +1,10 @@
-// Package sentence holds the small text rule that messages built from
-// parts share: a sentence starts with a capital letter.
+// Package sentence holds the small text rules that messages built from
+// parts share: a sentence starts with a capital letter and ends with a
+// full stop.
 package sentence
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -16,4 +18,16 @@ func Capitalize(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// Join makes sentences of parts: each trimmed, capitalised and ended with
+// one full stop, empty ones left out, joined by spaces.
+func Join(parts []string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, Capitalize(strings.TrimSuffix(p, "."))+".")
+		}
+	}
+	return strings.Join(out, " ")
 }

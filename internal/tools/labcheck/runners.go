@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labrun"
@@ -119,7 +121,7 @@ type labJob struct {
 // labResult is a run's verdict, or why the run itself failed (then the
 // verdict says nothing about the code).
 type labResult struct {
-	experiment.Verdict
+	history.Verdict
 	err error
 }
 
@@ -147,9 +149,9 @@ func runJobs(ctx context.Context, l labrun.Lab, jobs []labJob, parallel int) []l
 func runOnce(ctx context.Context, l labrun.Lab, j labJob) labResult {
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	run, err := experiment.StartLab(rctx, labrun.Spec(l, j.bin, j.reference, j.schedule), experiment.Params{Seed: j.seed}, experiment.Env{}, nil)
+	run, err := experiment.StartLab(rctx, labrun.Spec(l, j.bin, j.reference, j.schedule), history.Params{Seed: j.seed}, experiment.Env{}, nil)
 	if err != nil {
-		return labResult{experiment.Verdict{Summary: "the run did not start: " + err.Error()}, err}
+		return labResult{history.Verdict{Summary: "the run did not start: " + err.Error()}, err}
 	}
 	v, err := run.Wait()
 	return labResult{v, err}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -24,7 +26,7 @@ type HistoryView struct {
 // NewHistoryView opens h's timeline at the first item from at on (the
 // verdict's violation, named to the hundredth of a second), or at the end
 // when at is negative.
-func NewHistoryView(st theme.Styles, h experiment.History, at time.Duration) HistoryView {
+func NewHistoryView(st theme.Styles, h history.History, at time.Duration) HistoryView {
 	m := Model{Base: screen.NewBase(screen.Context{Styles: st}), keys: DefaultKeyMap(), picked: -1, now: time.Now,
 		phase: phaseDone, tlc: &timelineCache{}, ownRules: experiment.IsLabRun(h.Scenario)}
 	m.snap.events = h.Events
@@ -50,8 +52,8 @@ func NewHistoryView(st theme.Styles, h experiment.History, at time.Duration) His
 }
 
 // etcdEvent: the event is about an etcd member, not a replica.
-func etcdEvent(k experiment.Kind) bool {
-	return k == experiment.MemberStopped || k == experiment.MemberRestarted || k == experiment.LeaderMoved
+func etcdEvent(k history.Kind) bool {
+	return k == history.MemberStopped || k == history.MemberRestarted || k == history.LeaderMoved
 }
 
 // SetStyles replaces the styles.

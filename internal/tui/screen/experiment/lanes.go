@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -160,7 +162,7 @@ func rulerCells(tl timeline, first, last, cur, k int) []string {
 		cells[i] = " "
 	}
 	for i := first; i < last; i++ {
-		if tl.items[i].fold == nil && tl.events[tl.items[i].first].Kind == experiment.Phase {
+		if tl.items[i].fold == nil && tl.events[tl.items[i].first].Kind == history.Phase {
 			cells[(i-first)*k] = "|"
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -134,7 +135,7 @@ func (m Model) stepPin(w int) string {
 	}
 	var step string
 	for i := len(m.snap.events) - 1; i >= 0; i-- {
-		if e := m.snap.events[i]; e.Kind == experiment.Phase {
+		if e := m.snap.events[i]; e.Kind == history.Phase {
 			step = e.Text
 			break
 		}
@@ -167,7 +168,7 @@ func (m Model) clockLine(w int) string {
 			continue // its owner keeps it alive
 		}
 		left := l.Left - m.now().Sub(s.At)
-		parts = append(parts, fmt.Sprintf("%s's lease: %s", k.Value, experiment.LeftLabel(left)))
+		parts = append(parts, fmt.Sprintf("%s's lease: %s", k.Value, history.LeftLabel(left)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -182,7 +183,7 @@ func (m Model) clockLine(w int) string {
 func lastRenewals(tl timeline) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	for _, e := range tl.events {
-		if e.Kind == experiment.LeaseGranted || e.Kind == experiment.LeaseRenewed {
+		if e.Kind == history.LeaseGranted || e.Kind == history.LeaseRenewed {
 			out[e.Replica] = e.At
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -59,9 +61,9 @@ type Options struct {
 type snapshot struct {
 	replicas []experiment.ReplicaState // the cards: those still acting
 	all      []experiment.ReplicaState // every replica, in creation order
-	resource experiment.ResourceState
-	events   []experiment.Event
-	verdict  *experiment.Verdict
+	resource history.ResourceState
+	events   []history.Event
+	verdict  *history.Verdict
 	atStep   bool                  // the script waits for space before its next phase
 	store    experiment.StoreState // what etcd holds under the run's prefix
 }
@@ -74,7 +76,7 @@ type Model struct {
 	keys KeyMap
 
 	phase  phase
-	params experiment.Params
+	params history.Params
 	order  []int // display order of the predict options
 	picked int   // option index the learner predicted, -1 if none
 	// judge: the next run to end is the one the prediction was made
@@ -82,7 +84,7 @@ type Model struct {
 	judge bool
 	// predicted is the learner's pick as the last finished run judged
 	// it, and outcome which options that run bore out.
-	predicted *experiment.Prediction
+	predicted *history.Prediction
 	outcome   []bool
 	run       *experiment.Run
 	cancel    context.CancelFunc
@@ -130,7 +132,7 @@ func New(ctx screen.Context, opts Options) *Model {
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
 	}
 	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true, tlc: &timelineCache{}}
+		params: history.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true, tlc: &timelineCache{}}
 	m.phase = phaseReady
 	if q := sc.Predict; q != nil && len(q.Options) > 1 {
 		m.phase = phasePredict
@@ -264,7 +266,7 @@ func (m Model) start() (Model, tea.Cmd) {
 // runArgs are what the next run starts with: the scenario, its
 // parameters and the etcd to use, with the learner's prediction, which
 // the run's history records judged.
-func (m Model) runArgs() (string, experiment.Params, experiment.Env) {
+func (m Model) runArgs() (string, history.Params, experiment.Env) {
 	p := m.params
 	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
 	return m.sc.Name, p, experiment.Env{Etcd: m.opts.Etcd, Prediction: m.picked + 1}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -28,7 +30,7 @@ type timelineCache struct {
 // timelineKey says which snapshot a timeline was built from: its events
 // (the slice and how many) and the replicas and which of them retired.
 type timelineKey struct {
-	first            *experiment.Event
+	first            *history.Event
 	events, replicas int
 	retired          string
 }
@@ -200,7 +202,7 @@ func (m Model) replicaLabel(tl timeline, l, cur, w int) string {
 		tok = [2]string{fmt.Sprintf(" · token %d", b.token), fmt.Sprintf(" t%d", b.token)}
 	}
 	if b.leased && !b.gone && !b.crashed && (left > 0 || b.role == experiment.RoleOwner) {
-		lease = [2]string{" · lease " + experiment.LeftLabel(left), fmt.Sprintf(" %.1fs", left.Seconds())}
+		lease = [2]string{" · lease " + history.LeftLabel(left), fmt.Sprintf(" %.1fs", left.Seconds())}
 	}
 	if h := tl.holds[cur]; b.role == experiment.RoleOwner && !b.gone && h.rev > 0 && (h.holder != name && h.queue || len(h.keys) == 0) {
 		holder := h.holder

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -31,7 +33,7 @@ func cursorTo(t *testing.T, m *Model, ok func(tl timeline, i int) bool) {
 	t.Fatal("no such item")
 }
 
-func kindAt(k experiment.Kind, who string) func(tl timeline, i int) bool {
+func kindAt(k history.Kind, who string) func(tl timeline, i int) bool {
 	return func(tl timeline, i int) bool {
 		e := tl.events[tl.items[i].first]
 		return tl.items[i].fold == nil && e.Kind == k && e.Replica == who
@@ -43,7 +45,7 @@ func kindAt(k experiment.Kind, who string) func(tl timeline, i int) bool {
 // started before it joined.
 func TestScrubbedCandidate(t *testing.T) {
 	m := running(newModel(t, "fencing", false, 78, 22))
-	cursorTo(t, m, kindAt(experiment.Paused, "b1"))
+	cursorTo(t, m, kindAt(history.Paused, "b1"))
 	if v := view(m); !strings.Contains(v, " b2 candidate") || strings.Contains(v, "b2 follower") {
 		t.Errorf("at the pause, b2 queues behind b1:\n%s", v)
 	}
@@ -52,7 +54,7 @@ func TestScrubbedCandidate(t *testing.T) {
 		t.Errorf("before b2's key, b2 is no candidate:\n%s", v)
 	}
 	// Once it owns, it is an owner, not a candidate.
-	cursorTo(t, m, kindAt(experiment.Resumed, "b1"))
+	cursorTo(t, m, kindAt(history.Resumed, "b1"))
 	if v := view(m); !strings.Contains(v, " b3 owner t7") {
 		t.Errorf("after b3 won:\n%s", v)
 	}
@@ -61,10 +63,10 @@ func TestScrubbedCandidate(t *testing.T) {
 // TestScrubbedWorker: a replica that claimed shards reads as a worker at
 // the cursor, as its card does live.
 func TestScrubbedWorker(t *testing.T) {
-	tl := buildTimeline([]experiment.Event{
-		{Kind: experiment.LeaseGranted, Replica: "w1", TTL: 2},
-		{At: time.Millisecond, Kind: experiment.ShardClaimed, Replica: "w1", Text: "claimed shards/00"},
-		{At: 2 * time.Millisecond, Kind: experiment.Crashed, Replica: "w1"},
+	tl := buildTimeline([]history.Event{
+		{Kind: history.LeaseGranted, Replica: "w1", TTL: 2},
+		{At: time.Millisecond, Kind: history.ShardClaimed, Replica: "w1", Text: "claimed shards/00"},
+		{At: 2 * time.Millisecond, Kind: history.Crashed, Replica: "w1"},
 	}, []string{"w1"}, nil, false)
 	n := len(tl.items)
 	if got := stateWord(tl.states[n-2][0], 0); got != "worker" {
@@ -82,11 +84,11 @@ func TestScrubbedResource(t *testing.T) {
 	if v := view(m); !strings.Contains(v, `"b3#8" by b3 · accepted 16 · rejected 1`) {
 		t.Fatalf("live:\n%s", v)
 	}
-	cursorTo(t, m, kindAt(experiment.WriteRejected, "b1"))
+	cursorTo(t, m, kindAt(history.WriteRejected, "b1"))
 	if v := view(m); !strings.Contains(v, `resource fencing on · highest 7 · "b3#7" by b3 · accepted 15 · rejected 1`) {
 		t.Errorf("at the refused write:\n%s", v)
 	}
-	cursorTo(t, m, kindAt(experiment.Paused, "b1"))
+	cursorTo(t, m, kindAt(history.Paused, "b1"))
 	if v := view(m); !strings.Contains(v, `highest 6 · "b1#8" by b1 · accepted 8 · rejected 0`) {
 		t.Errorf("at the pause:\n%s", v)
 	}
@@ -103,8 +105,8 @@ func TestLeaderMoveMarked(t *testing.T) {
 	m := running(newModel(t, "leader-change", false, 158, 43))
 	evs := m.snap.events
 	i := len(evs) - 3
-	move := experiment.Event{At: evs[i].At, Kind: experiment.LeaderMoved, Replica: "m2", Origin: experiment.ByScript, Text: "moved raft leadership to m2"}
-	m.snap.events = append(append(append([]experiment.Event(nil), evs[:i]...), move), evs[i:]...)
+	move := history.Event{At: evs[i].At, Kind: history.LeaderMoved, Replica: "m2", Origin: history.ByScript, Text: "moved raft leadership to m2"}
+	m.snap.events = append(append(append([]history.Event(nil), evs[:i]...), move), evs[i:]...)
 	v := view(m)
 	if !strings.Contains(v, "⇄") || !strings.Contains(v, "⇄ etcd leader moved") {
 		t.Fatalf("no mark for the leader move:\n%s", v)
@@ -159,10 +161,10 @@ func TestTempoRestored(t *testing.T) {
 // it a follower: the role comes from the history either way.
 func TestRoleLiveAsScrubbed(t *testing.T) {
 	m := newModel(t, "lock-waiters", false, 120, 40)
-	queued := func(at time.Duration, name string, rev, lease int64) experiment.Event {
-		k := experiment.StoreKey{Key: fmt.Sprintf("herd-queue/%016x", lease), Value: name, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: lease}
-		return experiment.Event{At: at, Kind: experiment.KeyChanged, Text: "etcd: " + k.Key + " = " + name,
-			Facts: &experiment.Facts{Op: "put", Key: k.Key, Revision: rev, Succeeded: true, Lease: lease, Held: &k}}
+	queued := func(at time.Duration, name string, rev, lease int64) history.Event {
+		k := history.StoreKey{Key: fmt.Sprintf("herd-queue/%016x", lease), Value: name, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: lease}
+		return history.Event{At: at, Kind: history.KeyChanged, Text: "etcd: " + k.Key + " = " + name,
+			Facts: &history.Facts{Op: "put", Key: k.Key, Revision: rev, Succeeded: true, Lease: lease, Held: &k}}
 	}
 	ms := time.Millisecond
 	m.phase, m.started, m.live = phaseRunning, clock.Add(-time.Second), true
@@ -171,11 +173,11 @@ func TestRoleLiveAsScrubbed(t *testing.T) {
 			{Name: "q1", Role: experiment.RoleOwner, Token: 5, LeaseTTL: 2, LeaseLeft: time.Second},
 			{Name: "q2", Role: experiment.RoleFollower, LeaseTTL: 2, LeaseLeft: time.Second},
 		},
-		events: []experiment.Event{
-			{At: 10 * ms, Kind: experiment.LeaseGranted, Replica: "q1", TTL: 2},
+		events: []history.Event{
+			{At: 10 * ms, Kind: history.LeaseGranted, Replica: "q1", TTL: 2},
 			queued(20*ms, "q1", 5, 0x11),
-			{At: 30 * ms, Kind: experiment.Acquired, Replica: "q1", Token: 5, Text: "got the lock"},
-			{At: 40 * ms, Kind: experiment.LeaseGranted, Replica: "q2", TTL: 2},
+			{At: 30 * ms, Kind: history.Acquired, Replica: "q1", Token: 5, Text: "got the lock"},
+			{At: 40 * ms, Kind: history.LeaseGranted, Replica: "q2", TTL: 2},
 			queued(50*ms, "q2", 6, 0x12),
 		},
 	}

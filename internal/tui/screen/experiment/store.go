@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -183,7 +185,7 @@ func (m Model) leasePart(id int64, s experiment.StoreState) string {
 	case l.Precise && left <= 0:
 		leftText = "expiring" // etcd deletes it on its next pass
 	case l.Precise:
-		leftText = experiment.LeftLabel(left)
+		leftText = history.LeftLabel(left)
 	case left < time.Second:
 		leftText = "under 1s left"
 	default:
@@ -191,7 +193,7 @@ func (m Model) leasePart(id int64, s experiment.StoreState) string {
 		sec := int64(left / time.Second)
 		leftText = fmt.Sprintf("%d–%ds left", sec, sec+1)
 	}
-	return fmt.Sprintf("%s %s, %s", name, experiment.TTLLabel(l.GrantedTTL), leftText)
+	return fmt.Sprintf("%s %s, %s", name, history.TTLLabel(l.GrantedTTL), leftText)
 }
 
 // pack joins parts with " · " into lines of width w, at most limit of

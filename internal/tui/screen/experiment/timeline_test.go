@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -27,7 +29,7 @@ func TestTimelineFolds(t *testing.T) {
 		switch {
 		case it.fold != nil:
 			got = append(got, "fold("+foldText(it.fold)+")")
-		case e.Kind == experiment.KeyChanged:
+		case e.Kind == history.KeyChanged:
 			got = append(got, "etcd:"+tl.holds[i].holder)
 		default:
 			got = append(got, string(e.Kind)+":"+e.Replica)
@@ -46,12 +48,12 @@ func TestTimelineFolds(t *testing.T) {
 	}
 
 	// Another writer, then the first again with a new token: three folds.
-	ev := func(r string, tok int64) experiment.Event {
-		return experiment.Event{Kind: experiment.WriteAccepted, Replica: r, Token: tok}
+	ev := func(r string, tok int64) history.Event {
+		return history.Event{Kind: history.WriteAccepted, Replica: r, Token: tok}
 	}
-	tl = buildTimeline([]experiment.Event{ev("a", 1), ev("a", 1), ev("b", 2), ev("a", 3),
-		{Kind: experiment.Waiting, Value: 1, Text: "the script waits"}, ev("a", 3)}, nil, nil, false)
-	if len(tl.items) != 3 || tl.items[2].fold.counts[experiment.WriteAccepted] != 2 {
+	tl = buildTimeline([]history.Event{ev("a", 1), ev("a", 1), ev("b", 2), ev("a", 3),
+		{Kind: history.Waiting, Value: 1, Text: "the script waits"}, ev("a", 3)}, nil, nil, false)
+	if len(tl.items) != 3 || tl.items[2].fold.counts[history.WriteAccepted] != 2 {
 		t.Fatalf("writes by a, b, a (new token), a: %d items, want 3 (the last of 2 writes)", len(tl.items))
 	}
 }
@@ -65,7 +67,7 @@ func TestCursorShowsThatInstant(t *testing.T) {
 	tl := m.timeline()
 	paused := -1
 	for i, it := range tl.items {
-		if tl.events[it.first].Kind == experiment.Paused {
+		if tl.events[it.first].Kind == history.Paused {
 			paused = i
 		}
 	}
@@ -113,18 +115,18 @@ func TestJumpToViolation(t *testing.T) {
 	m := running(newModel(t, "fencing", false, 78, 22))
 	press(m, "home", "v")
 	tl := m.timeline()
-	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.WriteRejected {
+	if e := tl.events[tl.items[m.cursor].first]; e.Kind != history.WriteRejected {
 		t.Fatalf("first v: on %s, want the refused write", e.Kind)
 	}
 	if v := view(m); !strings.Contains(flat(v), `refused: write "b1#9" with token 6 rejected: the resource has seen token 7`) {
 		t.Fatalf("the refused write is not shown in full:\n%s", v)
 	}
 	press(m, "v")
-	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.InvariantViolated {
+	if e := tl.events[tl.items[m.cursor].first]; e.Kind != history.InvariantViolated {
 		t.Fatalf("second v: on %s, want the violation", e.Kind)
 	}
 	press(m, "v")
-	if e := tl.events[tl.items[m.cursor].first]; e.Kind != experiment.WriteRejected {
+	if e := tl.events[tl.items[m.cursor].first]; e.Kind != history.WriteRejected {
 		t.Fatalf("third v: on %s, want round to the refused write", e.Kind)
 	}
 	m.snap.events = m.snap.events[:10]
@@ -144,8 +146,8 @@ func TestRunEndsOnWhatItShows(t *testing.T) {
 	for i := range 60 {
 		at := 3200*time.Millisecond + time.Duration(i)*100*time.Millisecond
 		m.snap.events = append(m.snap.events,
-			experiment.Event{At: at, Kind: experiment.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf(`write "b3#%d" with token 7 accepted`, i+9)},
-			experiment.Event{At: at + time.Millisecond, Kind: experiment.LeaseRenewed, Replica: "b3", TTL: 1})
+			history.Event{At: at, Kind: history.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf(`write "b3#%d" with token 7 accepted`, i+9)},
+			history.Event{At: at + time.Millisecond, Kind: history.LeaseRenewed, Replica: "b3", TTL: 1})
 	}
 	m = done(m)
 	v := view(m)
@@ -160,8 +162,8 @@ func TestRunEndsOnWhatItShows(t *testing.T) {
 		}
 	}
 	tl := m.timeline()
-	at, ok := experiment.Focus(&experiment.History{Scenario: "fencing", Events: m.snap.events})
-	if cur := m.cursorOf(tl); !ok || tl.at(cur) != at || tl.events[tl.items[cur].first].Kind != experiment.WriteRejected {
+	at, ok := experiment.Focus(&history.History{Scenario: "fencing", Events: m.snap.events})
+	if cur := m.cursorOf(tl); !ok || tl.at(cur) != at || tl.events[tl.items[cur].first].Kind != history.WriteRejected {
 		t.Errorf("the cursor is on item %d at %v, the checker's focus is %v (%v)", cur, tl.at(cur), at, ok)
 	}
 	noWordCut(t, m, "done fencing")
@@ -219,15 +221,15 @@ func TestNoWordCutAt80(t *testing.T) {
 func TestClockWhileTheScriptWaits(t *testing.T) {
 	m := running(newModel(t, "ttl-unlock-bug", false, 78, 22))
 	m.snap.atStep = true
-	m.snap.events = append(m.snap.events, experiment.Event{At: 3200 * time.Millisecond, Kind: experiment.Phase, Text: "P1 wakes up and unlocks"})
-	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []experiment.StoreKey{
+	m.snap.events = append(m.snap.events, history.Event{At: 3200 * time.Millisecond, Kind: history.Phase, Text: "P1 wakes up and unlocks"})
+	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []history.StoreKey{
 		{Key: "lock-naive", Value: "p2", CreateRevision: 11, ModRevision: 11, Version: 1, Lease: 0x7a2b},
 		{Key: "election-1/694d7c1e5f2a9b03", Value: "b3", CreateRevision: 7, ModRevision: 7, Version: 1, Lease: 0x9b03},
 	}, Leases: map[int64]experiment.StoreLease{
 		0x7a2b: {ID: 0x7a2b, GrantedTTL: 11, Left: 7 * time.Second, Precise: true},
 		0x9b03: {ID: 0x9b03, GrantedTTL: 1, Left: 800 * time.Millisecond, Precise: true},
 	}}
-	m.snap.events = append(m.snap.events, experiment.Event{At: 3150 * time.Millisecond, Kind: experiment.LeaseRenewed, Replica: "b3", TTL: 1})
+	m.snap.events = append(m.snap.events, history.Event{At: 3150 * time.Millisecond, Kind: history.LeaseRenewed, Replica: "b3", TTL: 1})
 	v := view(m)
 	if !strings.Contains(v, "While you read, etcd's clock runs: p2's lease: 7.0s left, not renewed") {
 		t.Fatalf("no clock line for p2's lease:\n%s", v)
@@ -250,11 +252,11 @@ func TestClockWhileTheScriptWaits(t *testing.T) {
 // (or its own last event, whichever is later), and is gone after.
 func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
 	evs := fencingEvents()
-	del := experiment.Event{At: 3300 * time.Millisecond, Kind: experiment.KeyChanged,
-		Facts: &experiment.Facts{Op: "delete", Key: "election-1/694d7c1e5f2a9b07", Revision: 10,
-			Held: &experiment.StoreKey{Key: "election-1/694d7c1e5f2a9b07", ModRevision: 10},
-			Prev: []experiment.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "b2"}}}}
-	evs = append(evs, del, experiment.Event{At: 3400 * time.Millisecond, Kind: experiment.Phase, Text: "next variant"})
+	del := history.Event{At: 3300 * time.Millisecond, Kind: history.KeyChanged,
+		Facts: &history.Facts{Op: "delete", Key: "election-1/694d7c1e5f2a9b07", Revision: 10,
+			Held: &history.StoreKey{Key: "election-1/694d7c1e5f2a9b07", ModRevision: 10},
+			Prev: []history.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "b2"}}}}
+	evs = append(evs, del, history.Event{At: 3400 * time.Millisecond, Kind: history.Phase, Text: "next variant"})
 	tl := buildTimeline(evs, []string{"b1", "b2", "b3"}, map[string]bool{"b2": true}, false)
 	n := len(tl.items)
 	if s := tl.states[n-2][1]; s.gone {
@@ -273,9 +275,9 @@ func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
 // the cursor's instant needs with short labels; 200 columns draw every
 // lane, with long labels.
 func TestWideShowsMoreLanes(t *testing.T) {
-	var evs []experiment.Event
+	var evs []history.Event
 	for _, e := range fencingEvents() { // the first variant: a1..a3
-		if e.Kind == experiment.PartBegins {
+		if e.Kind == history.PartBegins {
 			e.Text = "fencing off"
 		}
 		e.Replica = strings.ReplaceAll(e.Replica, "b", "a")
@@ -289,9 +291,9 @@ func TestWideShowsMoreLanes(t *testing.T) {
 		evs = append(evs, e)
 	}
 	// The first variant retires: etcd deletes the keys of a2 and a3.
-	for _, k := range []experiment.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "a2"}, {Key: "election-1/694d7c1e5f2a9b03", Value: "a3"}} {
-		evs = append(evs, experiment.Event{At: 3300 * time.Millisecond, Kind: experiment.KeyChanged,
-			Facts: &experiment.Facts{Op: "delete", Key: k.Key, Revision: 10, Held: &experiment.StoreKey{Key: k.Key, ModRevision: 10}, Prev: []experiment.StoreKey{k}}})
+	for _, k := range []history.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "a2"}, {Key: "election-1/694d7c1e5f2a9b03", Value: "a3"}} {
+		evs = append(evs, history.Event{At: 3300 * time.Millisecond, Kind: history.KeyChanged,
+			Facts: &history.Facts{Op: "delete", Key: k.Key, Revision: 10, Held: &history.StoreKey{Key: k.Key, ModRevision: 10}, Prev: []history.StoreKey{k}}})
 	}
 	for _, e := range fencingEvents() {
 		e.At += 4 * time.Second
@@ -305,7 +307,7 @@ func TestWideShowsMoreLanes(t *testing.T) {
 			retired = append(retired, experiment.ReplicaState{Name: r, Role: experiment.RoleRetired})
 		}
 		m.snap.all = append(retired, m.snap.replicas...)
-		m.cursor = m.timeline().focus(&experiment.History{Scenario: "fencing", Events: evs})
+		m.cursor = m.timeline().focus(&history.History{Scenario: "fencing", Events: evs})
 		v = view(m)
 		return strings.Count(v, "\n a") + strings.Count(v, "\n▸a") + strings.Count(v, "\n b") + strings.Count(v, "\n▸b"), v
 	}
@@ -341,16 +343,16 @@ func TestWrapKeepsHyphenatedNames(t *testing.T) {
 // replica; a change to keys that hold something else (lab 09's committed
 // offsets, its members' empty keys) leaves it as it was.
 func TestHolderIsAReplica(t *testing.T) {
-	put := func(key, value string, rev int64) experiment.Event {
-		k := experiment.StoreKey{Key: key, Value: value, CreateRevision: rev, ModRevision: rev}
-		return experiment.Event{Kind: experiment.KeyChanged, Facts: &experiment.Facts{Op: "put", Key: key, Revision: rev, Held: &k}}
+	put := func(key, value string, rev int64) history.Event {
+		k := history.StoreKey{Key: key, Value: value, CreateRevision: rev, ModRevision: rev}
+		return history.Event{Kind: history.KeyChanged, Facts: &history.Facts{Op: "put", Key: key, Revision: rev, Held: &k}}
 	}
-	del := func(key, value string, rev int64) experiment.Event {
-		k := experiment.StoreKey{Key: key, ModRevision: rev}
-		return experiment.Event{Kind: experiment.KeyChanged, Facts: &experiment.Facts{Op: "delete", Key: key, Revision: rev, Held: &k,
-			Prev: []experiment.StoreKey{{Key: key, Value: value}}}}
+	del := func(key, value string, rev int64) history.Event {
+		k := history.StoreKey{Key: key, ModRevision: rev}
+		return history.Event{Kind: history.KeyChanged, Facts: &history.Facts{Op: "delete", Key: key, Revision: rev, Held: &k,
+			Prev: []history.StoreKey{{Key: key, Value: value}}}}
 	}
-	events := []experiment.Event{
+	events := []history.Event{
 		put("group/shards/000", "r2", 5),
 		put("group/offsets/000", "17961627026752", 6),
 		put("group/workers/r1", "", 7),

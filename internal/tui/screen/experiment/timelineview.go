@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -16,15 +17,15 @@ import (
 
 // foldNouns name what a fold counts, in the order a summary lists them.
 var foldNouns = []struct {
-	kind       experiment.Kind
+	kind       history.Kind
 	one, many  string
 	ownerWrite bool
 }{
-	{experiment.WriteAccepted, "write accepted", "writes accepted", true},
-	{experiment.LeaseRenewed, "lease renewal", "lease renewals", false},
-	{experiment.LeaseGranted, "lease granted", "leases granted", false},
-	{experiment.ShardClaimed, "shard claimed", "shards claimed", false},
-	{experiment.KeyChanged, "etcd key change", "etcd key changes", false},
+	{history.WriteAccepted, "write accepted", "writes accepted", true},
+	{history.LeaseRenewed, "lease renewal", "lease renewals", false},
+	{history.LeaseGranted, "lease granted", "leases granted", false},
+	{history.ShardClaimed, "shard claimed", "shards claimed", false},
+	{history.KeyChanged, "etcd key change", "etcd key changes", false},
 }
 
 // foldText says what a folded item counts: "12 writes accepted from a1
@@ -69,7 +70,7 @@ func (tl timeline) itemText(i int) string {
 func (tl timeline) eventWords(i int) string {
 	e := tl.events[tl.items[i].first]
 	what := EventWords(e)
-	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
+	if e.Kind.IsFault() && e.Origin == history.ByLearner {
 		what += " (your key)"
 	}
 	if t := tl.truth[i]; t != "" {
@@ -82,14 +83,14 @@ func (tl timeline) eventWords(i int) string {
 // ("r3  refused: write 7 with token 2"). It is the one place that words
 // an event, so that the lab screen's running view and this timeline say
 // the same thing of the same event; each adds its own time column.
-func EventWords(e experiment.Event) string {
+func EventWords(e history.Event) string {
 	what := e.Text
 	switch e.Kind {
-	case experiment.Phase:
+	case history.Phase:
 		what = fmt.Sprintf("step %d: %s", e.Step, e.Text)
-	case experiment.InvariantViolated:
+	case history.InvariantViolated:
 		what = "violation: " + e.Text
-	case experiment.WriteRejected:
+	case history.WriteRejected:
 		what = "refused: " + e.Text
 	}
 	if e.Replica != "" {
@@ -168,12 +169,12 @@ func (m Model) timelineHeading(tl timeline, cur, w int) string {
 
 // endedAt is when the run ended: the time of its verdict, the last
 // event, or of its last event when it has none.
-func endedAt(events []experiment.Event) (time.Duration, bool) {
+func endedAt(events []history.Event) (time.Duration, bool) {
 	if len(events) == 0 {
 		return 0, false
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Kind == experiment.Finished {
+		if events[i].Kind == history.Finished {
 			return events[i].At, true
 		}
 	}

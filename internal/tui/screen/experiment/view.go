@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -33,7 +35,7 @@ func (m Model) statusLine(w int) string {
 			state += fmt.Sprintf(" · next step in %.0f s", math.Ceil(m.nextStepIn().Seconds()))
 		}
 	}
-	parts := []string{experiment.TTLLabel(m.params.TTL)}
+	parts := []string{history.TTLLabel(m.params.TTL)}
 	if m.sc.Name == "fencing" {
 		parts = append(parts, "fencing "+variant(m.params.Fencing))
 	}
@@ -130,7 +132,7 @@ func (m Model) card(r experiment.ReplicaState, selected bool) string {
 	}
 	line3 := st.Muted.Render("no lease")
 	if r.LeaseTTL > 0 {
-		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 5) + " " + experiment.LeftLabel(r.LeaseLeft)
+		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 5) + " " + history.LeftLabel(r.LeaseLeft)
 	}
 	inner := cardWidth - 4
 	body := strings.Join([]string{ansi.Truncate(line1, inner, ""), ansi.Truncate(line2, inner, ""), ansi.Truncate(line3, inner, "")}, "\n")
@@ -176,7 +178,7 @@ func (m Model) resourceLine(w int) string {
 // resourceAtCursor is the resource at the timeline's cursor, as the
 // history's writes left it; the run's own report while the cursor
 // follows the run.
-func (m Model) resourceAtCursor() experiment.ResourceState {
+func (m Model) resourceAtCursor() history.ResourceState {
 	if m.isLive() {
 		return m.snap.resource
 	}
@@ -197,8 +199,8 @@ func onOff(b bool) string {
 // keyEvent reports whether an event is one the run exists to show: an
 // invariant broken (two owners, a stale write accepted) or a stale write
 // refused.
-func keyEvent(e experiment.Event) bool {
-	return e.Kind == experiment.InvariantViolated || e.Kind == experiment.WriteRejected
+func keyEvent(e history.Event) bool {
+	return e.Kind == history.InvariantViolated || e.Kind == history.WriteRejected
 }
 
 func (m Model) predictPanel(w, n int) []string {
@@ -343,7 +345,7 @@ func (m Model) stalled(w int) string {
 // Value 0): "" otherwise.
 func (m Model) scriptWaits(w int) string {
 	for i := len(m.snap.events) - 1; i >= 0; i-- {
-		if e := m.snap.events[i]; e.Kind == experiment.Waiting {
+		if e := m.snap.events[i]; e.Kind == history.Waiting {
 			if e.Value == 0 {
 				return ""
 			}

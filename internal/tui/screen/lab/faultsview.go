@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -78,9 +80,9 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 	for _, e := range newestShown(r.events, h-len(out)) {
 		style := st.Text
 		switch e.Kind {
-		case experiment.InvariantViolated:
+		case history.InvariantViolated:
 			style = st.Error
-		case experiment.WriteRejected:
+		case history.WriteRejected:
 			style = st.Warning
 		}
 		out = append(out, style.Render(ansi.Truncate(EventLine(e), w, "…")))
@@ -92,7 +94,7 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 // words ("  5.043s  r3  refused: write ..."): its kind says no more than
 // its text, but its column took a quarter of an 80-column line. Its time
 // is padded so that the running view's lines stay aligned as they scroll.
-func EventLine(e experiment.Event) string {
+func EventLine(e history.Event) string {
 	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), expscreen.EventWords(e))
 }
 
@@ -100,11 +102,11 @@ func EventLine(e experiment.Event) string {
 // first; the ten-a-second kinds are left to the timeline, which folds
 // them. It looks only as far back as it needs: a run of lab 09 has
 // thousands of events, and each one redraws the view.
-func newestShown(events []experiment.Event, n int) []experiment.Event {
-	var out []experiment.Event
+func newestShown(events []history.Event, n int) []history.Event {
+	var out []history.Event
 	for i := len(events) - 1; i >= 0 && len(out) < n; i-- {
 		switch events[i].Kind {
-		case experiment.WriteAccepted, experiment.KeyChanged, experiment.LeaseRenewed:
+		case history.WriteAccepted, history.KeyChanged, history.LeaseRenewed:
 			continue
 		}
 		out = append(out, events[i])
@@ -171,7 +173,7 @@ func (m Model) failedRunLines(r *faultRun, w int) []string {
 
 // violationText is the violation's sentence of a verdict (the one that
 // names it, "kept-working at 7.20 s: ..."), else the whole summary.
-func violationText(v *experiment.Verdict) string {
+func violationText(v *history.Verdict) string {
 	if v.Showed {
 		return v.Summary // what the checker held the code to, each held
 	}

@@ -1,4 +1,4 @@
-package experiment
+package history
 
 import "time"
 
@@ -8,15 +8,11 @@ import "time"
 // each part's first two owners at once, first stale write (taken or
 // refused) and first lease extension; failing those, the last figure
 // measured. false when the history shows none of them.
-func Focus(h *History) (time.Duration, bool) {
-	sc := Lookup(h.Scenario)
-	if sc == nil {
-		return 0, false
-	}
+func Focus(h *History, shows []Property) (time.Duration, bool) {
 	parts := Parts(h)
 	var at time.Duration
 	found := false
-	for _, p := range sc.Shows {
+	for _, p := range shows {
 		if p.When != nil && !p.When(h.Params) {
 			continue
 		}

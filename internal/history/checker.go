@@ -1,4 +1,4 @@
-package experiment
+package history
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/sentence"
 )
 
 // The checker: one function from a History to what it shows, for every
@@ -96,18 +98,6 @@ type Findings struct {
 	Extensions []Extension
 	Figures    map[string]float64
 	Faults     []Event
-}
-
-// Part begins a named part of the run (a variant: "fencing off"); the
-// scenario's properties name the part they judge.
-func (run *Run) Part(name string) {
-	run.Emit(Event{Kind: PartBegins, Text: name})
-}
-
-// Figure records a measured number under a name the verdict's Figures
-// keep and the properties read.
-func (run *Run) figure(name string, value float64, unit, text string) {
-	run.Emit(Event{Kind: Measured, Figure: name, Value: value, Unit: unit, Text: text})
 }
 
 // Parts splits a history into its parts: the events before the first
@@ -304,16 +294,12 @@ func Find(h *History, part string) *Findings {
 	return nil
 }
 
-// Check judges a history by its scenario's properties and returns the
-// verdict: shown when every property holds, with a summary of what the
-// findings show. A run that ended in an error (runErr) is not shown, and
-// says so after what it did show.
-func Check(h *History, runErr error) Verdict {
-	sc := Lookup(h.Scenario)
+// Judge judges a history by a scenario's properties (shows) and returns
+// the verdict: shown when every property holds, with a summary of what
+// the findings show. A run that ended in an error (runErr) is not shown,
+// and says so after what it did show.
+func Judge(h *History, shows []Property, runErr error) Verdict {
 	v := Verdict{Scenario: h.Scenario, Showed: true, Figures: map[string]float64{}}
-	if sc == nil {
-		return Verdict{Scenario: h.Scenario, Summary: "unknown scenario " + h.Scenario}
-	}
 	parts := Parts(h)
 	for _, f := range parts {
 		for k, x := range f.Figures {
@@ -321,7 +307,7 @@ func Check(h *History, runErr error) Verdict {
 		}
 	}
 	var shown, missed []string
-	for _, p := range sc.Shows {
+	for _, p := range shows {
 		if p.When != nil && !p.When(h.Params) {
 			continue
 		}
@@ -355,12 +341,12 @@ func findPart(parts []*Findings, name string) *Findings {
 func summarize(shown, missed []string, runErr error) string {
 	var b strings.Builder
 	if len(missed) > 0 {
-		b.WriteString("Not shown: " + joinSentences(missed))
+		b.WriteString("Not shown: " + sentence.Join(missed))
 		if len(shown) > 0 {
-			b.WriteString(" What it did show: " + joinSentences(shown))
+			b.WriteString(" What it did show: " + sentence.Join(shown))
 		}
 	} else {
-		b.WriteString(joinSentences(shown))
+		b.WriteString(sentence.Join(shown))
 	}
 	if runErr != nil {
 		fmt.Fprintf(&b, " The run failed: %v.", runErr)
@@ -370,8 +356,8 @@ func summarize(shown, missed []string, runErr error) string {
 
 // Who owned what, in words, for the properties' sentences.
 
-// ownersOf names the replicas with a term in f.
-func (f *Findings) ownersOf() []string {
+// Owners names the replicas with a term in f.
+func (f *Findings) Owners() []string {
 	var out []string
 	for _, t := range f.Terms {
 		if !slices.Contains(out, t.Replica) {
@@ -381,8 +367,8 @@ func (f *Findings) ownersOf() []string {
 	return out
 }
 
-// lastEvent returns the last event of f matching ok, and whether there is one.
-func (f *Findings) lastEvent(ok func(Event) bool) (Event, bool) {
+// LastEvent returns the last event of f matching ok, and whether there is one.
+func (f *Findings) LastEvent(ok func(Event) bool) (Event, bool) {
 	for i := len(f.Events) - 1; i >= 0; i-- {
 		if ok(f.Events[i]) {
 			return f.Events[i], true
@@ -391,8 +377,8 @@ func (f *Findings) lastEvent(ok func(Event) bool) (Event, bool) {
 	return Event{}, false
 }
 
-// firstEvent returns the first event of f matching ok.
-func (f *Findings) firstEvent(ok func(Event) bool) (Event, bool) {
+// FirstEvent returns the first event of f matching ok.
+func (f *Findings) FirstEvent(ok func(Event) bool) (Event, bool) {
 	for _, e := range f.Events {
 		if ok(e) {
 			return e, true
@@ -401,12 +387,13 @@ func (f *Findings) firstEvent(ok func(Event) bool) (Event, bool) {
 	return Event{}, false
 }
 
-// figure returns a figure and whether the part has it.
-func (f *Findings) figure(name string) (float64, bool) {
+// Figure returns a figure and whether the part has it.
+func (f *Findings) Figure(name string) (float64, bool) {
 	x, ok := f.Figures[name]
 	return x, ok
 }
 
-func kindIs(k Kind, replica string) func(Event) bool {
+// KindIs matches the events of kind k, of replica when it is not "".
+func KindIs(k Kind, replica string) func(Event) bool {
 	return func(e Event) bool { return e.Kind == k && (replica == "" || e.Replica == replica) }
 }
