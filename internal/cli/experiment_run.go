@@ -261,7 +261,7 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 	if !v.Showed {
 		mark = "NOT SHOWN"
 	}
-	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 }
 
 // saveHistory writes h to path through a temporary file, so a reader
