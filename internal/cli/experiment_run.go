@@ -250,10 +250,10 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 	if asJSON {
 		b, _ := json.Marshal(struct {
 			Kind string `json:"kind"`
-			history.Verdict
+			history.VerdictRecord
 			Seconds float64 `json:"seconds"`
 			Error   string  `json:"error,omitempty"`
-		}{"verdict", v, took.Seconds(), errString(err)})
+		}{"verdict", v.Record(), took.Seconds(), errString(err)})
 		fmt.Fprintln(out, string(b))
 		return
 	}
