@@ -5,7 +5,7 @@
 // README.md's table of folders; and every import pointing down the ranks
 // of .layers (go list), but for the known exceptions in .layer-exceptions,
 // each of which must still occur. Product code is every Go file but tests
-// and internal/tools. make test runs it.
+// (the tools included). make test runs it.
 //
 //	go run ./internal/tools/repocheck          # every check, from the repo root
 //	go run ./internal/tools/repocheck -list    # every function over the limit
