@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
@@ -181,12 +183,12 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 
 // labVerdict prints a lab run's verdict: HELD when the checker found
 // nothing wrong, VIOLATION with what it found otherwise.
-func labVerdict(env *Env, v experiment.Verdict, err error, took time.Duration) error {
+func labVerdict(env *Env, v history.Verdict, err error, took time.Duration) error {
 	mark := "HELD"
 	if !v.Showed {
 		mark = "VIOLATION"
 	}
-	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 	if err != nil {
 		return fmt.Errorf("lab run: %w", err)
 	}
@@ -198,10 +200,10 @@ func labVerdict(env *Env, v experiment.Verdict, err error, took time.Duration) e
 
 // labPrinter is eventPrinter that, in text mode, leaves out the
 // leader's accepted writes (ten a second) unless verbose.
-func labPrinter(out io.Writer, asJSON, verbose bool) func(experiment.Event) {
+func labPrinter(out io.Writer, asJSON, verbose bool) func(history.Event) {
 	print := eventPrinter(out, asJSON, verbose)
-	return func(e experiment.Event) {
-		if e.Kind == experiment.WriteAccepted && !asJSON && !verbose {
+	return func(e history.Event) {
+		if e.Kind == history.WriteAccepted && !asJSON && !verbose {
 			return
 		}
 		print(e)
@@ -210,9 +212,9 @@ func labPrinter(out io.Writer, asJSON, verbose bool) func(experiment.Event) {
 
 // runningAfter says when every replica ran the lab's code, counted from
 // the command's start.
-func runningAfter(h experiment.History, start time.Time) string {
+func runningAfter(h history.History, start time.Time) string {
 	for _, e := range h.Events {
-		if e.Kind == experiment.Measured && e.Figure == "replicas_running_s" {
+		if e.Kind == history.Measured && e.Figure == "replicas_running_s" {
 			return fmt.Sprintf("every replica running %.2f s after the command started", h.Started.Add(e.At).Sub(start).Seconds())
 		}
 	}
@@ -232,7 +234,7 @@ func (rf *runFlags) withLabSchedule() error {
 		return Usagef("--faults %s: the run has no faults to replay", rf.faults)
 	}
 	for _, f := range p.Faults {
-		if f.Kind == experiment.ClockChanged {
+		if f.Kind == history.ClockChanged {
 			return Usagef("--faults %s: %v", rf.faults, experiment.ErrLabClock)
 		}
 	}

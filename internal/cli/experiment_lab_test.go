@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd/access"
@@ -68,7 +70,7 @@ func TestLabRunOnClassCluster(t *testing.T) {
 	}
 	leaders := 0
 	for _, e := range h.Events {
-		if e.Kind == experiment.Acquired {
+		if e.Kind == history.Acquired {
 			leaders++
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/testwait"
 )
@@ -42,12 +44,12 @@ func TestLabRunByHand(t *testing.T) {
 	}()
 	said := func() string { return out.String() + errb.String() }
 	testwait.Until(t, byHandWait, "the by-hand schedule's step", func() bool {
-		return sawEvent(out.String(), experiment.Phase, "", "schedule by-hand")
+		return sawEvent(out.String(), history.Phase, "", "schedule by-hand")
 	}, said)
 	for _, f := range []struct {
 		line string
-		kind experiment.Kind
-	}{{"pause r2", experiment.Paused}, {"resume r2", experiment.Resumed}} {
+		kind history.Kind
+	}{{"pause r2", history.Paused}, {"resume r2", history.Resumed}} {
 		fmt.Fprintln(feed, f.line)
 		testwait.Until(t, byHandWait, f.line, func() bool { return sawEvent(out.String(), f.kind, "r2", "") }, said)
 	}
@@ -68,15 +70,15 @@ func TestLabRunByHand(t *testing.T) {
 	if c != 0 || h.Verdict == nil || !h.Verdict.Showed {
 		t.Fatalf("the reference by hand: exit %d, verdict %+v\n%s", c, h.Verdict, said())
 	}
-	ended := indexOf(h, experiment.Note, "ended by hand")
-	watch := indexOf(h, experiment.Phase, "watch for")
-	stop := indexOf(h, experiment.Phase, "stop:")
-	resumed := indexOf(h, experiment.Resumed, "")
+	ended := indexOf(h, history.Note, "ended by hand")
+	watch := indexOf(h, history.Phase, "watch for")
+	stop := indexOf(h, history.Phase, "stop:")
+	resumed := indexOf(h, history.Resumed, "")
 	if resumed < 0 || ended < resumed || watch < ended || stop < watch {
 		t.Fatalf("want r2 resumed, then the end by hand, the watch and the stop; at events %d, %d, %d, %d", resumed, ended, watch, stop)
 	}
 	mine := experiment.LabFaultSchedule(&h)
-	if len(mine) != 2 || h.Events[resumed].Origin != experiment.ByLearner {
+	if len(mine) != 2 || h.Events[resumed].Origin != history.ByLearner {
 		t.Fatalf("the learner's faults: %+v (the resume's origin %q)", mine, h.Events[resumed].Origin)
 	}
 	replayByHand(t, record, mine)
@@ -84,7 +86,7 @@ func TestLabRunByHand(t *testing.T) {
 
 // replayByHand replays a recorded by-hand run and checks its faults
 // against the recorded ones.
-func replayByHand(t *testing.T, record string, mine []experiment.ScheduledFault) {
+func replayByHand(t *testing.T, record string, mine []history.ScheduledFault) {
 	t.Helper()
 	again := filepath.Join(filepath.Dir(record), "again.json")
 	code, stdout, stderr := runCLI(t, "experiment", "run", "--lab", "07", "--reference", "--faults", record, "--record", again)
@@ -106,9 +108,9 @@ func replayByHand(t *testing.T, record string, mine []experiment.ScheduledFault)
 			t.Errorf("replayed fault %d: %+v, recorded %+v", i, f, mine[i])
 		}
 	}
-	watch := indexOf(h, experiment.Phase, "watch for")
-	last := indexOf(h, experiment.Resumed, "")
-	if indexOf(h, experiment.Phase, "your schedule: 2 faults") < 0 || watch < last || indexOf(h, experiment.Note, "ended by hand") >= 0 {
+	watch := indexOf(h, history.Phase, "watch for")
+	last := indexOf(h, history.Resumed, "")
+	if indexOf(h, history.Phase, "your schedule: 2 faults") < 0 || watch < last || indexOf(h, history.Note, "ended by hand") >= 0 {
 		t.Fatalf("the replay did not play the learner's schedule, then watch:\n%s", stdout)
 	}
 	if h.Events[watch].At-h.Events[last].At >= experiment.LabByHandLimit {
@@ -118,9 +120,9 @@ func replayByHand(t *testing.T, record string, mine []experiment.ScheduledFault)
 
 // sawEvent says whether the JSON lines in out have an event of kind,
 // about replica (any if ""), whose text has text in it.
-func sawEvent(out string, kind experiment.Kind, replica, text string) bool {
+func sawEvent(out string, kind history.Kind, replica, text string) bool {
 	for _, l := range strings.Split(out, "\n") {
-		var e experiment.Event
+		var e history.Event
 		if json.Unmarshal([]byte(l), &e) != nil {
 			continue
 		}
@@ -133,7 +135,7 @@ func sawEvent(out string, kind experiment.Kind, replica, text string) bool {
 
 // indexOf is the index of h's first event of kind whose text has text
 // in it, or -1.
-func indexOf(h experiment.History, kind experiment.Kind, text string) int {
+func indexOf(h history.History, kind history.Kind, text string) int {
 	for i, e := range h.Events {
 		if e.Kind == kind && strings.Contains(e.Text, text) {
 			return i

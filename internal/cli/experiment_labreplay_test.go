@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/experiment"
 )
 
@@ -14,12 +16,12 @@ import (
 // accepted writes only with -v, and the verdict reads HELD or VIOLATION
 // with the run's exit code.
 func TestLabReplayPrintsAsTheRun(t *testing.T) {
-	h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"),
-		Params: experiment.Params{Replicas: 3, TTL: 2}, Timing: experiment.Timing{AskedTTL: 2}, Events: []experiment.Event{
-			{At: 0, Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
-			{At: time.Second, Kind: experiment.WriteAccepted, Replica: "r1", Token: 5, Text: `write "r1#1" with token 5 accepted`},
-			{At: 2 * time.Second, Kind: experiment.LeaderMoved, Replica: "m2", Origin: experiment.ByScript, Text: "raft leadership moved to m2"},
-			{At: 3 * time.Second, Kind: experiment.Note, Replica: "r1", Text: "told to stop: SIGTERM, its Run's context is cancelled"},
+	h := history.History{Format: history.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"),
+		Params: history.Params{Replicas: 3, TTL: 2}, Timing: history.Timing{AskedTTL: 2}, Events: []history.Event{
+			{At: 0, Kind: history.Phase, Step: 1, Text: "start 3 replicas"},
+			{At: time.Second, Kind: history.WriteAccepted, Replica: "r1", Token: 5, Text: `write "r1#1" with token 5 accepted`},
+			{At: 2 * time.Second, Kind: history.LeaderMoved, Replica: "m2", Origin: history.ByScript, Text: "raft leadership moved to m2"},
+			{At: 3 * time.Second, Kind: history.Note, Replica: "r1", Text: "told to stop: SIGTERM, its Run's context is cancelled"},
 		}}
 	file := filepath.Join(t.TempDir(), "lab.json")
 	writeHistory(t, file, h)

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/progress"
 )
 
@@ -91,9 +92,9 @@ func TestExperimentRunAndReplayTakeOldNames(t *testing.T) {
 		t.Errorf("run thundering-herd --replicas 999: exit %d, %q; want the range of lock-waiters", code, errOut)
 	}
 	rec := filepath.Join(t.TempDir(), "old.json")
-	h := experiment.History{Format: experiment.HistoryFormat, Scenario: "thundering-herd",
-		Params:  experiment.Params{Replicas: 20, TTL: 5, Seed: 1},
-		Verdict: &experiment.Verdict{Scenario: "thundering-herd", Summary: "as recorded"}}
+	h := history.History{Format: history.HistoryFormat, Scenario: "thundering-herd",
+		Params:  history.Params{Replicas: 20, TTL: 5, Seed: 1},
+		Verdict: &history.Verdict{Scenario: "thundering-herd", Summary: "as recorded"}}
 	writeHistory(t, rec, h)
 	// The verdict is the lock-waiters checker's, not the one recorded.
 	code, out, errOut := run(t, "", "experiment", "replay", rec)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // runFlags are the flags of `experiment run`.
@@ -24,7 +25,7 @@ type runFlags struct {
 	faults    string
 	stepDelay time.Duration
 	lab       labFlags // --lab: the learner's own code as the replicas (experiment_lab.go)
-	params    experiment.Params
+	params    history.Params
 	set       map[string]bool // the flags given on the command line
 }
 
@@ -59,7 +60,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 	}
 	// A scenario's old name (before it was renamed) runs it too, and the
 	// run goes by its current name from here on.
-	rf.name, rf.set = experiment.CurrentName(name), map[string]bool{}
+	rf.name, rf.set = history.CurrentName(name), map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { rf.set[f.Name] = true })
 	return rf, nil
 }
@@ -76,7 +77,7 @@ func parseWithName(fs *flag.FlagSet, args []string) (string, []string, error) {
 }
 
 // checkRanges refuses replica counts and TTLs the scenario does not take.
-func checkRanges(sc *experiment.Scenario, p experiment.Params) error {
+func checkRanges(sc *experiment.Scenario, p history.Params) error {
 	if lo, hi := sc.ReplicaRange(); p.Replicas != 0 && (p.Replicas < lo || p.Replicas > hi) {
 		if lo == hi {
 			return Usagef("--replicas %d: %s runs exactly %d replica(s)", p.Replicas, sc.Name, lo)
@@ -105,7 +106,7 @@ func (rf *runFlags) withSchedule() error {
 // replayed reads the history --faults names (nil without the flag),
 // checks that it is a run of this experiment, and takes its seed,
 // replica count and TTL where the command line did not set them.
-func (rf *runFlags) replayed() (*experiment.History, error) {
+func (rf *runFlags) replayed() (*history.History, error) {
 	if rf.faults == "" {
 		return nil, nil
 	}
@@ -129,15 +130,15 @@ func (rf *runFlags) replayed() (*experiment.History, error) {
 	return &h, nil
 }
 
-func readHistoryFile(path string) (experiment.History, error) {
+func readHistoryFile(path string) (history.History, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return experiment.History{}, Usagef("%v", err)
+		return history.History{}, Usagef("%v", err)
 	}
 	defer f.Close()
 	h, err := experiment.ReadHistory(f)
 	if err != nil {
-		return experiment.History{}, Usagef("%s: %v", path, err)
+		return history.History{}, Usagef("%s: %v", path, err)
 	}
 	return h, nil
 }
@@ -203,15 +204,15 @@ func experimentEnv(ctx context.Context, env *Env, sc *experiment.Scenario) (expe
 
 // eventPrinter prints each event as it happens: a JSON line, or a line
 // of text leaving out renewals and key changes unless verbose.
-func eventPrinter(out io.Writer, asJSON, verbose bool) func(experiment.Event) {
-	return func(e experiment.Event) {
+func eventPrinter(out io.Writer, asJSON, verbose bool) func(history.Event) {
+	return func(e history.Event) {
 		switch {
-		case e.Kind == experiment.Finished:
+		case e.Kind == history.Finished:
 			// printed with the whole verdict
 		case asJSON:
 			b, _ := json.Marshal(e)
 			fmt.Fprintln(out, string(b))
-		case (e.Kind == experiment.LeaseRenewed || e.Kind == experiment.KeyChanged) && !verbose:
+		case (e.Kind == history.LeaseRenewed || e.Kind == history.KeyChanged) && !verbose:
 		default:
 			fmt.Fprintln(out, e.String())
 		}
@@ -219,7 +220,7 @@ func eventPrinter(out io.Writer, asJSON, verbose bool) func(experiment.Event) {
 }
 
 // reportVerdict prints the verdict and turns it into the exit status.
-func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool, v experiment.Verdict, err error, took time.Duration) error {
+func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool, v history.Verdict, err error, took time.Duration) error {
 	if ctx.Err() != nil {
 		// Stopped by Ctrl-C or SIGTERM: whatever the script concluded
 		// from a run cut short is not a verdict.
@@ -245,11 +246,11 @@ func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool,
 	return nil
 }
 
-func printExperimentVerdict(out io.Writer, asJSON bool, v experiment.Verdict, err error, took time.Duration) {
+func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err error, took time.Duration) {
 	if asJSON {
 		b, _ := json.Marshal(struct {
 			Kind string `json:"kind"`
-			experiment.Verdict
+			history.Verdict
 			Seconds float64 `json:"seconds"`
 			Error   string  `json:"error,omitempty"`
 		}{"verdict", v, took.Seconds(), errString(err)})
@@ -260,18 +261,18 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v experiment.Verdict, er
 	if !v.Showed {
 		mark = "NOT SHOWN"
 	}
-	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 }
 
 // saveHistory writes h to path through a temporary file, so a reader
 // never finds half a history.
-func saveHistory(path string, h experiment.History) error {
+func saveHistory(path string, h history.History) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".history-*")
 	if err != nil {
 		return fmt.Errorf("record %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := experiment.WriteHistory(tmp, h); err != nil {
+	if err := history.Write(tmp, h); err != nil {
 		tmp.Close()
 		return fmt.Errorf("record %s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // runCLI runs the playground with args, no input and a state folder of
@@ -21,10 +22,10 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // writeHistory writes h to a history file at path, as --record does.
-func writeHistory(t *testing.T, path string, h experiment.History) {
+func writeHistory(t *testing.T, path string, h history.History) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := experiment.WriteHistory(&b, h); err != nil {
+	if err := history.Write(&b, h); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
@@ -133,11 +134,11 @@ func TestExperimentRecordReplay(t *testing.T) {
 func TestExperimentReplaysLearnerFaults(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.json")
-	h := experiment.History{Format: experiment.HistoryFormat, Scenario: "singleton-vs-election", Params: experiment.Params{Replicas: 4, Seed: 3},
-		Timing: experiment.Timing{AskedTTL: 1}, Events: []experiment.Event{
-			{At: time.Second, Kind: experiment.Phase, Step: 3},
-			{At: time.Second, Kind: experiment.Paused, Step: 3, Replica: "r4", Origin: experiment.ByLearner},
-			{At: time.Second + 200*time.Millisecond, Kind: experiment.Resumed, Step: 3, Replica: "r4", Origin: experiment.ByLearner},
+	h := history.History{Format: history.HistoryFormat, Scenario: "singleton-vs-election", Params: history.Params{Replicas: 4, Seed: 3},
+		Timing: history.Timing{AskedTTL: 1}, Events: []history.Event{
+			{At: time.Second, Kind: history.Phase, Step: 3},
+			{At: time.Second, Kind: history.Paused, Step: 3, Replica: "r4", Origin: history.ByLearner},
+			{At: time.Second + 200*time.Millisecond, Kind: history.Resumed, Step: 3, Replica: "r4", Origin: history.ByLearner},
 		}}
 	writeHistory(t, in, h)
 	out := filepath.Join(dir, "out.json")
@@ -155,7 +156,7 @@ func TestExperimentReplaysLearnerFaults(t *testing.T) {
 		t.Errorf("params %+v, want the file's seed 3 and 4 replicas", got.Params)
 	}
 	s := got.FaultSchedule()
-	if len(s) != 2 || s[0].Kind != experiment.Paused || s[0].Replica != "r4" || s[0].Step != 3 || s[1].Kind != experiment.Resumed || s[1].After < 200*time.Millisecond {
+	if len(s) != 2 || s[0].Kind != history.Paused || s[0].Replica != "r4" || s[0].Step != 3 || s[1].Kind != history.Resumed || s[1].After < 200*time.Millisecond {
 		t.Errorf("schedule injected again: %+v", s)
 	}
 }

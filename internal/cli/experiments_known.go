@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/ownership-election/playground/internal/experiment"
+import (
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+)
 
 // knownExperiments returns the experiment names lessons and predict
 // questions may refer to: exactly the scenarios registered in
@@ -20,8 +23,8 @@ func experimentTitles() map[string]string {
 // renamedExperiments maps the names scenarios went by before they were
 // renamed to their current names, so a lesson naming an old one still
 // loads.
-func renamedExperiments() map[string]string { return experiment.OldNames() }
+func renamedExperiments() map[string]string { return history.OldNames() }
 
 // currentExperimentName is the name an experiment goes by now, for one
 // the learner names by an old name (progress reset thundering-herd).
-func currentExperimentName(name string) string { return experiment.CurrentName(name) }
+func currentExperimentName(name string) string { return history.CurrentName(name) }

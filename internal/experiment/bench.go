@@ -3,6 +3,8 @@ package experiment
 import (
 	"context"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // FailoverGap elects an owner among replicas with the given TTL, crashes
@@ -12,12 +14,12 @@ import (
 func FailoverGap(ctx context.Context, env Env, replicas int, ttl int64) (time.Duration, error) {
 	var gap time.Duration
 	sc := &Scenario{Name: "bench-failover", DefaultReplicas: 3, MinReplicas: 2, DefaultTTL: 1,
-		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+		Run: func(ctx context.Context, run *Run) (history.Verdict, error) {
 			g, err := measureFailover(ctx, run, ttl, "bench/", 0)
 			gap = g
-			return Verdict{Showed: err == nil}, err
+			return history.Verdict{Showed: err == nil}, err
 		}}
-	run, err := startScenario(ctx, sc, Params{Replicas: replicas, TTL: ttl}, env, nil)
+	run, err := startScenario(ctx, sc, history.Params{Replicas: replicas, TTL: ttl}, env, nil)
 	if err != nil {
 		return 0, err
 	}

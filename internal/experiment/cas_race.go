@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // casRaceScenario is the scenario cas-race.
@@ -18,48 +20,48 @@ var casRaceScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runCASRace,
 	Predict:    casQuestion,
-	Shows:      []Property{{Check: oneWinnerEachRound}},
+	Shows:      []history.Property{{Name: "one-winner-each-round", Check: oneWinnerEachRound}},
 }
 
 // casRounds is how many rounds the race runs.
 const casRounds = 100
 
-func runCASRace(ctx context.Context, run *Run) (Verdict, error) {
+func runCASRace(ctx context.Context, run *Run) (history.Verdict, error) {
 	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("set up: %w", err)
+		return history.Verdict{}, fmt.Errorf("set up: %w", err)
 	}
 	if err := run.Phase(ctx, fmt.Sprintf("%d replicas, %d rounds: each round all send If(CreateRevision(leader) = 0) Then(Put leader = me)", len(rs), casRounds)); err != nil {
-		return Verdict{}, err
+		return history.Verdict{}, err
 	}
 	wins := map[string]int{}
 	for round := 1; round <= casRounds; round++ {
 		winners, err := casRound(ctx, rs)
 		if err != nil {
-			return Verdict{}, fmt.Errorf("round %d: %w", round, err)
+			return history.Verdict{}, fmt.Errorf("round %d: %w", round, err)
 		}
 		if len(winners) == 1 {
 			wins[winners[0]]++
 		} else {
-			run.Emit(Event{Kind: InvariantViolated, Text: fmt.Sprintf("round %d: %d winners %v", round, len(winners), winners)})
+			run.Emit(history.Event{Kind: history.InvariantViolated, Text: fmt.Sprintf("round %d: %d winners %v", round, len(winners), winners)})
 		}
 		text := fmt.Sprintf("round %d: winner %s", round, strings.Join(winners, ", "))
-		run.Emit(Event{Kind: Measured, Value: float64(len(winners)), Unit: "winners", Text: text})
+		run.Emit(history.Event{Kind: history.Measured, Value: float64(len(winners)), Unit: "winners", Text: text})
 		if _, err := run.Admin().Delete(ctx, "leader"); err != nil {
-			return Verdict{}, fmt.Errorf("round %d: reset: %w", round, err)
+			return history.Verdict{}, fmt.Errorf("round %d: reset: %w", round, err)
 		}
 	}
 	run.Note("histogram of winners: %s", histogram(wins, rs))
 	run.figure("rounds", casRounds, "rounds", fmt.Sprintf("%d rounds", casRounds))
 	run.figure("distinct_winners", float64(len(wins)), "replicas", fmt.Sprintf("%d different replicas won at least once", len(wins)))
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // oneWinnerEachRound: every round's transactions had exactly one winner.
-func oneWinnerEachRound(f *Findings) (bool, string) {
+func oneWinnerEachRound(f *history.Findings) (bool, string) {
 	rounds, one := 0, 0
 	for _, e := range f.Events {
-		if e.Kind == Measured && e.Unit == "winners" {
+		if e.Kind == history.Measured && e.Unit == "winners" {
 			rounds++
 			if e.Value == 1 {
 				one++
@@ -67,7 +69,7 @@ func oneWinnerEachRound(f *Findings) (bool, string) {
 		}
 	}
 	say := fmt.Sprintf("exactly one winner in %d of %d rounds", one, rounds)
-	if d, ok := f.figure("distinct_winners"); ok {
+	if d, ok := f.Figure("distinct_winners"); ok {
 		say += fmt.Sprintf("; %.0f different replicas won at least once", d)
 	}
 	return rounds == casRounds && one == rounds, say

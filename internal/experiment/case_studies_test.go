@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The case studies' own expectations, beyond Showed (TestScenarios runs
@@ -11,16 +13,16 @@ import (
 // history replays to the same verdict without etcd.
 
 // replayed checks that the history of events judges as the run did.
-func replayed(t *testing.T, name string, v Verdict, events []Event) *History {
+func replayed(t *testing.T, name string, v history.Verdict, events []history.Event) *history.History {
 	t.Helper()
-	h := &History{Format: HistoryFormat, Scenario: name, Params: Lookup(name).normalize(Params{}), Events: events}
-	if r := Replay(h); r.Showed != v.Showed || r.Summary != v.Summary {
-		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Summary, v.Summary)
+	h := &history.History{Format: history.HistoryFormat, Scenario: name, Params: Lookup(name).normalize(history.Params{}), Events: events}
+	if r := Replay(h); r.Showed != v.Showed || r.Sentence() != v.Sentence() {
+		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Sentence(), v.Sentence())
 	}
 	return h
 }
 
-func accepted(f *Findings) (n int) {
+func accepted(f *history.Findings) (n int) {
 	for _, w := range f.Stale {
 		if w.Accepted {
 			n++
@@ -29,9 +31,9 @@ func accepted(f *Findings) (n int) {
 	return n
 }
 
-func expectPartitionedPrimary(t *testing.T, v Verdict, events []Event) {
+func expectPartitionedPrimary(t *testing.T, v history.Verdict, events []history.Event) {
 	h := replayed(t, "partitioned-primary", v, events)
-	none, lease, fenced := Find(h, primaryParts[0].name), Find(h, primaryParts[1].name), Find(h, primaryParts[2].name)
+	none, lease, fenced := history.Find(h, primaryParts[0].name), history.Find(h, primaryParts[1].name), history.Find(h, primaryParts[2].name)
 	if none == nil || lease == nil || fenced == nil {
 		t.Fatalf("parts missing: %v %v %v", none != nil, lease != nil, fenced != nil)
 	}
@@ -46,9 +48,9 @@ func expectPartitionedPrimary(t *testing.T, v Verdict, events []Event) {
 	}
 }
 
-func expectFlappingLink(t *testing.T, v Verdict, events []Event) {
+func expectFlappingLink(t *testing.T, v history.Verdict, events []history.Event) {
 	h := replayed(t, "flapping-link", v, events)
-	off, on := viewOf(Find(h, preVotePart(false))), viewOf(Find(h, preVotePart(true)))
+	off, on := viewOf(history.Find(h, preVotePart(false))), viewOf(history.Find(h, preVotePart(true)))
 	if off.cuts != flaps || on.cuts != flaps {
 		t.Errorf("the link went down %d and %d times, want %d each", off.cuts, on.cuts, flaps)
 	}
@@ -57,9 +59,9 @@ func expectFlappingLink(t *testing.T, v Verdict, events []Event) {
 	}
 }
 
-func expectZombieController(t *testing.T, v Verdict, events []Event) {
+func expectZombieController(t *testing.T, v history.Verdict, events []history.Event) {
 	h := replayed(t, "zombie-controller", v, events)
-	plain, guarded := Find(h, zombiePart(false)), Find(h, zombiePart(true))
+	plain, guarded := history.Find(h, zombiePart(false)), history.Find(h, zombiePart(true))
 	if newControllerKept(plain) || !newControllerKept(guarded) {
 		t.Errorf("the new controller's decision survived: plain %v, guarded %v; want false, true", newControllerKept(plain), newControllerKept(guarded))
 	}
@@ -73,14 +75,14 @@ func expectZombieController(t *testing.T, v Verdict, events []Event) {
 // with Pre-Vote on is not shown, and one where nobody lost a leader shows
 // nothing either.
 func TestFlappingVerdictFromReports(t *testing.T) {
-	status := func(at int, member string, term uint64, leader string) Event {
-		return Event{At: time.Duration(at) * time.Millisecond, Kind: LeaderObserved, Replica: member,
-			Facts: &Facts{Op: "status", Succeeded: true, RaftTerm: term, Leader: leader}}
+	status := func(at int, member string, term uint64, leader string) history.Event {
+		return history.Event{At: time.Duration(at) * time.Millisecond, Kind: history.LeaderObserved, Replica: member,
+			Facts: &history.Facts{Op: "status", Succeeded: true, RaftTerm: term, Leader: leader}}
 	}
-	part := func(name string, changed bool) []Event {
-		evs := []Event{{Kind: PartBegins, Text: name}, status(0, "m1", 2, "m2"), status(0, "m2", 2, "m2"),
-			{At: 10 * time.Millisecond, Kind: Partitioned, Replica: "m1"}, status(400, "m1", 2, "")}
-		evs = append(evs, Event{At: 900 * time.Millisecond, Kind: Healed, Replica: "m1"})
+	part := func(name string, changed bool) []history.Event {
+		evs := []history.Event{{Kind: history.PartBegins, Text: name}, status(0, "m1", 2, "m2"), status(0, "m2", 2, "m2"),
+			{At: 10 * time.Millisecond, Kind: history.Partitioned, Replica: "m1"}, status(400, "m1", 2, "")}
+		evs = append(evs, history.Event{At: 900 * time.Millisecond, Kind: history.Healed, Replica: "m1"})
 		if changed {
 			evs = append(evs, status(1000, "m2", 3, "m1"), status(1000, "m1", 3, "m1"))
 		} else {
@@ -88,17 +90,17 @@ func TestFlappingVerdictFromReports(t *testing.T) {
 		}
 		return evs
 	}
-	judge := func(offChanged, onChanged bool) Verdict {
-		h := History{Scenario: "flapping-link", Events: append(part(preVotePart(false), offChanged), part(preVotePart(true), onChanged)...)}
+	judge := func(offChanged, onChanged bool) history.Verdict {
+		h := history.History{Scenario: "flapping-link", Events: append(part(preVotePart(false), offChanged), part(preVotePart(true), onChanged)...)}
 		return Check(&h, nil)
 	}
 	if v := judge(true, false); !v.Showed {
-		t.Errorf("churn off, steady on: not shown: %s", v.Summary)
+		t.Errorf("churn off, steady on: not shown: %s", v.Sentence())
 	}
-	if v := judge(true, true); v.Showed || !strings.Contains(v.Summary, "one new leader term") {
-		t.Errorf("a leader change with Pre-Vote on was shown: %s", v.Summary)
+	if v := judge(true, true); v.Showed || !strings.Contains(v.Sentence(), "one new leader term") {
+		t.Errorf("a leader change with Pre-Vote on was shown: %s", v.Sentence())
 	}
 	if v := judge(false, false); v.Showed {
-		t.Errorf("no leader change with Pre-Vote off was shown: %s", v.Summary)
+		t.Errorf("no leader change with Pre-Vote off was shown: %s", v.Sentence())
 	}
 }

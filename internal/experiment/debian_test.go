@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -341,7 +343,7 @@ func TestOnDebianEtcd34(t *testing.T) {
 				t.Parallel()
 				for _, name := range names {
 					t.Run(name, func(t *testing.T) {
-						run, err := Start(context.Background(), name, Params{}, Env{Etcd: remote}, nil)
+						run, err := Start(context.Background(), name, history.Params{}, Env{Etcd: remote}, nil)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -358,8 +360,8 @@ func TestOnDebianEtcd34(t *testing.T) {
 		c.killDuring(t, remote, "renewal", firstRenewal, c.leaderOf)
 	})
 	t.Run("ttl-unlock-bug with the leader killed", func(t *testing.T) {
-		c.killDuring(t, remote, "ttl-unlock-bug", func(e Event) bool {
-			return e.Kind == LeaseGranted && e.Replica == "p1"
+		c.killDuring(t, remote, "ttl-unlock-bug", func(e history.Event) bool {
+			return e.Kind == history.LeaseGranted && e.Replica == "p1"
 		}, c.leaderOf)
 	})
 }
@@ -383,30 +385,30 @@ func debianLanes(remote *embedetcd.Remote) map[string][]string {
 // firstRenewal is the first answered renewal of a run: in renewal, of
 // its TTL/2 schedule, whose next renewal is then due half a TTL later,
 // while etcd is still electing a leader if the leader was killed.
-func firstRenewal(e Event) bool { return e.Kind == LeaseRenewed }
+func firstRenewal(e history.Event) bool { return e.Kind == history.LeaseRenewed }
 
 // killDuring runs the scenario as the learner and kills the member that
 // pick names at the first event at, then checks that the run showed its
 // effect, and starts the member again for the next test.
-func (c *debianCluster) killDuring(t *testing.T, remote *embedetcd.Remote, name string, at func(Event) bool, pick func(*testing.T) *debianMember) {
+func (c *debianCluster) killDuring(t *testing.T, remote *embedetcd.Remote, name string, at func(history.Event) bool, pick func(*testing.T) *debianMember) {
 	t.Helper()
 	victim := pick(t)
 	seen := make(chan struct{})
 	var once bool
-	sink := func(e Event) { // called one event at a time
+	sink := func(e history.Event) { // called one event at a time
 		if !once && at(e) {
 			once = true
 			close(seen)
 		}
 	}
-	run, err := Start(context.Background(), name, Params{}, Env{Etcd: remote}, sink)
+	run, err := Start(context.Background(), name, history.Params{}, Env{Etcd: remote}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-seen:
 		victim.kill()
-		run.Emit(Event{Kind: MemberStopped, Replica: victim.name, Text: "etcd member " + victim.name + " killed, from outside the run"})
+		run.Emit(history.Event{Kind: history.MemberStopped, Replica: victim.name, Text: "etcd member " + victim.name + " killed, from outside the run"})
 	case <-run.Done():
 		t.Fatal("the run ended before the moment to kill a member")
 	}
@@ -421,14 +423,14 @@ func checkDebianRun(t *testing.T, run *Run, fault string) {
 	v, err := run.Wait()
 	h := run.History()
 	if err != nil || !v.Showed {
-		t.Errorf("on etcd 3.4 with %s (%+v): %v: %s", fault, h.Timing, err, v.Summary)
+		t.Errorf("on etcd 3.4 with %s (%+v): %v: %s", fault, h.Timing, err, v.Sentence())
 	}
 	if h.Timing.MinTTL != 2 || h.Params.TTL < 2 {
 		t.Errorf("timing %+v, TTL used %d: want etcd's minimum of 2 s read and used", h.Timing, h.Params.TTL)
 	}
 	checkTextsAgree(t, h.Events)
 	if fault != "no fault" {
-		t.Logf("with %s: %s\n%s", fault, v.Summary, whatTheFaultCost(h.Events))
+		t.Logf("with %s: %s\n%s", fault, v.Sentence(), whatTheFaultCost(h.Events))
 	}
 	if t.Failed() {
 		for _, e := range h.Events {
@@ -439,10 +441,10 @@ func checkDebianRun(t *testing.T, run *Run, fault string) {
 
 // whatTheFaultCost counts, for the test's log, the requests a run sent
 // more than once and the lost answers it checked by a read.
-func whatTheFaultCost(events []Event) string {
+func whatTheFaultCost(events []history.Event) string {
 	retried, late, checked, applied := 0, 0, 0, 0
 	for _, e := range events {
-		if f := e.Facts; f != nil && e.Kind != KeyChanged {
+		if f := e.Facts; f != nil && e.Kind != history.KeyChanged {
 			if f.Tries > 1 {
 				retried++
 			}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -31,7 +33,7 @@ func campaign(ctx context.Context, r *Replica, l *Lease, prefix, value string, s
 
 // campaignFacts is campaign that also returns what etcd answered when the
 // replica found itself first in line: its own key as read then.
-func campaignFacts(ctx context.Context, r *Replica, l *Lease, prefix, value string, st *queueStats) (int64, *Facts, error) {
+func campaignFacts(ctx context.Context, r *Replica, l *Lease, prefix, value string, st *queueStats) (int64, *history.Facts, error) {
 	cli := r.Client()
 	if cli == nil {
 		return 0, nil, errors.New("campaign: crashed")
@@ -70,7 +72,7 @@ func campaignFacts(ctx context.Context, r *Replica, l *Lease, prefix, value stri
 				return 0, nil, errKeyGone
 			}
 			kv := storeKey(own.Kvs[0])
-			return myRev, &Facts{Op: "get", Key: kv.Key, Revision: own.Header.Revision, Succeeded: true, Held: &kv, Lease: kv.Lease, Tries: a.Tries, Resolved: resolved}, nil
+			return myRev, &history.Facts{Op: "get", Key: kv.Key, Revision: own.Header.Revision, Succeeded: true, Held: &kv, Lease: kv.Lease, Tries: a.Tries, Resolved: resolved}, nil
 		}
 		if err := waitDelete(ctx, cli, string(g.Kvs[0].Key), g.Header.Revision, l); err != nil {
 			return 0, nil, err
@@ -192,7 +194,7 @@ func leaderLoopTTL(prefix string, writeEvery time.Duration, localCheck bool, ttl
 				continue
 			}
 			r.setRole(RoleOwner, tok)
-			r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Facts: f,
+			r.Emit(history.Event{Kind: history.Acquired, Token: tok, TTL: l.TTL, Facts: f,
 				Text: fmt.Sprintf("became owner with token %d: its key %s is the oldest in line (revision %d)", tok, f.Key, f.Revision)})
 			if err := serve(ctx, r, l, tok, writeEvery, localCheck); err != nil {
 				return nil
@@ -208,7 +210,7 @@ func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time
 			return err
 		}
 		if localCheck && l.Left() < time.Duration(l.TTL)*time.Second/4 {
-			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: fmt.Sprintf("local check: lease %s by its own clock; stops acting as owner", LeftLabel(l.Left()))})
+			r.Emit(history.Event{Kind: history.SteppedDown, Token: tok, Text: fmt.Sprintf("local check: lease %s by its own clock; stops acting as owner", history.LeftLabel(l.Left()))})
 			r.setRole(RoleSteppedDown, 0)
 			l.abandon(ctx)
 			return nil
@@ -220,8 +222,8 @@ func serve(ctx context.Context, r *Replica, l *Lease, tok int64, writeEvery time
 		}
 		select {
 		case <-l.Lost():
-			r.Emit(Event{Kind: Lost, Token: tok, Text: "lease gone: no longer owner"})
-			r.Emit(Event{Kind: SteppedDown, Token: tok, Text: "stopped acting as owner"})
+			r.Emit(history.Event{Kind: history.Lost, Token: tok, Text: "lease gone: no longer owner"})
+			r.Emit(history.Event{Kind: history.SteppedDown, Token: tok, Text: "stopped acting as owner"})
 			r.setRole(RoleSteppedDown, 0)
 			return nil
 		default:

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
@@ -57,10 +59,10 @@ func TestMain(m *testing.M) {
 }
 
 // expectations per scenario: figures that must hold beyond Showed.
-var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
-	"ttl-unlock-bug": func(t *testing.T, v Verdict, events []Event) {
-		h := History{Scenario: "ttl-unlock-bug", Events: events}
-		naive, versioned := Find(&h, naivePart), Find(&h, versionedPart)
+var expectations = map[string]func(t *testing.T, v history.Verdict, events []history.Event){
+	"ttl-unlock-bug": func(t *testing.T, v history.Verdict, events []history.Event) {
+		h := history.History{Scenario: "ttl-unlock-bug", Events: events}
+		naive, versioned := history.Find(&h, naivePart), history.Find(&h, versionedPart)
 		if naive == nil || versioned == nil || len(naive.TwoOwners) == 0 || len(versioned.TwoOwners) != 0 {
 			t.Errorf("two owners at once: naive %+v, versioned %+v; want some and none", naive, versioned)
 		}
@@ -68,22 +70,22 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 			t.Errorf("P3's answers after the two unlocks judged %v: want the first option borne out", judged)
 		}
 	},
-	"fencing": func(t *testing.T, v Verdict, events []Event) {
-		h := History{Scenario: "fencing", Events: events}
-		off, on := Find(&h, fencingPart(false)), Find(&h, fencingPart(true))
+	"fencing": func(t *testing.T, v history.Verdict, events []history.Event) {
+		h := history.History{Scenario: "fencing", Events: events}
+		off, on := history.Find(&h, fencingPart(false)), history.Find(&h, fencingPart(true))
 		if off == nil || on == nil || len(off.Stale) == 0 || !off.Stale[0].Accepted || len(on.Stale) == 0 || on.Stale[0].Accepted {
 			t.Errorf("stale writes: fencing off %+v, on %+v", off, on)
 		}
-		if !slices.ContainsFunc(events, func(e Event) bool { return e.Kind == WriteRejected }) {
+		if !slices.ContainsFunc(events, func(e history.Event) bool { return e.Kind == history.WriteRejected }) {
 			t.Error("no write-rejected event")
 		}
 	},
-	"lock-waiters": func(t *testing.T, v Verdict, _ []Event) {
+	"lock-waiters": func(t *testing.T, v history.Verdict, _ []history.Event) {
 		if w := v.Figures["predecessor_wakeups_per_release"]; w != 1 {
 			t.Errorf("predecessor watch woke %.1f per release, want 1", w)
 		}
 	},
-	"shard-ownership": func(t *testing.T, v Verdict, _ []Event) {
+	"shard-ownership": func(t *testing.T, v history.Verdict, _ []history.Event) {
 		if v.Figures["moved_from_live_workers"] != 0 || v.Figures["imbalance"] > 1 {
 			t.Errorf("figures %v", v.Figures)
 		}
@@ -91,10 +93,12 @@ var expectations = map[string]func(t *testing.T, v Verdict, events []Event){
 	"partitioned-primary": expectPartitionedPrimary, // case_studies_test.go
 	"flapping-link":       expectFlappingLink,
 	"zombie-controller":   expectZombieController,
-	"leader-change": func(t *testing.T, v Verdict, events []Event) {
+	"leader-change": func(t *testing.T, v history.Verdict, events []history.Event) {
 		// The script's crash is in the history, after r1 wrote owner.
-		wrote := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Acquired && e.Replica == "r1" })
-		crashed := slices.IndexFunc(events, func(e Event) bool { return e.Kind == Crashed && e.Replica == "r1" && e.Origin == ByScript })
+		wrote := slices.IndexFunc(events, func(e history.Event) bool { return e.Kind == history.Acquired && e.Replica == "r1" })
+		crashed := slices.IndexFunc(events, func(e history.Event) bool {
+			return e.Kind == history.Crashed && e.Replica == "r1" && e.Origin == history.ByScript
+		})
 		if wrote < 0 || crashed < wrote {
 			t.Errorf("r1 wrote owner at event %d and crashed at event %d; want a crash after the write", wrote, crashed)
 		}
@@ -127,16 +131,16 @@ func TestScenarios(t *testing.T) {
 			for _, sc := range scs {
 				t.Run(sc.Name, func(t *testing.T) {
 					var mu sync.Mutex
-					var events []Event
-					sink := func(e Event) { mu.Lock(); events = append(events, e); mu.Unlock() }
+					var events []history.Event
+					sink := func(e history.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }
 					start := time.Now()
-					v, err := Execute(context.Background(), sc.Name, Params{}, Env{Etcd: srv, Cluster: cluster}, sink)
+					v, err := Execute(context.Background(), sc.Name, history.Params{}, Env{Etcd: srv, Cluster: cluster}, sink)
 					took := time.Since(start)
 					if err != nil {
 						t.Fatalf("run: %v", err)
 					}
 					if !v.Showed {
-						t.Errorf("did not show it: %s", v.Summary)
+						t.Errorf("did not show it: %s", v.Sentence())
 					}
 					// The race detector slows etcd and the clients several
 					// times over; expbench measures the real durations.
@@ -144,7 +148,7 @@ func TestScenarios(t *testing.T) {
 						t.Errorf("took %s, want under %s", took, limit)
 					}
 					checkStream(t, events)
-					h := History{Scenario: sc.Name, Params: sc.normalize(Params{}), Events: events}
+					h := history.History{Scenario: sc.Name, Params: sc.normalize(history.Params{}), Events: events}
 					checkPrediction(t, sc, &h)
 					checkTextsAgree(t, events)
 					checkTTLWording(t, events)
@@ -153,7 +157,7 @@ func TestScenarios(t *testing.T) {
 					if check := expectations[sc.Name]; check != nil {
 						check(t, v, events)
 					}
-					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Summary)
+					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Sentence())
 				})
 			}
 		})
@@ -165,16 +169,16 @@ func TestScenarios(t *testing.T) {
 // came back: the screen draws a replica's state from its events, so a
 // replica started again without a Restarted event is drawn crashed while
 // it runs.
-func checkNoActsWhileCrashed(t *testing.T, events []Event) {
+func checkNoActsWhileCrashed(t *testing.T, events []history.Event) {
 	t.Helper()
 	down := map[string]bool{}
 	for _, e := range events {
 		switch e.Kind {
-		case Crashed:
+		case history.Crashed:
 			down[e.Replica] = true
-		case Restarted:
+		case history.Restarted:
 			delete(down, e.Replica)
-		case Acquired, WriteAccepted, WriteRejected, LeaseGranted, LeaseRenewed, Released:
+		case history.Acquired, history.WriteAccepted, history.WriteRejected, history.LeaseGranted, history.LeaseRenewed, history.Released:
 			if down[e.Replica] {
 				t.Errorf("at %s %s %s while its history says it is crashed: %s", e.At, e.Replica, e.Kind, e.Text)
 				delete(down, e.Replica) // once per crash
@@ -186,10 +190,10 @@ func checkNoActsWhileCrashed(t *testing.T, events []Event) {
 // checkResourceFlag: a scenario whose replicas write to the protected
 // resource says so (the screen shows the resource row only then), and one
 // that says so does write to it.
-func checkResourceFlag(t *testing.T, sc *Scenario, events []Event) {
+func checkResourceFlag(t *testing.T, sc *Scenario, events []history.Event) {
 	t.Helper()
-	wrote := slices.ContainsFunc(events, func(e Event) bool {
-		return (e.Kind == WriteAccepted || e.Kind == WriteRejected) && e.Facts != nil && e.Facts.Op == "write"
+	wrote := slices.ContainsFunc(events, func(e history.Event) bool {
+		return (e.Kind == history.WriteAccepted || e.Kind == history.WriteRejected) && e.Facts != nil && e.Facts.Op == "write"
 	})
 	if wrote != sc.Resource {
 		t.Errorf("%s: Resource is %v but its replicas wrote to the resource: %v", sc.Name, sc.Resource, wrote)
@@ -198,9 +202,9 @@ func checkResourceFlag(t *testing.T, sc *Scenario, events []Event) {
 
 // checkStream: times never go backwards, the last event is the verdict,
 // and every event survives a JSON round trip.
-func checkStream(t *testing.T, events []Event) {
+func checkStream(t *testing.T, events []history.Event) {
 	t.Helper()
-	if len(events) == 0 || events[len(events)-1].Kind != Finished {
+	if len(events) == 0 || events[len(events)-1].Kind != history.Finished {
 		t.Fatalf("the stream does not end with a verdict event")
 	}
 	for i, e := range events {
@@ -211,7 +215,7 @@ func checkStream(t *testing.T, events []Event) {
 		if err != nil {
 			t.Fatalf("marshal %v: %v", e, err)
 		}
-		var back Event
+		var back history.Event
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("unmarshal %s: %v", b, err)
 		}
@@ -236,13 +240,13 @@ func TestExternalCluster(t *testing.T) {
 		"leader-change":   ErrNeedsCluster,
 		"least-privilege": ErrNeedsInProcess,
 	} {
-		if _, err := Execute(context.Background(), name, Params{}, Env{Etcd: remote}, nil); !errors.Is(err, want) {
+		if _, err := Execute(context.Background(), name, history.Params{}, Env{Etcd: remote}, nil); !errors.Is(err, want) {
 			t.Errorf("%s on a remote: got %v, want %v", name, err, want)
 		}
 	}
-	v, err := Execute(context.Background(), "cas-race", Params{Replicas: 5}, Env{Etcd: remote}, nil)
+	v, err := Execute(context.Background(), "cas-race", history.Params{Replicas: 5}, Env{Etcd: remote}, nil)
 	if err != nil || !v.Showed {
-		t.Fatalf("cas-race on a remote: %v, %s", err, v.Summary)
+		t.Fatalf("cas-race on a remote: %v, %s", err, v.Sentence())
 	}
 	cli, err := srv.Client()
 	if err != nil {
@@ -267,7 +271,7 @@ func TestExternalCluster(t *testing.T) {
 }
 
 func TestUnknownScenario(t *testing.T) {
-	if _, err := Execute(context.Background(), "no-such-thing", Params{}, Env{}, nil); !errors.Is(err, ErrUnknown) {
+	if _, err := Execute(context.Background(), "no-such-thing", history.Params{}, Env{}, nil); !errors.Is(err, ErrUnknown) {
 		t.Fatalf("got %v, want ErrUnknown", err)
 	}
 }
@@ -314,11 +318,11 @@ func TestScenariosInCourseOrder(t *testing.T) {
 func TestNormalize(t *testing.T) {
 	sc := Lookup("cas-race")
 	for _, c := range []struct{ in, want int }{{0, 20}, {2, 5}, {80, 50}, {7, 7}} {
-		if got := sc.normalize(Params{Replicas: c.in}).Replicas; got != c.want {
+		if got := sc.normalize(history.Params{Replicas: c.in}).Replicas; got != c.want {
 			t.Errorf("replicas %d -> %d, want %d", c.in, got, c.want)
 		}
 	}
-	if got := Lookup("leader-change").normalize(Params{}).TTL; got != 4 {
+	if got := Lookup("leader-change").normalize(history.Params{}).TTL; got != 4 {
 		t.Errorf("default TTL %d, want 4", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // failoverTimingScenario is the scenario failover-timing.
@@ -19,10 +21,10 @@ var failoverTimingScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runFailover,
 	Predict:    failoverQuestion,
-	Shows: []Property{
-		{Part: failoverPart(0), Check: promptFailover},
-		{Part: failoverPart(1), Check: promptFailover},
-		{Part: jitterPart, Check: falseFailovers},
+	Shows: []history.Property{
+		{Name: "prompt-failover", Part: failoverPart(0), Check: promptFailover},
+		{Name: "prompt-failover", Part: failoverPart(1), Check: promptFailover},
+		{Name: "false-failovers", Part: jitterPart, Check: falseFailovers},
 	},
 }
 
@@ -31,23 +33,23 @@ var failoverTimingScenario = &Scenario{
 // 500 ms, and the waiter then needs a watch event and a read.
 const FailoverSlack = 800 * time.Millisecond
 
-func runFailover(ctx context.Context, run *Run) (Verdict, error) {
+func runFailover(ctx context.Context, run *Run) (history.Verdict, error) {
 	for i, ttl := range []int64{run.TTL(), run.TTL() + 1} {
 		run.Part(failoverPart(i))
-		if err := run.Phase(ctx, fmt.Sprintf("%s: elect an owner, then crash it", TTLLabel(ttl))); err != nil {
-			return Verdict{}, err
+		if err := run.Phase(ctx, fmt.Sprintf("%s: elect an owner, then crash it", history.TTLLabel(ttl))); err != nil {
+			return history.Verdict{}, err
 		}
 		gap, err := measureFailover(ctx, run, ttl, fmt.Sprintf("sweep-%d/", i), i)
 		if err != nil {
-			return Verdict{}, fmt.Errorf("failover with %s: %w", TTLLabel(ttl), err)
+			return history.Verdict{}, fmt.Errorf("failover with %s: %w", history.TTLLabel(ttl), err)
 		}
-		run.figure(fmt.Sprintf("gap_ttl%d_s", ttl), gap.Seconds(), "s", fmt.Sprintf("%s: next owner %.2fs after the crash (%+.2fs against the TTL)", TTLLabel(ttl), gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
+		run.figure(fmt.Sprintf("gap_ttl%d_s", ttl), gap.Seconds(), "s", fmt.Sprintf("%s: next owner %.2fs after the crash (%+.2fs against the TTL)", history.TTLLabel(ttl), gap.Seconds(), (gap-time.Duration(ttl)*time.Second).Seconds()))
 	}
 	run.Part(jitterPart)
 	if err := jitterPhase(ctx, run); err != nil {
-		return Verdict{}, fmt.Errorf("jitter: %w", err)
+		return history.Verdict{}, fmt.Errorf("jitter: %w", err)
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 const jitterPart = "network stalls"
@@ -59,19 +61,19 @@ func failoverPart(i int) string { return fmt.Sprintf("failover %d", i+1) }
 // TTL less a renewal interval (the lease ran from its last renewal); the
 // next owner comes after that. How long the replicas then take to react
 // is reported, not judged: on a loaded machine it is the machine's.
-func promptFailover(f *Findings) (bool, string) {
+func promptFailover(f *history.Findings) (bool, string) {
 	g, ok := gapAfterCrash(f)
 	if !ok {
-		if c, crashed := f.firstEvent(kindIs(Crashed, "")); crashed {
+		if c, crashed := f.FirstEvent(history.KindIs(history.Crashed, "")); crashed {
 			return false, fmt.Sprintf("nobody took over after %s crashed at %.1fs", c.Replica, c.At.Seconds())
 		}
 		return false, "no owner was crashed"
 	}
-	next, _ := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.At >= g.To })
+	next, _ := f.FirstEvent(func(e history.Event) bool { return e.Kind == history.Acquired && e.At >= g.To })
 	ttl := time.Duration(next.TTL) * time.Second
-	say := fmt.Sprintf("with %s the next owner (%s) came %.2fs after %s crashed", TTLLabel(next.TTL), next.Replica, g.Length().Seconds(), g.Replica)
-	del, deleted := f.firstEvent(func(e Event) bool {
-		return e.Kind == KeyChanged && e.Facts.Op == "delete" && e.At >= g.From && e.Facts.Key == termKey(f, g.Replica)
+	say := fmt.Sprintf("with %s the next owner (%s) came %.2fs after %s crashed", history.TTLLabel(next.TTL), next.Replica, g.Length().Seconds(), g.Replica)
+	del, deleted := f.FirstEvent(func(e history.Event) bool {
+		return e.Kind == history.KeyChanged && e.Facts.Op == "delete" && e.At >= g.From && e.Facts.Key == termKey(f, g.Replica)
 	})
 	if !deleted {
 		return false, say + ", but the watch never saw etcd delete the crashed owner's key"
@@ -90,7 +92,7 @@ func promptFailover(f *Findings) (bool, string) {
 }
 
 // termKey is the key of the replica's last term in f ("" if none).
-func termKey(f *Findings, replica string) string {
+func termKey(f *history.Findings, replica string) string {
 	key := ""
 	for _, t := range f.Terms {
 		if t.Replica == replica {
@@ -102,17 +104,17 @@ func termKey(f *Findings, replica string) string {
 
 // falseFailovers: stalls of the live owner's network move ownership
 // although nobody crashed.
-func falseFailovers(f *Findings) (bool, string) {
+func falseFailovers(f *history.Findings) (bool, string) {
 	var stalls []string
 	for _, e := range f.Faults {
-		if e.Kind == Stalled {
+		if e.Kind == history.Stalled {
 			stalls = append(stalls, fmt.Sprintf("%.1fs", e.Value))
 		}
 	}
 	moves := 0
-	first, ok := f.firstEvent(kindIs(Acquired, ""))
+	first, ok := f.FirstEvent(history.KindIs(history.Acquired, ""))
 	for _, e := range f.Events {
-		if ok && e.Kind == Acquired && e.At > first.At {
+		if ok && e.Kind == history.Acquired && e.At > first.At {
 			moves++
 		}
 	}
@@ -143,7 +145,7 @@ func measureFailover(ctx context.Context, run *Run, ttl int64, prefix string, ro
 	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
 		return 0, err
 	}
-	rs[0].crash(ByScript)
+	rs[0].crash(history.ByScript)
 	crashed := time.Now()
 	if !waitFor(ctx, time.Duration(ttl)*time.Second+5*time.Second, func() bool { return anyOwner(rs[1:]) }) {
 		return 0, errors.New("nobody took over after the crash")
@@ -174,7 +176,7 @@ func startFirstOwner(ctx context.Context, run *Run, rs []*Replica, body Body, pr
 // jitterPhase stalls the current owner's network three times and counts
 // how often ownership moved although nobody crashed.
 func jitterPhase(ctx context.Context, run *Run) error {
-	if err := run.Phase(ctx, fmt.Sprintf("%s: stall the owner's network three times (its work goes on)", TTLLabel(run.TTL()))); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("%s: stall the owner's network three times (its work goes on)", history.TTLLabel(run.TTL()))); err != nil {
 		return err
 	}
 	rs := make([]*Replica, run.Params.Replicas)
@@ -209,7 +211,7 @@ func jitterPhase(ctx context.Context, run *Run) error {
 			return errors.New("no owner to stall")
 		}
 		owner.stall(ctx, d)
-		owner.Emit(Event{Kind: Note, Text: "network flows again"})
+		owner.Emit(history.Event{Kind: history.Note, Text: "network flows again"})
 		if err := sleep(ctx, ttl/2+500*time.Millisecond); err != nil {
 			return err
 		}

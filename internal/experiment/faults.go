@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/embedetcd"
 )
 
@@ -14,7 +16,7 @@ func (run *Run) stopMember(m *embedetcd.Member) error {
 	if err := m.Stop(); err != nil {
 		return fmt.Errorf("stop member %s: %w", m.Name, err)
 	}
-	run.Emit(Event{Kind: MemberStopped, Replica: m.Name, Origin: ByScript, Text: "etcd member " + m.Name + " stopped"})
+	run.Emit(history.Event{Kind: history.MemberStopped, Replica: m.Name, Origin: history.ByScript, Text: "etcd member " + m.Name + " stopped"})
 	return nil
 }
 
@@ -23,7 +25,7 @@ func (run *Run) restartMember(ctx context.Context, m *embedetcd.Member) error {
 	if err := m.Restart(ctx); err != nil {
 		return fmt.Errorf("restart member %s: %w", m.Name, err)
 	}
-	run.Emit(Event{Kind: MemberRestarted, Replica: m.Name, Origin: ByScript, Text: "etcd member " + m.Name + " running again"})
+	run.Emit(history.Event{Kind: history.MemberRestarted, Replica: m.Name, Origin: history.ByScript, Text: "etcd member " + m.Name + " running again"})
 	return nil
 }
 
@@ -33,7 +35,7 @@ func (run *Run) moveLeader(ctx context.Context, from, to int) error {
 	if err := run.cluster.MoveLeader(ctx, to); err != nil {
 		return fmt.Errorf("move the raft leader to %s: %w", members[to].Name, err)
 	}
-	run.Emit(Event{Kind: LeaderMoved, Replica: members[to].Name, Origin: ByScript,
+	run.Emit(history.Event{Kind: history.LeaderMoved, Replica: members[to].Name, Origin: history.ByScript,
 		Text: fmt.Sprintf("raft leadership moved from %s to %s", members[from].Name, members[to].Name)})
 	return nil
 }
@@ -62,21 +64,21 @@ func (run *Run) injectSchedule(ctx context.Context) {
 }
 
 // applyFault does what the learner's key for f.Kind does.
-func applyFault(r *Replica, f ScheduledFault) error {
+func applyFault(r *Replica, f history.ScheduledFault) error {
 	switch f.Kind {
-	case Paused:
+	case history.Paused:
 		r.Pause()
-	case Resumed:
+	case history.Resumed:
 		r.Resume()
-	case Partitioned:
+	case history.Partitioned:
 		r.Partition()
-	case Healed:
+	case history.Healed:
 		r.Heal()
-	case Crashed:
+	case history.Crashed:
 		r.Crash()
-	case Restarted:
+	case history.Restarted:
 		return r.Restart()
-	case ClockChanged:
+	case history.ClockChanged:
 		r.SetClockRate(f.Value)
 	default:
 		return fmt.Errorf("a learner cannot inject %s", f.Kind)
@@ -98,7 +100,7 @@ func (run *Run) sinceStep() time.Duration {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	for i := len(run.events) - 1; i >= 0; i-- {
-		if run.events[i].Kind == Phase {
+		if run.events[i].Kind == history.Phase {
 			return time.Since(run.start) - run.events[i].At
 		}
 	}

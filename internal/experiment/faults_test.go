@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // TestReplicaFaults drives the faults the screen offers on a live
@@ -12,45 +14,45 @@ import (
 func TestReplicaFaults(t *testing.T) {
 	srv, _ := etcds(t)
 	sc := &Scenario{Name: "faults-test", DefaultReplicas: 2, DefaultTTL: 1,
-		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+		Run: func(ctx context.Context, run *Run) (history.Verdict, error) {
 			rs, err := run.newReplicas(2)
 			if err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
 			body := leaderLoop("election/", 100*time.Millisecond, true)
 			if err := startFirstOwner(ctx, run, rs, body, "election/"); err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
 			a, b := rs[0], rs[1]
 			owner := func(r *Replica) func() bool { return func() bool { return r.State().Role == RoleOwner } }
 			a.Partition()
 			if !waitFor(ctx, 4*time.Second, owner(b)) {
-				return Verdict{}, errors.New("partitioned owner was not replaced")
+				return history.Verdict{}, errors.New("partitioned owner was not replaced")
 			}
 			if a.State().Role == RoleOwner {
-				return Verdict{}, errors.New("partitioned owner still believes it owns")
+				return history.Verdict{}, errors.New("partitioned owner still believes it owns")
 			}
 			a.Heal()
 			b.SetClockRate(0.5)
 			if got := b.State().ClockRate; got != 0.5 {
-				return Verdict{}, errors.New("clock rate not recorded")
+				return history.Verdict{}, errors.New("clock rate not recorded")
 			}
 			b.Crash()
 			if !b.State().Crashed {
-				return Verdict{}, errors.New("crash not recorded")
+				return history.Verdict{}, errors.New("crash not recorded")
 			}
 			if !waitFor(ctx, 5*time.Second, owner(a)) {
-				return Verdict{}, errors.New("healed replica did not take over from the crashed one")
+				return history.Verdict{}, errors.New("healed replica did not take over from the crashed one")
 			}
 			if err := b.Restart(); err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
 			if !waitQueue(ctx, run, "election/", 2) {
-				return Verdict{}, errors.New("restarted replica did not rejoin the election")
+				return history.Verdict{}, errors.New("restarted replica did not rejoin the election")
 			}
-			return Verdict{Showed: true}, nil
+			return history.Verdict{Showed: true}, nil
 		}}
-	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	run, err := startScenario(context.Background(), sc, history.Params{}, Env{Etcd: srv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +69,17 @@ func TestReplicaFaults(t *testing.T) {
 	if h.Verdict == nil || h.Scenario != "faults-test" || h.Params.Seed != 1 || h.Timing.GrantedTTL != 1 {
 		t.Errorf("history header %+v", h)
 	}
-	kinds := map[Kind]bool{}
+	kinds := map[history.Kind]bool{}
 	for _, e := range h.Events {
 		kinds[e.Kind] = true
-		if e.Kind.IsFault() && e.Origin != ByLearner {
+		if e.Kind.IsFault() && e.Origin != history.ByLearner {
 			t.Errorf("fault %s by %q, want the learner's (exported call)", e.Kind, e.Origin)
 		}
 	}
-	if !kinds[KeyChanged] {
+	if !kinds[history.KeyChanged] {
 		t.Error("the key watch recorded nothing")
 	}
-	for _, k := range []Kind{Partitioned, Healed, ClockChanged, Crashed, Restarted, SteppedDown} {
+	for _, k := range []history.Kind{history.Partitioned, history.Healed, history.ClockChanged, history.Crashed, history.Restarted, history.SteppedDown} {
 		if !kinds[k] {
 			t.Errorf("no %s event", k)
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // fencingScenario is the scenario fencing.
@@ -18,25 +20,25 @@ var fencingScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runFencing,
 	Predict:    fencingQuestion,
-	Shows: []Property{
-		{Part: fencingPart(false), Check: staleWriteTaken, When: func(p Params) bool { return runs(p.Fencing, false) }},
-		{Part: fencingPart(true), Check: staleWriteRefused, When: func(p Params) bool { return runs(p.Fencing, true) }},
+	Shows: []history.Property{
+		{Name: "stale-write-taken", Part: fencingPart(false), Check: staleWriteTaken, When: func(p history.Params) bool { return runs(p.Fencing, false) }},
+		{Name: "stale-write-refused", Part: fencingPart(true), Check: staleWriteRefused, When: func(p history.Params) bool { return runs(p.Fencing, true) }},
 	},
 }
 
-func runFencing(ctx context.Context, run *Run) (Verdict, error) {
+func runFencing(ctx context.Context, run *Run) (history.Verdict, error) {
 	for i, fencing := range variants(run.Params.Fencing) {
 		if err := fencingVariant(ctx, run, fencing, i); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 func fencingPart(on bool) string { return "fencing " + onOff(on) }
 
 // staleWriteTaken: with fencing off the resource takes the zombie's write.
-func staleWriteTaken(f *Findings) (bool, string) {
+func staleWriteTaken(f *history.Findings) (bool, string) {
 	for _, w := range f.Stale {
 		if w.Accepted {
 			return true, fmt.Sprintf("with fencing off the resource took %s's write with token %d after token %d was issued: the new owner's data was overwritten", w.Replica, w.Token, w.Issued)
@@ -46,8 +48,8 @@ func staleWriteTaken(f *Findings) (bool, string) {
 }
 
 // staleWriteRefused: with fencing on the resource refuses it.
-func staleWriteRefused(f *Findings) (bool, string) {
-	var refused *StaleWrite
+func staleWriteRefused(f *history.Findings) (bool, string) {
+	var refused *history.StaleWrite
 	for i, w := range f.Stale {
 		if w.Accepted {
 			return false, fmt.Sprintf("with fencing on the resource still took %s's write with token %d after token %d", w.Replica, w.Token, w.Issued)
@@ -64,16 +66,16 @@ func staleWriteRefused(f *Findings) (bool, string) {
 
 // zombieStory says what the first owner did after its pause, from the
 // history: why it sent no stale write.
-func zombieStory(f *Findings) string {
-	first, ok := f.firstEvent(kindIs(Acquired, ""))
+func zombieStory(f *history.Findings) string {
+	first, ok := f.FirstEvent(history.KindIs(history.Acquired, ""))
 	if !ok {
 		return "nobody became owner"
 	}
 	z := first.Replica
-	if _, ok := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.Replica != z }); !ok {
+	if _, ok := f.FirstEvent(func(e history.Event) bool { return e.Kind == history.Acquired && e.Replica != z }); !ok {
 		return fmt.Sprintf("nobody took over from %s, so its token %d stayed the newest", z, first.Token)
 	}
-	woke, ok := f.firstEvent(kindIs(Resumed, z))
+	woke, ok := f.FirstEvent(history.KindIs(history.Resumed, z))
 	if !ok {
 		return fmt.Sprintf("%s never woke up", z)
 	}
@@ -82,9 +84,9 @@ func zombieStory(f *Findings) string {
 			continue
 		}
 		switch e.Kind {
-		case Lost, SteppedDown, LeaseExpired:
+		case history.Lost, history.SteppedDown, history.LeaseExpired:
 			return fmt.Sprintf("%s woke and learned first (%s), so it never wrote with its old token", z, e.Text)
-		case WriteAccepted, WriteRejected:
+		case history.WriteAccepted, history.WriteRejected:
 			return fmt.Sprintf("%s's first write after waking carried token %d, not a stale one", z, e.Token)
 		}
 	}
@@ -133,7 +135,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) erro
 	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
 		return err
 	}
-	zombie.pause(ByScript)
+	zombie.pause(history.ByScript)
 	var successor *Replica
 	waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool {
 		for _, r := range rs[1:] {
@@ -154,7 +156,7 @@ func fencingVariant(ctx context.Context, run *Run, fencing bool, round int) erro
 	if err := run.Phase(ctx, fmt.Sprintf("wake %s: it writes with its old token %d", zombie.Name, oldToken)); err != nil {
 		return err
 	}
-	zombie.resume(ByScript)
+	zombie.resume(history.ByScript)
 	waitFor(ctx, 2*time.Second, func() bool { return zombie.State().Role != RoleOwner })
 	if err := run.Phase(ctx, fmt.Sprintf("fencing %s is over: the replicas retire", onOff(fencing))); err != nil {
 		return err

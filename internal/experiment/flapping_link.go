@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 
 	"github.com/ownership-election/playground/embedetcd"
@@ -26,9 +28,9 @@ var flappingLinkScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runFlappingLink,
 	Predict:    flappingQuestion,
-	Shows: []Property{
-		{Part: preVotePart(false), Check: leaderChurned},
-		{Part: preVotePart(true), Check: leaderHeld},
+	Shows: []history.Property{
+		{Name: "leader-churned", Part: preVotePart(false), Check: leaderChurned},
+		{Name: "leader-held", Part: preVotePart(true), Check: leaderHeld},
 	},
 }
 
@@ -46,13 +48,13 @@ const (
 
 func preVotePart(on bool) string { return "pre-vote " + onOff(on) }
 
-func runFlappingLink(ctx context.Context, run *Run) (Verdict, error) {
+func runFlappingLink(ctx context.Context, run *Run) (history.Verdict, error) {
 	for _, on := range []bool{false, true} {
 		if err := flapVariant(ctx, run, on); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 func flapVariant(ctx context.Context, run *Run, preVote bool) error {
@@ -97,14 +99,14 @@ func flapOnce(ctx context.Context, run *Run, cl *embedetcd.Cluster, obs *memberW
 	if err := cl.CutLink(f, lead); err != nil {
 		return err
 	}
-	run.Emit(Event{Kind: Partitioned, Replica: ms[f].Name, Origin: ByScript, Text: fmt.Sprintf("flap %d: link %s down, raft messages between them dropped", n, link)})
+	run.Emit(history.Event{Kind: history.Partitioned, Replica: ms[f].Name, Origin: history.ByScript, Text: fmt.Sprintf("flap %d: link %s down, raft messages between them dropped", n, link)})
 	if err := sleep(ctx, flapDown*et); err != nil {
 		return err
 	}
 	if err := cl.MendLink(f, lead); err != nil {
 		return err
 	}
-	run.Emit(Event{Kind: Healed, Replica: ms[f].Name, Origin: ByScript, Text: fmt.Sprintf("flap %d: link %s up again", n, link)})
+	run.Emit(history.Event{Kind: history.Healed, Replica: ms[f].Name, Origin: history.ByScript, Text: fmt.Sprintf("flap %d: link %s up again", n, link)})
 	if err := sleep(ctx, 2*et); err != nil {
 		return err
 	}
@@ -188,8 +190,8 @@ func (w *memberWatch) report(name string, s memberStatus, rev int64) {
 	if s.leader == "" {
 		text = fmt.Sprintf("%s reports term %d and no leader", name, s.term)
 	}
-	w.run.Emit(Event{Kind: LeaderObserved, Replica: name, Text: text,
-		Facts: &Facts{Op: "status", Revision: rev, Succeeded: true, RaftTerm: s.term, Leader: s.leader}})
+	w.run.Emit(history.Event{Kind: history.LeaderObserved, Replica: name, Text: text,
+		Facts: &history.Facts{Op: "status", Revision: rev, Succeeded: true, RaftTerm: s.term, Leader: s.leader}})
 }
 
 // settle waits until every member reports the same leader in the same
@@ -234,17 +236,17 @@ type raftView struct {
 	lost    int    // in how many of those cuts a member reported no leader
 }
 
-func viewOf(f *Findings) raftView {
+func viewOf(f *history.Findings) raftView {
 	v := raftView{leaders: map[uint64]string{}}
 	cut, lostThisCut := false, false
 	for _, e := range f.Events {
 		switch {
-		case e.Kind == Partitioned:
+		case e.Kind == history.Partitioned:
 			v.flapper, cut, lostThisCut = e.Replica, true, false
 			v.cuts++
-		case e.Kind == Healed:
+		case e.Kind == history.Healed:
 			cut = false
-		case e.Kind != LeaderObserved || e.Facts == nil || e.Facts.Op != "status":
+		case e.Kind != history.LeaderObserved || e.Facts == nil || e.Facts.Op != "status":
 		case e.Facts.Leader == "":
 			if cut && !lostThisCut {
 				v.lost, lostThisCut = v.lost+1, true
@@ -291,13 +293,13 @@ func newTerms(n int) string {
 
 // leaderChurned: without Pre-Vote the cut-off member's elections depose
 // the leader when the link comes back.
-func leaderChurned(f *Findings) (bool, string) {
+func leaderChurned(f *history.Findings) (bool, string) {
 	v := viewOf(f)
 	return v.lost > 0 && v.changes() > 0, "with Pre-Vote off " + v.story()
 }
 
 // leaderHeld: with Pre-Vote they never get that far.
-func leaderHeld(f *Findings) (bool, string) {
+func leaderHeld(f *history.Findings) (bool, string) {
 	v := viewOf(f)
 	return v.lost > 0 && v.changes() == 0, "with Pre-Vote on " + v.story()
 }
@@ -312,9 +314,9 @@ var flappingQuestion = &Question{
 }
 
 // churn: whether the leader changed without Pre-Vote (off) and with it (on).
-func churn(off, on bool) func(h *History) bool {
-	return func(h *History) bool {
-		a, b := Find(h, preVotePart(false)), Find(h, preVotePart(true))
+func churn(off, on bool) func(h *history.History) bool {
+	return func(h *history.History) bool {
+		a, b := history.Find(h, preVotePart(false)), history.Find(h, preVotePart(true))
 		return a != nil && b != nil && (viewOf(a).changes() > 0) == off && (viewOf(b).changes() > 0) == on
 	}
 }

@@ -1,21 +1,25 @@
 package experiment
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ownership-election/playground/internal/history"
+)
 
 // fencingHistory: the zombie a (token 5) wakes after b took over with 8;
 // with fencing off its write is taken at 50 ms, with fencing on c's stale
 // write is refused at 90 ms.
-func fencingHistory() History {
-	return History{Scenario: "fencing", Events: []Event{
-		{At: 0, Kind: PartBegins, Text: fencingPart(false)},
-		{At: 0, Kind: Note, Facts: &Facts{Op: OpNewResource, Succeeded: false}},
-		acquired(0, "a", 5, "e/a"), write(5, "a", 5, true), ev(10, Paused, "a"),
+func fencingHistory() history.History {
+	return history.History{Scenario: "fencing", Events: []history.Event{
+		{At: 0, Kind: history.PartBegins, Text: fencingPart(false)},
+		{At: 0, Kind: history.Note, Facts: &history.Facts{Op: history.OpNewResource, Succeeded: false}},
+		acquired(0, "a", 5, "e/a"), write(5, "a", 5, true), ev(10, history.Paused, "a"),
 		acquired(20, "b", 8, "e/b"), write(30, "b", 8, true),
-		ev(40, Resumed, "a"), write(50, "a", 5, true), ev(60, Lost, "a"),
-		{At: ms(70), Kind: PartBegins, Text: fencingPart(true)},
-		{At: ms(70), Kind: Note, Facts: &Facts{Op: OpNewResource, Succeeded: true}},
+		ev(40, history.Resumed, "a"), write(50, "a", 5, true), ev(60, history.Lost, "a"),
+		{At: ms(70), Kind: history.PartBegins, Text: fencingPart(true)},
+		{At: ms(70), Kind: history.Note, Facts: &history.Facts{Op: history.OpNewResource, Succeeded: true}},
 		acquired(80, "c", 12, "e/c"), write(85, "c", 12, true), write(90, "d", 11, false),
-		{At: ms(95), Kind: Measured, Figure: "x", Value: 1},
+		{At: ms(95), Kind: history.Measured, Figure: "x", Value: 1},
 	}}
 }
 
@@ -29,12 +33,12 @@ func TestFocusIsTheFirstFinding(t *testing.T) {
 	if at, ok := Focus(&h); !ok || at != ms(90) {
 		t.Errorf("fencing on only: focus %v %v, want the refusal at 90ms", at, ok)
 	}
-	h = History{Scenario: "renewal", Events: []Event{
-		{At: ms(10), Kind: Measured, Figure: "a"}, {At: ms(20), Kind: Measured, Figure: "b"}, ev(30, Released, "r1")}}
+	h = history.History{Scenario: "renewal", Events: []history.Event{
+		{At: ms(10), Kind: history.Measured, Figure: "a"}, {At: ms(20), Kind: history.Measured, Figure: "b"}, ev(30, history.Released, "r1")}}
 	if at, ok := Focus(&h); !ok || at != ms(20) {
 		t.Errorf("no overlap nor stale write: focus %v %v, want the last figure at 20ms", at, ok)
 	}
-	h = History{Scenario: "renewal", Events: []Event{ev(30, Released, "r1")}}
+	h = history.History{Scenario: "renewal", Events: []history.Event{ev(30, history.Released, "r1")}}
 	if _, ok := Focus(&h); ok {
 		t.Error("a history with nothing to show has a focus")
 	}
@@ -42,11 +46,11 @@ func TestFocusIsTheFirstFinding(t *testing.T) {
 
 func TestResourceAfter(t *testing.T) {
 	h := fencingHistory()
-	s := InitialResource()
+	s := history.InitialResource()
 	if !s.Fencing {
 		t.Fatal("a run's first resource checks tokens")
 	}
-	var at50, end ResourceState
+	var at50, end history.ResourceState
 	for _, e := range h.Events {
 		s = s.After(e)
 		if e.At == ms(50) {
@@ -60,7 +64,7 @@ func TestResourceAfter(t *testing.T) {
 	if !end.Fencing || end.Accepted != 1 || end.Rejected != 1 || end.Writer != "c" || end.Highest != 12 {
 		t.Errorf("at the end: %+v, want the second resource: fencing on, c's write, d's refused", end)
 	}
-	if off := end.After(Event{Kind: Note, Facts: &Facts{Op: OpFencing}}); off.Fencing || off.Accepted != 1 {
+	if off := end.After(history.Event{Kind: history.Note, Facts: &history.Facts{Op: history.OpFencing}}); off.Fencing || off.Accepted != 1 {
 		t.Errorf("fencing switched off: %+v", off)
 	}
 }

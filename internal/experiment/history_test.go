@@ -11,30 +11,32 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // handHistory is a small history written by hand: a lock taken, a fault
 // from the learner and one from the script, the key deleted.
-func handHistory() History {
-	held := StoreKey{Key: "lock", Value: "p1", CreateRevision: 5, ModRevision: 5, Version: 1, Lease: 0x10}
-	return History{Format: HistoryFormat, Scenario: "ttl-unlock-bug", Params: Params{Replicas: 3, TTL: 1, Seed: 7},
-		Timing: Timing{AskedTTL: 1, GrantedTTL: 1, MinTTL: 1, Election: 666 * time.Millisecond},
-		Events: []Event{
-			{At: time.Second, Kind: Phase, Step: 1, Text: "P1 takes the lock"},
-			{At: 1100 * time.Millisecond, Kind: KeyChanged, Step: 1, Facts: &Facts{Op: "put", Key: "lock", Revision: 5, Succeeded: true, Held: &held}},
-			{At: 2 * time.Second, Kind: Phase, Step: 2, Text: "pause"},
-			{At: 2500 * time.Millisecond, Kind: Paused, Step: 2, Replica: "p1", Origin: ByScript},
-			{At: 3250 * time.Millisecond, Kind: Crashed, Step: 2, Replica: "p3", Origin: ByLearner},
-			{At: 4 * time.Second, Kind: KeyChanged, Step: 2, Facts: &Facts{Op: "delete", Key: "lock", Revision: 6, Succeeded: true, Deleted: 1, Prev: []StoreKey{held}, Held: &StoreKey{Key: "lock", ModRevision: 6}}},
+func handHistory() history.History {
+	held := history.StoreKey{Key: "lock", Value: "p1", CreateRevision: 5, ModRevision: 5, Version: 1, Lease: 0x10}
+	return history.History{Format: history.HistoryFormat, Scenario: "ttl-unlock-bug", Params: history.Params{Replicas: 3, TTL: 1, Seed: 7},
+		Timing: history.Timing{AskedTTL: 1, GrantedTTL: 1, MinTTL: 1, Election: 666 * time.Millisecond},
+		Events: []history.Event{
+			{At: time.Second, Kind: history.Phase, Step: 1, Text: "P1 takes the lock"},
+			{At: 1100 * time.Millisecond, Kind: history.KeyChanged, Step: 1, Facts: &history.Facts{Op: "put", Key: "lock", Revision: 5, Succeeded: true, Held: &held}},
+			{At: 2 * time.Second, Kind: history.Phase, Step: 2, Text: "pause"},
+			{At: 2500 * time.Millisecond, Kind: history.Paused, Step: 2, Replica: "p1", Origin: history.ByScript},
+			{At: 3250 * time.Millisecond, Kind: history.Crashed, Step: 2, Replica: "p3", Origin: history.ByLearner},
+			{At: 4 * time.Second, Kind: history.KeyChanged, Step: 2, Facts: &history.Facts{Op: "delete", Key: "lock", Revision: 6, Succeeded: true, Deleted: 1, Prev: []history.StoreKey{held}, Held: &history.StoreKey{Key: "lock", ModRevision: 6}}},
 		}}
 }
 
 func TestHistoryRoundTrip(t *testing.T) {
 	h := handHistory()
-	v := Verdict{Scenario: h.Scenario, Showed: true, Summary: "ok"}
+	v := history.Verdict{Scenario: h.Scenario, Showed: true, Summary: "ok"}
 	h.Verdict = &v
 	var b bytes.Buffer
-	if err := WriteHistory(&b, h); err != nil {
+	if err := history.Write(&b, h); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadHistory(&b)
@@ -48,7 +50,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 }
 
 func TestHistoryRefusesOtherFormats(t *testing.T) {
-	if _, err := ReadHistory(strings.NewReader(`{"format": 99, "scenario": "fencing"}`)); !errors.Is(err, ErrHistoryFormat) {
+	if _, err := ReadHistory(strings.NewReader(`{"format": 99, "scenario": "fencing"}`)); !errors.Is(err, history.ErrHistoryFormat) {
 		t.Errorf("format 99: %v", err)
 	}
 	if _, err := ReadHistory(strings.NewReader(`{"format": 1, "scenario": "nope"}`)); !errors.Is(err, ErrUnknown) {
@@ -62,7 +64,7 @@ func TestHistoryRefusesOtherFormats(t *testing.T) {
 func TestFaultScheduleAndHolds(t *testing.T) {
 	h := handHistory()
 	got := h.FaultSchedule()
-	want := []ScheduledFault{{Step: 2, After: 1250 * time.Millisecond, Kind: Crashed, Replica: "p3"}}
+	want := []history.ScheduledFault{{Step: 2, After: 1250 * time.Millisecond, Kind: history.Crashed, Replica: "p3"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("schedule %+v, want %+v", got, want)
 	}
@@ -82,7 +84,7 @@ func TestFaultScheduleAndHolds(t *testing.T) {
 func TestRunSavesItsHistory(t *testing.T) {
 	srv, _ := etcds(t)
 	dir := t.TempDir()
-	run, err := Start(context.Background(), "cas-race", Params{Replicas: 5}, Env{Etcd: srv, HistoryDir: dir, Prediction: 1}, nil)
+	run, err := Start(context.Background(), "cas-race", history.Params{Replicas: 5}, Env{Etcd: srv, HistoryDir: dir, Prediction: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +116,12 @@ func TestErrorsSayTheStep(t *testing.T) {
 	srv, _ := etcds(t)
 	boom := errors.New("boom")
 	sc := &Scenario{Name: "errors-test", DefaultReplicas: 1, DefaultTTL: 1,
-		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+		Run: func(ctx context.Context, run *Run) (history.Verdict, error) {
 			run.Phase(ctx, "first")
 			run.Phase(ctx, "second")
-			return Verdict{}, fmt.Errorf("do it: %w", boom)
+			return history.Verdict{}, fmt.Errorf("do it: %w", boom)
 		}}
-	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	run, err := startScenario(context.Background(), sc, history.Params{}, Env{Etcd: srv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -27,7 +29,7 @@ const (
 	// ReplicaFailed: a replica's code failed on its own (it panicked,
 	// hung when stopped, returned before it was stopped, or is not
 	// written yet). Text says how, from what its process said.
-	ReplicaFailed Kind = "replica-failed"
+	ReplicaFailed history.Kind = "replica-failed"
 )
 
 // ErrLabClock: a schedule asked a lab run to change a replica's clock.
@@ -84,7 +86,7 @@ type labKind struct {
 	// inLine, if set, says from the history whether the replica named
 	// waits in line at this moment (a waiter schedule's moment to
 	// strike); without it, a replica that has not led for a moment does.
-	inLine func(events []Event, name string) bool
+	inLine func(events []history.Event, name string) bool
 	// prepare, if set, sets the scene in etcd before the replicas start
 	// (a neighbour's keys the lab's code must leave alone).
 	prepare func(ctx context.Context, run *Run) error
@@ -119,8 +121,8 @@ func labKinds() map[string]*labKind {
 
 // labWithoutSpec is the template's script: a lab run needs its replicas'
 // binary, which only StartLab is given.
-func labWithoutSpec(ctx context.Context, run *Run) (Verdict, error) {
-	return Verdict{}, fmt.Errorf("%s runs the lab's own code: start it with playground experiment run --lab", run.Scenario.Name)
+func labWithoutSpec(ctx context.Context, run *Run) (history.Verdict, error) {
+	return history.Verdict{}, fmt.Errorf("%s runs the lab's own code: start it with playground experiment run --lab", run.Scenario.Name)
 }
 
 // LabScenarioName is the scenario name of a lab's runs.
@@ -159,7 +161,7 @@ func lookupLab(name string) *Scenario {
 }
 
 // StartLab begins a run of the lab's own code as the replicas.
-func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Event)) (*Run, error) {
+func StartLab(ctx context.Context, spec LabSpec, p history.Params, env Env, sink func(history.Event)) (*Run, error) {
 	kind := labKinds()[spec.Lab]
 	if kind == nil {
 		return nil, fmt.Errorf("%w: lab %q has no runner", ErrUnknown, spec.Lab)
@@ -171,7 +173,7 @@ func StartLab(ctx context.Context, spec LabSpec, p Params, env Env, sink func(Ev
 		return nil, fmt.Errorf("schedule %s: the run ends by hand, and nothing can end it (LabSpec.End)", spec.Schedule)
 	}
 	for _, f := range p.Faults {
-		if f.Kind == ClockChanged {
+		if f.Kind == history.ClockChanged {
 			return nil, ErrLabClock
 		}
 	}
@@ -191,7 +193,7 @@ type labRun struct {
 	run  *Run
 	// faults are the steps of a replayed schedule only a lab run plays
 	// (labOwnFaults); Params.Faults keeps the rest.
-	faults []ScheduledFault
+	faults []history.ScheduledFault
 
 	mu         sync.Mutex
 	running    map[string]bool     // replicas whose process said it runs the lab's code
@@ -237,22 +239,22 @@ func (lr *labRun) allRunning(n int) bool {
 
 // script starts the replicas, waits for a first leader, plays the
 // schedule, watches a while and stops every replica as a shutdown would.
-func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
+func (lr *labRun) script(ctx context.Context, run *Run) (history.Verdict, error) {
 	lr.run = run
 	n := run.Params.Replicas
 	run.Phase(ctx, fmt.Sprintf("start %d replicas, each running %s (%s, labs/%s)", n, lr.spec.Who, lr.kind.name, lr.spec.Lab))
 	if lr.kind.prepare != nil {
 		if err := lr.kind.prepare(ctx, run); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
 	rs, err := run.newReplicas(n)
 	if err != nil {
-		return Verdict{}, err
+		return history.Verdict{}, err
 	}
 	for _, r := range rs {
 		if err := r.Start(lr.body); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
 	if len(lr.faults) > 0 {
@@ -276,7 +278,7 @@ func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 		fallthrough
 	default:
 		if err := lr.playSchedule(ctx, run); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		run.Phase(ctx, fmt.Sprintf("watch for %d s", 3*run.TTL()))
 		sleep(ctx, 3*run.tTLDuration())
@@ -290,7 +292,7 @@ func (lr *labRun) script(ctx context.Context, run *Run) (Verdict, error) {
 		h := run.History()
 		return len(stillHeld(&h, lr.kind.owned)) == 0
 	})
-	return Verdict{}, ctx.Err()
+	return history.Verdict{}, ctx.Err()
 }
 
 // labReleaseWait is how soon after a stopped replica's Run returned its

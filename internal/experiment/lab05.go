@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Lab 05 (a lock on etcd) as the replicas: each replica process takes
@@ -32,7 +34,7 @@ const (
 )
 
 // What a run of lab 05 holds the learner's lock to.
-var lab05Shows = []Property{
+var lab05Shows = []history.Property{
 	{Check: labNoFailure},
 	{Check: lab05OneHolder},
 	{Check: lab05ReleasesOwn},
@@ -44,10 +46,10 @@ var lab05Shows = []Property{
 // lab05OneHolder: every Acquire that succeeded created the lock key
 // (none wrote over a lock someone held: two holders by etcd's truth),
 // and returned that key's CreateRevision as its token.
-func lab05OneHolder(f *Findings) (bool, string) {
+func lab05OneHolder(f *history.Findings) (bool, string) {
 	log := newKeyLog(f.Events)
 	for _, e := range f.Events {
-		if e.Kind != Acquired || e.Facts == nil || e.Facts.Op != "acquire" {
+		if e.Kind != history.Acquired || e.Facts == nil || e.Facts.Op != "acquire" {
 			continue
 		}
 		rev := e.Facts.Revision
@@ -74,7 +76,7 @@ func lab05OneHolder(f *Findings) (bool, string) {
 
 // lab05ReleasesOwn: a Release deletes only the lock of the replica that
 // calls it.
-func lab05ReleasesOwn(f *Findings) (bool, string) {
+func lab05ReleasesOwn(f *history.Findings) (bool, string) {
 	log := newKeyLog(f.Events)
 	mine := map[string]int64{} // replica -> CreateRevision of the lock it took last
 	for _, e := range f.Events {
@@ -82,7 +84,7 @@ func lab05ReleasesOwn(f *Findings) (bool, string) {
 			continue
 		}
 		switch {
-		case e.Kind == Acquired && e.Facts.Op == "acquire":
+		case e.Kind == history.Acquired && e.Facts.Op == "acquire":
 			mine[e.Replica] = e.Facts.Revision
 			if ch, ok := log.at(lab05Key, e.Facts.Revision); ok && ch.Facts.Held != nil {
 				mine[e.Replica] = ch.Facts.Held.CreateRevision
@@ -101,32 +103,32 @@ func lab05ReleasesOwn(f *Findings) (bool, string) {
 // freed the lock: the lease's TTL runs out within a TTL of the last
 // keep-alive, and etcd checks for expired leases every half second; the
 // rest is room for a loaded machine.
-func lab05FreeBound(p Params) time.Duration {
+func lab05FreeBound(p history.Params) time.Duration {
 	return 2*time.Duration(p.TTL)*time.Second + time.Second
 }
 
 // lab05FreedAfterCrash: the lock of a holder whose process died goes
 // when its lease runs out: the key was attached to the lease.
-func lab05FreedAfterCrash(f *Findings) (bool, string) {
+func lab05FreedAfterCrash(f *history.Findings) (bool, string) {
 	log := newKeyLog(f.Events)
 	bound := lab05FreeBound(f.Params)
 	end := time.Duration(0) // the last event's, the verdict's left out
 	for _, e := range f.Events {
-		if e.Kind != Finished {
+		if e.Kind != history.Finished {
 			end = e.At
 		}
 	}
 	holding := map[string]int64{} // replica -> CreateRevision of the lock it holds
 	for _, e := range f.Events {
 		switch {
-		case e.Kind == Acquired && e.Facts != nil:
+		case e.Kind == history.Acquired && e.Facts != nil:
 			holding[e.Replica] = e.Token
 			if ch, ok := log.at(lab05Key, e.Facts.Revision); ok && ch.Facts.Held != nil {
 				holding[e.Replica] = ch.Facts.Held.CreateRevision
 			}
-		case e.Kind == Lost || e.Kind == Released || e.Kind == SteppedDown:
+		case e.Kind == history.Lost || e.Kind == history.Released || e.Kind == history.SteppedDown:
 			delete(holding, e.Replica)
-		case e.Kind == Crashed && holding[e.Replica] != 0:
+		case e.Kind == history.Crashed && holding[e.Replica] != 0:
 			created := holding[e.Replica]
 			delete(holding, e.Replica)
 			if msg, late := lab05FreedLate(f.Events, e, created, bound, end); late {
@@ -139,9 +141,9 @@ func lab05FreedAfterCrash(f *Findings) (bool, string) {
 
 // lab05FreedLate says whether the lock created at created, whose holder
 // crashed at c, outlived the bound.
-func lab05FreedLate(events []Event, c Event, created int64, bound, end time.Duration) (string, bool) {
+func lab05FreedLate(events []history.Event, c history.Event, created int64, bound, end time.Duration) (string, bool) {
 	for _, e := range events {
-		if e.At < c.At || e.Kind != KeyChanged || e.Facts == nil || e.Facts.Op != "delete" || e.Facts.Key != lab05Key {
+		if e.At < c.At || e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Op != "delete" || e.Facts.Key != lab05Key {
 			continue
 		}
 		if len(e.Facts.Prev) > 0 && e.Facts.Prev[0].CreateRevision != created {
@@ -164,7 +166,7 @@ func lab05FreedLate(events []Event, c Event, created int64, bound, end time.Dura
 
 // lab05Turns: someone took the lock, and after every turn someone took
 // it again within a bound, up to the shutdown.
-func lab05Turns(f *Findings) (bool, string) {
+func lab05Turns(f *history.Findings) (bool, string) {
 	bound := lab05FreeBound(f.Params) + 2*time.Second
 	if len(f.Terms) == 0 {
 		return false, "no-holder: no replica's Acquire ever took the lock."
@@ -186,8 +188,8 @@ func lab05Turns(f *Findings) (bool, string) {
 
 // lastTermEnd is the term that ended last, and whether some term was
 // still open at the end.
-func lastTermEnd(terms []Term) (Term, bool) {
-	var last Term
+func lastTermEnd(terms []history.Term) (history.Term, bool) {
+	var last history.Term
 	for _, t := range terms {
 		if t.Ended == "" {
 			return t, true

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"fmt"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Lab 06 (a fenced write to etcd) as the replicas: each replica process
@@ -32,7 +34,7 @@ const (
 )
 
 // What a run of lab 06 holds the learner's Write to.
-var lab06Shows = []Property{
+var lab06Shows = []history.Property{
 	{Check: labNoFailure},
 	{Check: lab06NoStaleWrite},
 	{Check: lab06OwnerNotRefused},
@@ -49,7 +51,7 @@ func lab06Value(v string) (who string, token int64, ok bool) {
 
 // lab06NoStaleWrite: every value etcd took was written while the lock
 // was the writer's: created at the writer's token.
-func lab06NoStaleWrite(f *Findings) (bool, string) {
+func lab06NoStaleWrite(f *history.Findings) (bool, string) {
 	log := newKeyLog(f.Events)
 	landed := 0
 	for _, e := range log.byKey[lab06Data] {
@@ -78,10 +80,10 @@ func lab06NoStaleWrite(f *Findings) (bool, string) {
 
 // lab06OwnerNotRefused: Write refused no holder whose lock etcd still
 // held, by etcd's answer's revision.
-func lab06OwnerNotRefused(f *Findings) (bool, string) {
+func lab06OwnerNotRefused(f *history.Findings) (bool, string) {
 	log := newKeyLog(f.Events)
 	for _, e := range f.Events {
-		if e.Kind != WriteRejected || e.Facts == nil || e.Facts.Op != "write" {
+		if e.Kind != history.WriteRejected || e.Facts == nil || e.Facts.Op != "write" {
 			continue
 		}
 		rev := e.Facts.Revision
@@ -97,10 +99,10 @@ func lab06OwnerNotRefused(f *Findings) (bool, string) {
 
 // lab06WritesLanded: every Write that reported success returned the
 // revision at which etcd took its value.
-func lab06WritesLanded(f *Findings) (bool, string) {
+func lab06WritesLanded(f *history.Findings) (bool, string) {
 	log := newKeyLog(f.Events)
 	for _, e := range f.Events {
-		if e.Kind != WriteAccepted || e.Facts == nil || e.Facts.Op != "write" {
+		if e.Kind != history.WriteAccepted || e.Facts == nil || e.Facts.Op != "write" {
 			continue
 		}
 		rev := e.Facts.Revision

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Lab 07 (the election loop) as the replicas: each replica process runs
@@ -35,7 +37,7 @@ const (
 // What a run of lab 07 holds the learner's code to, judged on its
 // history like every scenario's properties. A violation is named with
 // its time and the replicas in it.
-var lab07Shows = []Property{
+var lab07Shows = []history.Property{
 	{Check: labNoFailure},
 	{Check: labTokenIsKey},
 	{Check: labStopsWhenLost},
@@ -54,11 +56,11 @@ const labStopGrace = 2 * time.Second
 // report travel apart, so the watch may report a key's creation after
 // the Work it led to: a key counts as gone only once the watch reported
 // its deletion before the term's start (by more than labWatchSlack).
-func labTokenIsKey(f *Findings) (bool, string) {
-	puts := map[string]StoreKey{}      // key -> how etcd first held it
-	dels := map[string]time.Duration{} // key -> when the watch saw it deleted
+func labTokenIsKey(f *history.Findings) (bool, string) {
+	puts := map[string]history.StoreKey{} // key -> how etcd first held it
+	dels := map[string]time.Duration{}    // key -> when the watch saw it deleted
 	for _, e := range f.Events {
-		if e.Kind != KeyChanged || e.Facts == nil {
+		if e.Kind != history.KeyChanged || e.Facts == nil {
 			continue
 		}
 		if _, seen := dels[e.Facts.Key]; e.Facts.Op == "delete" && !seen {
@@ -68,7 +70,7 @@ func labTokenIsKey(f *Findings) (bool, string) {
 		}
 	}
 	for _, e := range f.Events {
-		if e.Kind != Acquired || e.Facts == nil {
+		if e.Kind != history.Acquired || e.Facts == nil {
 			continue
 		}
 		k, ok := puts[e.Facts.Key]
@@ -91,14 +93,14 @@ const labWatchSlack = 100 * time.Millisecond
 
 // labStopsWhenLost: a leader stops working soon after etcd deleted its
 // key (soon after it was woken, if it was paused then).
-func labStopsWhenLost(f *Findings) (bool, string) {
+func labStopsWhenLost(f *history.Findings) (bool, string) {
 	gone := map[string]time.Duration{} // key -> when etcd deleted it
 	woke := map[string]time.Duration{} // replica -> last Resumed
 	for _, e := range f.Events {
 		switch {
-		case e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
+		case e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
 			gone[e.Facts.Key] = e.At
-		case e.Kind == Resumed:
+		case e.Kind == history.Resumed:
 			woke[e.Replica] = e.At
 		}
 	}
@@ -121,15 +123,15 @@ func labStopsWhenLost(f *Findings) (bool, string) {
 
 // labLeaderNotRefused: the fenced resource never refused the leader etcd
 // held (the oldest key under the lab's prefix).
-func labLeaderNotRefused(f *Findings) (bool, string) {
-	held := map[string]StoreKey{}
+func labLeaderNotRefused(f *history.Findings) (bool, string) {
+	held := map[string]history.StoreKey{}
 	keyOf := map[string]string{} // replica -> key of its current term
 	for _, e := range f.Events {
 		trackHeld(held, e)
-		if e.Kind == Acquired && e.Facts != nil {
+		if e.Kind == history.Acquired && e.Facts != nil {
 			keyOf[e.Replica] = e.Facts.Key
 		}
-		if e.Kind != WriteRejected {
+		if e.Kind != history.WriteRejected {
 			continue
 		}
 		if k := keyOf[e.Replica]; k != "" && oldestKey(held) == k {
@@ -139,7 +141,7 @@ func labLeaderNotRefused(f *Findings) (bool, string) {
 	return true, "The resource never refused the leader etcd held."
 }
 
-func oldestKey(held map[string]StoreKey) string {
+func oldestKey(held map[string]history.StoreKey) string {
 	best, rev := "", int64(0)
 	for k, v := range held {
 		if strings.HasPrefix(k, lab07Owned) && (rev == 0 || v.CreateRevision < rev) {
@@ -151,13 +153,13 @@ func oldestKey(held map[string]StoreKey) string {
 
 // labLeaderAgain: a leader was elected, and after losing one the group
 // had another within a bound, up to the shutdown.
-func labLeaderAgain(f *Findings) (bool, string) {
+func labLeaderAgain(f *history.Findings) (bool, string) {
 	bound := 2*time.Duration(f.Params.TTL)*time.Second + 4*time.Second
 	if len(f.Terms) == 0 {
 		return false, "no-leader: no replica's Work was ever called."
 	}
 	stop := time.Duration(-1)
-	if e, ok := f.firstEvent(func(e Event) bool { return e.Kind == Phase && e.Text == labStopPhase }); ok {
+	if e, ok := f.FirstEvent(func(e history.Event) bool { return e.Kind == history.Phase && e.Text == labStopPhase }); ok {
 		stop = e.At
 	}
 	for _, g := range f.Gaps {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Lab 08 (the herd queue) as the replicas: each replica process takes
@@ -54,7 +56,7 @@ func herdNeighbour(ctx context.Context, run *Run) error {
 	return nil
 }
 
-var lab08Shows = []Property{
+var lab08Shows = []history.Property{
 	{Check: labNoFailure},
 	{Check: herdOneHolder},
 	{Check: herdTicketKept},
@@ -64,10 +66,10 @@ var lab08Shows = []Property{
 
 // heldAtRev is what etcd held under prefix at revision rev, by the key
 // watch (whose events come in revision order).
-func heldAtRev(events []Event, prefix string, rev int64) map[string]StoreKey {
-	held := map[string]StoreKey{}
+func heldAtRev(events []history.Event, prefix string, rev int64) map[string]history.StoreKey {
+	held := map[string]history.StoreKey{}
 	for _, e := range events {
-		if e.Kind != KeyChanged || e.Facts == nil || e.Facts.Revision > rev {
+		if e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Revision > rev {
 			continue
 		}
 		if strings.HasPrefix(e.Facts.Key, prefix) {
@@ -88,14 +90,14 @@ func heldAtRev(events []Event, prefix string, rev int64) map[string]StoreKey {
 // taken on a read at which the key was gone (its lease ran out while the
 // waiter was kept from etcd) is a turn with no place in line, while the
 // oldest key in line is someone else's.
-func herdOneHolder(f *Findings) (bool, string) {
+func herdOneHolder(f *history.Findings) (bool, string) {
 	owner := herdKeyOwners(f.Events)
-	read := map[string]Event{}
+	read := map[string]history.Event{}
 	for _, e := range f.Events {
-		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "turn-read" {
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "turn-read" {
 			read[e.Replica] = e
 		}
-		if e.Kind != Acquired || e.Facts == nil || e.Facts.Revision == 0 {
+		if e.Kind != history.Acquired || e.Facts == nil || e.Facts.Revision == 0 {
 			continue
 		}
 		if r, ok := read[e.Replica]; ok && r.Facts.Key == e.Facts.Key {
@@ -118,7 +120,7 @@ func herdOneHolder(f *Findings) (bool, string) {
 
 // herdTurnWithoutKey: turn e was given after WaitTurn's last read, at
 // revision rev, by when etcd no longer held the waiter's key.
-func herdTurnWithoutKey(events []Event, e Event, rev int64, owner map[string]string) (string, bool) {
+func herdTurnWithoutKey(events []history.Event, e history.Event, rev int64, owner map[string]string) (string, bool) {
 	held := heldAtRev(events, lab08Owned, rev)
 	if _, ok := held[e.Facts.Key]; ok {
 		return "", false
@@ -136,10 +138,10 @@ func herdTurnWithoutKey(events []Event, e Event, rev int64, owner map[string]str
 
 // deletedAt is the revision at which the watch saw key deleted, at or
 // before rev, the last time.
-func deletedAt(events []Event, key string, rev int64) (int64, bool) {
+func deletedAt(events []history.Event, key string, rev int64) (int64, bool) {
 	var d int64
 	for _, e := range events {
-		if e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.Facts.Key == key && e.Facts.Revision <= rev {
+		if e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.Facts.Key == key && e.Facts.Revision <= rev {
 			d = e.Facts.Revision
 		}
 	}
@@ -147,8 +149,8 @@ func deletedAt(events []Event, key string, rev int64) (int64, bool) {
 }
 
 // oldestBefore is the oldest key created before revision rev.
-func oldestBefore(held map[string]StoreKey, rev int64) (StoreKey, bool) {
-	var best StoreKey
+func oldestBefore(held map[string]history.StoreKey, rev int64) (history.StoreKey, bool) {
+	var best history.StoreKey
 	for _, k := range held {
 		if k.CreateRevision < rev && (best.Key == "" || k.CreateRevision < best.CreateRevision) {
 			best = k
@@ -159,16 +161,16 @@ func oldestBefore(held map[string]StoreKey, rev int64) (StoreKey, bool) {
 
 // herdInLine: the replica's last word on its place is that Enqueue gave
 // it one, and WaitTurn has not answered since.
-func herdInLine(events []Event, name string) bool {
+func herdInLine(events []history.Event, name string) bool {
 	in := false
 	for _, e := range events {
 		if e.Replica != name {
 			continue
 		}
 		switch {
-		case e.Kind == Note && e.Facts != nil && e.Facts.Op == "enqueue":
+		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "enqueue":
 			in = e.Facts.Succeeded
-		case e.Kind == Note && e.Facts != nil, e.Kind == Acquired, e.Kind == Crashed, e.Kind == Paused:
+		case e.Kind == history.Note && e.Facts != nil, e.Kind == history.Acquired, e.Kind == history.Crashed, e.Kind == history.Paused:
 			in = false
 		}
 	}
@@ -177,10 +179,10 @@ func herdInLine(events []Event, name string) bool {
 
 // herdKeyOwners maps each queue key to the replica that joined the line
 // with it (its "enqueue" note).
-func herdKeyOwners(events []Event) map[string]string {
+func herdKeyOwners(events []history.Event) map[string]string {
 	out := map[string]string{}
 	for _, e := range events {
-		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Key != "" {
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Key != "" {
 			out[e.Facts.Key] = e.Replica
 		}
 	}
@@ -197,9 +199,9 @@ func orSomeone(name string) string {
 // herdTicketKept: WaitTurn said ErrTicketLost only when the waiter's key
 // was gone, by etcd's watch at the revision of the replica's read just
 // after.
-func herdTicketKept(f *Findings) (bool, string) {
+func herdTicketKept(f *history.Findings) (bool, string) {
 	for _, e := range f.Events {
-		if e.Kind != Note || e.Facts == nil || e.Facts.Op != "ticket-lost" || e.Facts.Revision == 0 {
+		if e.Kind != history.Note || e.Facts == nil || e.Facts.Op != "ticket-lost" || e.Facts.Revision == 0 {
 			continue
 		}
 		if k, ok := heldAtRev(f.Events, lab08Owned, e.Facts.Revision)[e.Facts.Key]; ok {
@@ -212,7 +214,7 @@ func herdTicketKept(f *Findings) (bool, string) {
 // herdTurnsGoOn: someone got a turn, and while replicas waited in line
 // the lock never stood unused for longer than a bound: a holder's key
 // outlives it by at most its TTL, and then the next in line must wake.
-func herdTurnsGoOn(f *Findings) (bool, string) {
+func herdTurnsGoOn(f *history.Findings) (bool, string) {
 	bound := 2*time.Duration(f.Params.TTL)*time.Second + 2*time.Second
 	stop, stopped := stopAt(f.Events)
 	if !stopped && len(f.Events) > 0 {
@@ -238,25 +240,25 @@ func herdTurnsGoOn(f *Findings) (bool, string) {
 }
 
 // herdFirstJoin is when a replica first joined the line.
-func herdFirstJoin(events []Event) (time.Duration, bool) {
+func herdFirstJoin(events []history.Event) (time.Duration, bool) {
 	for _, e := range events {
-		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Succeeded {
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Succeeded {
 			return e.At, true
 		}
 	}
 	return 0, false
 }
 
-func herdMissed(f *Findings, from, to time.Duration, bound time.Duration) string {
+func herdMissed(f *history.Findings, from, to time.Duration, bound time.Duration) string {
 	waiting := map[string]bool{}
 	for _, e := range f.Events {
 		if e.At > from+bound {
 			break
 		}
-		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Succeeded {
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "enqueue" && e.Facts.Succeeded {
 			waiting[e.Replica] = true
 		}
-		if e.Kind == Acquired || e.Kind == Crashed {
+		if e.Kind == history.Acquired || e.Kind == history.Crashed {
 			delete(waiting, e.Replica)
 		}
 	}
@@ -274,7 +276,7 @@ func herdMissed(f *Findings, from, to time.Duration, bound time.Duration) string
 
 // herdReleasedOnStop: told to stop, every replica's queue key was gone
 // (released, or taken with its revoked lease) before its loop returned.
-func herdReleasedOnStop(f *Findings) (bool, string) {
+func herdReleasedOnStop(f *history.Findings) (bool, string) {
 	stop, ok := stopAt(f.Events)
 	if !ok {
 		return true, "The run did not reach its shutdown."
@@ -284,13 +286,13 @@ func herdReleasedOnStop(f *Findings) (bool, string) {
 	for _, e := range f.Events {
 		switch {
 		case e.At < stop:
-		case e.Kind == Note && e.Replica != "" && strings.HasPrefix(e.Text, lab08Returned):
+		case e.Kind == history.Note && e.Replica != "" && strings.HasPrefix(e.Text, lab08Returned):
 			back[e.Replica] = e.At
-		case e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
+		case e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
 			gone[e.Facts.Key] = e.At
 		}
 	}
-	for _, k := range heldAt(&History{Events: f.Events}, stop, lab08Owned) {
+	for _, k := range heldAt(&history.History{Events: f.Events}, stop, lab08Owned) {
 		name := owner[k.Key]
 		ret, ok := back[name]
 		if !ok {

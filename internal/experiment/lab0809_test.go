@@ -7,68 +7,70 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The judging of lab 08's and 09's runs, on histories written by hand:
 // what etcd's watch held at a revision decides, not the order in which
 // the replicas' reports arrived.
 
-func watchPut(at time.Duration, key, value string, create, rev int64) Event {
-	k := StoreKey{Key: key, Value: value, CreateRevision: create, ModRevision: rev, Version: 1}
-	return Event{At: at, Kind: KeyChanged, Facts: &Facts{Op: "put", Key: key, Revision: rev, Succeeded: true, Held: &k}}
+func watchPut(at time.Duration, key, value string, create, rev int64) history.Event {
+	k := history.StoreKey{Key: key, Value: value, CreateRevision: create, ModRevision: rev, Version: 1}
+	return history.Event{At: at, Kind: history.KeyChanged, Facts: &history.Facts{Op: "put", Key: key, Revision: rev, Succeeded: true, Held: &k}}
 }
 
-func watchDel(at time.Duration, key, value string, create, rev int64) Event {
-	prev := StoreKey{Key: key, Value: value, CreateRevision: create}
-	k := StoreKey{Key: key, ModRevision: rev}
-	return Event{At: at, Kind: KeyChanged, Facts: &Facts{Op: "delete", Key: key, Revision: rev, Succeeded: true, Deleted: 1, Prev: []StoreKey{prev}, Held: &k}}
+func watchDel(at time.Duration, key, value string, create, rev int64) history.Event {
+	prev := history.StoreKey{Key: key, Value: value, CreateRevision: create}
+	k := history.StoreKey{Key: key, ModRevision: rev}
+	return history.Event{At: at, Kind: history.KeyChanged, Facts: &history.Facts{Op: "delete", Key: key, Revision: rev, Succeeded: true, Deleted: 1, Prev: []history.StoreKey{prev}, Held: &k}}
 }
 
-func herdTurn(at time.Duration, who, key string, token, rev int64) Event {
-	return Event{At: at, Kind: Acquired, Replica: who, Token: token, Facts: &Facts{Op: "turn", Key: key, Revision: rev, Succeeded: true}}
+func herdTurn(at time.Duration, who, key string, token, rev int64) history.Event {
+	return history.Event{At: at, Kind: history.Acquired, Replica: who, Token: token, Facts: &history.Facts{Op: "turn", Key: key, Revision: rev, Succeeded: true}}
 }
 
 func TestHerdOneHolder(t *testing.T) {
-	line := []Event{
+	line := []history.Event{
 		watchPut(0, "queue/a", "", 2, 2),
 		watchPut(0, "queue/b", "", 3, 3),
 	}
 	// b's report arrives before the watch shows a's delete: b read at
 	// revision 4, when a was gone, so the turn was b's.
-	late := append(append([]Event{}, line...), herdTurn(time.Second, "r2", "queue/b", 3, 4), watchDel(time.Second, "queue/a", "", 2, 4))
-	if ok, s := herdOneHolder(&Findings{Events: late}); !ok {
+	late := append(append([]history.Event{}, line...), herdTurn(time.Second, "r2", "queue/b", 3, 4), watchDel(time.Second, "queue/a", "", 2, 4))
+	if ok, s := herdOneHolder(&history.Findings{Events: late}); !ok {
 		t.Fatalf("a turn read after the delete: %s", s)
 	}
 	// b read at revision 3, with a still in line.
-	early := append(append([]Event{}, line...), herdTurn(time.Second, "r2", "queue/b", 3, 3))
-	if ok, s := herdOneHolder(&Findings{Events: early}); ok || !strings.HasPrefix(s, "two-holders at") {
+	early := append(append([]history.Event{}, line...), herdTurn(time.Second, "r2", "queue/b", 3, 3))
+	if ok, s := herdOneHolder(&history.Findings{Events: early}); ok || !strings.HasPrefix(s, "two-holders at") {
 		t.Fatalf("a turn while the older key was held: %v %s", ok, s)
 	}
-	wrong := append(append([]Event{}, line...), herdTurn(time.Second, "r1", "queue/a", 9, 3))
-	if ok, s := herdOneHolder(&Findings{Events: wrong}); ok || !strings.HasPrefix(s, "wrong-token at") {
+	wrong := append(append([]history.Event{}, line...), herdTurn(time.Second, "r1", "queue/a", 9, 3))
+	if ok, s := herdOneHolder(&history.Findings{Events: wrong}); ok || !strings.HasPrefix(s, "wrong-token at") {
 		t.Fatalf("a token that is not the key's CreateRevision: %v %s", ok, s)
 	}
 }
 
 func TestHerdTicketKept(t *testing.T) {
-	lost := func(rev int64) Event {
-		return Event{At: time.Second, Kind: Note, Replica: "r2", Facts: &Facts{Op: "ticket-lost", Key: "queue/b", Revision: rev}}
+	lost := func(rev int64) history.Event {
+		return history.Event{At: time.Second, Kind: history.Note, Replica: "r2", Facts: &history.Facts{Op: "ticket-lost", Key: "queue/b", Revision: rev}}
 	}
-	h := []Event{watchPut(0, "queue/b", "", 3, 3), watchDel(2*time.Second, "queue/b", "", 3, 5), lost(5)}
-	if ok, s := herdTicketKept(&Findings{Events: h}); !ok {
+	h := []history.Event{watchPut(0, "queue/b", "", 3, 3), watchDel(2*time.Second, "queue/b", "", 3, 5), lost(5)}
+	if ok, s := herdTicketKept(&history.Findings{Events: h}); !ok {
 		t.Fatalf("ErrTicketLost once the key was gone: %s", s)
 	}
-	h = []Event{watchPut(0, "queue/b", "", 3, 3), lost(4)}
-	if ok, s := herdTicketKept(&Findings{Events: h}); ok || !strings.HasPrefix(s, "ticket-lost-but-held at") {
+	h = []history.Event{watchPut(0, "queue/b", "", 3, 3), lost(4)}
+	if ok, s := herdTicketKept(&history.Findings{Events: h}); ok || !strings.HasPrefix(s, "ticket-lost-but-held at") {
 		t.Fatalf("ErrTicketLost with the key held: %v %s", ok, s)
 	}
 }
 
 func TestShardsStaleCommit(t *testing.T) {
-	commit := func(who string, token int64, offset float64) Event {
-		return Event{At: time.Second, Kind: Note, Replica: who, Value: offset, Facts: &Facts{Op: "commit", Key: "group/offsets/000", Token: token}}
+	commit := func(who string, token int64, offset float64) history.Event {
+		return history.Event{At: time.Second, Kind: history.Note, Replica: who, Value: offset, Facts: &history.Facts{Op: "commit", Key: "group/offsets/000", Token: token}}
 	}
-	h := []Event{
+	h := []history.Event{
 		watchPut(0, "group/shards/000", "r1", 2, 2),
 		watchPut(0, "group/offsets/000", "11", 3, 3),
 		watchDel(time.Second, "group/shards/000", "r1", 2, 4),
@@ -77,11 +79,11 @@ func TestShardsStaleCommit(t *testing.T) {
 		commit("r1", 2, 11),
 		commit("r2", 5, 21),
 	}
-	if ok, s := shardsStaleCommit(&Findings{Events: h}); !ok {
+	if ok, s := shardsStaleCommit(&history.Findings{Events: h}); !ok {
 		t.Fatalf("each commit with the token of its time: %s", s)
 	}
 	h = append(h, watchPut(2*time.Second, "group/offsets/000", "12", 3, 7), commit("r1", 2, 12))
-	if ok, s := shardsStaleCommit(&Findings{Events: h}); ok || !strings.HasPrefix(s, "stale-commit at") || !strings.Contains(s, "r1's offset 12") {
+	if ok, s := shardsStaleCommit(&history.Findings{Events: h}); ok || !strings.HasPrefix(s, "stale-commit at") || !strings.Contains(s, "r1's offset 12") {
 		t.Fatalf("r1's commit after r2 took the shard: %v %s", ok, s)
 	}
 }
@@ -90,20 +92,20 @@ func TestShardsStaleCommit(t *testing.T) {
 // which etcd no longer held the waiter's key, it is a turn without a
 // place in line, whoever holds the oldest key then.
 func TestHerdTurnWithoutKey(t *testing.T) {
-	read := func(rev int64) Event {
-		return Event{At: 5 * time.Second, Kind: Note, Replica: "r1", Facts: &Facts{Op: "turn-read", Key: "queue/a", Revision: rev, Succeeded: true}}
+	read := func(rev int64) history.Event {
+		return history.Event{At: 5 * time.Second, Kind: history.Note, Replica: "r1", Facts: &history.Facts{Op: "turn-read", Key: "queue/a", Revision: rev, Succeeded: true}}
 	}
-	line := []Event{
+	line := []history.Event{
 		watchPut(0, "queue/a", "", 2, 2),
 		watchDel(2*time.Second, "queue/a", "", 2, 5), // r1's lease ran out
 		watchPut(3*time.Second, "queue/c", "", 6, 6),
 	}
-	gone := append(append([]Event{}, line...), read(7), herdTurn(5*time.Second, "r1", "queue/a", 2, 8))
-	if ok, s := herdOneHolder(&Findings{Events: gone}); ok || !strings.HasPrefix(s, "turn-without-key at") || !strings.Contains(s, "deleted at revision 5") || !strings.Contains(s, "queue/c") {
+	gone := append(append([]history.Event{}, line...), read(7), herdTurn(5*time.Second, "r1", "queue/a", 2, 8))
+	if ok, s := herdOneHolder(&history.Findings{Events: gone}); ok || !strings.HasPrefix(s, "turn-without-key at") || !strings.Contains(s, "deleted at revision 5") || !strings.Contains(s, "queue/c") {
 		t.Fatalf("a turn on a read after the key went: %v %s", ok, s)
 	}
-	held := append(append([]Event{}, line[:1]...), read(3), herdTurn(time.Second, "r1", "queue/a", 2, 4))
-	if ok, s := herdOneHolder(&Findings{Events: held}); !ok {
+	held := append(append([]history.Event{}, line[:1]...), read(3), herdTurn(time.Second, "r1", "queue/a", 2, 4))
+	if ok, s := herdOneHolder(&history.Findings{Events: held}); !ok {
 		t.Fatalf("a turn on a read that showed the key: %s", s)
 	}
 }
@@ -111,11 +113,11 @@ func TestHerdTurnWithoutKey(t *testing.T) {
 // A line in which nobody ever got a turn names who waited, from the
 // first join.
 func TestHerdNoTurnNamesTheWaiters(t *testing.T) {
-	join := func(at time.Duration, who string) Event {
-		return Event{At: at, Kind: Note, Replica: who, Facts: &Facts{Op: "enqueue", Key: "queue/" + who, Succeeded: true}}
+	join := func(at time.Duration, who string) history.Event {
+		return history.Event{At: at, Kind: history.Note, Replica: who, Facts: &history.Facts{Op: "enqueue", Key: "queue/" + who, Succeeded: true}}
 	}
-	h := []Event{join(time.Second, "r1"), join(time.Second, "r2"), {At: 20 * time.Second, Kind: Phase, Text: labStopPhase}}
-	ok, s := herdTurnsGoOn(&Findings{Events: h, Params: Params{TTL: 2}})
+	h := []history.Event{join(time.Second, "r1"), join(time.Second, "r2"), {At: 20 * time.Second, Kind: history.Phase, Text: labStopPhase}}
+	ok, s := herdTurnsGoOn(&history.Findings{Events: h, Params: history.Params{TTL: 2}})
 	if ok || !strings.HasPrefix(s, "missed-turn at 7.00 s") || !strings.Contains(s, "r1, r2") {
 		t.Fatalf("nobody's turn in 19 s: %v %s", ok, s)
 	}
@@ -125,25 +127,25 @@ func TestHerdNoTurnNamesTheWaiters(t *testing.T) {
 // 5.9 s is unowned work, unless etcd's raft leader moved then, when a
 // claim can wait out etcd's request timeout (leaderMoveGrace).
 func TestShardsOwnedAgainThroughALeaderMove(t *testing.T) {
-	var events []Event
-	events = append(events, Event{At: 0, Kind: Note, Replica: "r1", Text: lab09Started + " (10 shards)"})
+	var events []history.Event
+	events = append(events, history.Event{At: 0, Kind: history.Note, Replica: "r1", Text: lab09Started + " (10 shards)"})
 	for i := range lab09ShardCount {
 		events = append(events, watchPut(10*time.Millisecond, fmt.Sprintf("%s%03d", lab09Shards, i), "r1", int64(i+2), int64(i+2)))
 	}
 	key := lab09Shards + "003"
 	freed := append(events, watchDel(150*time.Millisecond, key, "r1", 5, 20), watchPut(6050*time.Millisecond, key, "r2", 21, 21))
-	f := &Findings{Events: freed, Params: Params{TTL: 2}}
+	f := &history.Findings{Events: freed, Params: history.Params{TTL: 2}}
 	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "unowned at 4.15 s: shard 003") {
 		t.Fatalf("a shard free for 5.9 s with no leader move: %v, %s", ok, s)
 	}
-	moved := append(append([]Event{}, events...), Event{At: 110 * time.Millisecond, Kind: LeaderMoved, Replica: "m2"})
+	moved := append(append([]history.Event{}, events...), history.Event{At: 110 * time.Millisecond, Kind: history.LeaderMoved, Replica: "m2"})
 	moved = append(moved, freed[len(events):]...)
-	f = &Findings{Events: moved, Params: Params{TTL: 2}}
+	f = &history.Findings{Events: moved, Params: history.Params{TTL: 2}}
 	if ok, s := shardsOwnedAgain(f); !ok {
 		t.Fatalf("a shard free for 5.9 s across a raft leader move: %s", s)
 	}
-	late := append(append([]Event{}, moved[:len(moved)-1]...), watchPut(10200*time.Millisecond, key, "r2", 21, 21))
-	f = &Findings{Events: late, Params: Params{TTL: 2}}
+	late := append(append([]history.Event{}, moved[:len(moved)-1]...), watchPut(10200*time.Millisecond, key, "r2", 21, 21))
+	f = &history.Findings{Events: late, Params: history.Params{TTL: 2}}
 	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "for etcd's raft leader moving at 0.11 s") {
 		t.Fatalf("a shard free for 10 s across a raft leader move: %v, %s", ok, s)
 	}
@@ -156,16 +158,16 @@ func TestShardsOwnedAgainThroughALeaderMove(t *testing.T) {
 func TestShardsOneOwnerByTheClientsDeadline(t *testing.T) {
 	const lease = 0x10
 	key := lab09Shards + "003"
-	note := func(at time.Duration, op string) Event {
-		return Event{At: at, Kind: Note, Replica: "r1", Facts: &Facts{Op: op, Key: key, Token: 5, Succeeded: true}}
+	note := func(at time.Duration, op string) history.Event {
+		return history.Event{At: at, Kind: history.Note, Replica: "r1", Facts: &history.Facts{Op: op, Key: key, Token: 5, Succeeded: true}}
 	}
 	del := watchDel(2*time.Second, key, "r1", 5, 9)
 	del.Facts.Prev[0].Lease = lease
-	start := Event{At: 50 * time.Millisecond, Kind: Note, Replica: "r1", Value: 4, Facts: &Facts{Op: "keepalive-start", Lease: lease, Succeeded: true}}
-	answer := Event{At: 200 * time.Millisecond, Kind: LeaseRenewed, Replica: "r1", TTL: 2, Facts: &Facts{Op: "keepalive", Lease: lease, GrantedTTL: 2, Succeeded: true}}
-	judge := func(events ...Event) (bool, string) {
-		slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
-		return shardsOneOwner(&Findings{Events: events, Params: Params{TTL: 2}})
+	start := history.Event{At: 50 * time.Millisecond, Kind: history.Note, Replica: "r1", Value: 4, Facts: &history.Facts{Op: "keepalive-start", Lease: lease, Succeeded: true}}
+	answer := history.Event{At: 200 * time.Millisecond, Kind: history.LeaseRenewed, Replica: "r1", TTL: 2, Facts: &history.Facts{Op: "keepalive", Lease: lease, GrantedTTL: 2, Succeeded: true}}
+	judge := func(events ...history.Event) (bool, string) {
+		slices.SortStableFunc(events, func(a, b history.Event) int { return cmp.Compare(a.At, b.At) })
+		return shardsOneOwner(&history.Findings{Events: events, Params: history.Params{TTL: 2}})
 	}
 	if ok, s := judge(start, note(100*time.Millisecond, "own"), del, note(4500*time.Millisecond, "disown")); !ok || !strings.Contains(s, "r1 listed shards 003 up to 2.5 s") || !strings.Contains(s, "until 4.05 s") {
 		t.Fatalf("no keep-alive answered: the client trusted the lease until 4.05 s, so 4.5 s is in time: %v, %s", ok, s)

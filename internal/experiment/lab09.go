@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/labrun/replica"
 )
 
@@ -39,7 +41,7 @@ const (
 	lab09Started  = "the lab's Worker.Run started"
 )
 
-var lab09Shows = []Property{
+var lab09Shows = []history.Property{
 	{Check: labNoFailure},
 	{Check: shardsStaleCommit},
 	{Check: shardsOneOwner},
@@ -57,20 +59,20 @@ const shardGrace = 2 * time.Second
 // token of the shard's key at that revision. The commit's offset (unique
 // to a replica process) ties the watch's put to the replica and token
 // that sent it.
-func shardsStaleCommit(f *Findings) (bool, string) {
+func shardsStaleCommit(f *history.Findings) (bool, string) {
 	type commit struct {
 		replica string
 		token   int64
 	}
 	sent := map[string]commit{} // offset -> who committed it, with which token
 	for _, e := range f.Events {
-		if e.Kind == Note && e.Facts != nil && e.Facts.Op == "commit" && e.Value > 0 {
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "commit" && e.Value > 0 {
 			sent[strconv.FormatInt(int64(e.Value), 10)] = commit{e.Replica, e.Facts.Token}
 		}
 	}
-	held := map[string]StoreKey{}
+	held := map[string]history.StoreKey{}
 	for _, e := range f.Events {
-		if e.Kind != KeyChanged || e.Facts == nil || e.Facts.Held == nil {
+		if e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Held == nil {
 			continue
 		}
 		k := *e.Facts.Held
@@ -88,7 +90,7 @@ func shardsStaleCommit(f *Findings) (bool, string) {
 	return true, "Every offset etcd stored carried the token of the shard's key at that revision."
 }
 
-func shardState(key string, k StoreKey, held bool) string {
+func shardState(key string, k history.StoreKey, held bool) string {
 	if !held {
 		return fmt.Sprintf("etcd held no key %s then", key)
 	}
@@ -105,7 +107,7 @@ type shardBelief struct {
 
 // shardBeliefs reads the replicas' own/disown notes (a crash ends them
 // all: the process is gone).
-func shardBeliefs(events []Event) []shardBelief {
+func shardBeliefs(events []history.Event) []shardBelief {
 	open := map[string]*shardBelief{} // replica + key
 	var out []shardBelief
 	end := func(b *shardBelief, t time.Duration) {
@@ -114,14 +116,14 @@ func shardBeliefs(events []Event) []shardBelief {
 	}
 	for _, e := range events {
 		switch {
-		case e.Kind == Note && e.Facts != nil && e.Facts.Op == "own":
+		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "own":
 			open[e.Replica+" "+e.Facts.Key] = &shardBelief{replica: e.Replica, key: e.Facts.Key, token: e.Facts.Token, from: e.At, open: true}
-		case e.Kind == Note && e.Facts != nil && e.Facts.Op == "disown":
+		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "disown":
 			if b := open[e.Replica+" "+e.Facts.Key]; b != nil {
 				end(b, e.At)
 				delete(open, e.Replica+" "+e.Facts.Key)
 			}
-		case e.Kind == Crashed:
+		case e.Kind == history.Crashed:
 			for id, b := range open {
 				if b.replica == e.Replica {
 					end(b, e.At)
@@ -146,16 +148,16 @@ func shardBeliefs(events []Event) []shardBelief {
 // the key it owned it by (soon after it was woken, if it was paused, or
 // after its etcd client's own deadline for the key's lease, if later):
 // until then two workers may think the shard is theirs.
-func shardsOneOwner(f *Findings) (bool, string) {
+func shardsOneOwner(f *history.Findings) (bool, string) {
 	gone := map[string][]shardGone{} // key@token -> when etcd deleted it
 	woke := map[string]time.Duration{}
 	next := map[string][]string{} // key@token -> who etcd gave the shard to next
 	var lastDel = map[string]string{}
 	for _, e := range f.Events {
 		switch {
-		case e.Kind == Resumed:
+		case e.Kind == history.Resumed:
 			woke[e.Replica] = e.At
-		case e.Kind == KeyChanged && e.Facts != nil && strings.HasPrefix(e.Facts.Key, lab09Shards):
+		case e.Kind == history.KeyChanged && e.Facts != nil && strings.HasPrefix(e.Facts.Key, lab09Shards):
 			if e.Facts.Op == "delete" && len(e.Facts.Prev) == 1 {
 				id := fmt.Sprintf("%s@%d", e.Facts.Key, e.Facts.Prev[0].CreateRevision)
 				gone[id] = append(gone[id], shardGone{e.At, e.Facts.Prev[0].Lease})
@@ -240,7 +242,7 @@ type shardGone struct {
 // last keep-alive answer it received, or, before any answer, the trust
 // it gives a lease from its first KeepAlive call. said puts it in words.
 // ok is false when the history says nothing of the lease's keep-alives.
-func clientDeadline(events []Event, who string, lease int64, t time.Duration) (dl time.Duration, said string, ok bool) {
+func clientDeadline(events []history.Event, who string, lease int64, t time.Duration) (dl time.Duration, said string, ok bool) {
 	var answered bool
 	for _, e := range events {
 		if e.At > t {
@@ -250,15 +252,15 @@ func clientDeadline(events []Event, who string, lease int64, t time.Duration) (d
 			continue
 		}
 		switch {
-		case e.Kind == Note && e.Facts.Op == "keepalive-start" && !answered:
+		case e.Kind == history.Note && e.Facts.Op == "keepalive-start" && !answered:
 			trust := time.Duration(e.Value * float64(time.Second)) // replica.FirstKeepAliveTrust
 			dl, ok = e.At+trust, true
 			said = fmt.Sprintf("etcd had answered none of lease %x's keep-alives since it began at %s, and until then the client takes a lease to live %.0f s, so it trusted it until %s", lease, at(e.At), trust.Seconds(), at(dl))
-		case e.Kind == LeaseRenewed && e.Facts.Op == "keepalive":
+		case e.Kind == history.LeaseRenewed && e.Facts.Op == "keepalive":
 			answered, ok = true, true
 			dl = e.At + time.Duration(e.Facts.GrantedTTL)*time.Second
 			said = fmt.Sprintf("etcd's last answer to a keep-alive of lease %x reached it at %s and gave the lease %d s, so it trusted it until %s", lease, at(e.At), e.Facts.GrantedTTL, at(dl))
-		case e.Kind == LeaseExpired:
+		case e.Kind == history.LeaseExpired:
 			answered, ok = true, true
 			dl, said = e.At, fmt.Sprintf("etcd told it at %s that lease %x was gone", at(e.At), lease)
 		}
@@ -277,11 +279,11 @@ const leaderMoveGrace = 6 * time.Second
 // worker's start, or from when its key was deleted), up to the shutdown;
 // leaderMoveGrace longer when etcd's raft leader moved from a bound
 // before the shard came free until then.
-func shardsOwnedAgain(f *Findings) (bool, string) {
+func shardsOwnedAgain(f *history.Findings) (bool, string) {
 	bound := time.Duration(f.Params.TTL)*time.Second + 2*time.Second
 	var moves []time.Duration
 	for _, e := range f.Events {
-		if e.Kind == LeaderMoved {
+		if e.Kind == history.LeaderMoved {
 			moves = append(moves, e.At)
 		}
 	}
@@ -293,8 +295,8 @@ func shardsOwnedAgain(f *Findings) (bool, string) {
 		}
 		return bound, ""
 	}
-	start, ok := f.firstEvent(func(e Event) bool {
-		return e.Kind == Note && strings.HasPrefix(e.Text, lab09Started)
+	start, ok := f.FirstEvent(func(e history.Event) bool {
+		return e.Kind == history.Note && strings.HasPrefix(e.Text, lab09Started)
 	})
 	if !ok {
 		return true, "No worker ran."
@@ -329,7 +331,7 @@ func shardsOwnedAgain(f *Findings) (bool, string) {
 		if s, bad := check(e.At); bad {
 			return false, s
 		}
-		if e.Kind != KeyChanged || e.Facts == nil || !strings.HasPrefix(e.Facts.Key, lab09Shards) {
+		if e.Kind != history.KeyChanged || e.Facts == nil || !strings.HasPrefix(e.Facts.Key, lab09Shards) {
 			continue
 		}
 		if e.Facts.Op == "delete" {
@@ -352,16 +354,16 @@ func shardsOwnedAgain(f *Findings) (bool, string) {
 
 // liveWorkers are the replicas that had started the lab's Worker by t
 // and not crashed since.
-func liveWorkers(events []Event, t time.Duration) []string {
+func liveWorkers(events []history.Event, t time.Duration) []string {
 	live := map[string]bool{}
 	for _, e := range events {
 		if e.At > t {
 			break
 		}
 		switch {
-		case e.Kind == Note && strings.HasPrefix(e.Text, lab09Started):
+		case e.Kind == history.Note && strings.HasPrefix(e.Text, lab09Started):
 			live[e.Replica] = true
-		case e.Kind == Crashed:
+		case e.Kind == history.Crashed:
 			delete(live, e.Replica)
 		}
 	}

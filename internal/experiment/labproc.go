@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"context"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -46,7 +48,7 @@ func (lr *labRun) body(ctx context.Context, r *Replica) error {
 	stderr := &tailBuffer{max: 16 << 10}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
-		r.Emit(Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
+		r.Emit(history.Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
 		return nil
 	}
 	p := &labProc{lr: lr, r: r, in: stdin, kill: make(chan struct{}), down: make(chan struct{})}
@@ -78,7 +80,7 @@ func (lr *labRun) body(ctx context.Context, r *Replica) error {
 		killGroup(cmd)
 		<-exited
 	case <-time.After(labShutdownGrace):
-		r.Emit(Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
+		r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
 		killGroup(cmd)
 		<-exited
 	}
@@ -144,9 +146,9 @@ func (p *labProc) leasesLeft() {
 		if err != nil || resp.TTL < 0 {
 			continue
 		}
-		p.r.Emit(Event{Kind: Note, TTL: resp.GrantedTTL,
+		p.r.Emit(history.Event{Kind: history.Note, TTL: resp.GrantedTTL,
 			Text:  fmt.Sprintf("its process has exited, but etcd still holds its lease %x (TimeToLive: %d s left of %d s)", id, resp.TTL, resp.GrantedTTL),
-			Facts: &Facts{Op: "timetolive", Lease: id, GrantedTTL: resp.GrantedTTL, TTLLeft: resp.TTL, Succeeded: true, Revision: resp.ResponseHeader.GetRevision()}})
+			Facts: &history.Facts{Op: "timetolive", Lease: id, GrantedTTL: resp.GrantedTTL, TTLLeft: resp.TTL, Succeeded: true, Revision: resp.ResponseHeader.GetRevision()}})
 	}
 }
 
@@ -156,7 +158,7 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 4096), labMaxLine)
 	for sc.Scan() {
-		var e Event
+		var e history.Event
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
@@ -164,7 +166,7 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 	}
 	if err := sc.Err(); err != nil {
 		p.reported = true
-		p.r.Emit(Event{Kind: ReplicaFailed, Text: fmt.Sprintf("its process wrote a protocol line longer than %d KiB: %v", labMaxLine>>10, err)})
+		p.r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("its process wrote a protocol line longer than %d KiB: %v", labMaxLine>>10, err)})
 		io.Copy(io.Discard, out)
 	}
 }
@@ -172,7 +174,7 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 // handle records one event of the process (a write goes to the resource
 // first, once the replica is not paused: that is where its work stands
 // still; a checkpoint only waits for that).
-func (p *labProc) handle(ctx context.Context, e Event) {
+func (p *labProc) handle(ctx context.Context, e history.Event) {
 	r := p.r
 	switch e.Kind {
 	case "write":
@@ -191,34 +193,34 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		r.checkpoint(ctx)
 		p.in.Write([]byte(`{"ok":true}` + "\n"))
 		return
-	case Acquired:
+	case history.Acquired:
 		r.setRole(RoleOwner, e.Token)
 		e.TTL = p.lr.run.TTL()
-	case SteppedDown, Lost, Released:
+	case history.SteppedDown, history.Lost, history.Released:
 		r.setRole(RoleFollower, 0)
 		p.downOnce.Do(func() { close(p.down) })
-	case LeaseGranted:
+	case history.LeaseGranted:
 		// A grant its client reported (replica.Dial): kept as a note
 		// with etcd's answer, and remembered for the check, once the
 		// process has exited, that the lease went with it.
 		if e.Facts != nil && e.Facts.Lease != 0 {
 			p.leases = append(p.leases, e.Facts.Lease)
 		}
-		e.Kind = Note
+		e.Kind = history.Note
 	case "owns":
 		// A lab whose replicas each own a part at once (shards) says so
 		// without the sole ownership Acquired stands for: it only makes
 		// the replica a schedule's target, until it steps down.
 		r.setRole(RoleOwner, e.Token)
-		e.Kind = Note
-	case WriteAccepted, WriteRejected:
+		e.Kind = history.Note
+	case history.WriteAccepted, history.WriteRejected:
 		// A lab whose resource is etcd: what the lab's write returned.
-	case LeaseRenewed, LeaseExpired:
+	case history.LeaseRenewed, history.LeaseExpired:
 		// etcd's answers to the keep-alives its client sent: what the
 		// lab's code was told of its lease (replica.keepAlives).
 	case "running":
 		p.lr.markRunning(r.Name)
-		e.Kind = Note
+		e.Kind = history.Note
 	case "not-written", ReplicaFailed:
 		if e.Kind == "not-written" {
 			p.lr.markNotWritten(r.Name)
@@ -226,9 +228,9 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 		p.reported = true
 		e.Kind = ReplicaFailed
 	default:
-		e.Kind = Note
+		e.Kind = history.Note
 	}
-	r.Emit(Event{Kind: e.Kind, Token: e.Token, TTL: e.TTL, Value: e.Value, Text: e.Text, Facts: e.Facts})
+	r.Emit(history.Event{Kind: e.Kind, Token: e.Token, TTL: e.TTL, Value: e.Value, Text: e.Text, Facts: e.Facts})
 }
 
 // endedByItself reports a process that exited while it was meant to run:
@@ -237,19 +239,19 @@ func (p *labProc) handle(ctx context.Context, e Event) {
 func (p *labProc) endedByItself(err error, stderr string) {
 	r := p.r
 	if !p.reported {
-		r.Emit(Event{Kind: ReplicaFailed, Text: "its process ended by itself: " + exitWhy(err, stderr)})
+		r.Emit(history.Event{Kind: ReplicaFailed, Text: "its process ended by itself: " + exitWhy(err, stderr)})
 	}
 	r.mu.Lock()
 	r.crashed, r.role, r.token = true, RoleCrashed, 0
 	r.mu.Unlock()
-	r.Emit(Event{Kind: Crashed, Text: "its process is gone; etcd keeps its lease until the TTL runs out"})
+	r.Emit(history.Event{Kind: history.Crashed, Text: "its process is gone; etcd keeps its lease until the TTL runs out"})
 }
 
 // stoppedBadly reports a process that, told to stop, exited with an error
 // it did not explain itself.
 func (p *labProc) stoppedBadly(err error, stderr string) {
 	if err != nil && !p.reported {
-		p.r.Emit(Event{Kind: ReplicaFailed, Text: "when told to stop, its process " + exitWhy(err, stderr)})
+		p.r.Emit(history.Event{Kind: ReplicaFailed, Text: "when told to stop, its process " + exitWhy(err, stderr)})
 	}
 }
 

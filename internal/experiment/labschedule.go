@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // A lab schedule is a named sequence of faults aimed at whoever leads
@@ -31,36 +33,36 @@ type labSchedule struct {
 var labSchedules = map[string]*labSchedule{
 	"calm": {says: "no faults: the replicas only run", play: func(context.Context, *labRun, *Run, *Replica) error { return nil }},
 	"pause-owner": {says: "pause the leader past its TTL (2 TTLs + 1 s), then wake it", play: func(ctx context.Context, lr *labRun, run *Run, o *Replica) error {
-		o.pause(ByScript)
+		o.pause(history.ByScript)
 		err := sleep(ctx, 2*run.tTLDuration()+time.Second)
-		o.resume(ByScript)
+		o.resume(history.ByScript)
 		return err
 	}},
 	"cut-off-owner": {says: "cut the leader's network for 2 TTLs, then heal it", play: func(ctx context.Context, lr *labRun, run *Run, o *Replica) error {
-		o.partition(ByScript)
+		o.partition(history.ByScript)
 		err := sleep(ctx, 2*run.tTLDuration())
-		o.heal(ByScript)
+		o.heal(history.ByScript)
 		return err
 	}},
 	"crash-owner": {says: "kill the leader's process (its lease is orphaned); after 2 TTLs + 1 s it starts again and joins", play: func(ctx context.Context, lr *labRun, run *Run, o *Replica) error {
-		o.crash(ByScript)
+		o.crash(history.ByScript)
 		if err := sleep(ctx, 2*run.tTLDuration()+time.Second); err != nil {
 			return err
 		}
-		return o.restart(ByScript)
+		return o.restart(history.ByScript)
 	}},
 	"crash-during-stepdown": {says: "cut the leader's network and tell it to stop (SIGTERM); kill its process while it steps down (its resign cannot reach etcd), heal; after 2 TTLs + 1 s it starts again", play: crashDuringStepDown},
 	"flapping-network":      {says: "five short cuts of the leader's network, each 0.75 to 1.25 TTLs, healed for under a second in between; each aimed at whoever leads then", play: flappingNetwork},
 	"cut-off-waiter": {says: "cut the network of a replica that does not lead (r1, once it is back in line) for 2 TTLs, then heal it: its lease runs out while it waits", waiter: true, play: func(ctx context.Context, lr *labRun, run *Run, w *Replica) error {
-		w.partition(ByScript)
+		w.partition(history.ByScript)
 		err := sleep(ctx, 2*run.tTLDuration())
-		w.heal(ByScript)
+		w.heal(history.ByScript)
 		return err
 	}},
 	"pause-waiter": {says: "pause a replica that does not lead (r1, once it is back in line) past its TTL (2 TTLs + 1 s), then wake it", waiter: true, play: func(ctx context.Context, lr *labRun, run *Run, w *Replica) error {
-		w.pause(ByScript)
+		w.pause(history.ByScript)
 		err := sleep(ctx, 2*run.tTLDuration()+time.Second)
-		w.resume(ByScript)
+		w.resume(history.ByScript)
 		return err
 	}},
 	"etcd-leader-change": {says: "on a 3-member etcd cluster, move etcd's raft leader to another member three times, a TTL and a half apart", play: etcdLeaderChange, cluster: true},
@@ -109,7 +111,7 @@ func crashDuringStepDown(ctx context.Context, lr *labRun, run *Run, o *Replica) 
 	if p == nil {
 		return fmt.Errorf("crash-during-stepdown: %s has no process", o.Name)
 	}
-	o.partition(ByScript)
+	o.partition(history.ByScript)
 	lr.tellToStop(o)
 	// Its code is now on its way out: a leader's Work returns (it says
 	// so), then its resign or revoke waits on the cut network. A lab
@@ -127,12 +129,12 @@ func crashDuringStepDown(ctx context.Context, lr *labRun, run *Run, o *Replica) 
 		return err
 	}
 	p.killNow()
-	o.crash(ByScript)
-	o.heal(ByScript)
+	o.crash(history.ByScript)
+	o.heal(history.ByScript)
 	if err := sleep(ctx, 2*run.tTLDuration()+time.Second); err != nil {
 		return err
 	}
-	return o.restart(ByScript)
+	return o.restart(history.ByScript)
 }
 
 // tellToStop cancels one replica's Run as a shutdown would (SIGTERM to
@@ -141,7 +143,7 @@ func (lr *labRun) tellToStop(r *Replica) {
 	r.mu.Lock()
 	cancel := r.cancel
 	r.mu.Unlock()
-	r.Emit(Event{Kind: Note, Text: "told to stop: SIGTERM, its Run's context is cancelled", Facts: &Facts{Op: labStopOp, Succeeded: true}})
+	r.Emit(history.Event{Kind: history.Note, Text: "told to stop: SIGTERM, its Run's context is cancelled", Facts: &history.Facts{Op: labStopOp, Succeeded: true}})
 	if cancel != nil {
 		cancel()
 	}
@@ -153,9 +155,9 @@ func flappingNetwork(ctx context.Context, lr *labRun, run *Run, o *Replica) erro
 	ttl := run.tTLDuration()
 	for i := range 5 {
 		cut := ttl*3/4 + time.Duration(run.Intn(int(ttl/(2*time.Millisecond))+1))*time.Millisecond
-		o.partition(ByScript)
+		o.partition(history.ByScript)
 		err := sleep(ctx, cut)
-		o.heal(ByScript)
+		o.heal(history.ByScript)
 		if err != nil {
 			return err
 		}
@@ -314,7 +316,7 @@ func (lr *labRun) waiter(ctx context.Context, run *Run) *Replica {
 // replica's code told to stop mid-run, as a shutdown would
 // (crash-during-stepdown). The history has it as a note whose Facts.Op
 // is labStopOp.
-const ToldToStop Kind = "told-to-stop"
+const ToldToStop history.Kind = "told-to-stop"
 
 const labStopOp = "told-to-stop"
 
@@ -325,23 +327,23 @@ const labStopOp = "told-to-stop"
 // its Replica the member that took over), anchored to its step. Replayed
 // with Params.Faults, the faults hit the replicas and members of the
 // same names.
-func LabFaultSchedule(h *History) []ScheduledFault {
+func LabFaultSchedule(h *history.History) []history.ScheduledFault {
 	stepAt := map[int]time.Duration{}
-	var out []ScheduledFault
+	var out []history.ScheduledFault
 	for _, e := range h.Events {
-		if e.Kind == Phase {
+		if e.Kind == history.Phase {
 			stepAt[e.Step] = e.At
 		}
 		kind := e.Kind
 		switch {
-		case e.Kind == Note && e.Facts != nil && e.Facts.Op == labStopOp:
+		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == labStopOp:
 			kind = ToldToStop
-		case e.Kind == LeaderMoved:
-		case !e.Kind.IsFault() || e.Origin == "" || e.Kind.isEtcdFault():
+		case e.Kind == history.LeaderMoved:
+		case !e.Kind.IsFault() || e.Origin == "" || e.Kind.IsEtcdFault():
 			continue
 		}
 		if e.Replica != "" {
-			out = append(out, ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: kind, Replica: e.Replica, Value: e.Value})
+			out = append(out, history.ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: kind, Replica: e.Replica, Value: e.Value})
 		}
 	}
 	return out
@@ -349,9 +351,9 @@ func LabFaultSchedule(h *History) []ScheduledFault {
 
 // LabFaultsNeedCluster says whether a lab run's fault schedule moves
 // etcd's raft leader, which only the in-process cluster allows.
-func LabFaultsNeedCluster(faults []ScheduledFault) bool {
+func LabFaultsNeedCluster(faults []history.ScheduledFault) bool {
 	for _, f := range faults {
-		if f.Kind == LeaderMoved {
+		if f.Kind == history.LeaderMoved {
 			return true
 		}
 	}
@@ -364,9 +366,9 @@ func LabFaultsNeedCluster(faults []ScheduledFault) bool {
 // cuts the network, then tells the replica to stop, at the same
 // instant); any other the run's injectSchedule plays as the learner's
 // keys would.
-func labOwnFaults(faults []ScheduledFault) (own, rest []ScheduledFault) {
+func labOwnFaults(faults []history.ScheduledFault) (own, rest []history.ScheduledFault) {
 	for _, f := range faults {
-		if f.Kind == ToldToStop || f.Kind == LeaderMoved {
+		if f.Kind == ToldToStop || f.Kind == history.LeaderMoved {
 			return faults, nil
 		}
 	}
@@ -389,8 +391,8 @@ func (lr *labRun) injectOwn(ctx context.Context, run *Run) {
 
 // playOwn plays one step of the schedule as the prepared schedule that
 // recorded it did; stopped are the replicas told to stop so far.
-func (lr *labRun) playOwn(ctx context.Context, run *Run, f ScheduledFault, stopped map[string]bool) error {
-	if f.Kind == LeaderMoved {
+func (lr *labRun) playOwn(ctx context.Context, run *Run, f history.ScheduledFault, stopped map[string]bool) error {
+	if f.Kind == history.LeaderMoved {
 		return lr.moveLeaderTo(ctx, run, f.Replica)
 	}
 	r := run.awaitReplica(ctx, f.Replica)
@@ -401,14 +403,14 @@ func (lr *labRun) playOwn(ctx context.Context, run *Run, f ScheduledFault, stopp
 	case f.Kind == ToldToStop:
 		stopped[r.Name] = true
 		lr.tellToStop(r)
-	case f.Kind == Crashed && stopped[r.Name]:
+	case f.Kind == history.Crashed && stopped[r.Name]:
 		// The kill of a replica told to stop: at once, in its shutdown.
 		if p := lr.proc(r.Name); p != nil {
 			p.killNow()
 		}
-		r.crash(ByLearner)
+		r.crash(history.ByLearner)
 	default:
-		if f.Kind == Restarted {
+		if f.Kind == history.Restarted {
 			delete(stopped, r.Name)
 		}
 		return applyFault(r, f)
@@ -436,11 +438,6 @@ func (lr *labRun) moveLeaderTo(ctx context.Context, run *Run, name string) error
 		}
 	}
 	return fmt.Errorf("no etcd member %s", name)
-}
-
-// isEtcdFault: a fault done to etcd itself (its Replica names a member).
-func (k Kind) isEtcdFault() bool {
-	return k == MemberStopped || k == MemberRestarted || k == LeaderMoved
 }
 
 // violationAt is how a lab run's checker names a violation: its name and

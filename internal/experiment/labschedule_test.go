@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/embedetcd/access"
 )
 
@@ -30,7 +32,7 @@ func TestLabSchedulesListed(t *testing.T) {
 // TestLabByHandNeedsAnEnd: a by-hand run with nothing to end it is
 // refused before anything starts.
 func TestLabByHandNeedsAnEnd(t *testing.T) {
-	_, err := StartLab(t.Context(), LabSpec{Lab: "07_election", Schedule: LabByHand}, Params{}, Env{}, nil)
+	_, err := StartLab(t.Context(), LabSpec{Lab: "07_election", Schedule: LabByHand}, history.Params{}, Env{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "ends by hand") {
 		t.Fatalf("by-hand without LabSpec.End: %v", err)
 	}
@@ -77,20 +79,20 @@ func TestLabEnvDropsTheShellsEtcd(t *testing.T) {
 // to stop and etcd's leader moved, in order with the faults around them,
 // and a replay with them is the lab run's to play, all of it.
 func TestLabFaultScheduleKeepsStopsAndLeaderMoves(t *testing.T) {
-	h := History{Events: []Event{
-		{At: time.Second, Kind: Phase, Step: 2},
-		{At: time.Second, Kind: Partitioned, Step: 2, Replica: "r1", Origin: ByScript},
-		{At: time.Second, Kind: Note, Step: 2, Replica: "r1", Facts: &Facts{Op: labStopOp, Succeeded: true}},
-		{At: time.Second + 100*time.Millisecond, Kind: Crashed, Step: 2, Replica: "r1", Origin: ByScript},
-		{At: 2 * time.Second, Kind: LeaderMoved, Step: 2, Replica: "m2", Origin: ByScript},
-		{At: 2 * time.Second, Kind: Note, Step: 2, Replica: "r2", Text: "a note of the code's own"},
+	h := history.History{Events: []history.Event{
+		{At: time.Second, Kind: history.Phase, Step: 2},
+		{At: time.Second, Kind: history.Partitioned, Step: 2, Replica: "r1", Origin: history.ByScript},
+		{At: time.Second, Kind: history.Note, Step: 2, Replica: "r1", Facts: &history.Facts{Op: labStopOp, Succeeded: true}},
+		{At: time.Second + 100*time.Millisecond, Kind: history.Crashed, Step: 2, Replica: "r1", Origin: history.ByScript},
+		{At: 2 * time.Second, Kind: history.LeaderMoved, Step: 2, Replica: "m2", Origin: history.ByScript},
+		{At: 2 * time.Second, Kind: history.Note, Step: 2, Replica: "r2", Text: "a note of the code's own"},
 	}}
 	got := LabFaultSchedule(&h)
-	var kinds []Kind
+	var kinds []history.Kind
 	for _, f := range got {
 		kinds = append(kinds, f.Kind)
 	}
-	if want := []Kind{Partitioned, ToldToStop, Crashed, LeaderMoved}; !slices.Equal(kinds, want) {
+	if want := []history.Kind{history.Partitioned, ToldToStop, history.Crashed, history.LeaderMoved}; !slices.Equal(kinds, want) {
 		t.Fatalf("schedule %v, want %v", kinds, want)
 	}
 	if got[3].Replica != "m2" || got[3].After != time.Second || !LabFaultsNeedCluster(got) {

@@ -5,20 +5,22 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 func at(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
 // labNoFailure: no replica's code panicked, hung, or returned early.
-func labNoFailure(f *Findings) (bool, string) {
-	if e, ok := f.firstEvent(kindIs(ReplicaFailed, "")); ok {
+func labNoFailure(f *history.Findings) (bool, string) {
+	if e, ok := f.FirstEvent(history.KindIs(ReplicaFailed, "")); ok {
 		return false, fmt.Sprintf("replica-failed at %s: %s's code failed: %s.", at(e.At), e.Replica, strings.TrimSuffix(e.Text, "."))
 	}
 	return true, "Every replica's code ran until it was told to stop, and then stopped."
 }
 
-func trackHeld(held map[string]StoreKey, e Event) {
-	if e.Kind != KeyChanged || e.Facts == nil || e.Facts.Held == nil {
+func trackHeld(held map[string]history.StoreKey, e history.Event) {
+	if e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Held == nil {
 		return
 	}
 	if e.Facts.Op == "delete" {
@@ -33,8 +35,8 @@ func trackHeld(held map[string]StoreKey, e Event) {
 // returns, which its process reports with a note beginning with
 // returned: a key left behind waits out its lease, and the next owner
 // with it. Nor may a lease it was granted outlive its process.
-func labReleasedOnStop(owned, returned string) Property {
-	return Property{Check: func(f *Findings) (bool, string) {
+func labReleasedOnStop(owned, returned string) history.Property {
+	return history.Property{Check: func(f *history.Findings) (bool, string) {
 		if k, ok := lateRelease(f.Events, owned, returned); ok {
 			return false, k
 		}
@@ -47,8 +49,8 @@ func labReleasedOnStop(owned, returned string) Property {
 
 // lateRelease finds a key of a replica stopped (not crashed) that etcd
 // still held more than labReleaseWait after the replica's Run returned.
-func lateRelease(events []Event, owned, returned string) (string, bool) {
-	h := &History{Events: events}
+func lateRelease(events []history.Event, owned, returned string) (string, bool) {
+	h := &history.History{Events: events}
 	stop, ok := stopAt(events)
 	if !ok {
 		return "", false
@@ -59,10 +61,10 @@ func lateRelease(events []Event, owned, returned string) (string, bool) {
 		if e.At < stop {
 			continue
 		}
-		if e.Kind == Note && e.Replica != "" && strings.HasPrefix(e.Text, returned) {
+		if e.Kind == history.Note && e.Replica != "" && strings.HasPrefix(e.Text, returned) {
 			back[e.Replica] = e.At
 		}
-		if e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete" {
+		if e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete" {
 			gone[e.Facts.Key] = e.At
 		}
 	}
@@ -86,13 +88,13 @@ func lateRelease(events []Event, owned, returned string) (string, bool) {
 // orphaned reports whether key k was created before its replica (named
 // by its value) last restarted: the crashed process's key, which the one
 // that returned never held.
-func orphaned(events []Event, log keyLog, k StoreKey) bool {
+func orphaned(events []history.Event, log keyLog, k history.StoreKey) bool {
 	put, ok := log.at(k.Key, k.CreateRevision)
 	if !ok {
 		return false
 	}
 	for _, e := range events {
-		if e.Kind == Restarted && e.Replica == k.Value && e.At > put.At {
+		if e.Kind == history.Restarted && e.Replica == k.Value && e.At > put.At {
 			return true
 		}
 	}
@@ -102,13 +104,13 @@ func orphaned(events []Event, log keyLog, k StoreKey) bool {
 // leaseOutlived finds a lease that etcd still held after the process it
 // was granted to had exited when told to stop: TimeToLive, asked by the
 // playground once the process was gone, still counted it down.
-func leaseOutlived(events []Event) (string, bool) {
+func leaseOutlived(events []history.Event) (string, bool) {
 	stop, ok := stopAt(events)
 	if !ok {
 		return "", false
 	}
 	for _, e := range events {
-		if e.At < stop || e.Kind != Note || e.Facts == nil || e.Facts.Op != "timetolive" || e.Facts.TTLLeft < 0 {
+		if e.At < stop || e.Kind != history.Note || e.Facts == nil || e.Facts.Op != "timetolive" || e.Facts.TTLLeft < 0 {
 			continue
 		}
 		return fmt.Sprintf("left-behind at %s: %s's process had exited when told to stop, but etcd still held the lease %x it was granted (TimeToLive: %d s left of %d s): the session was not closed, so nothing revoked its lease.", at(e.At), e.Replica, e.Facts.Lease, e.Facts.TTLLeft, e.Facts.GrantedTTL), true
@@ -116,9 +118,9 @@ func leaseOutlived(events []Event) (string, bool) {
 	return "", false
 }
 
-func stopAt(events []Event) (time.Duration, bool) {
+func stopAt(events []history.Event) (time.Duration, bool) {
 	for _, e := range events {
-		if e.Kind == Phase && e.Text == labStopPhase {
+		if e.Kind == history.Phase && e.Text == labStopPhase {
 			return e.At, true
 		}
 	}
@@ -126,15 +128,15 @@ func stopAt(events []Event) (time.Duration, bool) {
 }
 
 // heldAt is the keys under owned etcd held at time t, by the key watch.
-func heldAt(h *History, t time.Duration, owned string) []StoreKey {
-	held := map[string]StoreKey{}
+func heldAt(h *history.History, t time.Duration, owned string) []history.StoreKey {
+	held := map[string]history.StoreKey{}
 	for _, e := range h.Events {
 		if e.At > t {
 			break
 		}
 		trackHeld(held, e)
 	}
-	var out []StoreKey
+	var out []history.StoreKey
 	for k, v := range held {
 		if strings.HasPrefix(k, owned) {
 			out = append(out, v)
@@ -146,7 +148,7 @@ func heldAt(h *History, t time.Duration, owned string) []StoreKey {
 
 // stillHeld is the keys under owned held at the end of h, once the run
 // reached its stop phase (nil before).
-func stillHeld(h *History, owned string) []StoreKey {
+func stillHeld(h *history.History, owned string) []history.StoreKey {
 	if _, ok := stopAt(h.Events); !ok || len(h.Events) == 0 {
 		return nil
 	}
@@ -157,14 +159,14 @@ func stillHeld(h *History, owned string) []StoreKey {
 // at each revision, to judge what a replica reported it did at a
 // revision whichever of the two reached the playground first.
 type keyLog struct {
-	byKey map[string][]Event // each key's KeyChanged events, by revision
-	last  int64              // the highest revision the watch reported
+	byKey map[string][]history.Event // each key's KeyChanged events, by revision
+	last  int64                      // the highest revision the watch reported
 }
 
-func newKeyLog(events []Event) keyLog {
-	l := keyLog{byKey: map[string][]Event{}}
+func newKeyLog(events []history.Event) keyLog {
+	l := keyLog{byKey: map[string][]history.Event{}}
 	for _, e := range events {
-		if e.Kind != KeyChanged || e.Facts == nil {
+		if e.Kind != history.KeyChanged || e.Facts == nil {
 			continue
 		}
 		l.byKey[e.Facts.Key] = append(l.byKey[e.Facts.Key], e)
@@ -177,19 +179,19 @@ func newKeyLog(events []Event) keyLog {
 }
 
 // at is key's change at revision rev, if the watch saw one.
-func (l keyLog) at(key string, rev int64) (Event, bool) {
+func (l keyLog) at(key string, rev int64) (history.Event, bool) {
 	for _, e := range l.byKey[key] {
 		if e.Facts.Revision == rev {
 			return e, true
 		}
 	}
-	return Event{}, false
+	return history.Event{}, false
 }
 
 // asOf is key as etcd held it once revision rev was applied, and false
 // when it did not exist then.
-func (l keyLog) asOf(key string, rev int64) (StoreKey, bool) {
-	var k StoreKey
+func (l keyLog) asOf(key string, rev int64) (history.StoreKey, bool) {
+	var k history.StoreKey
 	ok := false
 	for _, e := range l.byKey[key] {
 		if e.Facts.Revision > rev {
@@ -208,10 +210,10 @@ func (l keyLog) reached(rev int64) bool { return l.last >= rev }
 
 // deletedPrev is what a delete of key at rev took away: its previous
 // value (false if the watch saw no such delete).
-func (l keyLog) deletedPrev(key string, rev int64) (StoreKey, bool) {
+func (l keyLog) deletedPrev(key string, rev int64) (history.StoreKey, bool) {
 	e, ok := l.at(key, rev)
 	if !ok || e.Facts.Op != "delete" {
-		return StoreKey{}, false
+		return history.StoreKey{}, false
 	}
 	if len(e.Facts.Prev) > 0 {
 		return e.Facts.Prev[0], true

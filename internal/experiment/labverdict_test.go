@@ -3,6 +3,8 @@ package experiment
 import (
 	"strings"
 	"testing"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The checkers of labs 05 and 06 on hand-written histories: each names
@@ -11,34 +13,34 @@ import (
 
 // lockPut is the watch's put of key at rev: value, the revision the key
 // was created at and its version.
-func lockPut(at int, key, value string, rev, created, version int64) Event {
-	k := StoreKey{Key: key, Value: value, CreateRevision: created, ModRevision: rev, Version: version, Lease: 7}
-	return Event{At: ms(at), Kind: KeyChanged, Facts: &Facts{Op: "put", Key: key, Revision: rev, Held: &k, Succeeded: true}}
+func lockPut(at int, key, value string, rev, created, version int64) history.Event {
+	k := history.StoreKey{Key: key, Value: value, CreateRevision: created, ModRevision: rev, Version: version, Lease: 7}
+	return history.Event{At: ms(at), Kind: history.KeyChanged, Facts: &history.Facts{Op: "put", Key: key, Revision: rev, Held: &k, Succeeded: true}}
 }
 
 // lockDelete is the watch's delete of key at rev, of a key created at
 // created for prev.
-func lockDelete(at int, key, prev string, rev, created int64) Event {
-	p := StoreKey{Key: key, Value: prev, CreateRevision: created, ModRevision: created, Version: 1, Lease: 7}
-	k := StoreKey{Key: key, ModRevision: rev}
-	return Event{At: ms(at), Kind: KeyChanged, Facts: &Facts{Op: "delete", Key: key, Revision: rev, Deleted: 1, Prev: []StoreKey{p}, Held: &k, Succeeded: true}}
+func lockDelete(at int, key, prev string, rev, created int64) history.Event {
+	p := history.StoreKey{Key: key, Value: prev, CreateRevision: created, ModRevision: created, Version: 1, Lease: 7}
+	k := history.StoreKey{Key: key, ModRevision: rev}
+	return history.Event{At: ms(at), Kind: history.KeyChanged, Facts: &history.Facts{Op: "delete", Key: key, Revision: rev, Deleted: 1, Prev: []history.StoreKey{p}, Held: &k, Succeeded: true}}
 }
 
 // took is a replica's report that the lab's Acquire returned token, its
 // requests having written at rev.
-func took(at int, who string, token, rev int64) Event {
-	return Event{At: ms(at), Kind: Acquired, Replica: who, Token: token, Facts: &Facts{Op: "acquire", Key: lab05Key, Revision: rev, Succeeded: true}}
+func took(at int, who string, token, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.Acquired, Replica: who, Token: token, Facts: &history.Facts{Op: "acquire", Key: lab05Key, Revision: rev, Succeeded: true}}
 }
 
 // let is a replica's report of what the lab's Release did.
-func let(at int, who string, token, rev int64) Event {
-	return Event{At: ms(at), Kind: Note, Replica: who, Token: token, Facts: &Facts{Op: "release", Key: lab05Key, Revision: rev, Succeeded: true}}
+func let(at int, who string, token, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.Note, Replica: who, Token: token, Facts: &history.Facts{Op: "release", Key: lab05Key, Revision: rev, Succeeded: true}}
 }
 
-func judged(t *testing.T, check func(*Findings) (bool, string), ttl int64, events ...Event) (bool, string) {
+func judged(t *testing.T, check func(*history.Findings) (bool, string), ttl int64, events ...history.Event) (bool, string) {
 	t.Helper()
-	h := History{Scenario: "lab-05_etcd_lock", Params: Params{TTL: ttl}, Events: events}
-	return check(Find(&h, ""))
+	h := history.History{Scenario: "lab-05_etcd_lock", Params: history.Params{TTL: ttl}, Events: events}
+	return check(history.Find(&h, ""))
 }
 
 func wantNamed(t *testing.T, ok bool, say, name string) {
@@ -73,7 +75,7 @@ func TestLab05OneHolder(t *testing.T) {
 }
 
 func TestLab05ReleasesOwn(t *testing.T) {
-	base := []Event{
+	base := []history.Event{
 		lockPut(10, lab05Key, "r1", 2, 2, 1), took(11, "r1", 2, 2),
 		lockDelete(20, lab05Key, "r1", 3, 2),
 		lockPut(30, lab05Key, "r2", 4, 4, 1), took(31, "r2", 4, 4),
@@ -86,18 +88,18 @@ func TestLab05ReleasesOwn(t *testing.T) {
 }
 
 func TestLab05FreedAfterCrash(t *testing.T) {
-	held := []Event{lockPut(10, lab05Key, "r1", 2, 2, 1), took(11, "r1", 2, 2), ev(1000, Crashed, "r1")}
-	ok, say := judged(t, lab05FreedAfterCrash, 2, append(held, lockDelete(3500, lab05Key, "r1", 3, 2), ev(12000, Note, ""))...)
+	held := []history.Event{lockPut(10, lab05Key, "r1", 2, 2, 1), took(11, "r1", 2, 2), ev(1000, history.Crashed, "r1")}
+	ok, say := judged(t, lab05FreedAfterCrash, 2, append(held, lockDelete(3500, lab05Key, "r1", 3, 2), ev(12000, history.Note, ""))...)
 	wantHeld(t, ok, say)
-	ok, say = judged(t, lab05FreedAfterCrash, 2, append(held, ev(12000, Note, ""))...)
+	ok, say = judged(t, lab05FreedAfterCrash, 2, append(held, ev(12000, history.Note, ""))...)
 	wantNamed(t, ok, say, "not-freed")
 	// A run that ended within the bound says nothing yet.
-	ok, say = judged(t, lab05FreedAfterCrash, 2, append(held, ev(3000, Note, ""))...)
+	ok, say = judged(t, lab05FreedAfterCrash, 2, append(held, ev(3000, history.Note, ""))...)
 	wantHeld(t, ok, say)
 }
 
 // data is the watch's put of lab 06's value, as a replica writes it.
-func data(at int, value string, rev int64) Event {
+func data(at int, value string, rev int64) history.Event {
 	return lockPut(at, lab06Data, value, rev, 3, rev)
 }
 
@@ -113,12 +115,12 @@ func TestLab06NoStaleWrite(t *testing.T) {
 	wantNamed(t, ok, say, "no-write")
 }
 
-func refused(at int, who string, token, rev int64) Event {
-	return Event{At: ms(at), Kind: WriteRejected, Replica: who, Token: token, Facts: &Facts{Op: "write", Key: lab06Data, Revision: rev}}
+func refused(at int, who string, token, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.WriteRejected, Replica: who, Token: token, Facts: &history.Facts{Op: "write", Key: lab06Data, Revision: rev}}
 }
 
 func TestLab06OwnerNotRefused(t *testing.T) {
-	lock := []Event{lockPut(10, lab06Lock, "r1", 10, 10, 1), lockPut(20, lab06Lock, "r1", 12, 10, 2)}
+	lock := []history.Event{lockPut(10, lab06Lock, "r1", 10, 10, 1), lockPut(20, lab06Lock, "r1", 12, 10, 2)}
 	ok, say := judged(t, lab06OwnerNotRefused, 2, append(lock, refused(30, "r1", 10, 12))...)
 	wantNamed(t, ok, say, "owner-refused")
 	ok, say = judged(t, lab06OwnerNotRefused, 2, append(lock, lockDelete(25, lab06Lock, "r1", 13, 10), refused(30, "r1", 10, 13))...)
@@ -128,7 +130,7 @@ func TestLab06OwnerNotRefused(t *testing.T) {
 }
 
 func TestLab06WritesLanded(t *testing.T) {
-	claim := Event{At: ms(30), Kind: WriteAccepted, Replica: "r1", Token: 10, Facts: &Facts{Op: "write", Key: lab06Data, Revision: 11, Succeeded: true}}
+	claim := history.Event{At: ms(30), Kind: history.WriteAccepted, Replica: "r1", Token: 10, Facts: &history.Facts{Op: "write", Key: lab06Data, Revision: 11, Succeeded: true}}
 	ok, say := judged(t, lab06WritesLanded, 2, claim, data(31, "r1 token 10 write 1", 11))
 	wantHeld(t, ok, say)
 	ok, say = judged(t, lab06WritesLanded, 2, claim, data(31, "r2 token 12 write 1", 11))
@@ -138,10 +140,10 @@ func TestLab06WritesLanded(t *testing.T) {
 // A key left by a crashed process is not the restarted one's to release.
 func TestLabLeftBehindIsTheReturnedProcesss(t *testing.T) {
 	check := labReleasedOnStop(lab05Key, lab05Returned).Check
-	stop := Event{At: ms(5000), Kind: Phase, Text: labStopPhase}
-	back := Event{At: ms(5100), Kind: Note, Replica: "r1", Text: lab05Returned + " after its context ended"}
-	ok, say := judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), stop, back, ev(6000, Note, ""))
+	stop := history.Event{At: ms(5000), Kind: history.Phase, Text: labStopPhase}
+	back := history.Event{At: ms(5100), Kind: history.Note, Replica: "r1", Text: lab05Returned + " after its context ended"}
+	ok, say := judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), stop, back, ev(6000, history.Note, ""))
 	wantNamed(t, ok, say, "left-behind")
-	ok, say = judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), ev(100, Crashed, "r1"), ev(3000, Restarted, "r1"), stop, back, ev(6000, Note, ""))
+	ok, say = judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), ev(100, history.Crashed, "r1"), ev(3000, history.Restarted, "r1"), stop, back, ev(6000, history.Note, ""))
 	wantHeld(t, ok, say)
 }

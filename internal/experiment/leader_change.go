@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -21,40 +23,40 @@ var leaderChangeScenario = &Scenario{
 	MinTTL:     3, // the leader moves with about 1 s of the lease left
 	Run:        runLeaderChange,
 	Predict:    leaderChangeQuestion,
-	Shows:      []Property{{Check: leaseExtended}},
+	Shows:      []history.Property{{Name: "lease-extended", Check: leaseExtended}},
 }
 
-func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
+func runLeaderChange(ctx context.Context, run *Run) (history.Verdict, error) {
 	if run.TTL() < 3 {
-		return Verdict{}, fmt.Errorf("use a TTL of at least 3s: the move happens with about 1s left")
+		return history.Verdict{}, fmt.Errorf("use a TTL of at least 3s: the move happens with about 1s left")
 	}
 	r, err := run.newReplica("r1")
 	if err != nil {
-		return Verdict{}, fmt.Errorf("set up: %w", err)
+		return history.Verdict{}, fmt.Errorf("set up: %w", err)
 	}
 	// The one step to wait at: after it the lease's clock runs, and the
 	// rest is announced, not waited for (a learner reading at a step
 	// would let the lease expire before the move).
-	if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s), writes owner with it, and crashes; the rest runs through", TTLLabel(run.TTL()))); err != nil {
-		return Verdict{}, err
+	if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s), writes owner with it, and crashes; the rest runs through", history.TTLLabel(run.TTL()))); err != nil {
+		return history.Verdict{}, err
 	}
 	l, err := writeAndCrash(ctx, r)
 	if err != nil {
-		return Verdict{}, err
+		return history.Verdict{}, err
 	}
 	crashed := time.Now()
 	run.Announce("watch the lease's TTL drain, as etcd reports it (whole seconds, rounded down)")
 	reading, err := drainTo(ctx, run, l, 1)
 	if err != nil {
-		return Verdict{}, err
+		return history.Verdict{}, err
 	}
 	// The reading just turned 1: 2 s are left. Wait one more second.
 	if err := sleep(ctx, time.Second); err != nil {
-		return Verdict{}, err
+		return history.Verdict{}, err
 	}
 	left := time.Duration(run.TTL())*time.Second - time.Since(crashed)
 	if err := moveWithLeft(ctx, run, l, left, reading); err != nil {
-		return Verdict{}, err
+		return history.Verdict{}, err
 	}
 	moved := time.Now()
 	run.Announce("wait for etcd to delete the key")
@@ -63,12 +65,12 @@ func runLeaderChange(ctx context.Context, run *Run) (Verdict, error) {
 		return err == nil && len(g.Kvs) == 0
 	})
 	if !gone {
-		return Verdict{}, errors.New("the key was never deleted")
+		return history.Verdict{}, errors.New("the key was never deleted")
 	}
 	afterMove, life := time.Since(moved), time.Since(crashed)
-	run.figure("gone_after_move_s", afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2fs after the move, %.2fs after the crash (%s)", afterMove.Seconds(), life.Seconds(), TTLLabel(run.TTL())))
+	run.figure("gone_after_move_s", afterMove.Seconds(), "s", fmt.Sprintf("the key vanished %.2fs after the move, %.2fs after the crash (%s)", afterMove.Seconds(), life.Seconds(), history.TTLLabel(run.TTL())))
 	run.figure("left_at_move_s", left.Seconds(), "s", fmt.Sprintf("%.1fs of the lease were left when the leader moved", left.Seconds()))
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // writeAndCrash has r take a lease, write owner on it and crash. r does
@@ -91,7 +93,7 @@ func writeAndCrash(ctx context.Context, r *Replica) (*Lease, error) {
 	}
 	select {
 	case l := <-wrote:
-		r.crash(ByScript)
+		r.crash(history.ByScript)
 		return l, nil
 	case <-r.Done():
 		return nil, errors.New("r1 was gone before it wrote owner")
@@ -113,10 +115,10 @@ func writeOwner(ctx context.Context, r *Replica) (*Lease, error) {
 	if err != nil {
 		return nil, fmt.Errorf("put owner: %w", err)
 	}
-	held := StoreKey{Key: "owner", Value: "r1", CreateRevision: resp.Header.Revision, ModRevision: resp.Header.Revision, Version: 1, Lease: int64(l.ID)}
+	held := history.StoreKey{Key: "owner", Value: "r1", CreateRevision: resp.Header.Revision, ModRevision: resp.Header.Revision, Version: 1, Lease: int64(l.ID)}
 	r.setRole(RoleOwner, resp.Header.Revision)
-	r.Emit(Event{Kind: Acquired, Token: resp.Header.Revision, TTL: l.TTL, Text: fmt.Sprintf("wrote owner with its lease at revision %d", resp.Header.Revision),
-		Facts: &Facts{Op: "put", Key: "owner", Revision: resp.Header.Revision, Succeeded: true, Lease: int64(l.ID), Held: &held}})
+	r.Emit(history.Event{Kind: history.Acquired, Token: resp.Header.Revision, TTL: l.TTL, Text: fmt.Sprintf("wrote owner with its lease at revision %d", resp.Header.Revision),
+		Facts: &history.Facts{Op: "put", Key: "owner", Revision: resp.Header.Revision, Succeeded: true, Lease: int64(l.ID), Held: &held}})
 	return l, nil
 }
 
@@ -135,8 +137,8 @@ func ttlNow(ctx context.Context, run *Run, l *Lease, last int64, text string) (i
 		return 0, fmt.Errorf("read the lease's TTL: %w", err)
 	}
 	if resp.TTL != last {
-		run.Emit(Event{Kind: Measured, TTL: resp.TTL, Value: float64(resp.TTL), Unit: "s", Text: fmt.Sprintf(text, resp.TTL),
-			Facts: &Facts{Op: "timetolive", Lease: int64(l.ID), Succeeded: true, TTLLeft: resp.TTL}})
+		run.Emit(history.Event{Kind: history.Measured, TTL: resp.TTL, Value: float64(resp.TTL), Unit: "s", Text: fmt.Sprintf(text, resp.TTL),
+			Facts: &history.Facts{Op: "timetolive", Lease: int64(l.ID), Succeeded: true, TTLLeft: resp.TTL}})
 	}
 	return resp.TTL, nil
 }
@@ -170,7 +172,7 @@ func moveWithLeft(ctx context.Context, run *Run, l *Lease, left time.Duration, r
 		return err
 	}
 	if now, err := cl.Leader(); err == nil {
-		run.Emit(Event{Kind: LeaderObserved, Text: "raft leader is now " + members[now].Name})
+		run.Emit(history.Event{Kind: history.LeaderObserved, Text: "raft leader is now " + members[now].Name})
 	}
 	after, err := ttlNow(ctx, run, l, -3, fmt.Sprintf("right after the move TimeToLive says %%ds left (it said %ds before)", reading))
 	if err != nil {
@@ -182,13 +184,15 @@ func moveWithLeft(ctx context.Context, run *Run, l *Lease, left time.Duration, r
 
 // leaseExtended: after the leader moved, TimeToLive read more time left
 // than before with no renewal, and the key outlived the move by a TTL.
-func leaseExtended(f *Findings) (bool, string) {
-	move, ok := f.firstEvent(kindIs(LeaderMoved, ""))
+func leaseExtended(f *history.Findings) (bool, string) {
+	move, ok := f.FirstEvent(history.KindIs(history.LeaderMoved, ""))
 	if !ok {
 		return false, "the raft leader never moved"
 	}
-	del, gone := f.firstEvent(func(e Event) bool { return e.Kind == KeyChanged && e.Facts.Op == "delete" && e.Facts.Key == "owner" })
-	grant, _ := f.firstEvent(kindIs(LeaseGranted, ""))
+	del, gone := f.FirstEvent(func(e history.Event) bool {
+		return e.Kind == history.KeyChanged && e.Facts.Op == "delete" && e.Facts.Key == "owner"
+	})
+	grant, _ := f.FirstEvent(history.KindIs(history.LeaseGranted, ""))
 	for _, x := range f.Extensions {
 		if x.At < move.At {
 			continue

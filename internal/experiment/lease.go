@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -53,8 +55,8 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 		r.mu.Lock()
 		r.lease = l
 		r.mu.Unlock()
-		r.Emit(Event{Kind: LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, %s", int64(resp.ID), TTLLabel(resp.TTL)),
-			Facts: &Facts{Op: "grant", Revision: resp.GetRevision(), Succeeded: true, Lease: int64(resp.ID), GrantedTTL: resp.TTL}})
+		r.Emit(history.Event{Kind: history.LeaseGranted, TTL: resp.TTL, Text: fmt.Sprintf("lease %x granted, %s", int64(resp.ID), history.TTLLabel(resp.TTL)),
+			Facts: &history.Facts{Op: "grant", Revision: resp.GetRevision(), Succeeded: true, Lease: int64(resp.ID), GrantedTTL: resp.TTL}})
 	}
 	l.stopKeep = func() {}
 	if keep {
@@ -90,11 +92,11 @@ func (l *Lease) abandon(ctx context.Context) {
 // Lost is closed once the replica learns the lease is gone.
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
-func (l *Lease) markLost(text string, f *Facts) {
+func (l *Lease) markLost(text string, f *history.Facts) {
 	l.lostOnce.Do(func() {
 		close(l.lost)
 		if !l.quiet {
-			l.r.Emit(Event{Kind: LeaseExpired, TTL: l.TTL, Text: text, Facts: f})
+			l.r.Emit(history.Event{Kind: history.LeaseExpired, TTL: l.TTL, Text: text, Facts: f})
 		}
 	})
 }
@@ -181,14 +183,14 @@ func (l *Lease) renew(ctx context.Context, untilAnswered bool) error {
 		l.renewed(t, deadline)
 		return nil
 	case err == nil || isLeaseNotFound(err):
-		l.markLost("renewal refused: etcd no longer knows the lease (it expired or was revoked)", &Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0"), Tries: t.tries})
+		l.markLost("renewal refused: etcd no longer knows the lease (it expired or was revoked)", &history.Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0"), Tries: t.tries})
 		return errLeaseGone
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case untilAnswered:
 		return fmt.Errorf("renew lease: etcd answered no keep-alive for %s: %w", budget.Round(100*time.Millisecond), err)
 	case l.Left() <= 0:
-		l.markLost("no renewal answered within the TTL: by its own clock the lease is over", &Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, ""), Tries: t.tries})
+		l.markLost("no renewal answered within the TTL: by its own clock the lease is over", &history.Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, ""), Tries: t.tries})
 		return errLeaseGone
 	default:
 		return fmt.Errorf("renew lease: %w", err)
@@ -212,19 +214,19 @@ func (l *Lease) renewed(t keepAliveTry, deadline time.Time) {
 	if l.quiet {
 		return
 	}
-	f := &Facts{Op: "keepalive", Revision: t.resp.GetRevision(), Succeeded: true, Lease: int64(l.ID), GrantedTTL: t.resp.TTL, Tries: t.tries, Err: errText(t.met, "")}
+	f := &history.Facts{Op: "keepalive", Revision: t.resp.GetRevision(), Succeeded: true, Lease: int64(l.ID), GrantedTTL: t.resp.TTL, Tries: t.tries, Err: errText(t.met, "")}
 	if late := l.r.Now().Sub(deadline); late > 0 {
 		f.Overdue = late.Seconds()
 	}
-	l.r.Emit(Event{Kind: LeaseRenewed, TTL: t.resp.TTL, Text: renewedText(f), Facts: f})
+	l.r.Emit(history.Event{Kind: history.LeaseRenewed, TTL: t.resp.TTL, Text: renewedText(f), Facts: f})
 }
 
 // renewedText says what etcd answered a keep-alive, and what the tries
 // before met.
-func renewedText(f *Facts) string {
-	text := fmt.Sprintf("renewed: %s again", TTLLabel(f.GrantedTTL))
+func renewedText(f *history.Facts) string {
+	text := fmt.Sprintf("renewed: %s again", history.TTLLabel(f.GrantedTTL))
 	if f.Overdue > 0 {
-		text = fmt.Sprintf("renewed, %.2fs after its own deadline had passed: etcd still knew the lease, %s again", f.Overdue, TTLLabel(f.GrantedTTL))
+		text = fmt.Sprintf("renewed, %.2fs after its own deadline had passed: etcd still knew the lease, %s again", f.Overdue, history.TTLLabel(f.GrantedTTL))
 	}
 	if f.Tries > 1 {
 		text += fmt.Sprintf(" (on try %d; the one before met: %s)", f.Tries, f.Err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -24,12 +26,12 @@ var leastPrivilegeScenario = &Scenario{
 	DefaultTTL:   1,
 	Run:          runLeastPrivilege,
 	Predict:      leastPrivilegeQuestion,
-	Shows:        []Property{{Check: deniedOutside}},
+	Shows:        []history.Property{{Name: "denied-outside", Check: deniedOutside}},
 	RunAsLearner: runLeastPrivilegeAsLearner,
 }
 
-func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Figures: map[string]float64{}}
+func runLeastPrivilege(ctx context.Context, run *Run) (history.Verdict, error) {
+	v := history.Verdict{Figures: map[string]float64{}}
 	admin := run.Admin()
 	shardPrefix := run.keyPrefix + "stream/shards/"
 	if err := run.Phase(ctx, "as root: role shard-worker may read and write stream/shards/ only; user worker-7 gets that role; then auth is enabled"); err != nil {
@@ -89,36 +91,36 @@ func runLeastPrivilege(ctx context.Context, run *Run) (Verdict, error) {
 	if err != nil {
 		return v, fmt.Errorf("read as root: %w", err)
 	}
-	f := &Facts{Op: "get", Key: "migrations/leader", Revision: g.Header.Revision, Succeeded: true}
+	f := &history.Facts{Op: "get", Key: "migrations/leader", Revision: g.Header.Revision, Succeeded: true}
 	text := "as root: etcd holds no migrations/leader"
 	if len(g.Kvs) > 0 {
 		kv := storeKey(g.Kvs[0])
 		f.Held = &kv
 		text = fmt.Sprintf("as root: migrations/leader = %s (version %d)", kv.Value, kv.Version)
 	}
-	run.Emit(Event{Kind: Note, Facts: f, Text: text})
+	run.Emit(history.Event{Kind: history.Note, Facts: f, Text: text})
 	return v, nil
 }
 
 // callEvent is a worker's call and etcd's answer, as an event.
-func callEvent(who, op, key string, err error) Event {
-	return Event{Kind: Note, Replica: who, Text: fmt.Sprintf("%s %s: %s", op, key, outcome(err)),
-		Facts: &Facts{Op: op, Key: key, Succeeded: err == nil, Err: errText(err, "")}}
+func callEvent(who, op, key string, err error) history.Event {
+	return history.Event{Kind: history.Note, Replica: who, Text: fmt.Sprintf("%s %s: %s", op, key, outcome(err)),
+		Facts: &history.Facts{Op: op, Key: key, Succeeded: err == nil, Err: errText(err, "")}}
 }
 
 // deniedOutside: the worker wrote inside its prefix, was refused outside
 // it, and the other component's key is intact.
-func deniedOutside(f *Findings) (bool, string) {
-	call := func(op, key string) (*Facts, bool) {
-		e, ok := f.firstEvent(func(e Event) bool {
+func deniedOutside(f *history.Findings) (bool, string) {
+	call := func(op, key string) (*history.Facts, bool) {
+		e, ok := f.FirstEvent(func(e history.Event) bool {
 			return e.Facts != nil && e.Replica == "worker-7" && e.Facts.Op == op && e.Facts.Key == key
 		})
 		return e.Facts, ok
 	}
 	put, ok1 := call("put", "stream/shards/07")
 	del, ok2 := call("delete", "migrations/leader")
-	read, ok3 := f.lastEvent(func(e Event) bool {
-		return e.Kind == Note && e.Facts != nil && e.Replica == "" && e.Facts.Key == "migrations/leader"
+	read, ok3 := f.LastEvent(func(e history.Event) bool {
+		return e.Kind == history.Note && e.Facts != nil && e.Replica == "" && e.Facts.Key == "migrations/leader"
 	})
 	if !ok1 || !ok2 || !ok3 {
 		return false, "worker-7 never tried both writes"
@@ -129,7 +131,7 @@ func deniedOutside(f *Findings) (bool, string) {
 	return put.Succeeded && denied && intact, say
 }
 
-func okOr(f *Facts) string {
+func okOr(f *history.Facts) string {
 	if f.Succeeded {
 		return "ok"
 	}
@@ -164,8 +166,8 @@ func (run *Run) dialAs(user, password string) (*clientv3.Client, error) {
 // the instructor already gave each learner a role that covers only their
 // own prefix: the learner's worker writes inside it and is refused
 // outside it.
-func runLeastPrivilegeAsLearner(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Figures: map[string]float64{}}
+func runLeastPrivilegeAsLearner(ctx context.Context, run *Run) (history.Verdict, error) {
+	v := history.Verdict{Figures: map[string]float64{}}
 	s := run.access()
 	own := embedetcd.LearnerPrefix(s)
 	if err := run.Phase(ctx, fmt.Sprintf("as %s: your role covers %s only; write a shard inside it, then (a bug) reach outside it", s.User, own)); err != nil {
@@ -179,11 +181,11 @@ func runLeastPrivilegeAsLearner(ctx context.Context, run *Run) (Verdict, error) 
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	_, putErr := run.Admin().Put(tctx, "stream/shards/07", s.User)
-	run.Emit(Event{Kind: Note, Replica: s.User, Text: "put stream/shards/07 (under " + own + "): " + outcome(putErr)})
+	run.Emit(history.Event{Kind: history.Note, Replica: s.User, Text: "put stream/shards/07 (under " + own + "): " + outcome(putErr)})
 	_, delErr := raw.Delete(tctx, "/migrations/leader")
-	run.Emit(Event{Kind: Note, Replica: s.User, Text: "delete /migrations/leader (outside it): " + outcome(delErr)})
+	run.Emit(history.Event{Kind: history.Note, Replica: s.User, Text: "delete /migrations/leader (outside it): " + outcome(delErr)})
 	_, readErr := raw.Get(tctx, "/playground/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
-	run.Emit(Event{Kind: Note, Replica: s.User, Text: "list every learner's keys under /playground/: " + outcome(readErr)})
+	run.Emit(history.Event{Kind: history.Note, Replica: s.User, Text: "list every learner's keys under /playground/: " + outcome(readErr)})
 	denied := func(err error) bool { return err != nil && strings.Contains(err.Error(), "permission denied") }
 	v.Showed = putErr == nil && denied(delErr) && denied(readErr)
 	v.Figures["own_prefix_write_ok"], v.Figures["outside_delete_denied"] = boolValue(putErr == nil), boolValue(denied(delErr))

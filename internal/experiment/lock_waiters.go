@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -28,13 +30,13 @@ var lockWaitersScenario = &Scenario{
 	DefaultTTL: 5,
 	Run:        runHerd,
 	Predict:    herdQuestion,
-	Shows:      []Property{{Check: herdWakesAll}},
+	Shows:      []history.Property{{Name: "herd-wakes-all", Check: herdWakesAll}},
 }
 
 // herdReleases is how many releases each half of the experiment measures.
 const herdReleases = 3
 
-func runHerd(ctx context.Context, run *Run) (Verdict, error) {
+func runHerd(ctx context.Context, run *Run) (history.Verdict, error) {
 	n := run.Params.Replicas
 	for _, mode := range []string{"naive", "predecessor"} {
 		text := "naive: every waiter watches the lock key and retries when it is deleted"
@@ -43,26 +45,26 @@ func runHerd(ctx context.Context, run *Run) (Verdict, error) {
 		}
 		run.Part(mode)
 		if err := run.Phase(ctx, fmt.Sprintf("%s (%d replicas, %d releases)", text, n, herdReleases)); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		w, q, err := herdMode(ctx, run, mode, n)
 		if err != nil {
-			return Verdict{}, fmt.Errorf("%s: %w", mode, err)
+			return history.Verdict{}, fmt.Errorf("%s: %w", mode, err)
 		}
 		run.figure(mode+"_wakeups_per_release", w, "wake-ups", fmt.Sprintf("%s: %.1f wake-ups per release", mode, w))
 		run.figure(mode+"_requests_per_release", q, "requests", fmt.Sprintf("%s: %.1f requests to etcd per release", mode, q))
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // herdWakesAll: watching the lock key wakes nearly every waiter on each
 // release, watching the predecessor wakes one, and the herd costs
 // several times the requests.
-func herdWakesAll(f *Findings) (bool, string) {
-	nw, ok1 := f.figure("naive_wakeups_per_release")
-	nq, ok2 := f.figure("naive_requests_per_release")
-	pw, ok3 := f.figure("predecessor_wakeups_per_release")
-	pq, ok4 := f.figure("predecessor_requests_per_release")
+func herdWakesAll(f *history.Findings) (bool, string) {
+	nw, ok1 := f.Figure("naive_wakeups_per_release")
+	nq, ok2 := f.Figure("naive_requests_per_release")
+	pw, ok3 := f.Figure("predecessor_wakeups_per_release")
+	pq, ok4 := f.Figure("predecessor_requests_per_release")
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return false, "the run did not measure both ways of waiting"
 	}
@@ -126,7 +128,7 @@ func herdMode(ctx context.Context, run *Run, mode string, n int) (float64, float
 			return 0, 0, err
 		}
 		dw, dq := st.wakeups.Load()-w0, st.requests.Load()-q0
-		next.Emit(Event{Kind: Note, Text: fmt.Sprintf("after %s released: %d wake-ups, %d requests", holder.Name, dw, dq)})
+		next.Emit(history.Event{Kind: history.Note, Text: fmt.Sprintf("after %s released: %d wake-ups, %d requests", holder.Name, dw, dq)})
 		wakeups, requests = wakeups+dw, requests+dq
 		holder = next
 	}
@@ -175,7 +177,7 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 				return fmt.Errorf("try %s: %w", key, err)
 			}
 			if a.Succeeded {
-				got := Event{Kind: Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("got the lock: created %s at revision %d%s", key, a.Revision, resolvedText(a.Resolved))}
+				got := history.Event{Kind: history.Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("got the lock: created %s at revision %d%s", key, a.Revision, resolvedText(a.Resolved))}
 				if !holdLock(ctx, r, got, won, release) {
 					return nil
 				}
@@ -194,7 +196,7 @@ func naiveWaiter(key string, st *queueStats, won chan<- *Replica, release <-chan
 // Acquired event), tells the experiment it won, and holds the lock until
 // the experiment releases it. It reports false when the run ended first;
 // true once r is a follower again and must give the lock up in etcd.
-func holdLock(ctx context.Context, r *Replica, got Event, won chan<- *Replica, release <-chan struct{}) bool {
+func holdLock(ctx context.Context, r *Replica, got history.Event, won chan<- *Replica, release <-chan struct{}) bool {
 	r.setRole(RoleOwner, got.Token)
 	r.Emit(got)
 	won <- r
@@ -204,7 +206,7 @@ func holdLock(ctx context.Context, r *Replica, got Event, won chan<- *Replica, r
 		return false
 	}
 	r.setRole(RoleFollower, 0)
-	r.Emit(Event{Kind: Released, Text: "released the lock"})
+	r.Emit(history.Event{Kind: history.Released, Text: "released the lock"})
 	return true
 }
 
@@ -248,7 +250,7 @@ func queueWaiter(prefix string, st *queueStats, won chan<- *Replica, release <-c
 		if err != nil {
 			return err
 		}
-		got := Event{Kind: Acquired, Token: tok, Text: fmt.Sprintf("got the lock: its key is the oldest in line (created at revision %d)", tok)}
+		got := history.Event{Kind: history.Acquired, Token: tok, Text: fmt.Sprintf("got the lock: its key is the oldest in line (created at revision %d)", tok)}
 		if !holdLock(ctx, r, got, won, release) {
 			return nil
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -18,17 +20,6 @@ import (
 // find out (a linearizable read: only a leader with every committed
 // entry answers it), then take the result or send again, and keep what
 // each read found in their Facts (Resolved).
-
-// Resolution is what a replica found out, by reading, about a write whose
-// answer it did not get.
-type Resolution struct {
-	Err      string    `json:"err"`            // what the write met
-	Revision int64     `json:"rev,omitempty"`  // the revision of the read
-	Held     *StoreKey `json:"held,omitempty"` // the key as read; nil: absent
-	// Applied: the key as read shows the write applied (it holds the
-	// writer's own value and lease).
-	Applied bool `json:"applied"`
-}
 
 // createKey is the lock transaction: put key = value, under lease when
 // it is not 0, if the key does not exist; else read the key. Value and
@@ -48,14 +39,14 @@ type created struct {
 	Revision int64
 	// Held is the key: the one this put created when Succeeded, else
 	// whoever holds it (nil if the answer showed none).
-	Held     *StoreKey
+	Held     *history.StoreKey
 	Tries    int
-	Resolved []Resolution
+	Resolved []history.Resolution
 }
 
 // facts are the answer as the history keeps it.
-func (c createKey) facts(a created) *Facts {
-	return &Facts{Op: "txn", Key: c.key, If: "create_revision(" + c.key + ") = 0", Revision: a.Revision,
+func (c createKey) facts(a created) *history.Facts {
+	return &history.Facts{Op: "txn", Key: c.key, If: "create_revision(" + c.key + ") = 0", Revision: a.Revision,
 		Succeeded: a.Succeeded, Lease: int64(c.lease), Held: a.Held, Tries: a.Tries, Resolved: a.Resolved}
 }
 
@@ -110,7 +101,7 @@ func (c createKey) answered(a created, resp *clientv3.TxnResponse) created {
 	a.Revision = resp.Header.Revision
 	if resp.Succeeded {
 		a.Succeeded = true
-		a.Held = &StoreKey{Key: c.key, Value: c.value, CreateRevision: a.Revision, ModRevision: a.Revision, Version: 1, Lease: int64(c.lease)}
+		a.Held = &history.StoreKey{Key: c.key, Value: c.value, CreateRevision: a.Revision, ModRevision: a.Revision, Version: 1, Lease: int64(c.lease)}
 		return a
 	}
 	kvs := resp.Responses[0].GetResponseRange().Kvs
@@ -121,7 +112,7 @@ func (c createKey) answered(a created, resp *clientv3.TxnResponse) created {
 	a.Held = &k
 	if c.mine(kvs[0]) {
 		a.Succeeded, a.Revision = true, k.CreateRevision
-		a.Resolved = append(a.Resolved, Resolution{Err: "the comparison failed on the key this replica had created: an earlier try was applied", Revision: resp.Header.Revision, Held: &k, Applied: true})
+		a.Resolved = append(a.Resolved, history.Resolution{Err: "the comparison failed on the key this replica had created: an earlier try was applied", Revision: resp.Header.Revision, Held: &k, Applied: true})
 	}
 	return a
 }
@@ -131,7 +122,7 @@ func (c createKey) mine(kv *mvccpb.KeyValue) bool {
 }
 
 // check reads the key after a try that ended with cause.
-func (c createKey) check(ctx context.Context, kv clientv3.KV, cause error, perTry time.Duration) (Resolution, error) {
+func (c createKey) check(ctx context.Context, kv clientv3.KV, cause error, perTry time.Duration) (history.Resolution, error) {
 	res, kvs, err := readAfterLoss(ctx, kv, c.key, cause, perTry)
 	if err == nil && len(kvs) > 0 {
 		res.Applied = c.mine(kvs[0])
@@ -141,8 +132,8 @@ func (c createKey) check(ctx context.Context, kv clientv3.KV, cause error, perTr
 
 // readAfterLoss reads key after a write to it that ended with cause, its
 // outcome unknown, and says what it found.
-func readAfterLoss(ctx context.Context, kv clientv3.KV, key string, cause error, perTry time.Duration) (Resolution, []*mvccpb.KeyValue, error) {
-	res := Resolution{Err: cause.Error()}
+func readAfterLoss(ctx context.Context, kv clientv3.KV, key string, cause error, perTry time.Duration) (history.Resolution, []*mvccpb.KeyValue, error) {
+	res := history.Resolution{Err: cause.Error()}
 	var g *clientv3.GetResponse
 	err := retryEach(ctx, perTry, func(ctx context.Context) error {
 		var err error
@@ -162,7 +153,7 @@ func readAfterLoss(ctx context.Context, kv clientv3.KV, key string, cause error,
 
 // resolvedText says, for an event's text, what the reads after lost
 // answers found ("" when every answer came).
-func resolvedText(rs []Resolution) string {
+func resolvedText(rs []history.Resolution) string {
 	if len(rs) == 0 {
 		return ""
 	}

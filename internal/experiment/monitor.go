@@ -1,6 +1,10 @@
 package experiment
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ownership-election/playground/internal/history"
+)
 
 // monitor watches the event stream as it comes for the two things that
 // must never happen, two replicas acting as owner at once and a write
@@ -18,33 +22,33 @@ type monitor struct {
 	lastSet     string // the owner set last reported, so each is reported once
 }
 
-func (m *monitor) observe(e Event) []Event {
+func (m *monitor) observe(e history.Event) []history.Event {
 	if m.owners == nil {
 		m.owners, m.paused = map[string]int64{}, map[string]bool{}
 	}
 	switch e.Kind {
-	case Acquired:
+	case history.Acquired:
 		m.owners[e.Replica] = e.Token
 		m.maxToken = max(m.maxToken, e.Token)
 		return m.checkOwners(e.Replica, "acquired")
-	case Lost, SteppedDown, Released, Crashed:
+	case history.Lost, history.SteppedDown, history.Released, history.Crashed:
 		delete(m.owners, e.Replica)
 		m.lastSet = ""
-		if e.Kind == Crashed {
+		if e.Kind == history.Crashed {
 			delete(m.paused, e.Replica)
 		}
-	case Paused:
+	case history.Paused:
 		m.paused[e.Replica] = true
-	case Resumed:
+	case history.Resumed:
 		delete(m.paused, e.Replica)
-	case WriteAccepted, WriteRejected:
-		var out []Event
+	case history.WriteAccepted, history.WriteRejected:
+		var out []history.Event
 		if _, owner := m.owners[e.Replica]; owner {
 			out = m.checkOwners(e.Replica, "wrote")
 		}
-		if e.Kind == WriteAccepted && e.Token < m.maxToken {
+		if e.Kind == history.WriteAccepted && e.Token < m.maxToken {
 			m.staleWrites++
-			out = append(out, Event{Kind: InvariantViolated, Replica: e.Replica, Token: e.Token,
+			out = append(out, history.Event{Kind: history.InvariantViolated, Replica: e.Replica, Token: e.Token,
 				Text: fmt.Sprintf("stale write accepted: token %d after token %d was issued", e.Token, m.maxToken)})
 		}
 		return out
@@ -54,7 +58,7 @@ func (m *monitor) observe(e Event) []Event {
 
 // checkOwners reports a violation when more than one replica that is not
 // paused believes it is the owner.
-func (m *monitor) checkOwners(who, did string) []Event {
+func (m *monitor) checkOwners(who, did string) []history.Event {
 	acting := map[string]int64{}
 	for n, tok := range m.owners {
 		if !m.paused[n] {
@@ -71,6 +75,6 @@ func (m *monitor) checkOwners(who, did string) []Event {
 	}
 	m.lastSet = set
 	m.twoOwners++
-	return []Event{{Kind: InvariantViolated, Replica: who,
+	return []history.Event{{Kind: history.InvariantViolated, Replica: who,
 		Text: fmt.Sprintf("two owners at once (%s %s): %s", who, did, set)}}
 }

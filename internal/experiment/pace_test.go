@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // readerDelay is how long the slow reader of TestScenariosAtAReadersPace
@@ -46,7 +48,7 @@ func stepSlowly(t *testing.T, sc *Scenario, env Env) {
 	// TTL 2 s at least: eleven scenarios at once under the race
 	// detector on two cores delay a 1 s lease's renewals past its TTL,
 	// which is a loaded machine, not the learner's pace.
-	run, err := Start(context.Background(), sc.Name, Params{StepDelay: readerDelay, TTL: max(sc.DefaultTTL, 2)}, env, nil)
+	run, err := Start(context.Background(), sc.Name, history.Params{StepDelay: readerDelay, TTL: max(sc.DefaultTTL, 2)}, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,16 +59,16 @@ func stepSlowly(t *testing.T, sc *Scenario, env Env) {
 	h := run.History()
 	steps := 0
 	for _, e := range h.Events {
-		if e.Kind == Phase {
+		if e.Kind == history.Phase {
 			steps++
 		}
 	}
 	if !v.Showed {
-		t.Errorf("read at %s a step (%d steps), it did not show it: %s", readerDelay, steps, v.Summary)
+		t.Errorf("read at %s a step (%d steps), it did not show it: %s", readerDelay, steps, v.Sentence())
 	}
 	checkTextsAgree(t, h.Events)
-	if r := Replay(&h); r.Showed != v.Showed || r.Summary != v.Summary {
-		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Summary, v.Summary)
+	if r := Replay(&h); r.Showed != v.Showed || r.Sentence() != v.Sentence() {
+		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Sentence(), v.Sentence())
 	}
-	t.Logf("%d steps in %s: %s", steps, h.Events[len(h.Events)-1].At.Round(time.Second), v.Summary)
+	t.Logf("%d steps in %s: %s", steps, h.Events[len(h.Events)-1].At.Round(time.Second), v.Sentence())
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // partitionedPrimaryScenario is the scenario partitioned-primary, the
@@ -24,10 +26,10 @@ var partitionedPrimaryScenario = &Scenario{
 	MinTTL:     2, // the local deadline leaves a quarter TTL before etcd lets go
 	Run:        runPartitionedPrimary,
 	Predict:    partitionedQuestion,
-	Shows: []Property{
-		{Part: primaryParts[0].name, Check: twoPrimaries},
-		{Part: primaryParts[1].name, Check: inFlightLanded},
-		{Part: primaryParts[2].name, Check: inFlightRefused},
+	Shows: []history.Property{
+		{Name: "two-primaries", Part: primaryParts[0].name, Check: twoPrimaries},
+		{Name: "in-flight-landed", Part: primaryParts[1].name, Check: inFlightLanded},
+		{Name: "in-flight-refused", Part: primaryParts[2].name, Check: inFlightRefused},
 	},
 }
 
@@ -44,13 +46,13 @@ var primaryParts = []primaryPart{
 	{name: "fenced", lease: true, fence: true},
 }
 
-func runPartitionedPrimary(ctx context.Context, run *Run) (Verdict, error) {
+func runPartitionedPrimary(ctx context.Context, run *Run) (history.Verdict, error) {
 	for i, p := range primaryParts {
 		if err := primaryVariant(ctx, run, p, i); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // dbLink is a primary's link to the resource: a write waits while it is
@@ -87,7 +89,7 @@ func (l *dbLink) write(ctx context.Context, r *Replica, tok int64, value string)
 	select {
 	case <-open:
 	default:
-		r.Emit(Event{Kind: Note, Token: tok, Text: fmt.Sprintf("sent write %q with token %d; the stalled link holds it in flight", value, tok)})
+		r.Emit(history.Event{Kind: history.Note, Token: tok, Text: fmt.Sprintf("sent write %q with token %d; the stalled link holds it in flight", value, tok)})
 		select {
 		case <-open:
 		case <-ctx.Done():
@@ -139,7 +141,7 @@ func primaryVariant(ctx context.Context, run *Run, p primaryPart, round int) err
 	if p.lease {
 		link.stall()
 	}
-	primary.partition(ByScript)
+	primary.partition(history.ByScript)
 	successor, err := awaitSuccessor(ctx, run, standbys, res)
 	if err != nil {
 		return err
@@ -157,7 +159,7 @@ func primaryVariant(ctx context.Context, run *Run, p primaryPart, round int) err
 		waitFor(ctx, 2*time.Second, func() bool { return wroteSince(run, primary.Name, since) })
 	}
 	run.Announce(fmt.Sprintf("%s is over (%s is primary): heal %s's network, the replicas retire", p.name, successor.Name, primary.Name))
-	primary.heal(ByScript)
+	primary.heal(history.ByScript)
 	for _, r := range rs {
 		r.retire()
 	}
@@ -280,7 +282,7 @@ func watchDeadline(ctx context.Context, r *Replica, l *Lease, tok int64, stop ch
 			return
 		}
 	}
-	r.Emit(Event{Kind: SteppedDown, Token: tok, Text: fmt.Sprintf("local deadline: its lease has %s by its own clock; it stops acting as primary", LeftLabel(l.Left()))})
+	r.Emit(history.Event{Kind: history.SteppedDown, Token: tok, Text: fmt.Sprintf("local deadline: its lease has %s by its own clock; it stops acting as primary", history.LeftLabel(l.Left()))})
 	r.setRole(RoleSteppedDown, 0)
 	close(stop)
 	l.abandon(ctx)
@@ -288,9 +290,9 @@ func watchDeadline(ctx context.Context, r *Replica, l *Lease, tok int64, stop ch
 
 // twoPrimaries: with no lease and no fence both sides write, and the
 // resource takes the old primary's writes after the new token.
-func twoPrimaries(f *Findings) (bool, string) {
+func twoPrimaries(f *history.Findings) (bool, string) {
 	taken := 0
-	var first *StaleWrite
+	var first *history.StaleWrite
 	for i, w := range f.Stale {
 		if w.Accepted {
 			taken++
@@ -312,7 +314,7 @@ func twoPrimaries(f *Findings) (bool, string) {
 
 // inFlightLanded: the local deadline ends the primary's term before the
 // standby's begins, but the write it had in flight still lands.
-func inFlightLanded(f *Findings) (bool, string) {
+func inFlightLanded(f *history.Findings) (bool, string) {
 	if len(f.TwoOwners) > 0 {
 		return false, fmt.Sprintf("with a lease on the primary two primaries still acted at once: %s", joinAnd(f.TwoOwners[0].Owners))
 	}
@@ -327,15 +329,15 @@ func inFlightLanded(f *Findings) (bool, string) {
 
 // deadlineLead says how long before the successor's term the first
 // primary stepped down by its deadline ("" if it did not, first).
-func deadlineLead(f *Findings) string {
-	if len(f.Terms) < 2 || f.Terms[0].Ended != SteppedDown || f.Terms[0].To > f.Terms[1].From {
+func deadlineLead(f *history.Findings) string {
+	if len(f.Terms) < 2 || f.Terms[0].Ended != history.SteppedDown || f.Terms[0].To > f.Terms[1].From {
 		return ""
 	}
 	return fmt.Sprintf(" %.2fs before %s took over", (f.Terms[1].From - f.Terms[0].To).Seconds(), f.Terms[1].Replica)
 }
 
 // inFlightRefused: the fenced resource refuses that write.
-func inFlightRefused(f *Findings) (bool, string) { return staleWriteRefused(f) }
+func inFlightRefused(f *history.Findings) (bool, string) { return staleWriteRefused(f) }
 
 // joinAnd joins names as "a, b and c".
 func joinAnd(names []string) string {
@@ -355,12 +357,12 @@ func joinAnd(names []string) string {
 var partitionedQuestion = &Question{
 	Prompt: "Second part: the primary stops at its own deadline, before the standby is promoted, but one write of its was already on the way. Once its link to the resource recovers, what does the resource do with that write?",
 	Options: []Option{
-		{"Takes it, on top of the new primary's writes", inPart(primaryParts[1].name, func(f *Findings) bool {
-			return slices.ContainsFunc(f.Stale, func(w StaleWrite) bool { return w.Accepted })
+		{"Takes it, on top of the new primary's writes", inPart(primaryParts[1].name, func(f *history.Findings) bool {
+			return slices.ContainsFunc(f.Stale, func(w history.StaleWrite) bool { return w.Accepted })
 		})},
-		{"Refuses it: the primary had already stopped", inPart(primaryParts[1].name, func(f *Findings) bool {
-			return slices.ContainsFunc(f.Stale, func(w StaleWrite) bool { return !w.Accepted })
+		{"Refuses it: the primary had already stopped", inPart(primaryParts[1].name, func(f *history.Findings) bool {
+			return slices.ContainsFunc(f.Stale, func(w history.StaleWrite) bool { return !w.Accepted })
 		})},
-		{"Never sees it: a stopped primary's writes are dropped", inPart(primaryParts[1].name, func(f *Findings) bool { return len(f.Stale) == 0 })},
+		{"Never sees it: a stopped primary's writes are dropped", inPart(primaryParts[1].name, func(f *history.Findings) bool { return len(f.Stale) == 0 })},
 	},
 }

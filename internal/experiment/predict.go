@@ -3,6 +3,8 @@ package experiment
 import (
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Question is a scenario's prediction, asked before the run. It asks
@@ -19,11 +21,11 @@ type Question struct {
 type Option struct {
 	Text string
 	// Happened reports whether the history bears the outcome out.
-	Happened func(h *History) bool
+	Happened func(h *history.History) bool
 }
 
 // Judge says, option by option, whether the run's history bore it out.
-func (q *Question) Judge(h *History) []bool {
+func (q *Question) Judge(h *history.History) []bool {
 	out := make([]bool, len(q.Options))
 	for i, o := range q.Options {
 		out[i] = o.Happened(h)
@@ -33,44 +35,44 @@ func (q *Question) Judge(h *History) []bool {
 
 // Predicted records the learner's pick in the history, judged by it, for
 // the screen and the saved file.
-func (q *Question) Predicted(h *History, picked int) {
+func (q *Question) Predicted(h *history.History, picked int) {
 	if picked < 0 || picked >= len(q.Options) {
 		return
 	}
-	h.Prediction = &Prediction{Question: q.Prompt, Picked: q.Options[picked].Text, Correct: q.Judge(h)[picked]}
+	h.Prediction = &history.Prediction{Question: q.Prompt, Picked: q.Options[picked].Text, Correct: q.Judge(h)[picked]}
 }
 
 // inPart runs ok on the findings of the named part (false without it).
-func inPart(part string, ok func(f *Findings) bool) func(h *History) bool {
-	return func(h *History) bool {
-		f := Find(h, part)
+func inPart(part string, ok func(f *history.Findings) bool) func(h *history.History) bool {
+	return func(h *history.History) bool {
+		f := history.Find(h, part)
 		return f != nil && ok(f)
 	}
 }
 
 // gapAfterCrash is the first gap a crash began in f, and whether there is one.
-func gapAfterCrash(f *Findings) (Gap, bool) {
+func gapAfterCrash(f *history.Findings) (history.Gap, bool) {
 	for _, g := range f.Gaps {
-		if g.After == Crashed {
+		if g.After == history.Crashed {
 			return g, true
 		}
 	}
-	return Gap{}, false
+	return history.Gap{}, false
 }
 
 // grantedTTL is the TTL of the part's first grant or acquisition.
-func grantedTTL(f *Findings) time.Duration {
+func grantedTTL(f *history.Findings) time.Duration {
 	for _, e := range f.Events {
-		if (e.Kind == LeaseGranted || e.Kind == Acquired) && e.TTL > 0 {
+		if (e.Kind == history.LeaseGranted || e.Kind == history.Acquired) && e.TTL > 0 {
 			return time.Duration(e.TTL) * time.Second
 		}
 	}
 	return time.Second
 }
 
-func figureIs(part, name string, ok func(x float64, f *Findings) bool) func(h *History) bool {
-	return inPart(part, func(f *Findings) bool {
-		x, seen := f.figure(name)
+func figureIs(part, name string, ok func(x float64, f *history.Findings) bool) func(h *history.History) bool {
+	return inPart(part, func(f *history.Findings) bool {
+		x, seen := f.Figure(name)
 		return seen && ok(x, f)
 	})
 }
@@ -78,30 +80,30 @@ func figureIs(part, name string, ok func(x float64, f *Findings) bool) func(h *H
 var singletonQuestion = &Question{
 	Prompt: "Second part: the replicas now hold leased keys, renewed while they live, and the owner crashes. Counting from the crash, when does another replica become owner?",
 	Options: []Option{
-		{"Within about one lease TTL, a little over it", inPart(leasedPart, func(f *Findings) bool {
+		{"Within about one lease TTL, a little over it", inPart(leasedPart, func(f *history.Findings) bool {
 			g, ok := gapAfterCrash(f)
 			return ok && g.Length() <= grantedTTL(f)+FailoverSlack && g.Length() >= grantedTTL(f)/2
 		})},
-		{"Almost at once, well under a TTL", inPart(leasedPart, func(f *Findings) bool {
+		{"Almost at once, well under a TTL", inPart(leasedPart, func(f *history.Findings) bool {
 			g, ok := gapAfterCrash(f)
 			return ok && g.Length() < grantedTTL(f)/2
 		})},
-		{"Only after several TTLs", inPart(leasedPart, func(f *Findings) bool {
+		{"Only after several TTLs", inPart(leasedPart, func(f *history.Findings) bool {
 			g, ok := gapAfterCrash(f)
 			return ok && g.Length() > grantedTTL(f)+FailoverSlack
 		})},
-		{"Never, as in the first part", inPart(leasedPart, func(f *Findings) bool { _, ok := gapAfterCrash(f); return !ok })},
+		{"Never, as in the first part", inPart(leasedPart, func(f *history.Findings) bool { _, ok := gapAfterCrash(f); return !ok })},
 	},
 }
 
 var casQuestion = &Question{
 	Prompt: "Over all the rounds, how do the wins spread over the replicas?",
 	Options: []Option{
-		{"Several different replicas win at one time or another", figureIs("", "distinct_winners", func(x float64, _ *Findings) bool { return x >= 2 })},
-		{"The same replica wins every round", figureIs("", "distinct_winners", func(x float64, _ *Findings) bool { return x == 1 })},
-		{"Some rounds end with no winner at all", func(h *History) bool {
+		{"Several different replicas win at one time or another", figureIs("", "distinct_winners", func(x float64, _ *history.Findings) bool { return x >= 2 })},
+		{"The same replica wins every round", figureIs("", "distinct_winners", func(x float64, _ *history.Findings) bool { return x == 1 })},
+		{"Some rounds end with no winner at all", func(h *history.History) bool {
 			for _, e := range h.Events {
-				if e.Kind == Measured && e.Unit == "winners" && e.Value == 0 {
+				if e.Kind == history.Measured && e.Unit == "winners" && e.Value == 0 {
 					return true
 				}
 			}
@@ -131,14 +133,14 @@ const (
 	p3SeesOther                 // the create failed on someone else's key
 )
 
-func p3AnswerIn(f *Findings) p3Answer {
-	e, ok := f.firstEvent(func(e Event) bool {
-		return e.Replica == "p3" && (e.Kind == Acquired || e.Facts != nil && e.Facts.Held != nil)
+func p3AnswerIn(f *history.Findings) p3Answer {
+	e, ok := f.FirstEvent(func(e history.Event) bool {
+		return e.Replica == "p3" && (e.Kind == history.Acquired || e.Facts != nil && e.Facts.Held != nil)
 	})
 	switch {
 	case !ok:
 		return p3Nothing
-	case e.Kind == Acquired:
+	case e.Kind == history.Acquired:
 		return p3Takes
 	case e.Facts.Held.Value == "p2":
 		return p3SeesP2
@@ -149,11 +151,11 @@ func p3AnswerIn(f *Findings) p3Answer {
 // p3Answers: P3's try was answered naive in the naive part and versioned
 // in the versioned part, in each of those parts the run had (a run of
 // one variant is judged on that one).
-func p3Answers(naive, versioned p3Answer) func(h *History) bool {
-	return func(h *History) bool {
+func p3Answers(naive, versioned p3Answer) func(h *history.History) bool {
+	return func(h *history.History) bool {
 		ran := false
 		for part, want := range map[string]p3Answer{naivePart: naive, versionedPart: versioned} {
-			f := Find(h, part)
+			f := history.Find(h, part)
 			if f == nil {
 				continue
 			}
@@ -169,8 +171,8 @@ func p3Answers(naive, versioned p3Answer) func(h *History) bool {
 var renewalQuestion = &Question{
 	Prompt: "In the third schedule the replica waits twice its TTL between renewals. What does etcd answer its first renewal?",
 	Options: []Option{
-		{"It no longer knows the lease", inPart(renewalCases[2].part, func(f *Findings) bool { n, _, lost := renewals(f); return n == 0 && lost != "" })},
-		{"It renews the lease: late renewals still count", inPart(renewalCases[2].part, func(f *Findings) bool { n, _, _ := renewals(f); return n > 0 })},
+		{"It no longer knows the lease", inPart(renewalCases[2].part, func(f *history.Findings) bool { n, _, lost := renewals(f); return n == 0 && lost != "" })},
+		{"It renews the lease: late renewals still count", inPart(renewalCases[2].part, func(f *history.Findings) bool { n, _, _ := renewals(f); return n > 0 })},
 	},
 }
 
@@ -194,7 +196,7 @@ const (
 	lateNone                     // it sent none
 )
 
-func lateWriteIn(f *Findings) lateWrite {
+func lateWriteIn(f *history.Findings) lateWrite {
 	switch {
 	case len(f.Stale) == 0:
 		return lateNone
@@ -207,11 +209,11 @@ func lateWriteIn(f *Findings) lateWrite {
 // lateWrites: the late write came to off in the part without fencing and
 // to on in the part with it, in each of those parts the run had (a run of
 // one variant is judged on that one).
-func lateWrites(off, on lateWrite) func(h *History) bool {
-	return func(h *History) bool {
+func lateWrites(off, on lateWrite) func(h *history.History) bool {
+	return func(h *history.History) bool {
 		ran := false
 		for fencing, want := range map[bool]lateWrite{false: off, true: on} {
-			f := Find(h, fencingPart(fencing))
+			f := history.Find(h, fencingPart(fencing))
 			if f == nil {
 				continue
 			}
@@ -227,33 +229,33 @@ func lateWrites(off, on lateWrite) func(h *History) bool {
 var failoverQuestion = &Question{
 	Prompt: "Last part: nobody crashes, but the live owner's network stalls three times while its work goes on. How often does ownership move?",
 	Options: []Option{
-		{"Never: nobody crashed", inPart(jitterPart, func(f *Findings) bool { ok, _ := falseFailovers(f); return !ok })},
-		{"At least once", inPart(jitterPart, func(f *Findings) bool { ok, _ := falseFailovers(f); return ok })},
+		{"Never: nobody crashed", inPart(jitterPart, func(f *history.Findings) bool { ok, _ := falseFailovers(f); return !ok })},
+		{"At least once", inPart(jitterPart, func(f *history.Findings) bool { ok, _ := falseFailovers(f); return ok })},
 	},
 }
 
 var quorumQuestion = &Question{
 	Prompt: "While only one of the three members runs, what becomes of the elected owner?",
 	Options: []Option{
-		{"Its renewals go unanswered and it stops acting as owner", func(h *History) bool { return ownerDuringOutage(h, true) }},
-		{"It renews through the member still running and stays owner", func(h *History) bool { return ownerDuringOutage(h, false) }},
+		{"Its renewals go unanswered and it stops acting as owner", func(h *history.History) bool { return ownerDuringOutage(h, true) }},
+		{"It renews through the member still running and stays owner", func(h *history.History) bool { return ownerDuringOutage(h, false) }},
 	},
 }
 
 // ownerDuringOutage: between the second member stopped and the first
 // restarted, whether the owner stepped down (lost) or was still renewed.
-func ownerDuringOutage(h *History, lost bool) bool {
+func ownerDuringOutage(h *history.History, lost bool) bool {
 	stops := 0
 	for _, e := range h.Events {
 		switch {
-		case e.Kind == MemberStopped:
+		case e.Kind == history.MemberStopped:
 			stops++
 		case stops < 2:
-		case e.Kind == MemberRestarted:
+		case e.Kind == history.MemberRestarted:
 			return false
-		case lost && (e.Kind == SteppedDown || e.Kind == LeaseExpired || e.Kind == Lost):
+		case lost && (e.Kind == history.SteppedDown || e.Kind == history.LeaseExpired || e.Kind == history.Lost):
 			return true
-		case !lost && e.Kind == LeaseRenewed:
+		case !lost && e.Kind == history.LeaseRenewed:
 			return true
 		}
 	}
@@ -269,11 +271,13 @@ var leaderChangeQuestion = &Question{
 	},
 }
 
-func keyGoneAfterMove(lo, hi time.Duration) func(h *History) bool {
-	return func(h *History) bool {
-		f := Find(h, "")
-		move, ok := f.firstEvent(kindIs(LeaderMoved, ""))
-		del, gone := f.firstEvent(func(e Event) bool { return e.Kind == KeyChanged && e.Facts.Op == "delete" && e.Facts.Key == "owner" })
+func keyGoneAfterMove(lo, hi time.Duration) func(h *history.History) bool {
+	return func(h *history.History) bool {
+		f := history.Find(h, "")
+		move, ok := f.FirstEvent(history.KindIs(history.LeaderMoved, ""))
+		del, gone := f.FirstEvent(func(e history.Event) bool {
+			return e.Kind == history.KeyChanged && e.Facts.Op == "delete" && e.Facts.Key == "owner"
+		})
 		return ok && gone && del.At-move.At >= lo && del.At-move.At < hi
 	}
 }
@@ -281,21 +285,21 @@ func keyGoneAfterMove(lo, hi time.Duration) func(h *History) bool {
 var herdQuestion = &Question{
 	Prompt: "First way: every waiter watches the lock key itself. On each release, how many requests do the waiters send etcd?",
 	Options: []Option{
-		{"About one per waiter", figureIs("", "naive_requests_per_release", func(x float64, f *Findings) bool { return x >= float64(f.Params.Replicas-1-herdReleases) })},
-		{"One or two: only the next in line asks", figureIs("", "naive_requests_per_release", func(x float64, _ *Findings) bool { return x <= 2 })},
+		{"About one per waiter", figureIs("", "naive_requests_per_release", func(x float64, f *history.Findings) bool { return x >= float64(f.Params.Replicas-1-herdReleases) })},
+		{"One or two: only the next in line asks", figureIs("", "naive_requests_per_release", func(x float64, _ *history.Findings) bool { return x <= 2 })},
 	},
 }
 
 var shardQuestion = &Question{
 	Prompt: "The crashed worker's lease is orphaned, not revoked. When do its shards get new owners?",
 	Options: []Option{
-		{"About one TTL after the crash", inPart("", func(f *Findings) bool {
-			x, ok := f.figure("move_s")
+		{"About one TTL after the crash", inPart("", func(f *history.Findings) bool {
+			x, ok := f.Figure("move_s")
 			ttl := grantedTTL(f).Seconds()
 			return ok && x >= ttl/2 && x <= ttl+1.5
 		})},
-		{"Within a moment of the crash", figureIs("", "move_s", func(x float64, _ *Findings) bool { return x < 0.3 })},
-		{"Not until the worker comes back", figureIs("", "moved", func(x float64, _ *Findings) bool { return x == 0 })},
+		{"Within a moment of the crash", figureIs("", "move_s", func(x float64, _ *history.Findings) bool { return x < 0.3 })},
+		{"Not until the worker comes back", figureIs("", "moved", func(x float64, _ *history.Findings) bool { return x == 0 })},
 	},
 }
 
@@ -307,8 +311,8 @@ var leastPrivilegeQuestion = &Question{
 	},
 }
 
-func workerGet(ok bool) func(h *History) bool {
-	return func(h *History) bool {
+func workerGet(ok bool) func(h *history.History) bool {
+	return func(h *history.History) bool {
 		for _, e := range h.Events {
 			if e.Replica == "worker-7" && e.Facts != nil && e.Facts.Op == "get" {
 				return e.Facts.Succeeded == ok && (ok || strings.Contains(e.Facts.Err, "permission denied"))

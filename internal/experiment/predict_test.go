@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/lessons"
 	"github.com/ownership-election/playground/quiz"
@@ -79,7 +81,7 @@ func TestPredictionsAsk(t *testing.T) {
 
 // checkPrediction: a run bears out at least one option of its scenario's
 // prediction, so the learner's pick can always be set beside it.
-func checkPrediction(t *testing.T, sc *Scenario, h *History) {
+func checkPrediction(t *testing.T, sc *Scenario, h *history.History) {
 	t.Helper()
 	for _, ok := range sc.Predict.Judge(h) {
 		if ok {
@@ -93,24 +95,24 @@ func checkPrediction(t *testing.T, sc *Scenario, h *History) {
 // the run had, so a run of one variant bears out the answers that say
 // what that variant did, and a run of both only the one right for both.
 func TestFencingJudgedPerPart(t *testing.T) {
-	part := func(on, taken bool) []Event {
+	part := func(on, taken bool) []history.Event {
 		z, n := "a1", "a3"
 		if on {
 			z, n = "b1", "b3"
 		}
-		late := Event{At: 70, Kind: WriteAccepted, Replica: z, Token: 2, Facts: &Facts{Op: "write", Token: 2, Succeeded: true}}
+		late := history.Event{At: 70, Kind: history.WriteAccepted, Replica: z, Token: 2, Facts: &history.Facts{Op: "write", Token: 2, Succeeded: true}}
 		if !taken {
-			late.Kind, late.Facts = WriteRejected, &Facts{Op: "write", Token: 2, Highest: 3}
+			late.Kind, late.Facts = history.WriteRejected, &history.Facts{Op: "write", Token: 2, Highest: 3}
 		}
-		return []Event{{Kind: PartBegins, Text: fencingPart(on)},
-			{At: 10, Kind: Acquired, Replica: z, Token: 2}, {At: 30, Kind: Paused, Replica: z},
-			{At: 40, Kind: Acquired, Replica: n, Token: 3}, {At: 50, Kind: WriteAccepted, Replica: n, Token: 3, Facts: &Facts{Op: "write", Token: 3, Succeeded: true}},
-			{At: 60, Kind: Resumed, Replica: z}, late}
+		return []history.Event{{Kind: history.PartBegins, Text: fencingPart(on)},
+			{At: 10, Kind: history.Acquired, Replica: z, Token: 2}, {At: 30, Kind: history.Paused, Replica: z},
+			{At: 40, Kind: history.Acquired, Replica: n, Token: 3}, {At: 50, Kind: history.WriteAccepted, Replica: n, Token: 3, Facts: &history.Facts{Op: "write", Token: 3, Succeeded: true}},
+			{At: 60, Kind: history.Resumed, Replica: z}, late}
 	}
 	q := fencingQuestion
 	for _, c := range []struct {
 		name   string
-		events []Event
+		events []history.Event
 		want   []bool // off-taken/on-refused, refused both, taken both, none
 	}{
 		{"both parts", append(part(false, true), part(true, false)...), []bool{true, false, false, false}},
@@ -119,7 +121,7 @@ func TestFencingJudgedPerPart(t *testing.T) {
 		{"fencing on, taken anyway", part(true, true), []bool{false, false, true, false}},
 		{"no fencing part", nil, []bool{false, false, false, false}},
 	} {
-		h := History{Scenario: "fencing", Events: c.events}
+		h := history.History{Scenario: "fencing", Events: c.events}
 		if got := q.Judge(&h); !slices.Equal(got, c.want) {
 			t.Errorf("%s: judged %v, want %v", c.name, got, c.want)
 		}
@@ -130,22 +132,22 @@ func TestFencingJudgedPerPart(t *testing.T) {
 // was answered after each unlock, and is judged on each part the run
 // had, as fencing's is.
 func TestUnlockJudgedPerPart(t *testing.T) {
-	part := func(versioned, takes bool) []Event {
+	part := func(versioned, takes bool) []history.Event {
 		name, key := naivePart, "lock-naive"
 		if versioned {
 			name, key = versionedPart, "lock-versioned"
 		}
-		try := Event{At: 50, Kind: Acquired, Replica: "p3", Token: 10, Facts: &Facts{Op: "txn", Key: key, Succeeded: true}}
+		try := history.Event{At: 50, Kind: history.Acquired, Replica: "p3", Token: 10, Facts: &history.Facts{Op: "txn", Key: key, Succeeded: true}}
 		if !takes {
-			try = Event{At: 50, Kind: Note, Replica: "p3", Facts: &Facts{Op: "txn", Key: key, Held: &StoreKey{Key: key, Value: "p2", CreateRevision: 7}}}
+			try = history.Event{At: 50, Kind: history.Note, Replica: "p3", Facts: &history.Facts{Op: "txn", Key: key, Held: &history.StoreKey{Key: key, Value: "p2", CreateRevision: 7}}}
 		}
-		return []Event{{Kind: PartBegins, Text: name},
-			acquired(0, "p1", 5, key), ev(5, Paused, "p1"), acquired(20, "p2", 7, key), ev(30, Resumed, "p1"), try}
+		return []history.Event{{Kind: history.PartBegins, Text: name},
+			acquired(0, "p1", 5, key), ev(5, history.Paused, "p1"), acquired(20, "p2", 7, key), ev(30, history.Resumed, "p1"), try}
 	}
 	q := unlockQuestion
 	for _, c := range []struct {
 		name   string
-		events []Event
+		events []history.Event
 		want   []bool // naive free/versioned P2, P2 both, free both, naive P2/versioned free
 	}{
 		{"both parts", append(part(false, true), part(true, false)...), []bool{true, false, false, false}},
@@ -155,7 +157,7 @@ func TestUnlockJudgedPerPart(t *testing.T) {
 		{"both parts, P2 both times", append(part(false, false), part(true, false)...), []bool{false, true, false, false}},
 		{"no part", nil, []bool{false, false, false, false}},
 	} {
-		h := History{Scenario: "ttl-unlock-bug", Events: c.events}
+		h := history.History{Scenario: "ttl-unlock-bug", Events: c.events}
 		if got := q.Judge(&h); !slices.Equal(got, c.want) {
 			t.Errorf("%s: judged %v, want %v", c.name, got, c.want)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // quorumScenario is the scenario quorum.
@@ -19,7 +21,7 @@ var quorumScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runQuorum,
 	Predict:    quorumQuestion,
-	Shows:      []Property{{Check: quorumDecides}},
+	Shows:      []history.Property{{Name: "quorum-decides", Check: quorumDecides}},
 }
 
 // probe tries a write and a lease grant, each bounded by d; it reports
@@ -49,11 +51,11 @@ var quorumProbes = []struct {
 
 // quorumDecides: writes and grants work while a majority is up, stall
 // without one, and work again when it is back.
-func quorumDecides(f *Findings) (bool, string) {
+func quorumDecides(f *history.Findings) (bool, string) {
 	ok := true
 	var parts []string
 	for _, p := range quorumProbes {
-		x, seen := f.figure(p.figure)
+		x, seen := f.Figure(p.figure)
 		if !seen {
 			return false, fmt.Sprintf("writes and lease grants were never tried with %s", p.label)
 		}
@@ -63,8 +65,8 @@ func quorumDecides(f *Findings) (bool, string) {
 	return ok, "writes and lease grants: " + strings.Join(parts, ", ")
 }
 
-func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{Figures: map[string]float64{}}
+func runQuorum(ctx context.Context, run *Run) (history.Verdict, error) {
+	v := history.Verdict{Figures: map[string]float64{}}
 	cl := run.Cluster()
 	members := cl.Members()
 	rs, err := run.newReplicas(run.Params.Replicas)
@@ -81,7 +83,7 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 	if err != nil {
 		return v, err
 	}
-	run.Emit(Event{Kind: LeaderObserved, Text: "raft leader is " + members[lead].Name})
+	run.Emit(history.Event{Kind: history.LeaderObserved, Text: "raft leader is " + members[lead].Name})
 	report := func(figure, label string, d time.Duration) bool {
 		start := time.Now()
 		ok, err := probe(ctx, run, d)
@@ -89,8 +91,8 @@ func runQuorum(ctx context.Context, run *Run) (Verdict, error) {
 		if !ok {
 			text = fmt.Sprintf("%s: a write and a lease grant did not complete within %s: stalled (%v)", label, d, err)
 		}
-		run.Emit(Event{Kind: Measured, Figure: figure, Value: boolValue(ok), Unit: "ok", Text: text,
-			Facts: &Facts{Op: "put", Key: "probe", Succeeded: ok, Err: errText(err, "")}})
+		run.Emit(history.Event{Kind: history.Measured, Figure: figure, Value: boolValue(ok), Unit: "ok", Text: text,
+			Facts: &history.Facts{Op: "put", Key: "probe", Succeeded: ok, Err: errText(err, "")}})
 		return ok
 	}
 	report("ok_3_of_3", "3 of 3 up", 2*time.Second)

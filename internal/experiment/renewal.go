@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // renewalScenario is the scenario renewal.
@@ -18,11 +20,11 @@ var renewalScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runRenewal,
 	Predict:    renewalQuestion,
-	Shows: []Property{
-		{Part: renewalCases[0].part, Check: leaseLived},
-		{Part: renewalCases[1].part, Check: leaseLived},
-		{Part: renewalCases[2].part, Check: leaseDied},
-		{Part: pausedOwnerPart, Check: pausedOwnerReplaced},
+	Shows: []history.Property{
+		{Name: "lease-lived", Part: renewalCases[0].part, Check: leaseLived},
+		{Name: "lease-lived", Part: renewalCases[1].part, Check: leaseLived},
+		{Name: "lease-died", Part: renewalCases[2].part, Check: leaseDied},
+		{Name: "paused-owner-replaced", Part: pausedOwnerPart, Check: pausedOwnerReplaced},
 	},
 }
 
@@ -38,21 +40,21 @@ var renewalCases = []struct {
 
 const pausedOwnerPart = "pause the owner"
 
-func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
+func runRenewal(ctx context.Context, run *Run) (history.Verdict, error) {
 	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("set up: %w", err)
+		return history.Verdict{}, fmt.Errorf("set up: %w", err)
 	}
 	ttl := run.tTLDuration()
 	for _, c := range renewalCases {
 		run.Part(c.part)
 		every := c.every(ttl)
-		if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s) and renews it every %s", TTLLabel(run.TTL()), every)); err != nil {
-			return Verdict{}, err
+		if err := run.Phase(ctx, fmt.Sprintf("r1 takes a lease (%s) and renews it every %s", history.TTLLabel(run.TTL()), every)); err != nil {
+			return history.Verdict{}, err
 		}
 		alive, margin, err := renewEvery(ctx, rs[0], run.TTL(), every, 3)
 		if err != nil {
-			return Verdict{}, fmt.Errorf("%s: %w", c.part, err)
+			return history.Verdict{}, fmt.Errorf("%s: %w", c.part, err)
 		}
 		if alive {
 			run.figure("margin_"+c.part[len("renew every "):]+"_s", margin.Seconds(), "s", fmt.Sprintf("every %s: 3 renewals answered; least time left before a renewal %.2fs", every, margin.Seconds()))
@@ -60,9 +62,9 @@ func runRenewal(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	run.Part(pausedOwnerPart)
 	if err := pauseTheOwner(ctx, run, rs); err != nil {
-		return Verdict{}, fmt.Errorf("%s: %w", pausedOwnerPart, err)
+		return history.Verdict{}, fmt.Errorf("%s: %w", pausedOwnerPart, err)
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // pauseTheOwner elects r1, pauses it for twice its TTL and wakes it.
@@ -85,11 +87,11 @@ func pauseTheOwner(ctx context.Context, run *Run, rs []*Replica) error {
 	if err := run.awaitAny(ctx, rs[1:], "take over from the paused owner"); err != nil {
 		return err
 	}
-	rs[0].pause(ByScript)
+	rs[0].pause(history.ByScript)
 	if err := sleep(ctx, pause); err != nil {
 		return err
 	}
-	rs[0].resume(ByScript)
+	rs[0].resume(history.ByScript)
 	waitFor(ctx, 2*time.Second, func() bool { return rs[0].State().Role != RoleOwner })
 	return nil
 }
@@ -98,7 +100,7 @@ func pauseTheOwner(ctx context.Context, run *Run, rs []*Replica) error {
 // etcd answered only after the replica's own deadline had passed (a
 // leader election held it up) still counts: etcd's answer is what says
 // whether the lease lived, and the summary says how late it was.
-func leaseLived(f *Findings) (bool, string) {
+func leaseLived(f *history.Findings) (bool, string) {
 	n, late, lost := renewals(f)
 	if lost != "" {
 		return false, fmt.Sprintf("%s: after %d answered renewal(s), %s", f.Part, n, lost)
@@ -118,7 +120,7 @@ func leaseLived(f *Findings) (bool, string) {
 }
 
 // leaseDied: a renewal came after the lease was gone and was refused.
-func leaseDied(f *Findings) (bool, string) {
+func leaseDied(f *history.Findings) (bool, string) {
 	n, _, lost := renewals(f)
 	if lost == "" {
 		return false, fmt.Sprintf("%s: all %d renewals were answered, the lease outlived its TTL", f.Part, n)
@@ -128,15 +130,15 @@ func leaseDied(f *Findings) (bool, string) {
 
 // renewals counts the renewals etcd answered in the part, the first
 // that came after the replica's own deadline, and what ended the lease.
-func renewals(f *Findings) (answered int, late *Event, lost string) {
+func renewals(f *history.Findings) (answered int, late *history.Event, lost string) {
 	for i, e := range f.Events {
 		switch e.Kind {
-		case LeaseRenewed:
+		case history.LeaseRenewed:
 			answered++
 			if late == nil && e.Facts != nil && e.Facts.Overdue > 0 {
 				late = &f.Events[i]
 			}
-		case LeaseExpired:
+		case history.LeaseExpired:
 			return answered, late, e.Text
 		}
 	}
@@ -145,13 +147,13 @@ func renewals(f *Findings) (answered int, late *Event, lost string) {
 
 // pausedOwnerReplaced: while the owner was paused another replica took
 // over, and the owner stepped down when it woke.
-func pausedOwnerReplaced(f *Findings) (bool, string) {
-	p, ok := f.firstEvent(kindIs(Paused, ""))
+func pausedOwnerReplaced(f *history.Findings) (bool, string) {
+	p, ok := f.FirstEvent(history.KindIs(history.Paused, ""))
 	if !ok {
 		return false, "the owner was never paused"
 	}
-	w, woke := f.firstEvent(kindIs(Resumed, p.Replica))
-	next, took := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.At > p.At && (!woke || e.At < w.At) })
+	w, woke := f.FirstEvent(history.KindIs(history.Resumed, p.Replica))
+	next, took := f.FirstEvent(func(e history.Event) bool { return e.Kind == history.Acquired && e.At > p.At && (!woke || e.At < w.At) })
 	if !took {
 		return false, fmt.Sprintf("nobody took over while %s was paused", p.Replica)
 	}
@@ -159,8 +161,8 @@ func pausedOwnerReplaced(f *Findings) (bool, string) {
 	if !woke {
 		return false, say + ", and " + p.Replica + " never woke"
 	}
-	down, ok := f.firstEvent(func(e Event) bool {
-		return e.Replica == p.Replica && e.At >= w.At && (e.Kind == Lost || e.Kind == SteppedDown)
+	down, ok := f.FirstEvent(func(e history.Event) bool {
+		return e.Replica == p.Replica && e.At >= w.At && (e.Kind == history.Lost || e.Kind == history.SteppedDown)
 	})
 	if !ok {
 		return false, say + ", but " + p.Replica + " still acted as owner after it woke"

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
@@ -47,32 +49,23 @@ type Replica struct {
 	keepers     sync.WaitGroup // renewal loops, which use the client too
 }
 
-// Role is what a replica currently believes it is, as shown on its card.
-type Role string
+// Role is what a replica currently believes it is (history.Role, which
+// the screens read without this package).
+type Role = history.Role
 
 // The roles the scenarios give their replicas.
 const (
-	RoleFollower    Role = "follower"     // waiting, not in charge
-	RoleCandidate   Role = "candidate"    // campaigning for ownership
-	RoleOwner       Role = "owner"        // holds the lock or leadership
-	RoleSteppedDown Role = "stepped down" // gave ownership up (lease lost)
-	RoleWorker      Role = "worker"       // one of several owning shards
-	RoleCrashed     Role = "crashed"      // its process is gone
-	RoleRetired     Role = "retired"      // removed for good by the scenario
+	RoleFollower    = history.RoleFollower
+	RoleCandidate   = history.RoleCandidate
+	RoleOwner       = history.RoleOwner
+	RoleSteppedDown = history.RoleSteppedDown
+	RoleWorker      = history.RoleWorker
+	RoleCrashed     = history.RoleCrashed
+	RoleRetired     = history.RoleRetired
 )
 
-// ReplicaState is a snapshot of a replica for display.
-type ReplicaState struct {
-	Name        string
-	Role        Role
-	Token       int64
-	LeaseTTL    int64         // granted TTL of its current lease, 0 if none
-	LeaseLeft   time.Duration // time left before its lease expires, as last renewed
-	Paused      bool
-	Partitioned bool
-	Crashed     bool
-	ClockRate   float64
-}
+// ReplicaState is a snapshot of a replica for display (history.ReplicaState).
+type ReplicaState = history.ReplicaState
 
 func (r *Replica) dial() (*clientv3.Client, error) {
 	addrs := make([]string, len(r.proxies))
@@ -139,7 +132,7 @@ func (r *Replica) startLocked() error {
 	go func() {
 		defer close(done)
 		if err := body(ctx, r); err != nil && ctx.Err() == nil {
-			r.Emit(Event{Kind: Note, Text: "stopped: " + err.Error()})
+			r.Emit(history.Event{Kind: history.Note, Text: "stopped: " + err.Error()})
 		}
 	}()
 	return nil
@@ -158,7 +151,7 @@ func (r *Replica) Done() <-chan struct{} {
 }
 
 // Emit records an event about this replica.
-func (r *Replica) Emit(e Event) {
+func (r *Replica) Emit(e history.Event) {
 	e.Replica = r.Name
 	r.run.Emit(e)
 }
@@ -226,9 +219,9 @@ func (r *Replica) nowLocked(real time.Time) time.Time {
 // Pause freezes the replica's work and its network, like a long GC pause.
 // Pause and the other exported faults are the learner's (ByLearner); the
 // scripts inject theirs with the unexported forms, recorded ByScript.
-func (r *Replica) Pause() { r.pause(ByLearner) }
+func (r *Replica) Pause() { r.pause(history.ByLearner) }
 
-func (r *Replica) pause(by Origin) {
+func (r *Replica) pause(by history.Origin) {
 	r.mu.Lock()
 	if r.paused {
 		r.mu.Unlock()
@@ -240,13 +233,13 @@ func (r *Replica) pause(by Origin) {
 	for _, p := range r.proxies {
 		p.Freeze()
 	}
-	r.Emit(Event{Kind: Paused, Origin: by, Text: "paused: work and network frozen"})
+	r.Emit(history.Event{Kind: history.Paused, Origin: by, Text: "paused: work and network frozen"})
 }
 
 // Resume ends a pause; the replica carries on where it stopped.
-func (r *Replica) Resume() { r.resume(ByLearner) }
+func (r *Replica) Resume() { r.resume(history.ByLearner) }
 
-func (r *Replica) resume(by Origin) {
+func (r *Replica) resume(by history.Origin) {
 	r.mu.Lock()
 	if !r.paused {
 		r.mu.Unlock()
@@ -257,7 +250,7 @@ func (r *Replica) resume(by Origin) {
 	r.mu.Unlock()
 	// Recorded before the replica runs again, so that what it does on
 	// waking (a step-down) comes after its waking in the history.
-	r.Emit(Event{Kind: Resumed, Origin: by, Text: "resumed, unaware of the time it lost"})
+	r.Emit(history.Event{Kind: history.Resumed, Origin: by, Text: "resumed, unaware of the time it lost"})
 	close(gate)
 	for _, p := range r.proxies {
 		p.Thaw()
@@ -265,35 +258,35 @@ func (r *Replica) resume(by Origin) {
 }
 
 // Partition cuts the replica off the network; its work goes on.
-func (r *Replica) Partition() { r.partition(ByLearner) }
+func (r *Replica) Partition() { r.partition(history.ByLearner) }
 
-func (r *Replica) partition(by Origin) {
+func (r *Replica) partition(by history.Origin) {
 	r.mu.Lock()
 	r.partitioned = true
 	r.mu.Unlock()
 	for _, p := range r.proxies {
 		p.Partition()
 	}
-	r.Emit(Event{Kind: Partitioned, Origin: by, Text: "partitioned: network dropped, work continues"})
+	r.Emit(history.Event{Kind: history.Partitioned, Origin: by, Text: "partitioned: network dropped, work continues"})
 }
 
 // Heal ends a partition.
-func (r *Replica) Heal() { r.heal(ByLearner) }
+func (r *Replica) Heal() { r.heal(history.ByLearner) }
 
-func (r *Replica) heal(by Origin) {
+func (r *Replica) heal(by history.Origin) {
 	r.mu.Lock()
 	r.partitioned = false
 	r.mu.Unlock()
 	for _, p := range r.proxies {
 		p.Heal()
 	}
-	r.Emit(Event{Kind: Healed, Origin: by, Text: "network back"})
+	r.Emit(history.Event{Kind: history.Healed, Origin: by, Text: "network back"})
 }
 
 // stall freezes only the replica's network for d (jitter): its work goes
 // on. Only scripts stall.
 func (r *Replica) stall(ctx context.Context, d time.Duration) {
-	r.Emit(Event{Kind: Stalled, Origin: ByScript, Value: d.Seconds(), Unit: "s", Text: fmt.Sprintf("network stalls for %s (work goes on)", d)})
+	r.Emit(history.Event{Kind: history.Stalled, Origin: history.ByScript, Value: d.Seconds(), Unit: "s", Text: fmt.Sprintf("network stalls for %s (work goes on)", d)})
 	for _, p := range r.proxies {
 		p.Freeze()
 	}
@@ -310,23 +303,23 @@ func (r *Replica) stall(ctx context.Context, d time.Duration) {
 
 // SetClockRate makes the replica's local clock run at rate times real time
 // (0.5: slow, it thinks less time passed; 2: fast).
-func (r *Replica) SetClockRate(rate float64) { r.setClockRate(rate, ByLearner) }
+func (r *Replica) SetClockRate(rate float64) { r.setClockRate(rate, history.ByLearner) }
 
-func (r *Replica) setClockRate(rate float64, by Origin) {
+func (r *Replica) setClockRate(rate float64, by history.Origin) {
 	r.mu.Lock()
 	now := time.Now()
 	r.clockBase = r.nowLocked(now)
 	r.clockReal = now
 	r.clockRate = rate
 	r.mu.Unlock()
-	r.Emit(Event{Kind: ClockChanged, Origin: by, Value: rate, Text: fmt.Sprintf("local clock now runs at %.2gx real time", rate)})
+	r.Emit(history.Event{Kind: history.ClockChanged, Origin: by, Value: rate, Text: fmt.Sprintf("local clock now runs at %.2gx real time", rate)})
 }
 
 // Crash kills the replica the way etcd sees a crash: its work stops, its
 // client is closed and its lease is orphaned, never revoked.
-func (r *Replica) Crash() { r.crash(ByLearner) }
+func (r *Replica) Crash() { r.crash(history.ByLearner) }
 
-func (r *Replica) crash(by Origin) {
+func (r *Replica) crash(by history.Origin) {
 	r.mu.Lock()
 	if r.crashed {
 		r.mu.Unlock()
@@ -336,7 +329,7 @@ func (r *Replica) crash(by Origin) {
 		// A replica the script plays step by step (ttl-unlock-bug's)
 		// has no process to stop: say so rather than do nothing.
 		r.mu.Unlock()
-		r.Emit(Event{Kind: Note, Origin: by, Text: "not crashed: the script plays " + r.Name + "'s steps itself, so it has no process of its own to stop"})
+		r.Emit(history.Event{Kind: history.Note, Origin: by, Text: "not crashed: the script plays " + r.Name + "'s steps itself, so it has no process of its own to stop"})
 		return
 	}
 	r.crashed = true
@@ -357,7 +350,7 @@ func (r *Replica) crash(by Origin) {
 	<-done
 	r.keepers.Wait()
 	r.dropClient(cli)
-	r.Emit(Event{Kind: Crashed, Origin: by, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
+	r.Emit(history.Event{Kind: history.Crashed, Origin: by, Text: "crashed: client closed, nothing revoked (any lease is orphaned)"})
 }
 
 // dropClient closes cli once the body that used it has returned. Until
@@ -381,7 +374,7 @@ func (r *Replica) retire() {
 	owner := r.role == RoleOwner
 	r.mu.Unlock()
 	if owner {
-		r.Emit(Event{Kind: SteppedDown, Text: "retired: this part of the experiment is over"})
+		r.Emit(history.Event{Kind: history.SteppedDown, Text: "retired: this part of the experiment is over"})
 	}
 	r.stop()
 	r.mu.Lock()
@@ -391,9 +384,9 @@ func (r *Replica) retire() {
 
 // Restart brings a crashed replica back with a fresh client and runs its
 // body again.
-func (r *Replica) Restart() error { return r.restart(ByLearner) }
+func (r *Replica) Restart() error { return r.restart(history.ByLearner) }
 
-func (r *Replica) restart(by Origin) error {
+func (r *Replica) restart(by history.Origin) error {
 	r.mu.Lock()
 	if !r.crashed {
 		r.mu.Unlock()
@@ -405,7 +398,7 @@ func (r *Replica) restart(by Origin) error {
 	if err != nil {
 		return err
 	}
-	r.Emit(Event{Kind: Restarted, Origin: by, Text: "restarted with a new client and no memory of its old lease"})
+	r.Emit(history.Event{Kind: history.Restarted, Origin: by, Text: "restarted with a new client and no memory of its old lease"})
 	return nil
 }
 
@@ -460,7 +453,7 @@ func (r *Replica) startWith(body Body) error {
 	}
 	// The replica's state comes from its events: without this one the
 	// timeline would draw it crashed while it runs its new body.
-	r.Emit(Event{Kind: Restarted, Origin: ByScript, Text: "started again for this part, with a new client and no memory of its old lease"})
+	r.Emit(history.Event{Kind: history.Restarted, Origin: history.ByScript, Text: "started again for this part, with a new client and no memory of its old lease"})
 	return nil
 }
 
@@ -490,12 +483,12 @@ func (r *Replica) await(ctx context.Context, step string) error {
 		why, gate := r.held()
 		if why == "" {
 			if said != "" {
-				r.Emit(Event{Kind: Waiting, Text: "the script goes on: " + r.Name + " is free"})
+				r.Emit(history.Event{Kind: history.Waiting, Text: "the script goes on: " + r.Name + " is free"})
 			}
 			return ctx.Err()
 		}
 		if why != said {
-			r.Emit(Event{Kind: Waiting, Value: 1, Text: fmt.Sprintf("the script waits for %s to %s: %s is %s", r.Name, step, r.Name, why)})
+			r.Emit(history.Event{Kind: history.Waiting, Value: 1, Text: fmt.Sprintf("the script waits for %s to %s: %s is %s", r.Name, step, r.Name, why)})
 			said = why
 		}
 		if err := waitFree(ctx, gate); err != nil {
@@ -515,7 +508,7 @@ func (run *Run) awaitAny(ctx context.Context, rs []*Replica, step string) error 
 			why, g := r.held()
 			if why == "" {
 				if said != "" {
-					run.Emit(Event{Kind: Waiting, Text: "the script goes on: " + r.Name + " is free"})
+					run.Emit(history.Event{Kind: history.Waiting, Text: "the script goes on: " + r.Name + " is free"})
 				}
 				return ctx.Err()
 			}
@@ -526,7 +519,7 @@ func (run *Run) awaitAny(ctx context.Context, rs []*Replica, step string) error 
 		}
 		text := fmt.Sprintf("the script waits for one of %s to %s: %s", replicaNames(rs), step, strings.Join(held, ", "))
 		if text != said {
-			run.Emit(Event{Kind: Waiting, Value: 1, Text: text})
+			run.Emit(history.Event{Kind: history.Waiting, Value: 1, Text: text})
 			said = text
 		}
 		if err := waitFree(ctx, gate); err != nil {

@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"sync"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Resource is the protected resource: fenced storage holding one value.
@@ -21,16 +23,6 @@ type Resource struct {
 	rejected int
 }
 
-// ResourceState is a snapshot of the resource for display.
-type ResourceState struct {
-	Fencing  bool
-	Highest  int64 // highest token accepted
-	Value    string
-	Writer   string
-	Accepted int
-	Rejected int
-}
-
 func newResource(run *Run, fencing bool) *Resource { return &Resource{run: run, fencing: fencing} }
 
 // SetFencing turns token checking on or off.
@@ -38,7 +30,7 @@ func (res *Resource) SetFencing(on bool) {
 	res.mu.Lock()
 	res.fencing = on
 	res.mu.Unlock()
-	res.run.Emit(Event{Kind: Note, Facts: &Facts{Op: OpFencing, Succeeded: on}, Text: "fencing at the resource turned " + onOff(on)})
+	res.run.Emit(history.Event{Kind: history.Note, Facts: &history.Facts{Op: history.OpFencing, Succeeded: on}, Text: "fencing at the resource turned " + onOff(on)})
 }
 
 func onOff(b bool) string {
@@ -62,19 +54,19 @@ func (res *Resource) Write(r *Replica, token int64, value string) bool {
 		res.rejected++
 	}
 	res.mu.Unlock()
-	f := &Facts{Op: "write", Key: value, Succeeded: ok, Token: token, Highest: highest}
+	f := &history.Facts{Op: "write", Key: value, Succeeded: ok, Token: token, Highest: highest}
 	if ok {
-		r.Emit(Event{Kind: WriteAccepted, Token: token, Facts: f, Text: fmt.Sprintf("write %q with token %d accepted", value, token)})
+		r.Emit(history.Event{Kind: history.WriteAccepted, Token: token, Facts: f, Text: fmt.Sprintf("write %q with token %d accepted", value, token)})
 	} else {
-		r.Emit(Event{Kind: WriteRejected, Token: token, Facts: f, Text: fmt.Sprintf("write %q with token %d rejected: token %d already seen", value, token, highest)})
+		r.Emit(history.Event{Kind: history.WriteRejected, Token: token, Facts: f, Text: fmt.Sprintf("write %q with token %d rejected: token %d already seen", value, token, highest)})
 	}
 	return ok
 }
 
 // State returns a snapshot.
-func (res *Resource) State() ResourceState {
+func (res *Resource) State() history.ResourceState {
 	res.mu.Lock()
 	defer res.mu.Unlock()
-	return ResourceState{Fencing: res.fencing, Highest: res.highest, Value: res.value, Writer: res.writer,
+	return history.ResourceState{Fencing: res.fencing, Highest: res.highest, Value: res.value, Writer: res.writer,
 		Accepted: res.accepted, Rejected: res.rejected}
 }

@@ -1,3 +1,12 @@
+// Package experiment runs the course's experiments: scripted scenarios on a
+// real etcd in which replicas, each with its own client behind its own fault
+// proxy, compete for ownership while the learner (or the script) pauses,
+// crashes, partitions and restarts them. Every scenario reports what happened
+// as a stream of timestamped events and ends with a verdict saying whether it
+// showed what it exists to show.
+//
+// The package knows nothing about terminals: the headless CLI prints the
+// events and the TUI draws them.
 package experiment
 
 import (
@@ -6,10 +15,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ownership-election/playground/internal/history"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -28,25 +40,6 @@ var (
 	// the playground will not do to an external cluster.
 	ErrNeedsInProcess = errors.New("experiment: needs the in-process etcd (it turns on authentication), not an external one")
 )
-
-// Params tune a run. Zero values take the scenario's defaults.
-type Params struct {
-	Replicas int    `json:"replicas"` // how many replicas (scenario default when 0)
-	TTL      int64  `json:"ttl"`      // lease TTL in seconds (scenario default when 0)
-	Seed     uint64 `json:"seed"`
-	// Fencing and VersionedUnlock pick one variant of the fencing and
-	// ttl-unlock-bug scenarios; nil runs both, side by side.
-	Fencing         *bool `json:"fencing,omitempty"`
-	VersionedUnlock *bool `json:"versioned_unlock,omitempty"`
-	// Step makes the script wait for Run.Step before each phase.
-	Step bool `json:"step,omitempty"`
-	// StepDelay, in step mode, takes every step by itself after this
-	// long, as a learner who reads that long at each step would.
-	StepDelay time.Duration `json:"step_delay_ns,omitempty"`
-	// Faults are learner faults to inject at their steps (a schedule
-	// read from a history: run --faults).
-	Faults []ScheduledFault `json:"-"`
-}
 
 // Env says which etcd to run on.
 type Env struct {
@@ -69,7 +62,7 @@ type Env struct {
 // Run is one execution of a scenario.
 type Run struct {
 	Scenario *Scenario
-	Params   Params
+	Params   history.Params
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -85,11 +78,11 @@ type Run struct {
 
 	mu sync.Mutex
 	storeState
-	header  History // the history's identity; events are kept apart
-	events  []Event
+	header  history.History // the history's identity; events are kept apart
+	events  []history.Event
 	updated chan struct{}
 	watch   *keyWatch
-	timing  Timing
+	timing  clusterTiming
 	// timingNote says how the run adapted to the cluster's timing.
 	timingNote string
 	env        Env
@@ -97,7 +90,7 @@ type Run struct {
 	saveErr    error
 	step       int  // the number of the last Phase
 	over       bool // the verdict is in
-	sink       func(Event)
+	sink       func(history.Event)
 	replicas   []*Replica
 	resource   *Resource
 	monitor    monitor
@@ -105,13 +98,13 @@ type Run struct {
 	atStep     bool // waiting in Phase for Step
 	stepc      chan struct{}
 	done       chan struct{}
-	verdict    Verdict
+	verdict    history.Verdict
 	err        error
 }
 
 // Start begins a run of the named scenario. sink, if not nil, receives
 // every event as it happens (from many goroutines, one at a time).
-func Start(ctx context.Context, name string, p Params, env Env, sink func(Event)) (*Run, error) {
+func Start(ctx context.Context, name string, p history.Params, env Env, sink func(history.Event)) (*Run, error) {
 	sc := Lookup(name)
 	if sc == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
@@ -119,7 +112,7 @@ func Start(ctx context.Context, name string, p Params, env Env, sink func(Event)
 	return startScenario(ctx, sc, p, env, sink)
 }
 
-func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink func(Event)) (*Run, error) {
+func startScenario(ctx context.Context, sc *Scenario, p history.Params, env Env, sink func(history.Event)) (*Run, error) {
 	name := sc.Name
 	p = sc.normalize(p)
 	run := &Run{Scenario: sc, Params: p, sink: sink, autoplay: !p.Step, stepc: make(chan struct{}, 1),
@@ -135,9 +128,9 @@ func startScenario(ctx context.Context, sc *Scenario, p Params, env Env, sink fu
 		run.close()
 		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
-	run.resource = newResource(run, initialFencing)
+	run.resource = newResource(run, history.InitialFencing)
 	run.start = time.Now()
-	run.header = History{Format: HistoryFormat, Scenario: name, Params: run.Params, Timing: run.timing, Started: run.start, AsLearner: run.asLearner}
+	run.header = history.History{Format: history.HistoryFormat, Scenario: name, Params: run.Params, Timing: history.Timing(run.timing), Started: run.start, AsLearner: run.asLearner}
 	go run.execute()
 	return run, nil
 }
@@ -159,10 +152,10 @@ func (run *Run) prepare(ctx context.Context) error {
 }
 
 // Execute runs the named scenario to the end and returns its verdict.
-func Execute(ctx context.Context, name string, p Params, env Env, sink func(Event)) (Verdict, error) {
+func Execute(ctx context.Context, name string, p history.Params, env Env, sink func(history.Event)) (history.Verdict, error) {
 	run, err := Start(ctx, name, p, env, sink)
 	if err != nil {
-		return Verdict{Scenario: name}, err
+		return history.Verdict{Scenario: name}, err
 	}
 	return run.Wait()
 }
@@ -252,11 +245,11 @@ func (run *Run) execute() {
 	v.Scenario = run.Scenario.Name
 	if err != nil {
 		v.Showed = false
-		if v.Summary == "" {
+		if v.Sentence() == "" {
 			v.Summary = "the run failed: " + err.Error()
 		}
 	}
-	run.Emit(Event{Kind: Finished, Value: boolValue(v.Showed), Text: v.Summary})
+	run.Emit(history.Event{Kind: history.Finished, Value: boolValue(v.Showed), Text: v.Sentence()})
 	run.mu.Lock()
 	run.verdict, run.err, run.over = v, err, true
 	run.mu.Unlock()
@@ -291,7 +284,7 @@ func (run *Run) Stop() { run.cancel() }
 func (run *Run) Done() <-chan struct{} { return run.done }
 
 // Wait blocks until the run is over and returns its verdict.
-func (run *Run) Wait() (Verdict, error) {
+func (run *Run) Wait() (history.Verdict, error) {
 	<-run.done
 	run.mu.Lock()
 	defer run.mu.Unlock()
@@ -300,11 +293,11 @@ func (run *Run) Wait() (Verdict, error) {
 
 // Emit records an event, stamps its time and lets the invariant monitor
 // look at it.
-func (run *Run) Emit(e Event) {
+func (run *Run) Emit(e history.Event) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	e.At = time.Since(run.start)
-	if e.Kind == Phase {
+	if e.Kind == history.Phase {
 		run.step++
 	}
 	e.Step = run.step
@@ -318,7 +311,7 @@ func (run *Run) Emit(e Event) {
 	}
 }
 
-func (run *Run) record(e Event) {
+func (run *Run) record(e history.Event) {
 	run.events = append(run.events, e)
 	if run.sink != nil {
 		run.sink(e)
@@ -330,13 +323,13 @@ func (run *Run) record(e Event) {
 }
 
 // Events returns the events from index since on.
-func (run *Run) Events(since int) []Event {
+func (run *Run) Events(since int) []history.Event {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if since >= len(run.events) {
 		return nil
 	}
-	return append([]Event(nil), run.events[since:]...)
+	return append([]history.Event(nil), run.events[since:]...)
 }
 
 // resetMonitor forgets owners and violations (between variants).
@@ -370,7 +363,7 @@ func (run *Run) inPhase(err error) error {
 	run.mu.Lock()
 	step, text := run.step, ""
 	for i := len(run.events) - 1; i >= 0; i-- {
-		if run.events[i].Kind == Phase {
+		if run.events[i].Kind == history.Phase {
 			text = run.events[i].Text
 			break
 		}
@@ -385,7 +378,7 @@ func (run *Run) inPhase(err error) error {
 // Phase announces the next step of the script and, in step mode, waits
 // for Step.
 func (run *Run) Phase(ctx context.Context, text string) error {
-	run.Emit(Event{Kind: Phase, Text: text})
+	run.Emit(history.Event{Kind: history.Phase, Text: text})
 	run.mu.Lock()
 	auto := run.autoplay
 	run.mu.Unlock()
@@ -420,7 +413,7 @@ func (run *Run) Phase(ctx context.Context, text string) error {
 // mode: one whose timing is what it measures (a lease's clock is
 // running).
 func (run *Run) Announce(text string) {
-	run.Emit(Event{Kind: Phase, Text: text})
+	run.Emit(history.Event{Kind: history.Phase, Text: text})
 }
 
 // AtStep reports whether the script, in step mode, has announced its next
@@ -531,7 +524,7 @@ func (run *Run) NewResource(fencing bool) *Resource {
 	run.mu.Lock()
 	run.resource = res
 	run.mu.Unlock()
-	run.Emit(Event{Kind: Note, Facts: &Facts{Op: OpNewResource, Succeeded: fencing}, Text: "the resource starts empty, fencing " + onOff(fencing)})
+	run.Emit(history.Event{Kind: history.Note, Facts: &history.Facts{Op: history.OpNewResource, Succeeded: fencing}, Text: "the resource starts empty, fencing " + onOff(fencing)})
 	return res
 }
 
@@ -561,12 +554,12 @@ func (run *Run) tTLDuration() time.Duration { return time.Duration(run.Params.TT
 
 // measure emits a measured figure.
 func (run *Run) measure(value float64, unit, text string) {
-	run.Emit(Event{Kind: Measured, Value: value, Unit: unit, Text: text})
+	run.Emit(history.Event{Kind: history.Measured, Value: value, Unit: unit, Text: text})
 }
 
 // Note emits a line of commentary.
 func (run *Run) Note(format string, args ...any) {
-	run.Emit(Event{Kind: Note, Text: fmt.Sprintf(format, args...)})
+	run.Emit(history.Event{Kind: history.Note, Text: fmt.Sprintf(format, args...)})
 }
 
 // Intn returns a seeded random number in [0, n).
@@ -613,3 +606,53 @@ func names(set map[string]int64) string {
 	sort.Strings(out)
 	return strings.Join(out, ", ")
 }
+
+// Part begins a named part of the run (a variant: "fencing off"); the
+// scenario's properties name the part they judge.
+func (run *Run) Part(name string) {
+	run.Emit(history.Event{Kind: history.PartBegins, Text: name})
+}
+
+// Figure records a measured number under a name the verdict's Figures
+// keep and the properties read.
+func (run *Run) figure(name string, value float64, unit, text string) {
+	run.Emit(history.Event{Kind: history.Measured, Figure: name, Value: value, Unit: unit, Text: text})
+}
+
+// History returns a copy of the run's history so far; Verdict is set
+// once the run is over.
+func (run *Run) History() history.History {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	h := run.header
+	h.Events = slices.Clone(run.events)
+	if run.over {
+		v := run.verdict
+		h.Verdict = &v
+		h.Error = errText(run.err, "")
+	}
+	return h
+}
+
+// Replay is the verdict on a recorded history, computed again by the
+// checker (the recorded verdict for a scenario the checker does not
+// judge, or a run as the learner on a class cluster).
+func Replay(h *history.History) history.Verdict {
+	sc := Lookup(h.Scenario)
+	if sc == nil || len(sc.Shows) == 0 || h.AsLearner {
+		if h.Verdict != nil {
+			return *h.Verdict
+		}
+		return history.Verdict{Scenario: h.Scenario, Summary: "the recorded run has no verdict"}
+	}
+	var runErr error
+	if h.Error != "" {
+		runErr = errors.New(h.Error)
+	}
+	return Check(h, runErr)
+}
+
+// Updated receives a value (at most one waits) whenever events were
+// recorded since the last receive: a screen waits on it instead of
+// polling, and then reads Events from where it left off.
+func (run *Run) Updated() <-chan struct{} { return run.updated }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/statedir"
 )
 
@@ -26,7 +28,7 @@ func HistoryDir() string {
 
 // saveHistory writes h into dir as SCENARIO-TIME.json, through a
 // temporary file, and prunes the directory to keepHistories files.
-func saveHistory(dir string, h History) (string, error) {
+func saveHistory(dir string, h history.History) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("save the history: %w", err)
 	}
@@ -37,7 +39,7 @@ func saveHistory(dir string, h History) (string, error) {
 		return "", fmt.Errorf("save the history: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := WriteHistory(tmp, h); err != nil {
+	if err := history.Write(tmp, h); err != nil {
 		tmp.Close()
 		return "", err
 	}

@@ -2,10 +2,13 @@ package experiment
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"slices"
+	"time"
 
 	"github.com/ownership-election/playground/embedetcd/access"
-	"github.com/ownership-election/playground/internal/experiment/aliases"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Scenario is one experiment, known by its name; lessons and predict
@@ -34,7 +37,7 @@ type Scenario struct {
 	// ...unless it has RunAsLearner and runs on a shared cluster where the
 	// learner logs in as a user of their own (a class cluster, with auth
 	// already on): then it runs that instead, as that user.
-	RunAsLearner func(ctx context.Context, run *Run) (Verdict, error)
+	RunAsLearner func(ctx context.Context, run *Run) (history.Verdict, error)
 
 	DefaultReplicas, MinReplicas, MaxReplicas int
 	DefaultTTL                                int64
@@ -42,7 +45,7 @@ type Scenario struct {
 	// 1 s, etcd's minimum with the playground's fast ticks).
 	MinTTL int64
 
-	Run func(ctx context.Context, run *Run) (Verdict, error)
+	Run func(ctx context.Context, run *Run) (history.Verdict, error)
 	// Predict is the question the screen asks before a run (see
 	// Question): about what the checker will find, and not a question a
 	// lesson page asks.
@@ -50,7 +53,7 @@ type Scenario struct {
 	// Shows is what the scenario exists to show, as properties of its
 	// history: the checker's verdict (Check) replaces the script's
 	// when it has any.
-	Shows []Property
+	Shows []history.Property
 	// OwnRules: Shows judge ownership by rules of their own (a lab's
 	// promises, by etcd's truth), so the live monitor, whose generic rule
 	// flags two replicas that believe they own at once, stays quiet: it
@@ -99,14 +102,6 @@ func (s *Scenario) ReplicaRange() (lo, hi int) {
 	return lo, hi
 }
 
-// CurrentName is the name the scenario once called name goes by now, or
-// name itself when it was never renamed: lessons, saved progress and
-// recorded histories may carry an old name.
-func CurrentName(name string) string { return aliases.Current(name) }
-
-// OldNames returns the table of renamed scenarios: old name to current.
-func OldNames() map[string]string { return aliases.Table() }
-
 // Scenarios returns every scenario in course order.
 func Scenarios() []*Scenario { return slices.Clone(scenarios) }
 
@@ -122,7 +117,7 @@ func Names() []string {
 // Lookup returns the scenario with the given name, or nil. A name the
 // scenario went by before it was renamed finds it too (CurrentName).
 func Lookup(name string) *Scenario {
-	name = CurrentName(name)
+	name = history.CurrentName(name)
 	for _, s := range scenarios {
 		if s.Name == name {
 			return s
@@ -131,7 +126,7 @@ func Lookup(name string) *Scenario {
 	return lookupLab(name) // lab.go: a lab run's scenario
 }
 
-func (s *Scenario) normalize(p Params) Params {
+func (s *Scenario) normalize(p history.Params) history.Params {
 	if p.Replicas == 0 {
 		p.Replicas = s.DefaultReplicas
 	}
@@ -181,4 +176,36 @@ func (s *Scenario) SharedCluster(a access.Settings) error {
 		return ErrNeedsInProcess
 	}
 	return nil
+}
+
+// Check judges a history by its scenario's properties (see history.Judge).
+func Check(h *history.History, runErr error) history.Verdict {
+	sc := Lookup(h.Scenario)
+	if sc == nil {
+		return history.Verdict{Scenario: h.Scenario, Summary: "unknown scenario " + h.Scenario}
+	}
+	return history.Judge(h, sc.Shows, runErr)
+}
+
+// Focus is the instant h's verdict is about (see history.Focus), judged
+// by its scenario's properties; false for a scenario this build lacks.
+func Focus(h *history.History) (time.Duration, bool) {
+	sc := Lookup(h.Scenario)
+	if sc == nil {
+		return 0, false
+	}
+	return history.Focus(h, sc.Shows)
+}
+
+// ReadHistory reads a history file (history.Read) of a scenario this
+// build has.
+func ReadHistory(r io.Reader) (history.History, error) {
+	h, err := history.Read(r)
+	if err != nil {
+		return history.History{}, err
+	}
+	if Lookup(h.Scenario) == nil {
+		return history.History{}, fmt.Errorf("read history: %w: %q", ErrUnknown, h.Scenario)
+	}
+	return h, nil
 }

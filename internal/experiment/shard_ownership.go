@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -20,13 +22,13 @@ var shardOwnershipScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runShards,
 	Predict:    shardQuestion,
-	Shows:      []Property{{Check: onlyDeadShardsMove}},
+	Shows:      []history.Property{{Name: "only-dead-shards-move", Check: onlyDeadShardsMove}},
 }
 
 const shardsPerWorker = 3
 
-func runShards(ctx context.Context, run *Run) (Verdict, error) {
-	v := Verdict{}
+func runShards(ctx context.Context, run *Run) (history.Verdict, error) {
+	v := history.Verdict{}
 	n := run.Params.Replicas
 	shards := n * shardsPerWorker
 	ws := make([]*Replica, n)
@@ -61,7 +63,7 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	if err := run.awaitAny(ctx, ws[1:], "take the crashed worker's shards"); err != nil {
 		return v, err
 	}
-	victim.crash(ByScript)
+	victim.crash(history.ByScript)
 	crashed := time.Now()
 	var after map[string]string
 	moved := waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool {
@@ -97,25 +99,25 @@ func runShards(ctx context.Context, run *Run) (Verdict, error) {
 	}
 	imb := spread(after, ws[1:])
 	run.Note("after: %s", describe(after, ws[1:]))
-	run.figure("move_s", took.Seconds(), "s", fmt.Sprintf("%d shards moved %.2fs after the crash (%s)", movedN, took.Seconds(), TTLLabel(run.TTL())))
+	run.figure("move_s", took.Seconds(), "s", fmt.Sprintf("%d shards moved %.2fs after the crash (%s)", movedN, took.Seconds(), history.TTLLabel(run.TTL())))
 	run.figure("moved", float64(movedN), "shards", fmt.Sprintf("%d of %s's shards moved", movedN, victim.Name))
 	run.figure("moved_from_live_workers", float64(wrong), "shards", fmt.Sprintf("%d shards of live workers moved", wrong))
 	run.figure("imbalance", float64(imb), "shards", fmt.Sprintf("imbalance among survivors: %d", imb))
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // onlyDeadShardsMove: about a TTL after the crash the dead worker's
 // shards, and only those, moved, and the survivors are balanced.
-func onlyDeadShardsMove(f *Findings) (bool, string) {
-	moved, ok := f.figure("moved")
+func onlyDeadShardsMove(f *history.Findings) (bool, string) {
+	moved, ok := f.Figure("moved")
 	if !ok {
 		return false, "the shards were never read after the crash"
 	}
 	wrong, imb, took := f.Figures["moved_from_live_workers"], f.Figures["imbalance"], f.Figures["move_s"]
-	grant, _ := f.firstEvent(kindIs(LeaseGranted, ""))
+	grant, _ := f.FirstEvent(history.KindIs(history.LeaseGranted, ""))
 	ttl := time.Duration(grant.TTL) * time.Second
 	say := fmt.Sprintf("the crashed worker's %.0f shards moved %.2fs after the crash (%s), %.0f shards of live workers moved, and the survivors end with imbalance %.0f",
-		moved, took, TTLLabel(grant.TTL), wrong, imb)
+		moved, took, history.TTLLabel(grant.TTL), wrong, imb)
 	early := time.Duration(took*float64(time.Second)) < ttl*2/3-100*time.Millisecond
 	if early {
 		say += ", sooner than its lease could have run out"
@@ -206,7 +208,7 @@ func rebalanceShards(ctx context.Context, r *Replica, cli *clientv3.Client, leas
 			return rev, fmt.Errorf("release %s: %w", key, err)
 		}
 		mine = mine[:len(mine)-1]
-		r.Emit(Event{Kind: Note, Text: fmt.Sprintf("released %s (target %d)", s, target)})
+		r.Emit(history.Event{Kind: history.Note, Text: fmt.Sprintf("released %s (target %d)", s, target)})
 	}
 	for i := 0; i < shards && len(mine) < target; i++ {
 		s := shardName(i)
@@ -221,7 +223,7 @@ func rebalanceShards(ctx context.Context, r *Replica, cli *clientv3.Client, leas
 		}
 		if a.Succeeded {
 			mine = append(mine, s)
-			r.Emit(Event{Kind: ShardClaimed, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("claimed %s at revision %d (now owns %d, target %d)%s", s, a.Revision, len(mine), target, resolvedText(a.Resolved))})
+			r.Emit(history.Event{Kind: history.ShardClaimed, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("claimed %s at revision %d (now owns %d, target %d)%s", s, a.Revision, len(mine), target, resolvedText(a.Resolved))})
 		}
 	}
 	return rev, nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -19,9 +21,9 @@ var singletonVsElectionScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runSingleton,
 	Predict:    singletonQuestion,
-	Shows: []Property{
-		{Part: plainKeyPart, Check: plainKeyStuck},
-		{Part: leasedPart, Check: leasedFailover},
+	Shows: []history.Property{
+		{Name: "plain-key-stuck", Part: plainKeyPart, Check: plainKeyStuck},
+		{Name: "leased-failover", Part: leasedPart, Check: leasedFailover},
 	},
 }
 
@@ -30,20 +32,20 @@ const (
 	leasedPart   = "leased election"
 )
 
-func runSingleton(ctx context.Context, run *Run) (Verdict, error) {
+func runSingleton(ctx context.Context, run *Run) (history.Verdict, error) {
 	rs, err := run.newReplicas(run.Params.Replicas)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("set up: %w", err)
+		return history.Verdict{}, fmt.Errorf("set up: %w", err)
 	}
 	run.Part(plainKeyPart)
 	if err := plainKeyStory(ctx, run, rs); err != nil {
-		return Verdict{}, fmt.Errorf("%s: %w", plainKeyPart, err)
+		return history.Verdict{}, fmt.Errorf("%s: %w", plainKeyPart, err)
 	}
 	run.Part(leasedPart)
 	if err := leasedStory(ctx, run, rs); err != nil {
-		return Verdict{}, fmt.Errorf("%s: %w", leasedPart, err)
+		return history.Verdict{}, fmt.Errorf("%s: %w", leasedPart, err)
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 // plainKeyStory: r1 takes a plain key, crashes, and the script watches
@@ -65,29 +67,29 @@ func plainKeyStory(ctx context.Context, run *Run, rs []*Replica) error {
 	if err := run.Phase(ctx, fmt.Sprintf("crash r1 and watch for %s", window)); err != nil {
 		return err
 	}
-	rs[0].crash(ByScript)
+	rs[0].crash(history.ByScript)
 	waitFor(ctx, window, func() bool { return anyOwner(rs[1:]) })
 	g, err := run.Admin().Get(ctx, "singleton")
 	if err != nil {
 		return fmt.Errorf("read the plain key: %w", err)
 	}
-	f := &Facts{Op: "get", Key: "singleton", Revision: g.Header.Revision, Succeeded: true}
+	f := &history.Facts{Op: "get", Key: "singleton", Revision: g.Header.Revision, Succeeded: true}
 	text := "etcd holds no singleton key"
 	if len(g.Kvs) > 0 {
 		kv := storeKey(g.Kvs[0])
 		f.Held = &kv
 		text = fmt.Sprintf("%s after the crash etcd still holds singleton = %s (revision %d)", window, kv.Value, kv.ModRevision)
 	}
-	run.Emit(Event{Kind: Note, Facts: f, Text: text})
+	run.Emit(history.Event{Kind: history.Note, Facts: f, Text: text})
 	for _, r := range rs {
-		r.crash(ByScript)
+		r.crash(history.ByScript)
 	}
 	return nil
 }
 
 // leasedStory: the same replicas in a leased election; r1 crashes.
 func leasedStory(ctx context.Context, run *Run, rs []*Replica) error {
-	if err := run.Phase(ctx, fmt.Sprintf("part 2: the same replicas run a leased election (%s)", TTLLabel(run.TTL()))); err != nil {
+	if err := run.Phase(ctx, fmt.Sprintf("part 2: the same replicas run a leased election (%s)", history.TTLLabel(run.TTL()))); err != nil {
 		return err
 	}
 	for i, r := range rs {
@@ -107,22 +109,24 @@ func leasedStory(ctx context.Context, run *Run, rs []*Replica) error {
 	if err := run.awaitAny(ctx, rs[1:], "take over from the crashed owner"); err != nil {
 		return err
 	}
-	rs[0].crash(ByScript)
+	rs[0].crash(history.ByScript)
 	waitFor(ctx, run.tTLDuration()+3*time.Second, func() bool { return anyOwner(rs[1:]) })
 	return nil
 }
 
 // plainKeyStuck: after the owner of a plain key crashed, etcd kept the
 // key and nobody took over.
-func plainKeyStuck(f *Findings) (bool, string) {
-	c, ok := f.firstEvent(kindIs(Crashed, "r1"))
+func plainKeyStuck(f *history.Findings) (bool, string) {
+	c, ok := f.FirstEvent(history.KindIs(history.Crashed, "r1"))
 	if !ok {
 		return false, "r1 never crashed"
 	}
-	if next, ok := f.firstEvent(func(e Event) bool { return e.Kind == Acquired && e.At > c.At }); ok {
+	if next, ok := f.FirstEvent(func(e history.Event) bool { return e.Kind == history.Acquired && e.At > c.At }); ok {
 		return false, fmt.Sprintf("with a plain key %s took over %.2fs after r1 crashed (%s)", next.Replica, (next.At - c.At).Seconds(), next.Text)
 	}
-	read, ok := f.lastEvent(func(e Event) bool { return e.Kind == Note && e.Facts != nil && e.Facts.Key == "singleton" })
+	read, ok := f.LastEvent(func(e history.Event) bool {
+		return e.Kind == history.Note && e.Facts != nil && e.Facts.Key == "singleton"
+	})
 	if !ok || read.Facts.Held == nil {
 		return false, "with a plain key nobody took over, but etcd no longer held the key"
 	}
@@ -131,7 +135,7 @@ func plainKeyStuck(f *Findings) (bool, string) {
 
 // leasedFailover: with a leased election the next owner comes about a
 // TTL after the crash.
-func leasedFailover(f *Findings) (bool, string) {
+func leasedFailover(f *history.Findings) (bool, string) {
 	ok, say := promptFailover(f)
 	return ok, "in the leased election, " + say
 }
@@ -158,7 +162,7 @@ func plainKeyTaker(key string) Body {
 			a, err := c.commit(ctx, cli, r.run.timing.tryTimeout())
 			if err == nil && a.Succeeded {
 				r.setRole(RoleOwner, a.Revision)
-				r.Emit(Event{Kind: Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("wrote the plain key at revision %d: owner (no lease, no TTL)%s", a.Revision, resolvedText(a.Resolved))})
+				r.Emit(history.Event{Kind: history.Acquired, Token: a.Revision, Facts: c.facts(a), Text: fmt.Sprintf("wrote the plain key at revision %d: owner (no lease, no TTL)%s", a.Revision, resolvedText(a.Resolved))})
 				<-ctx.Done()
 				return nil
 			}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -15,16 +17,6 @@ import (
 // beside what each replica believes. It is read the same way on the
 // in-process etcd and on a shared cluster (under the learner's prefix),
 // and only while something asks for it: a headless run never reads it.
-
-// StoreKey is one key of the run as etcd holds it.
-type StoreKey struct {
-	Key            string `json:"key"` // relative to the run's prefix
-	Value          string `json:"value"`
-	CreateRevision int64  `json:"create_rev"`
-	ModRevision    int64  `json:"mod_rev"`
-	Version        int64  `json:"version"`
-	Lease          int64  `json:"lease,omitempty"` // lease ID, 0 for a key without one
-}
 
 // StoreLease is what etcd says of a lease that a shown key is bound to.
 type StoreLease struct {
@@ -44,7 +36,7 @@ type StoreLease struct {
 type StoreState struct {
 	At       time.Time // when it was read; zero before the first reading
 	Revision int64     // etcd's revision at that reading
-	Keys     []StoreKey
+	Keys     []history.StoreKey
 	// Leases are the leases of the keys Groups shows in full.
 	Leases map[int64]StoreLease
 	// More is how many keys there were beyond Keys.
@@ -58,7 +50,7 @@ type StoreState struct {
 // the keys at the top of the run's prefix), oldest first.
 type StoreGroup struct {
 	Dir  string
-	Keys []StoreKey
+	Keys []history.StoreKey
 }
 
 // Distinct reports whether every key of the group has its own value (a
@@ -99,7 +91,7 @@ func (s StoreState) Groups() []StoreGroup {
 			dir = k.Key[:i+1]
 		}
 		if dir == "" {
-			out = append(out, StoreGroup{Keys: []StoreKey{k}})
+			out = append(out, StoreGroup{Keys: []history.StoreKey{k}})
 			continue
 		}
 		i, ok := at[dir]
@@ -250,7 +242,7 @@ func (run *Run) readStore(ctx context.Context) StoreState {
 	}
 	st := StoreState{At: now, Revision: g.Header.Revision, More: g.Count - int64(len(g.Kvs))}
 	for _, kv := range g.Kvs {
-		st.Keys = append(st.Keys, StoreKey{Key: string(kv.Key), Value: string(kv.Value),
+		st.Keys = append(st.Keys, history.StoreKey{Key: string(kv.Key), Value: string(kv.Value),
 			CreateRevision: kv.CreateRevision, ModRevision: kv.ModRevision, Version: kv.Version, Lease: kv.Lease})
 	}
 	st.Leases = map[int64]StoreLease{}

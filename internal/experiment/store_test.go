@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 )
@@ -18,32 +20,32 @@ import (
 // storeScript is a small scenario for the store's view: r1 takes a TTL
 // lock (TTL 3s, not renewed) and three replicas queue in an election;
 // check reads the store at each stage. It runs until check returns.
-func storeScript(check func(ctx context.Context, run *Run, stage string) error) func(ctx context.Context, run *Run) (Verdict, error) {
-	return func(ctx context.Context, run *Run) (Verdict, error) {
+func storeScript(check func(ctx context.Context, run *Run, stage string) error) func(ctx context.Context, run *Run) (history.Verdict, error) {
+	return func(ctx context.Context, run *Run) (history.Verdict, error) {
 		rs, err := run.newReplicas(3)
 		if err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		if err := check(ctx, run, "empty"); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		l, f, err := lockTTL(ctx, rs[0], "lock", 3, false)
 		if err != nil || l == nil {
-			return Verdict{}, fmt.Errorf("lock: %+v %v", f, err)
+			return history.Verdict{}, fmt.Errorf("lock: %+v %v", f, err)
 		}
 		if err := check(ctx, run, "locked"); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		if _, err := l.unlock(ctx, rs[0], true); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		if err := startFirstOwner(ctx, run, rs, leaderLoop("election/", 100*time.Millisecond, true), "election/"); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 		if err := check(ctx, run, "election"); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
-		return Verdict{Showed: true}, nil
+		return history.Verdict{Showed: true}, nil
 	}
 }
 
@@ -121,19 +123,19 @@ func TestStoreView(t *testing.T) {
 	for name, etcd := range map[string]embedetcd.Etcd{"in-process": srv, "shared": remote} {
 		t.Run(name, func(t *testing.T) {
 			sc := &Scenario{Name: "store-test", DefaultReplicas: 3, DefaultTTL: 1, Run: storeScript(checkStoreStages)}
-			run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: etcd}, nil)
+			run, err := startScenario(context.Background(), sc, history.Params{}, Env{Etcd: etcd}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if v, err := run.Wait(); err != nil || !v.Showed {
-				t.Fatalf("%v %s", err, v.Summary)
+				t.Fatalf("%v %s", err, v.Sentence())
 			}
 		})
 	}
 }
 
 func TestStoreGroups(t *testing.T) {
-	st := StoreState{Keys: []StoreKey{
+	st := StoreState{Keys: []history.StoreKey{
 		{Key: "workers/w1", Value: "w1", CreateRevision: 2},
 		{Key: "leader", Value: "r1", CreateRevision: 3},
 		{Key: "shards/00", Value: "w1", CreateRevision: 4},
@@ -164,17 +166,17 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 	srv, _ := etcds(t)
 	resumed := make(chan struct{})
 	sc := &Scenario{Name: "await-test", DefaultReplicas: 1, DefaultTTL: 1,
-		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+		Run: func(ctx context.Context, run *Run) (history.Verdict, error) {
 			rs, err := run.newReplicas(1)
 			if err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
 			rs[0].Pause() // as the learner would, before the step
 			go func() {
 				// Resume once the script has said it waits.
 				waitFor(ctx, 5*time.Second, func() bool {
 					for _, e := range run.Events(0) {
-						if e.Kind == Waiting {
+						if e.Kind == history.Waiting {
 							return true
 						}
 					}
@@ -184,26 +186,26 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 				rs[0].Resume()
 			}()
 			if l, f, err := lockTTL(ctx, rs[0], "lock", 1, false); err != nil || l == nil {
-				return Verdict{}, fmt.Errorf("lock after resume: %+v %v", f, err)
+				return history.Verdict{}, fmt.Errorf("lock after resume: %+v %v", f, err)
 			}
-			return Verdict{Showed: true}, nil
+			return history.Verdict{Showed: true}, nil
 		}}
-	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	run, err := startScenario(context.Background(), sc, history.Params{}, Env{Etcd: srv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v, err := run.Wait()
 	if err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	select {
 	case <-resumed:
 	default:
 		t.Fatal("the script never said it was waiting")
 	}
-	var waiting *Event
+	var waiting *history.Event
 	for _, e := range run.Events(0) {
-		if e.Kind == Waiting {
+		if e.Kind == history.Waiting {
 			waiting = &e
 			break
 		}
@@ -211,8 +213,8 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 	if waiting == nil || waiting.Replica != "r1" || waiting.Value != 1 || !strings.Contains(waiting.Text, "r1 is paused") || !strings.Contains(waiting.Text, "take the lock") {
 		t.Fatalf("waiting event %+v", waiting)
 	}
-	if !slices.ContainsFunc(run.Events(0), func(e Event) bool {
-		return e.Kind == Waiting && e.Value == 0 && e.Text == "the script goes on: r1 is free"
+	if !slices.ContainsFunc(run.Events(0), func(e history.Event) bool {
+		return e.Kind == history.Waiting && e.Value == 0 && e.Text == "the script goes on: r1 is free"
 	}) {
 		t.Fatal("no event says the script goes on")
 	}
@@ -223,40 +225,40 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 func TestScriptWaitsForAnyOfSeveral(t *testing.T) {
 	srv, _ := etcds(t)
 	sc := &Scenario{Name: "await-any-test", DefaultReplicas: 2, DefaultTTL: 1,
-		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+		Run: func(ctx context.Context, run *Run) (history.Verdict, error) {
 			rs, err := run.newReplicas(2)
 			if err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
 			if err := run.awaitAny(ctx, rs, "take over"); err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
-			if slices.ContainsFunc(run.Events(0), func(e Event) bool { return e.Kind == Waiting }) {
-				return Verdict{}, errors.New("waited although nobody was held")
+			if slices.ContainsFunc(run.Events(0), func(e history.Event) bool { return e.Kind == history.Waiting }) {
+				return history.Verdict{}, errors.New("waited although nobody was held")
 			}
 			rs[0].Pause()
 			rs[1].Partition()
 			go func() {
 				waitFor(ctx, 5*time.Second, func() bool {
-					return slices.ContainsFunc(run.Events(0), func(e Event) bool { return e.Kind == Waiting && e.Value == 1 })
+					return slices.ContainsFunc(run.Events(0), func(e history.Event) bool { return e.Kind == history.Waiting && e.Value == 1 })
 				})
 				rs[1].Heal()
 			}()
 			if err := run.awaitAny(ctx, rs, "take over"); err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
-			return Verdict{Showed: true}, nil
+			return history.Verdict{Showed: true}, nil
 		}}
-	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	run, err := startScenario(context.Background(), sc, history.Params{}, Env{Etcd: srv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, err := run.Wait(); err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	var texts []string
 	for _, e := range run.Events(0) {
-		if e.Kind == Waiting {
+		if e.Kind == history.Waiting {
 			texts = append(texts, fmt.Sprintf("%v %s", e.Value, e.Text))
 		}
 	}
@@ -270,7 +272,7 @@ func TestScriptWaitsForAnyOfSeveral(t *testing.T) {
 // uses: every event says "TTL 5s" and "0.6s left" (TTLLabel, LeftLabel).
 var oldTTLForms = regexp.MustCompile(`TTL \d+ s\b|\d+ s lease|TTL back to|says \d+ s\b|\d s left`)
 
-func checkTTLWording(t *testing.T, events []Event) {
+func checkTTLWording(t *testing.T, events []history.Event) {
 	t.Helper()
 	for _, e := range events {
 		if m := oldTTLForms.FindString(e.Text); m != "" {
@@ -284,11 +286,11 @@ func TestLabels(t *testing.T) {
 		d    time.Duration
 		want string
 	}{{600 * time.Millisecond, "0.6s left"}, {-time.Second, "0.0s left"}, {12500 * time.Millisecond, "12s left"}} {
-		if got := LeftLabel(c.d); got != c.want {
+		if got := history.LeftLabel(c.d); got != c.want {
 			t.Errorf("LeftLabel(%s) = %q, want %q", c.d, got, c.want)
 		}
 	}
-	if got := TTLLabel(5); got != "TTL 5s" {
+	if got := history.TTLLabel(5); got != "TTL 5s" {
 		t.Errorf("TTLLabel(5) = %q", got)
 	}
 	if !oldTTLForms.MatchString("renewed, TTL back to 1 s") || oldTTLForms.MatchString("lease 694d granted, TTL 1s") {
@@ -302,19 +304,19 @@ func TestLabels(t *testing.T) {
 func TestStoreFinalReading(t *testing.T) {
 	srv, _ := etcds(t)
 	sc := &Scenario{Name: "store-final-test", DefaultReplicas: 1, DefaultTTL: 1,
-		Run: func(ctx context.Context, run *Run) (Verdict, error) {
+		Run: func(ctx context.Context, run *Run) (history.Verdict, error) {
 			if _, err := readUntil(ctx, run, func(StoreState) bool { return true }); err != nil {
-				return Verdict{}, err
+				return history.Verdict{}, err
 			}
 			_, err := run.Admin().Put(ctx, "left-behind", "x")
-			return Verdict{Showed: err == nil}, err
+			return history.Verdict{Showed: err == nil}, err
 		}}
-	run, err := startScenario(context.Background(), sc, Params{}, Env{Etcd: srv}, nil)
+	run, err := startScenario(context.Background(), sc, history.Params{}, Env{Etcd: srv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, err := run.Wait(); err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	st := run.Store()
 	if len(st.Keys) != 1 || st.Keys[0].Key != "left-behind" || st.Keys[0].Value != "x" {
@@ -329,7 +331,7 @@ func TestStoreFinalReading(t *testing.T) {
 // at every step).
 func TestStepModeWithASlowLearner(t *testing.T) {
 	_, cluster := etcds(t)
-	run, err := Start(context.Background(), "leader-change", Params{Step: true}, Env{Cluster: cluster}, nil)
+	run, err := Start(context.Background(), "leader-change", history.Params{Step: true}, Env{Cluster: cluster}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +352,7 @@ func TestStepModeWithASlowLearner(t *testing.T) {
 	}()
 	v, err := run.Wait()
 	if err != nil || !v.Showed {
-		t.Fatalf("in step mode: %v: %s", err, v.Summary)
+		t.Fatalf("in step mode: %v: %s", err, v.Sentence())
 	}
 	if steps.Load() == 0 {
 		t.Fatal("step mode never waited")
@@ -362,14 +364,14 @@ func TestStepModeWithASlowLearner(t *testing.T) {
 // on reading as root, so its final reading shows the key the worker failed
 // to delete and the shard it wrote (it said "(no key)" before).
 func TestStoreViewAfterAuthIsOn(t *testing.T) {
-	run, err := Start(context.Background(), "least-privilege", Params{}, Env{}, nil)
+	run, err := Start(context.Background(), "least-privilege", history.Params{}, Env{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Store() // a screen is watching: the observer runs
 	v, err := run.Wait()
 	if err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	st := run.Store()
 	got := map[string]string{}

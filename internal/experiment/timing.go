@@ -7,18 +7,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
+// clusterTiming is the cluster's timing as the run uses it: the history's
+// record, with the time limits the run derives from it.
+type clusterTiming history.Timing
+
 // readTiming asks etcd for a lease of the scenario's TTL and one of 1 s
 // (its minimum), revokes both, and derives how long a leader change may
 // take: etcd's minimum TTL is ceil(1.5 election timeouts), so an election
 // timeout is at most 2/3 of it.
-func readTiming(ctx context.Context, cli *clientv3.Client, asked int64) (Timing, error) {
-	t := Timing{AskedTTL: asked}
+func readTiming(ctx context.Context, cli *clientv3.Client, asked int64) (history.Timing, error) {
+	t := history.Timing{AskedTTL: asked}
 	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for _, ttl := range []int64{asked, 1} {
@@ -46,12 +52,12 @@ func readTiming(ctx context.Context, cli *clientv3.Client, asked int64) (Timing,
 // applyTiming makes the run work with the TTL etcd really grants: a
 // scenario whose waits are counted in TTLs then waits as long as etcd's
 // leases last. It says so when that is not the TTL asked for.
-func (run *Run) applyTiming(t Timing) {
-	run.timing = t
+func (run *Run) applyTiming(t history.Timing) {
+	run.timing = clusterTiming(t)
 	if t.GrantedTTL > run.Params.TTL {
 		run.Params.TTL = t.GrantedTTL
 		run.timingNote = fmt.Sprintf("etcd grants no lease under %ds here (its election timeout is up to %s): the run uses %s instead of the %ds asked",
-			t.MinTTL, t.Election.Round(10*time.Millisecond), TTLLabel(t.GrantedTTL), t.AskedTTL)
+			t.MinTTL, t.Election.Round(10*time.Millisecond), history.TTLLabel(t.GrantedTTL), t.AskedTTL)
 	}
 }
 
@@ -82,7 +88,7 @@ func transient(err error) bool {
 // default ticks), long after a new leader would have answered. Each
 // later try waits twice as long as the one before (nextTry), so a
 // cluster that is merely slow still gets to answer.
-func (t Timing) tryTimeout() time.Duration {
+func (t clusterTiming) tryTimeout() time.Duration {
 	if t.Election <= 0 {
 		return 2 * time.Second
 	}
@@ -96,7 +102,7 @@ func nextTry(d time.Duration) time.Duration { return min(2*d, 30*time.Second) }
 // before the run gives up on the cluster: raft elects within one to two
 // election timeouts, and a split vote costs another; five cover a few
 // rounds.
-func (t Timing) electionWait() time.Duration {
+func (t clusterTiming) electionWait() time.Duration {
 	if t.Election <= 0 {
 		return 5 * time.Second
 	}

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
+	"github.com/ownership-election/playground/internal/history"
 
-	"github.com/ownership-election/playground/internal/sentence"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // ttlUnlockBugScenario is the scenario ttl-unlock-bug.
@@ -21,9 +21,9 @@ var ttlUnlockBugScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runUnlockBug,
 	Predict:    unlockQuestion,
-	Shows: []Property{
-		{Part: naivePart, Check: naiveShowsTwoOwners, When: func(p Params) bool { return runs(p.VersionedUnlock, false) }},
-		{Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p Params) bool { return runs(p.VersionedUnlock, true) }},
+	Shows: []history.Property{
+		{Name: "two-owners", Part: naivePart, Check: naiveShowsTwoOwners, When: func(p history.Params) bool { return runs(p.VersionedUnlock, false) }},
+		{Name: "one-owner", Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p history.Params) bool { return runs(p.VersionedUnlock, true) }},
 	},
 }
 
@@ -46,7 +46,7 @@ type ttlLock struct {
 // lockTTL takes key for r on a lease of ttl seconds, renewed when keep.
 // It returns the lock when the create-if-absent succeeded, and the facts
 // of etcd's answer either way (the key as it was when it failed).
-func lockTTL(ctx context.Context, r *Replica, key string, ttl int64, keep bool) (*ttlLock, *Facts, error) {
+func lockTTL(ctx context.Context, r *Replica, key string, ttl int64, keep bool) (*ttlLock, *history.Facts, error) {
 	if err := r.await(ctx, "take the lock"); err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +83,7 @@ func (tl *ttlLock) noticeLoss(ctx context.Context, r *Replica) {
 	case <-tl.lease.Lost():
 		if r.State().Role == RoleOwner {
 			r.setRole(RoleFollower, 0)
-			r.Emit(Event{Kind: Lost, Token: tl.rev, Text: "its lease is gone, so is its lock key: no longer holds the lock"})
+			r.Emit(history.Event{Kind: history.Lost, Token: tl.rev, Text: "its lease is gone, so is its lock key: no longer holds the lock"})
 		}
 	case <-ctx.Done():
 	}
@@ -101,12 +101,12 @@ func (tl *ttlLock) release(ctx context.Context) {
 // An unlock whose answer is lost is checked with a read: while the key
 // is still there as the unlock would find it, it is sent again;
 // otherwise the facts say what the read found.
-func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*Facts, error) {
+func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*history.Facts, error) {
 	if err := r.await(ctx, "unlock"); err != nil {
 		return nil, err
 	}
 	perTry := r.run.timing.tryTimeout()
-	var resolved []Resolution
+	var resolved []history.Resolution
 	for tries := 1; ; tries++ {
 		tctx, cancel := context.WithTimeout(ctx, perTry)
 		f, err := tl.unlockOnce(tctx, r.Client(), versioned)
@@ -125,18 +125,18 @@ func (tl *ttlLock) unlock(ctx context.Context, r *Replica, versioned bool) (*Fac
 		perTry = nextTry(perTry)
 		resolved = append(resolved, res)
 		if res.Held == nil || versioned && res.Held.ModRevision != tl.rev {
-			return &Facts{Op: "delete", Key: tl.key, Revision: res.Revision, Tries: tries, Resolved: resolved, Held: res.Held}, nil
+			return &history.Facts{Op: "delete", Key: tl.key, Revision: res.Revision, Tries: tries, Resolved: resolved, Held: res.Held}, nil
 		}
 	}
 }
 
-func (tl *ttlLock) unlockOnce(ctx context.Context, cli *clientv3.Client, versioned bool) (*Facts, error) {
+func (tl *ttlLock) unlockOnce(ctx context.Context, cli *clientv3.Client, versioned bool) (*history.Facts, error) {
 	if !versioned {
 		resp, err := cli.Delete(ctx, tl.key, clientv3.WithPrevKV())
 		if err != nil {
 			return nil, err
 		}
-		f := &Facts{Op: "delete", Key: tl.key, Revision: resp.Header.Revision, Succeeded: true, Deleted: resp.Deleted}
+		f := &history.Facts{Op: "delete", Key: tl.key, Revision: resp.Header.Revision, Succeeded: true, Deleted: resp.Deleted}
 		for _, kv := range resp.PrevKvs {
 			f.Prev = append(f.Prev, storeKey(kv))
 		}
@@ -147,7 +147,7 @@ func (tl *ttlLock) unlockOnce(ctx context.Context, cli *clientv3.Client, version
 	if err != nil {
 		return nil, err
 	}
-	f := &Facts{Op: "txn", Key: tl.key, If: fmt.Sprintf("mod_revision(%s) = %d", tl.key, tl.rev), Revision: resp.Header.Revision, Succeeded: resp.Succeeded}
+	f := &history.Facts{Op: "txn", Key: tl.key, If: fmt.Sprintf("mod_revision(%s) = %d", tl.key, tl.rev), Revision: resp.Header.Revision, Succeeded: resp.Succeeded}
 	if resp.Succeeded {
 		d := resp.Responses[0].GetResponseDeleteRange()
 		f.Deleted = d.Deleted
@@ -161,21 +161,21 @@ func (tl *ttlLock) unlockOnce(ctx context.Context, cli *clientv3.Client, version
 	return f, nil
 }
 
-func runUnlockBug(ctx context.Context, run *Run) (Verdict, error) {
+func runUnlockBug(ctx context.Context, run *Run) (history.Verdict, error) {
 	ps := make([]*Replica, 3)
 	for i := range ps {
 		r, err := run.newReplica(fmt.Sprintf("p%d", i+1))
 		if err != nil {
-			return Verdict{}, fmt.Errorf("set up: %w", err)
+			return history.Verdict{}, fmt.Errorf("set up: %w", err)
 		}
 		ps[i] = r
 	}
 	for _, versioned := range variants(run.Params.VersionedUnlock) {
 		if err := unlockVariant(ctx, run, ps, versioned); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool) error {
@@ -198,7 +198,7 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool)
 	if l1 == nil {
 		return fmt.Errorf("%s: P1 could not take the free lock %s", part, key)
 	}
-	p1.pause(ByScript)
+	p1.pause(history.ByScript)
 	if err := awaitExpiry(ctx, run, p1, l1); err != nil {
 		return err
 	}
@@ -212,13 +212,13 @@ func unlockVariant(ctx context.Context, run *Run, ps []*Replica, versioned bool)
 	if err := run.Phase(ctx, "P1 wakes up, believes it still holds the lock, and unlocks"); err != nil {
 		return err
 	}
-	p1.resume(ByScript)
+	p1.resume(history.ByScript)
 	f, err := l1.unlock(ctx, p1, versioned)
 	if err != nil {
 		return fmt.Errorf("%s: P1's unlock: %w", part, err)
 	}
 	p1.setRole(RoleFollower, 0)
-	p1.Emit(Event{Kind: Released, Token: l1.rev, Facts: f, Text: unlockText(f, l1.rev)})
+	p1.Emit(history.Event{Kind: history.Released, Token: l1.rev, Facts: f, Text: unlockText(f, l1.rev)})
 	if err := run.Phase(ctx, "P3 tries the lock"); err != nil {
 		return err
 	}
@@ -255,12 +255,12 @@ func takeTTLLock(ctx context.Context, r *Replica, key string, ttl int64, keep bo
 			text = fmt.Sprintf("lock is held: %s holds %s (created at revision %d), so it waits", key, f.Held.Value, f.Held.CreateRevision)
 		}
 		text += resolvedText(f.Resolved)
-		r.Emit(Event{Kind: Note, Facts: f, Text: text})
+		r.Emit(history.Event{Kind: history.Note, Facts: f, Text: text})
 		return nil, nil
 	}
 	r.setRole(RoleOwner, l.rev)
-	r.Emit(Event{Kind: Acquired, Token: l.rev, TTL: f.GrantedTTL, Facts: f,
-		Text: fmt.Sprintf("locked %s at revision %d (lease %x, %s, %s)%s", key, l.rev, f.Lease, TTLLabel(f.GrantedTTL), renewed, resolvedText(f.Resolved))})
+	r.Emit(history.Event{Kind: history.Acquired, Token: l.rev, TTL: f.GrantedTTL, Facts: f,
+		Text: fmt.Sprintf("locked %s at revision %d (lease %x, %s, %s)%s", key, l.rev, f.Lease, history.TTLLabel(f.GrantedTTL), renewed, resolvedText(f.Resolved))})
 	return l, nil
 }
 
@@ -277,17 +277,17 @@ func awaitExpiry(ctx context.Context, run *Run, p1 *Replica, l1 *ttlLock) error 
 		return fmt.Errorf("P1's lock %s was never deleted by etcd", l1.key)
 	}
 	ttl, err := run.Admin().TimeToLive(ctx, l1.lease.ID)
-	f := &Facts{Op: "timetolive", Lease: int64(l1.lease.ID), Succeeded: err == nil}
+	f := &history.Facts{Op: "timetolive", Lease: int64(l1.lease.ID), Succeeded: err == nil}
 	switch {
 	case err != nil:
 		f.Err = err.Error()
-		run.Emit(Event{Kind: Note, Facts: f, Text: "the lock key is gone; etcd did not say what became of P1's lease: " + err.Error()})
+		run.Emit(history.Event{Kind: history.Note, Facts: f, Text: "the lock key is gone; etcd did not say what became of P1's lease: " + err.Error()})
 	case ttl.TTL < 0:
 		f.TTLLeft = -1
-		run.Emit(Event{Kind: Note, Facts: f, Text: fmt.Sprintf("the lock key is gone: etcd no longer knows P1's lease %x (it expired while P1 was paused)", int64(l1.lease.ID))})
+		run.Emit(history.Event{Kind: history.Note, Facts: f, Text: fmt.Sprintf("the lock key is gone: etcd no longer knows P1's lease %x (it expired while P1 was paused)", int64(l1.lease.ID))})
 	default:
 		f.TTLLeft = ttl.TTL
-		run.Emit(Event{Kind: Note, Facts: f, Text: fmt.Sprintf("the lock key is gone, though P1's lease %x has %ds left", int64(l1.lease.ID), ttl.TTL)})
+		run.Emit(history.Event{Kind: history.Note, Facts: f, Text: fmt.Sprintf("the lock key is gone, though P1's lease %x has %ds left", int64(l1.lease.ID), ttl.TTL)})
 	}
 	return nil
 }
@@ -300,14 +300,14 @@ func letGo(ctx context.Context, r *Replica, l *ttlLock) {
 	}
 	if r.State().Role == RoleOwner {
 		r.setRole(RoleFollower, 0)
-		r.Emit(Event{Kind: Released, Token: l.rev, Text: fmt.Sprintf("lets go: revokes its lease %x", int64(l.lease.ID))})
+		r.Emit(history.Event{Kind: history.Released, Token: l.rev, Text: fmt.Sprintf("lets go: revokes its lease %x", int64(l.lease.ID))})
 	}
 	l.release(ctx)
 }
 
 // unlockText says what P1's unlock did, from etcd's answer (or, when
 // the answer was lost, from the read that followed).
-func unlockText(f *Facts, mine int64) string {
+func unlockText(f *history.Facts, mine int64) string {
 	switch {
 	case f.Deleted > 0 && len(f.Prev) > 0 && f.Prev[0].CreateRevision != mine:
 		return fmt.Sprintf("unlock deleted %s, which held %s's lock (created at revision %d, not P1's %d)", f.Key, upper(f.Prev[0].Value), f.Prev[0].CreateRevision, mine)
@@ -325,7 +325,7 @@ func unlockText(f *Facts, mine int64) string {
 
 // lostUnlockText: the unlock's answer was lost and the read after it no
 // longer found the key as the unlock would have.
-func lostUnlockText(f *Facts) string {
+func lostUnlockText(f *history.Facts) string {
 	r := f.Resolved[len(f.Resolved)-1]
 	if r.Held == nil {
 		return fmt.Sprintf("unlock's answer was lost (%s); a read at revision %d found no %s: removed by this unlock or before it", r.Err, r.Revision, f.Key)
@@ -336,8 +336,8 @@ func lostUnlockText(f *Facts) string {
 // naiveShowsTwoOwners: with a plain delete, P1's unlock removes the
 // next holder's key and P3 takes the lock while that holder still
 // believes it has it.
-func naiveShowsTwoOwners(f *Findings) (bool, string) {
-	unlock, ok := f.lastEvent(kindIs(Released, "p1"))
+func naiveShowsTwoOwners(f *history.Findings) (bool, string) {
+	unlock, ok := f.LastEvent(history.KindIs(history.Released, "p1"))
 	if !ok || unlock.Facts == nil {
 		return false, "with a plain delete, P1 never unlocked"
 	}
@@ -351,8 +351,8 @@ func naiveShowsTwoOwners(f *Findings) (bool, string) {
 
 // versionedKeepsOneOwner: the versioned unlock is refused and nobody
 // else gets the lock while its holder keeps it.
-func versionedKeepsOneOwner(f *Findings) (bool, string) {
-	unlock, ok := f.lastEvent(kindIs(Released, "p1"))
+func versionedKeepsOneOwner(f *history.Findings) (bool, string) {
+	unlock, ok := f.LastEvent(history.KindIs(history.Released, "p1"))
 	if !ok || unlock.Facts == nil {
 		return false, "with the versioned unlock, P1 never unlocked"
 	}
@@ -368,17 +368,19 @@ func versionedKeepsOneOwner(f *Findings) (bool, string) {
 
 // whyNoSecondOwner says, from the history, why the part had no two
 // owners at once: whose key was gone before P1's unlock, and why.
-func whyNoSecondOwner(f *Findings, unlock Event) string {
+func whyNoSecondOwner(f *history.Findings, unlock history.Event) string {
 	out := "P1's " + unlock.Text
-	p2, _ := f.firstEvent(kindIs(Acquired, "p2"))
-	if lost, ok := f.firstEvent(func(e Event) bool { return e.Kind == LeaseExpired && e.Replica == "p2" && e.At < unlock.At }); ok && p2.Kind == Acquired {
+	p2, _ := f.FirstEvent(history.KindIs(history.Acquired, "p2"))
+	if lost, ok := f.FirstEvent(func(e history.Event) bool {
+		return e.Kind == history.LeaseExpired && e.Replica == "p2" && e.At < unlock.At
+	}); ok && p2.Kind == history.Acquired {
 		out = fmt.Sprintf("P2's lease was gone before P1 unlocked (%.1fs into the run, in step %d: %s), so %s", lost.At.Seconds(), lost.Step, lost.Text, out)
-	} else if del, ok := f.lastEvent(func(e Event) bool {
-		return e.Kind == KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.At < unlock.At && e.Facts.Revision > p2.Token
-	}); ok && p2.Kind == Acquired {
+	} else if del, ok := f.LastEvent(func(e history.Event) bool {
+		return e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.At < unlock.At && e.Facts.Revision > p2.Token
+	}); ok && p2.Kind == history.Acquired {
 		out = fmt.Sprintf("etcd had already deleted P2's key (revision %d) before P1 unlocked, so %s", del.Facts.Revision, out)
 	}
-	if p3, ok := f.firstEvent(kindIs(Acquired, "p3")); ok {
+	if p3, ok := f.FirstEvent(history.KindIs(history.Acquired, "p3")); ok {
 		return out + fmt.Sprintf("; P3 then took the free lock at revision %d, but nobody else believed it held it", p3.Token)
 	}
 	return out + "; P3 did not get the lock"
@@ -393,13 +395,3 @@ func holderName(h string) string {
 
 // upper writes a replica's name as the scenario's story does: "P2".
 func upper(name string) string { return strings.ToUpper(name) }
-
-func joinSentences(parts []string) string {
-	var out []string
-	for _, p := range parts {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, sentence.Capitalize(strings.TrimSuffix(p, "."))+".")
-		}
-	}
-	return strings.Join(out, " ")
-}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -15,7 +17,7 @@ import (
 func TestUnlockBugWhenP2sLeaseIsGone(t *testing.T) {
 	srv, _ := etcds(t)
 	naive := false
-	run, err := Start(context.Background(), "ttl-unlock-bug", Params{Step: true, VersionedUnlock: &naive}, Env{Etcd: srv}, nil)
+	run, err := Start(context.Background(), "ttl-unlock-bug", history.Params{Step: true, VersionedUnlock: &naive}, Env{Etcd: srv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,18 +43,18 @@ func TestUnlockBugWhenP2sLeaseIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := run.History()
-	unlock, ok := Find(&h, naivePart).lastEvent(kindIs(Released, "p1"))
+	unlock, ok := history.Find(&h, naivePart).LastEvent(history.KindIs(history.Released, "p1"))
 	if !ok || unlock.Facts == nil || unlock.Facts.Deleted != 0 {
 		t.Fatalf("P1's unlock: %+v", unlock)
 	}
 	if strings.Contains(unlock.Text, "P2's lock") || !strings.Contains(unlock.Text, "deleted nothing") {
 		t.Errorf("P1's unlock says %q though etcd deleted nothing", unlock.Text)
 	}
-	if v.Showed || strings.Contains(v.Summary, "two owners at once,") || !strings.Contains(v.Summary, "P2's lease was gone before P1 unlocked") {
-		t.Errorf("verdict: showed %v: %s", v.Showed, v.Summary)
+	if v.Showed || strings.Contains(v.Sentence(), "two owners at once,") || !strings.Contains(v.Sentence(), "P2's lease was gone before P1 unlocked") {
+		t.Errorf("verdict: showed %v: %s", v.Showed, v.Sentence())
 	}
 	checkTextsAgree(t, h.Events)
-	t.Logf("verdict: %s", v.Summary)
+	t.Logf("verdict: %s", v.Sentence())
 }
 
 func isDone(run *Run) bool {
@@ -64,14 +66,14 @@ func isDone(run *Run) bool {
 	}
 }
 
-func lastPhase(run *Run) Event {
+func lastPhase(run *Run) history.Event {
 	evs := run.Events(0)
 	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Kind == Phase {
+		if evs[i].Kind == history.Phase {
 			return evs[i]
 		}
 	}
-	return Event{}
+	return history.Event{}
 }
 
 // revokeLeaseOf revokes the lease of the replica's last Acquired event,
@@ -80,7 +82,7 @@ func revokeLeaseOf(t *testing.T, run *Run, replica string) {
 	t.Helper()
 	evs := run.Events(0)
 	for i := len(evs) - 1; i >= 0; i-- {
-		if e := evs[i]; e.Kind == Acquired && e.Replica == replica && e.Facts != nil {
+		if e := evs[i]; e.Kind == history.Acquired && e.Replica == replica && e.Facts != nil {
 			if _, err := run.Admin().Revoke(context.Background(), clientv3.LeaseID(e.Facts.Lease)); err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -15,27 +17,27 @@ func clientv3WithPrefix() []clientv3.OpOption {
 
 func TestMonitorTwoOwnersAndStaleWrite(t *testing.T) {
 	var m monitor
-	feed := func(e Event) []Event { return m.observe(e) }
-	if v := feed(Event{Kind: Acquired, Replica: "a", Token: 5}); len(v) != 0 {
+	feed := func(e history.Event) []history.Event { return m.observe(e) }
+	if v := feed(history.Event{Kind: history.Acquired, Replica: "a", Token: 5}); len(v) != 0 {
 		t.Fatalf("one owner flagged: %v", v)
 	}
-	feed(Event{Kind: Paused, Replica: "a"})
-	if v := feed(Event{Kind: Acquired, Replica: "b", Token: 6}); len(v) != 0 {
+	feed(history.Event{Kind: history.Paused, Replica: "a"})
+	if v := feed(history.Event{Kind: history.Acquired, Replica: "b", Token: 6}); len(v) != 0 {
 		t.Fatalf("a paused owner counted as acting: %v", v)
 	}
-	feed(Event{Kind: Resumed, Replica: "a"})
-	v := feed(Event{Kind: WriteAccepted, Replica: "a", Token: 5})
+	feed(history.Event{Kind: history.Resumed, Replica: "a"})
+	v := feed(history.Event{Kind: history.WriteAccepted, Replica: "a", Token: 5})
 	if len(v) != 2 || !strings.Contains(v[0].Text, "two owners") || !strings.Contains(v[1].Text, "stale write") {
 		t.Fatalf("zombie write: got %v", v)
 	}
 	if m.twoOwners != 1 || m.staleWrites != 1 {
 		t.Fatalf("counts %d %d", m.twoOwners, m.staleWrites)
 	}
-	if v := feed(Event{Kind: WriteRejected, Replica: "a", Token: 5}); len(v) != 0 {
+	if v := feed(history.Event{Kind: history.WriteRejected, Replica: "a", Token: 5}); len(v) != 0 {
 		t.Fatalf("the same pair reported twice: %v", v)
 	}
-	feed(Event{Kind: SteppedDown, Replica: "a"})
-	if v := feed(Event{Kind: WriteAccepted, Replica: "b", Token: 6}); len(v) != 0 {
+	feed(history.Event{Kind: history.SteppedDown, Replica: "a"})
+	if v := feed(history.Event{Kind: history.WriteAccepted, Replica: "b", Token: 6}); len(v) != 0 {
 		t.Fatalf("the sole owner's write flagged: %v", v)
 	}
 }
@@ -52,14 +54,14 @@ func TestLabRunsLeaveOwnershipToTheirRules(t *testing.T) {
 	}
 	for _, own := range []bool{true, false} {
 		run := &Run{start: time.Now(), Scenario: &Scenario{Name: "t", OwnRules: own}}
-		for _, e := range []Event{
-			{Kind: Acquired, Replica: "a", Token: 5}, {Kind: Paused, Replica: "a"},
-			{Kind: Acquired, Replica: "b", Token: 6}, {Kind: Resumed, Replica: "a"},
-			{Kind: WriteRejected, Replica: "a", Token: 5},
+		for _, e := range []history.Event{
+			{Kind: history.Acquired, Replica: "a", Token: 5}, {Kind: history.Paused, Replica: "a"},
+			{Kind: history.Acquired, Replica: "b", Token: 6}, {Kind: history.Resumed, Replica: "a"},
+			{Kind: history.WriteRejected, Replica: "a", Token: 5},
 		} {
 			run.Emit(e)
 		}
-		flagged := slices.ContainsFunc(run.events, func(e Event) bool { return e.Kind == InvariantViolated })
+		flagged := slices.ContainsFunc(run.events, func(e history.Event) bool { return e.Kind == history.InvariantViolated })
 		if flagged == own {
 			t.Errorf("OwnRules %v: the monitor flagged two owners: %v", own, flagged)
 		}
@@ -92,7 +94,7 @@ func TestCrashWithoutAProcess(t *testing.T) {
 	run := &Run{start: time.Now()}
 	r := &Replica{Name: "p2", run: run}
 	r.Crash()
-	if len(run.events) != 1 || run.events[0].Kind != Note || run.events[0].Origin != ByLearner || !strings.Contains(run.events[0].Text, "not crashed") {
+	if len(run.events) != 1 || run.events[0].Kind != history.Note || run.events[0].Origin != history.ByLearner || !strings.Contains(run.events[0].Text, "not crashed") {
 		t.Fatalf("events %+v", run.events)
 	}
 	if r.State().Crashed {

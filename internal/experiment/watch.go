@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -60,9 +62,9 @@ func (run *Run) watchFrom(ctx context.Context, w *keyWatch) {
 }
 
 // keyChanged turns a watch event into the history's KeyChanged event.
-func keyChanged(ev *clientv3.Event) Event {
+func keyChanged(ev *clientv3.Event) history.Event {
 	kv := storeKey(ev.Kv)
-	f := &Facts{Op: "put", Key: kv.Key, Revision: ev.Kv.ModRevision, Succeeded: true, Lease: kv.Lease}
+	f := &history.Facts{Op: "put", Key: kv.Key, Revision: ev.Kv.ModRevision, Succeeded: true, Lease: kv.Lease}
 	text := fmt.Sprintf("etcd: %s = %s (revision %d", kv.Key, shownValue(kv.Value), kv.ModRevision)
 	if kv.Lease != 0 {
 		text += fmt.Sprintf(", lease %x", kv.Lease)
@@ -73,16 +75,16 @@ func keyChanged(ev *clientv3.Event) Event {
 		text = fmt.Sprintf("etcd: %s deleted (revision %d)", kv.Key, kv.ModRevision)
 		if ev.PrevKv != nil {
 			prev := storeKey(ev.PrevKv)
-			f.Prev = []StoreKey{prev}
+			f.Prev = []history.StoreKey{prev}
 			text = fmt.Sprintf("etcd: %s deleted, it held %s (revision %d)", kv.Key, shownValue(prev.Value), kv.ModRevision)
 		}
 	}
 	f.Held = &kv
-	return Event{Kind: KeyChanged, Text: text, Facts: f}
+	return history.Event{Kind: history.KeyChanged, Text: text, Facts: f}
 }
 
-func storeKey(kv *mvccpb.KeyValue) StoreKey {
-	return StoreKey{Key: string(kv.Key), Value: string(kv.Value), CreateRevision: kv.CreateRevision,
+func storeKey(kv *mvccpb.KeyValue) history.StoreKey {
+	return history.StoreKey{Key: string(kv.Key), Value: string(kv.Value), CreateRevision: kv.CreateRevision,
 		ModRevision: kv.ModRevision, Version: kv.Version, Lease: kv.Lease}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -22,9 +24,9 @@ var zombieControllerScenario = &Scenario{
 	DefaultTTL: 2,
 	Run:        runZombieController,
 	Predict:    zombieQuestion,
-	Shows: []Property{
-		{Part: zombiePart(false), Check: zombieOverwrote},
-		{Part: zombiePart(true), Check: zombieRefused},
+	Shows: []history.Property{
+		{Name: "zombie-overwrote", Part: zombiePart(false), Check: zombieOverwrote},
+		{Name: "zombie-refused", Part: zombiePart(true), Check: zombieRefused},
 	},
 }
 
@@ -47,13 +49,13 @@ type controller struct {
 	guarded bool
 }
 
-func runZombieController(ctx context.Context, run *Run) (Verdict, error) {
+func runZombieController(ctx context.Context, run *Run) (history.Verdict, error) {
 	for i, guarded := range []bool{false, true} {
 		if err := zombieVariant(ctx, run, guarded, i); err != nil {
-			return Verdict{}, err
+			return history.Verdict{}, err
 		}
 	}
-	return Verdict{}, nil
+	return history.Verdict{}, nil
 }
 
 func zombieVariant(ctx context.Context, run *Run, guarded bool, round int) error {
@@ -87,7 +89,7 @@ func zombieVariant(ctx context.Context, run *Run, guarded bool, round int) error
 		return err
 	}
 	woke := run.elapsed()
-	c1.r.resume(ByScript)
+	c1.r.resume(history.ByScript)
 	if !waitFor(ctx, 3*time.Second, func() bool { return wroteSince(run, c1.r.Name, woke) }) {
 		return fmt.Errorf("%s never sent its queued write", c1.r.Name)
 	}
@@ -157,9 +159,9 @@ func takeOver(ctx context.Context, run *Run, c1, c2 *controller) error {
 	if err := run.awaitAny(ctx, []*Replica{c2.r}, "take over from the paused controller"); err != nil {
 		return err
 	}
-	c1.r.pause(ByScript)
+	c1.r.pause(history.ByScript)
 	c1.queue <- "b2"
-	c1.r.Emit(Event{Kind: Note, Text: "its event queue holds: make b2 p0's leader (it cannot act on it while paused)"})
+	c1.r.Emit(history.Event{Kind: history.Note, Text: "its event queue holds: make b2 p0's leader (it cannot act on it while paused)"})
 	if !waitFor(ctx, run.tTLDuration()+5*time.Second, func() bool { return c2.r.State().Role == RoleOwner }) {
 		return fmt.Errorf("%s never became controller", c2.r.Name)
 	}
@@ -175,7 +177,7 @@ func takeOver(ctx context.Context, run *Run, c1, c2 *controller) error {
 // answered (accepted or refused) after since.
 func wroteSince(run *Run, name string, since time.Duration) bool {
 	for _, e := range run.Events(0) {
-		if e.Replica == name && e.At >= since && (e.Kind == WriteAccepted || e.Kind == WriteRejected) {
+		if e.Replica == name && e.At >= since && (e.Kind == history.WriteAccepted || e.Kind == history.WriteRejected) {
 			return true
 		}
 	}
@@ -193,8 +195,8 @@ func noteState(ctx context.Context, run *Run) error {
 		return nil
 	}
 	kv := storeKey(g.Kvs[0])
-	run.Emit(Event{Kind: Note, Text: fmt.Sprintf("etcd's %s now holds %q (written at revision %d)", zombieKey, kv.Value, kv.ModRevision),
-		Facts: &Facts{Op: "get", Key: zombieKey, Revision: g.Header.Revision, Succeeded: true, Held: &kv}})
+	run.Emit(history.Event{Kind: history.Note, Text: fmt.Sprintf("etcd's %s now holds %q (written at revision %d)", zombieKey, kv.Value, kv.ModRevision),
+		Facts: &history.Facts{Op: "get", Key: zombieKey, Revision: g.Header.Revision, Succeeded: true, Held: &kv}})
 	return nil
 }
 
@@ -227,13 +229,13 @@ func (c *controller) serve(ctx context.Context, l *Lease, tok int64, key string)
 				return
 			}
 			if !c.write(ctx, key, tok, broker) {
-				r.Emit(Event{Kind: SteppedDown, Token: tok, Text: "etcd refused its write: it resigns as controller"})
+				r.Emit(history.Event{Kind: history.SteppedDown, Token: tok, Text: "etcd refused its write: it resigns as controller"})
 				r.setRole(RoleSteppedDown, 0)
 				l.abandon(ctx)
 				return
 			}
 		case <-l.Lost():
-			r.Emit(Event{Kind: Lost, Token: tok, Text: "lease gone: no longer controller"})
+			r.Emit(history.Event{Kind: history.Lost, Token: tok, Text: "lease gone: no longer controller"})
 			r.setRole(RoleSteppedDown, 0)
 			return
 		case <-ctx.Done():
@@ -246,7 +248,7 @@ func (c *controller) serve(ctx context.Context, l *Lease, tok int64, key string)
 // until r is first in line, then records it as the owner (the role named
 // role); false when the grant or the campaign failed (after a short
 // wait, to be tried again) or ctx ended.
-func elect(ctx context.Context, r *Replica, prefix, role string) (*Lease, int64, *Facts, bool) {
+func elect(ctx context.Context, r *Replica, prefix, role string) (*Lease, int64, *history.Facts, bool) {
 	r.setRole(RoleCandidate, 0)
 	l, err := r.Grant(ctx, r.run.TTL(), true)
 	if err != nil {
@@ -260,7 +262,7 @@ func elect(ctx context.Context, r *Replica, prefix, role string) (*Lease, int64,
 		return nil, 0, nil, false
 	}
 	r.setRole(RoleOwner, tok)
-	r.Emit(Event{Kind: Acquired, Token: tok, TTL: l.TTL, Facts: f,
+	r.Emit(history.Event{Kind: history.Acquired, Token: tok, TTL: l.TTL, Facts: f,
 		Text: fmt.Sprintf("became %s with token %d: its key %s is the oldest in line (revision %d)", role, tok, f.Key, f.Revision)})
 	return l, tok, f, true
 }
@@ -279,32 +281,32 @@ func (c *controller) write(ctx context.Context, key string, tok int64, broker st
 	if !c.guarded {
 		resp, err := cli.Put(wctx, zombieKey, value)
 		if err != nil {
-			r.Emit(Event{Kind: Note, Text: "put " + zombieKey + " failed: " + err.Error()})
+			r.Emit(history.Event{Kind: history.Note, Text: "put " + zombieKey + " failed: " + err.Error()})
 			return true
 		}
 		rev := resp.Header.Revision
-		r.Emit(Event{Kind: WriteAccepted, Token: tok, Text: fmt.Sprintf("put %s = %q with token %d accepted at revision %d (a plain Put compares nothing)", zombieKey, value, tok, rev),
-			Facts: &Facts{Op: "put", Key: zombieKey, Revision: rev, Succeeded: true, Token: tok}})
+		r.Emit(history.Event{Kind: history.WriteAccepted, Token: tok, Text: fmt.Sprintf("put %s = %q with token %d accepted at revision %d (a plain Put compares nothing)", zombieKey, value, tok, rev),
+			Facts: &history.Facts{Op: "put", Key: zombieKey, Revision: rev, Succeeded: true, Token: tok}})
 		return true
 	}
 	cmp := clientv3.Compare(clientv3.CreateRevision(key), "=", tok)
 	resp, err := cli.Txn(wctx).If(cmp).Then(clientv3.OpPut(zombieKey, value)).Else(clientv3.OpGet(key), clientv3.OpGet(zombieKey)).Commit()
 	if err != nil {
-		r.Emit(Event{Kind: Note, Text: "txn on " + zombieKey + " failed: " + err.Error()})
+		r.Emit(history.Event{Kind: history.Note, Text: "txn on " + zombieKey + " failed: " + err.Error()})
 		return true
 	}
-	facts := &Facts{Op: "txn", Key: zombieKey, If: fmt.Sprintf("create_revision(%s) = %d", key, tok), Revision: resp.Header.Revision, Succeeded: resp.Succeeded, Token: tok}
+	facts := &history.Facts{Op: "txn", Key: zombieKey, If: fmt.Sprintf("create_revision(%s) = %d", key, tok), Revision: resp.Header.Revision, Succeeded: resp.Succeeded, Token: tok}
 	if resp.Succeeded {
-		r.Emit(Event{Kind: WriteAccepted, Token: tok, Facts: facts,
+		r.Emit(history.Event{Kind: history.WriteAccepted, Token: tok, Facts: facts,
 			Text: fmt.Sprintf("txn put %s = %q if %s: accepted at revision %d", zombieKey, value, facts.If, resp.Header.Revision)})
 		return true
 	}
-	r.Emit(Event{Kind: WriteRejected, Token: tok, Facts: facts, Text: refusedText(resp, facts, value)})
+	r.Emit(history.Event{Kind: history.WriteRejected, Token: tok, Facts: facts, Text: refusedText(resp, facts, value)})
 	return false
 }
 
 // refusedText says why etcd refused a guarded write, from its Else reads.
-func refusedText(resp *clientv3.TxnResponse, f *Facts, value string) string {
+func refusedText(resp *clientv3.TxnResponse, f *history.Facts, value string) string {
 	mine, state := resp.Responses[0].GetResponseRange(), resp.Responses[1].GetResponseRange()
 	why := "its controller key is gone (create_revision 0)"
 	if len(mine.Kvs) > 0 {
@@ -321,9 +323,9 @@ func refusedText(resp *clientv3.TxnResponse, f *Facts, value string) string {
 
 // finalState is the last value etcd's watch saw written to the state key
 // in f, and whether it saw one.
-func finalState(f *Findings) (string, bool) {
-	e, ok := f.lastEvent(func(e Event) bool {
-		return e.Kind == KeyChanged && e.Facts != nil && e.Facts.Key == zombieKey && e.Facts.Op == "put" && e.Facts.Held != nil
+func finalState(f *history.Findings) (string, bool) {
+	e, ok := f.LastEvent(func(e history.Event) bool {
+		return e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Key == zombieKey && e.Facts.Op == "put" && e.Facts.Held != nil
 	})
 	if !ok {
 		return "", false
@@ -333,7 +335,7 @@ func finalState(f *Findings) (string, bool) {
 
 // zombieOverwrote: a plain Put lets the old controller's queued write
 // land over the new controller's.
-func zombieOverwrote(f *Findings) (bool, string) {
+func zombieOverwrote(f *history.Findings) (bool, string) {
 	final, _ := finalState(f)
 	for _, w := range f.Stale {
 		if w.Accepted {
@@ -347,9 +349,9 @@ func zombieOverwrote(f *Findings) (bool, string) {
 }
 
 // zombieRefused: the guarded Txn keeps it out.
-func zombieRefused(f *Findings) (bool, string) {
+func zombieRefused(f *history.Findings) (bool, string) {
 	final, _ := finalState(f)
-	var refused *StaleWrite
+	var refused *history.StaleWrite
 	for i, w := range f.Stale {
 		if w.Accepted {
 			return false, fmt.Sprintf("with the guarded Txn etcd still took %s's write with token %d after token %d: %s ended as %q", w.Replica, w.Token, w.Issued, zombieKey, final)
@@ -375,17 +377,17 @@ var zombieQuestion = &Question{
 
 // zombieSurvives: the new controller's decision is what etcd's state key
 // held at the end of the plain part (plain) and of the guarded one.
-func zombieSurvives(plain, guarded bool) func(h *History) bool {
-	return func(h *History) bool {
-		p, g := Find(h, zombiePart(false)), Find(h, zombiePart(true))
+func zombieSurvives(plain, guarded bool) func(h *history.History) bool {
+	return func(h *history.History) bool {
+		p, g := history.Find(h, zombiePart(false)), history.Find(h, zombiePart(true))
 		return p != nil && g != nil && newControllerKept(p) == plain && newControllerKept(g) == guarded
 	}
 }
 
 // newControllerKept: the state key's last value was written by the last
 // replica to become controller in f.
-func newControllerKept(f *Findings) bool {
-	last, ok := f.lastEvent(kindIs(Acquired, ""))
+func newControllerKept(f *history.Findings) bool {
+	last, ok := f.LastEvent(history.KindIs(history.Acquired, ""))
 	final, seen := finalState(f)
 	return ok && seen && strings.HasSuffix(final, "(set by "+last.Replica+")")
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
 )
@@ -44,7 +46,7 @@ type bugCase struct{ patch, schedule, names string }
 type labJob struct {
 	name, source, schedule string
 	lab                    Lab
-	check                  func(t *testing.T, h experiment.History)
+	check                  func(t *testing.T, h history.History)
 	// ownEtcd: the run starts an etcd of its own (its revisions, and so
 	// its tokens, begin at 1).
 	ownEtcd bool
@@ -79,9 +81,9 @@ func TestRunners(t *testing.T) {
 func referenceJobs(l Lab, schedules []string) []labJob {
 	var jobs []labJob
 	for _, schedule := range schedules {
-		jobs = append(jobs, labJob{name: "reference/" + schedule, lab: l, schedule: schedule, check: func(t *testing.T, h experiment.History) {
+		jobs = append(jobs, labJob{name: "reference/" + schedule, lab: l, schedule: schedule, check: func(t *testing.T, h history.History) {
 			if !h.Verdict.Showed {
-				t.Fatalf("the reference did not hold under %s: %s", schedule, h.Verdict.Summary)
+				t.Fatalf("the reference did not hold under %s: %s", schedule, h.Verdict.Sentence())
 			}
 			if len(h.Faults()) == 0 {
 				t.Fatalf("%s injected no fault", schedule)
@@ -97,18 +99,18 @@ func referenceJobs(l Lab, schedules []string) []labJob {
 func bugJobs(t *testing.T, root string, l Lab, cases []bugCase) []labJob {
 	var jobs []labJob
 	for _, c := range cases {
-		jobs = append(jobs, labJob{name: filepath.Base(c.patch), lab: l, source: patched(t, root, l, c.patch), schedule: c.schedule, check: func(t *testing.T, h experiment.History) {
+		jobs = append(jobs, labJob{name: filepath.Base(c.patch), lab: l, source: patched(t, root, l, c.patch), schedule: c.schedule, check: func(t *testing.T, h history.History) {
 			if h.Verdict.Showed {
-				t.Fatalf("the bug held under %s: %s", c.schedule, h.Verdict.Summary)
+				t.Fatalf("the bug held under %s: %s", c.schedule, h.Verdict.Sentence())
 			}
 			if c.schedule != "calm" && len(h.Faults()) == 0 {
 				t.Fatalf("%s injected no fault", c.schedule)
 			}
 			sameVerdictAgain(t, h)
-			if s := strings.ToLower(h.Verdict.Summary); !strings.Contains(s, c.names) || !replicaName.MatchString(s) {
-				t.Fatalf("the verdict does not name %q and a replica: %s", c.names, h.Verdict.Summary)
+			if s := strings.ToLower(h.Verdict.Sentence()); !strings.Contains(s, c.names) || !replicaName.MatchString(s) {
+				t.Fatalf("the verdict does not name %q and a replica: %s", c.names, h.Verdict.Sentence())
 			}
-			t.Logf("%s: %s", c.schedule, h.Verdict.Summary)
+			t.Logf("%s: %s", c.schedule, h.Verdict.Sentence())
 		}})
 	}
 	return jobs
@@ -116,10 +118,10 @@ func bugJobs(t *testing.T, root string, l Lab, cases []bugCase) []labJob {
 
 // sameVerdictAgain: the verdict comes from the history alone, so judged
 // again it is the same.
-func sameVerdictAgain(t *testing.T, h experiment.History) {
+func sameVerdictAgain(t *testing.T, h history.History) {
 	t.Helper()
-	if again := experiment.Replay(&h); again.Showed != h.Verdict.Showed || again.Summary != h.Verdict.Summary {
-		t.Fatalf("replayed verdict %q, recorded %q", again.Summary, h.Verdict.Summary)
+	if again := experiment.Replay(&h); again.Showed != h.Verdict.Showed || again.Sentence() != h.Verdict.Sentence() {
+		t.Fatalf("replayed verdict %q, recorded %q", again.Sentence(), h.Verdict.Sentence())
 	}
 }
 
@@ -142,7 +144,7 @@ func runJobs(t *testing.T, root string, jobs []labJob) {
 	}
 	defer srv.Close()
 	b := &builds{root: root, slots: make(chan struct{}, 2), done: map[string]*build{}}
-	hs := make([]experiment.History, len(jobs))
+	hs := make([]history.History, len(jobs))
 	errs := make([]error, len(jobs))
 	slots := make(chan struct{}, atOnce)
 	var wg sync.WaitGroup
@@ -219,13 +221,13 @@ func (b *builds) get(ctx context.Context, j labJob) (string, error) {
 	return bd.bin, bd.err
 }
 
-func runOne(ctx context.Context, env experiment.Env, l Lab, bin, schedule string) (experiment.History, error) {
-	run, err := experiment.StartLab(ctx, Spec(l, bin, false, schedule), experiment.Params{}, env, nil)
+func runOne(ctx context.Context, env experiment.Env, l Lab, bin, schedule string) (history.History, error) {
+	run, err := experiment.StartLab(ctx, Spec(l, bin, false, schedule), history.Params{}, env, nil)
 	if err != nil {
-		return experiment.History{}, err
+		return history.History{}, err
 	}
 	if _, err := run.Wait(); err != nil {
-		return experiment.History{}, fmt.Errorf("%s: %w", schedule, err)
+		return history.History{}, fmt.Errorf("%s: %w", schedule, err)
 	}
 	return run.History(), nil
 }
@@ -263,9 +265,9 @@ func stubRun(t *testing.T, root string, l Lab) []labJob {
 	if err := os.WriteFile(src, append(stub, "// changed\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []labJob{{name: "stub", lab: l, source: src, schedule: "pause-owner", check: func(t *testing.T, h experiment.History) {
-		if h.Verdict.Showed || !strings.Contains(h.Verdict.Summary, "not written yet") {
-			t.Fatalf("the stub is not said to be not written: %s", h.Verdict.Summary)
+	return []labJob{{name: "stub", lab: l, source: src, schedule: "pause-owner", check: func(t *testing.T, h history.History) {
+		if h.Verdict.Showed || !strings.Contains(h.Verdict.Sentence(), "not written yet") {
+			t.Fatalf("the stub is not said to be not written: %s", h.Verdict.Sentence())
 		}
 		for _, f := range h.Faults() {
 			if f.Origin != "" {
@@ -295,9 +297,9 @@ func panicking(t *testing.T, root string, l Lab) string {
 }
 
 // panicIsOneReplicasFailure: the panic is named, and another replica led.
-func panicIsOneReplicasFailure(t *testing.T, h experiment.History) {
-	if h.Verdict.Showed || !strings.Contains(h.Verdict.Summary, "panic: assignment to entry in nil map") {
-		t.Fatalf("the panic is not named: %s", h.Verdict.Summary)
+func panicIsOneReplicasFailure(t *testing.T, h history.History) {
+	if h.Verdict.Showed || !strings.Contains(h.Verdict.Sentence(), "panic: assignment to entry in nil map") {
+		t.Fatalf("the panic is not named: %s", h.Verdict.Sentence())
 	}
 	// The panic unwinds through the solution's deferred closeSession,
 	// which revokes the lease: the next leader may be recorded before
@@ -308,7 +310,7 @@ func panicIsOneReplicasFailure(t *testing.T, h experiment.History) {
 		switch {
 		case e.Kind == experiment.ReplicaFailed && failed == "":
 			failed = e.Replica
-		case e.Kind == experiment.Acquired:
+		case e.Kind == history.Acquired:
 			leaders[e.Replica] = true
 		}
 	}

@@ -1,7 +1,7 @@
 package progress
 
 import (
-	"github.com/ownership-election/playground/internal/experiment/aliases"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/review"
 )
 
@@ -11,7 +11,7 @@ import (
 // card. A record under both names (two builds on one state directory)
 // is merged as two files' records are.
 func (p *Progress) renameExperiments() {
-	for old, now := range aliases.Table() {
+	for old, now := range history.OldNames() {
 		if e, ok := p.Experiments[old]; ok {
 			delete(p.Experiments, old)
 			p.mergeExperiments(&Progress{Experiments: map[string]ExperimentRecord{now: e}})

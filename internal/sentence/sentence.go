@@ -1,6 +1,6 @@
 // Package sentence holds the small text rules that messages built from
-// parts share: a sentence starts with a capital letter, and an error
-// quoted on one line is its first line.
+// parts share: a sentence starts with a capital letter and ends with a
+// full stop, and an error quoted on one line is its first line.
 package sentence
 
 import (
@@ -18,6 +18,18 @@ func Capitalize(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// Join makes sentences of parts: each trimmed, capitalised and ended with
+// one full stop, empty ones left out, joined by spaces.
+func Join(parts []string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, Capitalize(strings.TrimSuffix(p, "."))+".")
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // FirstLine is s up to its first line break: an error's headline, for a

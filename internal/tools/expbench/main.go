@@ -26,6 +26,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/statedir"
 )
 
@@ -117,7 +118,7 @@ func everyScenario(ctx context.Context, env experiment.Env) bool {
 	fmt.Println("every scenario headless, then replayed from its recorded history:")
 	for _, sc := range experiment.Scenarios() {
 		start := time.Now()
-		run, err := experiment.Start(ctx, sc.Name, experiment.Params{}, env, nil)
+		run, err := experiment.Start(ctx, sc.Name, history.Params{}, env, nil)
 		if err != nil {
 			fmt.Printf("  %-30s MISSED: %v\n", sc.Name, err)
 			ok = false
@@ -130,7 +131,7 @@ func everyScenario(ctx context.Context, env experiment.Env) bool {
 		case err != nil:
 			why = err.Error()
 		case !v.Showed:
-			why = v.Summary
+			why = v.Sentence()
 		case took > 15*time.Second:
 			why = "took over 15 s"
 		}
@@ -145,9 +146,9 @@ func everyScenario(ctx context.Context, env experiment.Env) bool {
 
 // replaysTo writes h to JSON, reads it back and replays it: the verdict
 // must be v again.
-func replaysTo(h experiment.History, v experiment.Verdict) (bool, string) {
+func replaysTo(h history.History, v history.Verdict) (bool, string) {
 	var b bytes.Buffer
-	if err := experiment.WriteHistory(&b, h); err != nil {
+	if err := history.Write(&b, h); err != nil {
 		return false, err.Error()
 	}
 	back, err := experiment.ReadHistory(&b)
@@ -155,8 +156,8 @@ func replaysTo(h experiment.History, v experiment.Verdict) (bool, string) {
 		return false, err.Error()
 	}
 	r := experiment.Replay(&back)
-	if r.Showed != v.Showed || r.Summary != v.Summary {
-		return false, fmt.Sprintf("replayed %q", r.Summary)
+	if r.Showed != v.Showed || r.Sentence() != v.Sentence() {
+		return false, fmt.Sprintf("replayed %q", r.Sentence())
 	}
 	return true, ""
 }
@@ -185,12 +186,12 @@ func stepEveryScenario(ctx context.Context, env experiment.Env, pause time.Durat
 	fmt.Printf("step mode, %s at each step:\n", pause)
 	var mu sync.Mutex
 	ok := true
-	report := func(name string, steps int, v experiment.Verdict, err error) {
+	report := func(name string, steps int, v history.Verdict, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		mark := "ok"
 		if err != nil || !v.Showed {
-			mark, ok = fmt.Sprintf("MISSED: %v %s", err, v.Summary), false
+			mark, ok = fmt.Sprintf("MISSED: %v %s", err, v.Sentence()), false
 		}
 		fmt.Printf("  %-30s %2d steps  showed=%v  %s\n", name, steps, v.Showed, mark)
 	}
@@ -218,10 +219,10 @@ func stepEveryScenario(ctx context.Context, env experiment.Env, pause time.Durat
 
 // stepThrough runs a scenario in step mode and takes each step after
 // pause, as a learner reading the screen would.
-func stepThrough(ctx context.Context, name string, env experiment.Env, pause time.Duration) (int, experiment.Verdict, error) {
-	run, err := experiment.Start(ctx, name, experiment.Params{Step: true}, env, nil)
+func stepThrough(ctx context.Context, name string, env experiment.Env, pause time.Duration) (int, history.Verdict, error) {
+	run, err := experiment.Start(ctx, name, history.Params{Step: true}, env, nil)
 	if err != nil {
-		return 0, experiment.Verdict{}, err
+		return 0, history.Verdict{}, err
 	}
 	steps := 0
 	tick := time.NewTicker(50 * time.Millisecond)

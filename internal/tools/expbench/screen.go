@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -114,14 +116,14 @@ func driveScreen(ctx context.Context, srv embedetcd.Etcd, name string) ([]frame,
 }
 
 // savedHistory reads the newest history of name in dir.
-func savedHistory(dir, name string) (experiment.History, error) {
+func savedHistory(dir, name string) (history.History, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, name+"-*.json"))
 	if err != nil || len(paths) == 0 {
-		return experiment.History{}, fmt.Errorf("the screen's run saved no history in %s", dir)
+		return history.History{}, fmt.Errorf("the screen's run saved no history in %s", dir)
 	}
 	f, err := os.Open(paths[len(paths)-1]) // names sort by start time
 	if err != nil {
-		return experiment.History{}, err
+		return history.History{}, err
 	}
 	defer f.Close()
 	return experiment.ReadHistory(f)
@@ -138,7 +140,7 @@ func savedHistory(dir, name string) (experiment.History, error) {
 // itself once the run was over) but opens on the verdict's finding, so
 // the events that came with the run's end are counted from its first
 // frame.
-func onScreen(h experiment.History, frames []frame) ([]time.Duration, int, error) {
+func onScreen(h history.History, frames []frame) ([]time.Duration, int, error) {
 	newest := newestByStamp(h.Events)
 	finished := slices.IndexFunc(frames, func(f frame) bool { return strings.Contains(f.view, finishedHeader) })
 	var lat []time.Duration
@@ -171,8 +173,8 @@ const finishedHeader = "finished: enter runs it again"
 
 // drawn: the timeline draws e (it leaves out the script's waiting lines
 // and the verdict, which the screen says otherwise).
-func drawn(e experiment.Event) bool {
-	return e.Kind != experiment.Waiting && e.Kind != experiment.Finished
+func drawn(e history.Event) bool {
+	return e.Kind != history.Waiting && e.Kind != history.Finished
 }
 
 // stamp is an item's time as the timeline writes it.
@@ -180,7 +182,7 @@ var stamp = regexp.MustCompile(`\d+\.\d{3}s`)
 
 // newestByStamp is, for each time the timeline may write, the newest
 // drawn event at that time.
-func newestByStamp(events []experiment.Event) map[string]int {
+func newestByStamp(events []history.Event) map[string]int {
 	out := map[string]int{}
 	for i, e := range events {
 		if drawn(e) {

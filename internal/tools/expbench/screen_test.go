@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // TestOnScreen: an event counts as drawn from the first frame that shows
@@ -13,12 +13,12 @@ import (
 func TestOnScreen(t *testing.T) {
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	h := experiment.History{Started: start, Events: []experiment.Event{
-		{At: ms(100), Kind: experiment.Acquired},
-		{At: ms(150), Kind: experiment.LeaseRenewed},
-		{At: ms(200), Kind: experiment.Waiting}, // not drawn: not measured
-		{At: ms(300), Kind: experiment.Released},
-		{At: ms(310), Kind: experiment.Finished},
+	h := history.History{Started: start, Events: []history.Event{
+		{At: ms(100), Kind: history.Acquired},
+		{At: ms(150), Kind: history.LeaseRenewed},
+		{At: ms(200), Kind: history.Waiting}, // not drawn: not measured
+		{At: ms(300), Kind: history.Released},
+		{At: ms(310), Kind: history.Finished},
 	}}
 	frames := []frame{
 		{at: start.Add(ms(105)), view: "starting"},

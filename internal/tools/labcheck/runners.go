@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labrun"
@@ -119,7 +121,7 @@ type labJob struct {
 // labResult is a run's verdict, or why the run itself failed (then the
 // verdict says nothing about the code).
 type labResult struct {
-	experiment.Verdict
+	history.Verdict
 	err error
 }
 
@@ -147,9 +149,9 @@ func runJobs(ctx context.Context, l labrun.Lab, jobs []labJob, parallel int) []l
 func runOnce(ctx context.Context, l labrun.Lab, j labJob) labResult {
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	run, err := experiment.StartLab(rctx, labrun.Spec(l, j.bin, j.reference, j.schedule), experiment.Params{Seed: j.seed}, experiment.Env{}, nil)
+	run, err := experiment.StartLab(rctx, labrun.Spec(l, j.bin, j.reference, j.schedule), history.Params{Seed: j.seed}, experiment.Env{}, nil)
 	if err != nil {
-		return labResult{experiment.Verdict{Summary: "the run did not start: " + err.Error()}, err}
+		return labResult{history.Verdict{Summary: "the run did not start: " + err.Error()}, err}
 	}
 	v, err := run.Wait()
 	return labResult{v, err}
@@ -198,14 +200,14 @@ func referenceHolds(ctx context.Context, l labrun.Lab, bin string, o runnerOptio
 				n++
 				continue
 			}
-			if f := finding(v.Summary); v.err == nil && f != "" {
+			if f := finding(v.Sentence()); v.err == nil && f != "" {
 				if ref[s] == nil {
 					ref[s] = map[string]bool{}
 				}
 				ref[s][f] = true
 			}
 			if first == "" {
-				first = fmt.Sprintf(" (seed %d: %s)", i+1, shorten(v.Summary))
+				first = fmt.Sprintf(" (seed %d: %s)", i+1, shorten(v.Sentence()))
 			}
 		}
 		mark := "ok"
@@ -272,8 +274,8 @@ func firstShowing(ctx context.Context, l labrun.Lab, bin string, parallel int, r
 			jobs[k] = labJob{bin: bin, schedule: s, seed: 1}
 		}
 		for k, v := range runJobs(ctx, l, jobs, parallel) {
-			if v.err == nil && !v.Showed && !ref[batch[k]][finding(v.Summary)] {
-				return batch[k], v.Summary
+			if v.err == nil && !v.Showed && !ref[batch[k]][finding(v.Sentence())] {
+				return batch[k], v.Sentence()
 			}
 		}
 		if ctx.Err() != nil {

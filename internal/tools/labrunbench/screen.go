@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -184,19 +186,19 @@ func (p *probe) last() string {
 // result times each event of the history the running view draws as a
 // line (the ten-a-second kinds it folds into its count are left out):
 // from the moment the child recorded it to the first frame with its line.
-func (p *probe) result(h experiment.History) runResult {
+func (p *probe) result(h history.History) runResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := runResult{verdict: "no verdict"}
 	if h.Verdict != nil {
 		r.verdict = "held"
 		if !h.Verdict.Showed {
-			r.verdict = "violation: " + firstSentence(h.Verdict.Summary)
+			r.verdict = "violation: " + firstSentence(h.Verdict.Sentence())
 		}
 	}
 	for _, e := range h.Events {
 		switch e.Kind {
-		case experiment.WriteAccepted, experiment.KeyChanged, experiment.LeaseRenewed, experiment.Finished:
+		case history.WriteAccepted, history.KeyChanged, history.LeaseRenewed, history.Finished:
 			continue
 		}
 		at, ok := p.firstDrawn(e)
@@ -211,7 +213,7 @@ func (p *probe) result(h experiment.History) runResult {
 
 // firstDrawn is when a frame first drew e's line (cut at the screen's
 // edge with "…").
-func (p *probe) firstDrawn(e experiment.Event) (time.Time, bool) {
+func (p *probe) firstDrawn(e history.Event) (time.Time, bool) {
 	want := strings.TrimSpace(lab.EventLine(e))
 	for _, d := range p.seen[fmt.Sprintf("%.3fs", e.At.Seconds())] {
 		if strings.HasPrefix(want, strings.TrimSuffix(d.text, "…")) {

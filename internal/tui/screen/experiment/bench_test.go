@@ -4,7 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 )
@@ -17,11 +18,11 @@ func BenchmarkViewLongRun(b *testing.B) {
 	m.SetSize(78, 22)
 	for i := range 5000 {
 		r := []string{"b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9", "b10"}[i%10]
-		kind := experiment.LeaseRenewed
+		kind := history.LeaseRenewed
 		if i%3 == 0 {
-			kind = experiment.WriteAccepted
+			kind = history.WriteAccepted
 		}
-		m.snap.events = append(m.snap.events, experiment.Event{At: 4*time.Second + time.Duration(i)*10*time.Millisecond, Kind: kind, Replica: r, Token: int64(i / 500)})
+		m.snap.events = append(m.snap.events, history.Event{At: 4*time.Second + time.Duration(i)*10*time.Millisecond, Kind: kind, Replica: r, Token: int64(i / 500)})
 	}
 	b.ResetTimer()
 	for range b.N {

@@ -15,9 +15,11 @@ import (
 
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/internal/tui/timeline/timelinetest"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -74,18 +76,19 @@ func view(m *Model) string { return ansi.Strip(m.View()) }
 // was paused past its TTL, etcd deleted its key, b3 took over with token
 // 7, b1 woke and wrote with token 6 and was refused.
 func running(m *Model) *Model {
-	m.phase, m.started, m.live = phaseRunning, clock.Add(-3200*time.Millisecond), true
+	m.phase, m.started = phaseRunning, clock.Add(-3200*time.Millisecond)
+	m.tl.Follow()
 	m.snap = snapshot{
 		replicas: []experiment.ReplicaState{
 			{Name: "b1", Role: experiment.RoleOwner, Token: 6, LeaseTTL: 1, LeaseLeft: 0},
 			{Name: "b2", Role: experiment.RoleCandidate, LeaseTTL: 1, LeaseLeft: 700 * time.Millisecond},
 			{Name: "b3", Role: experiment.RoleOwner, Token: 7, LeaseTTL: 1, LeaseLeft: 900 * time.Millisecond},
 		},
-		resource: experiment.ResourceState{Fencing: true, Highest: 7, Value: "b3#8", Writer: "b3", Accepted: 16, Rejected: 1},
+		resource: history.ResourceState{Fencing: true, Highest: 7, Value: "b3#8", Writer: "b3", Accepted: 16, Rejected: 1},
 		// etcd's view: b1's key went with its lease; b3 holds the
 		// election, b2 queues behind it. Read 200 ms ago with 0.6 s left.
 		store: experiment.StoreState{At: clock.Add(-200 * time.Millisecond), Revision: 9,
-			Keys: []experiment.StoreKey{
+			Keys: []history.StoreKey{
 				{Key: "election-1/694d7c1e5f2a9b03", Value: "b3", CreateRevision: 7, ModRevision: 7, Version: 1, Lease: 0x694d7c1e5f2a9b03},
 				{Key: "election-1/694d7c1e5f2a9b07", Value: "b2", CreateRevision: 8, ModRevision: 8, Version: 1, Lease: 0x694d7c1e5f2a9b07},
 			},
@@ -98,76 +101,23 @@ func running(m *Model) *Model {
 }
 
 // fencingEvents is the history of running's run.
-func fencingEvents() []experiment.Event {
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	key := func(at int, name string, create, rev int64, lease int64) experiment.Event {
-		k := experiment.StoreKey{Key: "election-1/" + fmt.Sprintf("%016x", lease), Value: name, CreateRevision: create, ModRevision: rev, Version: 1, Lease: lease}
-		return experiment.Event{At: ms(at), Kind: experiment.KeyChanged, Text: fmt.Sprintf("etcd: %s = %s (revision %d)", k.Key, name, rev),
-			Facts: &experiment.Facts{Op: "put", Key: k.Key, Revision: rev, Succeeded: true, Lease: lease, Held: &k}}
-	}
-	grant := func(at int, r string) experiment.Event {
-		return experiment.Event{At: ms(at), Kind: experiment.LeaseGranted, Replica: r, TTL: 1, Text: "lease granted, TTL 1s",
-			Facts: &experiment.Facts{Op: "grant", Succeeded: true, GrantedTTL: 1}}
-	}
-	write := func(at int, r string, tok int64, n int) experiment.Event {
-		v := fmt.Sprintf("%s#%d", r, n)
-		return experiment.Event{At: ms(at), Kind: experiment.WriteAccepted, Replica: r, Token: tok, Text: fmt.Sprintf("write %q with token %d accepted", v, tok),
-			Facts: &experiment.Facts{Op: "write", Key: v, Token: tok, Succeeded: true}}
-	}
-	renew := func(at int, r string) experiment.Event {
-		return experiment.Event{At: ms(at), Kind: experiment.LeaseRenewed, Replica: r, TTL: 1, Text: "renewed, TTL 1s"}
-	}
-	phase := func(at, step int, text string) experiment.Event {
-		return experiment.Event{At: ms(at), Kind: experiment.Phase, Step: step, Text: text}
-	}
-	evs := []experiment.Event{
-		{Kind: experiment.PartBegins, Text: "fencing on"},
-		phase(0, 1, "fencing on: replicas elect an owner that writes every 100 ms with its token"),
-		grant(50, "b1"), key(60, "b1", 6, 6, 0x694d7c1e5f2a9b01),
-		{At: ms(70), Kind: experiment.Acquired, Replica: "b1", Token: 6, Text: "became owner with token 6: its key is the oldest (create 6)",
-			Facts: &experiment.Facts{Op: "get", Key: "election-1/694d7c1e5f2a9b01", Revision: 6, Succeeded: true}},
-		grant(100, "b3"), key(110, "b3", 7, 7, 0x694d7c1e5f2a9b03),
-		grant(150, "b2"), key(160, "b2", 8, 8, 0x694d7c1e5f2a9b07),
-	}
-	for i := range 8 {
-		evs = append(evs, write(200+100*i, "b1", 6, i+1), renew(250+100*i, []string{"b1", "b2", "b3"}[i%3]))
-	}
-	evs = append(evs,
-		phase(1000, 2, "pause owner b1 (token 6) past its TTL"),
-		experiment.Event{At: ms(1050), Kind: experiment.Paused, Replica: "b1", Origin: experiment.ByScript, Text: "paused: work and network frozen"},
-		renew(1400, "b2"), renew(1450, "b3"), renew(1800, "b2"), renew(1850, "b3"),
-		experiment.Event{At: ms(2100), Kind: experiment.KeyChanged, Text: "etcd: election-1/694d7c1e5f2a9b01 deleted, it held b1 (revision 9)",
-			Facts: &experiment.Facts{Op: "delete", Key: "election-1/694d7c1e5f2a9b01", Revision: 9, Succeeded: true, Deleted: 1,
-				Held: &experiment.StoreKey{Key: "election-1/694d7c1e5f2a9b01", ModRevision: 9}}},
-		experiment.Event{At: ms(2110), Kind: experiment.Acquired, Replica: "b3", Token: 7, Text: "became owner with token 7: its key is the oldest (create 7)",
-			Facts: &experiment.Facts{Op: "get", Key: "election-1/694d7c1e5f2a9b03", Revision: 9, Succeeded: true}},
-	)
-	for i := range 7 {
-		evs = append(evs, write(2200+100*i, "b3", 7, i+1), renew(2230+100*i, []string{"b2", "b3"}[i%2]))
-	}
-	return append(evs,
-		phase(2900, 3, "wake b1: it writes with its old token 6"),
-		experiment.Event{At: ms(3000), Kind: experiment.Resumed, Replica: "b1", Origin: experiment.ByScript, Text: "resumed, unaware of the time it lost"},
-		experiment.Event{At: ms(3050), Kind: experiment.WriteRejected, Replica: "b1", Token: 6, Text: `write "b1#9" with token 6 rejected: the resource has seen token 7`,
-			Facts: &experiment.Facts{Op: "write", Key: "b1#9", Token: 6, Highest: 7}},
-		experiment.Event{At: ms(3050), Kind: experiment.InvariantViolated, Replica: "b1", Token: 6, Text: "two owners at once (b1 wrote): b1 (token 6), b3 (token 7)"},
-		write(3100, "b3", 7, 8),
-	)
-}
+func fencingEvents() []history.Event { return timelinetest.FencingEvents() }
 
 func done(m *Model) *Model {
 	m = running(m)
 	m.phase = phaseDone
-	m.snap.verdict = &experiment.Verdict{Scenario: "fencing", Showed: true,
+	m.snap.verdict = &history.Verdict{Scenario: "fencing", Showed: true,
 		Summary: "Fencing off: a1's write with token 2 was accepted after token 3, overwriting a3's data. Fencing on: b1's write with token 6 was rejected (the resource had seen 7) and b3's data survived."}
 	// As refresh does: the run's history judges the pick, and the cursor
 	// goes to what the verdict is about.
-	h := experiment.History{Scenario: m.sc.Name, Events: m.snap.events, Verdict: m.snap.verdict}
+	h := history.History{Scenario: m.sc.Name, Events: m.snap.events, Verdict: m.snap.verdict}
 	if m.picked >= 0 {
 		m.sc.Predict.Predicted(&h, m.picked)
 	}
 	m.judgePrediction(&h)
-	m.cursor, m.live = m.timeline().focus(&h), false
+	t := m.timeline()
+	t.Focus(experiment.Focus(&h))
+	m.tl = t
 	return m
 }
 
@@ -407,7 +357,7 @@ func TestPredictionJudgedByTheRun(t *testing.T) {
 		t.Fatal("a second run's judgement went to the root too")
 	}
 	h = zombieTakenHistory()
-	h.Events[len(h.Events)-2].Kind = experiment.WriteRejected // the resource refused it instead
+	h.Events[len(h.Events)-2].Kind = history.WriteRejected // the resource refused it instead
 	h.Events[len(h.Events)-2].Facts.Succeeded = false
 	m.sc.Predict.Predicted(&h, taken)
 	m.judgePrediction(&h)
@@ -424,18 +374,18 @@ func TestPredictionJudgedByTheRun(t *testing.T) {
 
 // zombieTakenHistory is a fencing-off part where the paused owner a1's
 // write with token 2 is taken after a3 won with token 3.
-func zombieTakenHistory() experiment.History {
+func zombieTakenHistory() history.History {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	w := func(at int, r string, tok int64) experiment.Event {
-		return experiment.Event{At: ms(at), Kind: experiment.WriteAccepted, Replica: r, Token: tok, Facts: &experiment.Facts{Op: "write", Token: tok, Succeeded: true}}
+	w := func(at int, r string, tok int64) history.Event {
+		return history.Event{At: ms(at), Kind: history.WriteAccepted, Replica: r, Token: tok, Facts: &history.Facts{Op: "write", Token: tok, Succeeded: true}}
 	}
-	return experiment.History{Scenario: "fencing", Events: []experiment.Event{
-		{Kind: experiment.PartBegins, Text: "fencing off"},
-		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 2}, w(20, "a1", 2),
-		{At: ms(30), Kind: experiment.Paused, Replica: "a1"},
-		{At: ms(40), Kind: experiment.Acquired, Replica: "a3", Token: 3}, w(50, "a3", 3),
-		{At: ms(60), Kind: experiment.Resumed, Replica: "a1"}, w(70, "a1", 2),
-		{At: ms(80), Kind: experiment.Lost, Replica: "a1"},
+	return history.History{Scenario: "fencing", Events: []history.Event{
+		{Kind: history.PartBegins, Text: "fencing off"},
+		{At: ms(10), Kind: history.Acquired, Replica: "a1", Token: 2}, w(20, "a1", 2),
+		{At: ms(30), Kind: history.Paused, Replica: "a1"},
+		{At: ms(40), Kind: history.Acquired, Replica: "a3", Token: 3}, w(50, "a3", 3),
+		{At: ms(60), Kind: history.Resumed, Replica: "a1"}, w(70, "a1", 2),
+		{At: ms(80), Kind: history.Lost, Replica: "a1"},
 	}}
 }
 
@@ -452,9 +402,9 @@ func TestFitsTheSize(t *testing.T) {
 			m := running(newModel(t, name, false, size[0], size[1]))
 			m.snap.atStep = true
 			m.snap.store.Keys = append(m.snap.store.Keys,
-				experiment.StoreKey{Key: "lock", Value: "p2", CreateRevision: 10, ModRevision: 12, Version: 3, Lease: 0x694d7c1e5f2a9b03},
-				experiment.StoreKey{Key: "shards/00", Value: "w1", CreateRevision: 13},
-				experiment.StoreKey{Key: "shards/01", Value: "w1", CreateRevision: 14})
+				history.StoreKey{Key: "lock", Value: "p2", CreateRevision: 10, ModRevision: 12, Version: 3, Lease: 0x694d7c1e5f2a9b03},
+				history.StoreKey{Key: "shards/00", Value: "w1", CreateRevision: 13},
+				history.StoreKey{Key: "shards/01", Value: "w1", CreateRevision: 14})
 			models["running "+name] = m
 		}
 		for name, m := range models {
@@ -536,7 +486,7 @@ func TestRealRun(t *testing.T) {
 	// its verdict, its last event.
 	last := m.snap.events[len(m.snap.events)-1]
 	ended := fmt.Sprintf("ended at %.3fs", last.At.Seconds())
-	if last.Kind != experiment.Finished || !strings.Contains(v, ended) || strings.Contains(v, "end: live") {
+	if last.Kind != history.Finished || !strings.Contains(v, ended) || strings.Contains(v, "end: live") {
 		t.Errorf("the finished run's timeline heading does not say %q (last event %s):\n%s", ended, last.Kind, v)
 	}
 	// The run's end saves its history, which replay reads back, and
@@ -729,7 +679,7 @@ func TestStorePanel(t *testing.T) {
 	}
 
 	m = running(newModel(t, "ttl-unlock-bug", false, 100, 30))
-	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []experiment.StoreKey{
+	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []history.StoreKey{
 		{Key: "lock-naive", Value: "p2", CreateRevision: 11, ModRevision: 11, Version: 1, Lease: 0x7a2b},
 	}, Leases: map[int64]experiment.StoreLease{0x7a2b: {ID: 0x7a2b, GrantedTTL: 11, Left: 4 * time.Second}}}
 	if v := view(m); !strings.Contains(v, "lock-naive = p2 · lease …7a2b TTL 11s, 4–5s left · create 11 · mod 11 · version 1") {
@@ -745,7 +695,7 @@ func TestStorePanel(t *testing.T) {
 	}
 
 	m = running(newModel(t, "shard-ownership", false, 80, 24))
-	m.snap.store = experiment.StoreState{At: clock, Keys: []experiment.StoreKey{
+	m.snap.store = experiment.StoreState{At: clock, Keys: []history.StoreKey{
 		{Key: "workers/w1", Value: "w1", CreateRevision: 2, Lease: 1},
 		{Key: "workers/w2", Value: "w2", CreateRevision: 3, Lease: 2},
 		{Key: "shards/00", Value: "w1", CreateRevision: 4, ModRevision: 4},
@@ -787,9 +737,9 @@ func TestStepModeInTheFooter(t *testing.T) {
 	// At a step, with the owner's writes flooding in after the phase
 	// was announced: the header says space, and the step stays in view.
 	m.snap.atStep = true
-	m.snap.events = append(m.snap.events, experiment.Event{At: 3 * time.Second, Kind: experiment.Phase, Text: "wake b1: it writes with its old token 6"})
+	m.snap.events = append(m.snap.events, history.Event{At: 3 * time.Second, Kind: history.Phase, Text: "wake b1: it writes with its old token 6"})
 	for i := range 20 {
-		m.snap.events = append(m.snap.events, experiment.Event{At: 3*time.Second + time.Duration(i)*100*time.Millisecond, Kind: experiment.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf("write %q with token 7 accepted", fmt.Sprintf("b3#%d", i))})
+		m.snap.events = append(m.snap.events, history.Event{At: 3*time.Second + time.Duration(i)*100*time.Millisecond, Kind: history.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf("write %q with token 7 accepted", fmt.Sprintf("b3#%d", i))})
 	}
 	v := view(m)
 	if !strings.Contains(v, "step mode: space for the next step") {
@@ -815,7 +765,7 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	m := running(newModel(t, "ttl-unlock-bug", false, 100, 30))
 	m.changed = clock // nothing quiet about it: the event just came
 	m.snap.replicas = []experiment.ReplicaState{{Name: "p1", Role: experiment.RoleFollower}, {Name: "p2", Role: experiment.RoleFollower, Paused: true}}
-	m.snap.events = append(m.snap.events, experiment.Event{At: 4 * time.Second, Kind: experiment.Waiting, Value: 1, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
+	m.snap.events = append(m.snap.events, history.Event{At: 4 * time.Second, Kind: history.Waiting, Value: 1, Replica: "p2", Text: "the script waits for p2 to take the lock: p2 is paused"})
 	v := view(m)
 	if !strings.Contains(v, "The script waits for p2, which is paused: select it (tab) and press p to resume it.") {
 		t.Fatalf("no waiting message:\n%s", v)
@@ -835,7 +785,7 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	m.snap.replicas = []experiment.ReplicaState{{Name: "a1", Role: experiment.RoleOwner, Token: 2},
 		{Name: "a2", Role: experiment.RoleCandidate, Partitioned: true}, {Name: "a3", Role: experiment.RoleCandidate, Partitioned: true}}
 	m.sel = 0
-	m.snap.events = append(m.snap.events, experiment.Event{At: 5 * time.Second, Kind: experiment.Waiting, Value: 1,
+	m.snap.events = append(m.snap.events, history.Event{At: 5 * time.Second, Kind: history.Waiting, Value: 1,
 		Text: "the script waits for one of a2, a3 to take over from the paused owner: a2 is cut off, a3 is cut off"})
 	v = view(m)
 	if !strings.Contains(v, "The script waits for a2 or a3, both cut off: select one (tab) and press x to heal it.") {
@@ -844,7 +794,7 @@ func TestScriptWaitingSaysSoAtOnce(t *testing.T) {
 	if strings.Contains(v, "press p") || strings.Contains(v, "paused owner") {
 		t.Fatalf("the hint names a pause nobody is in:\n%s", v)
 	}
-	m.snap.events = append(m.snap.events, experiment.Event{At: 6 * time.Second, Kind: experiment.Waiting, Text: "the script goes on: a3 is free"})
+	m.snap.events = append(m.snap.events, history.Event{At: 6 * time.Second, Kind: history.Waiting, Text: "the script goes on: a3 is free"})
 	if v := view(m); strings.Contains(v, "The script waits") {
 		t.Fatalf("message stays after the script goes on:\n%s", v)
 	}
@@ -874,9 +824,9 @@ func TestHintsPerStateFit78(t *testing.T) {
 				rs = append(rs, r)
 			}
 			rs = append(rs, experiment.ReplicaState{Name: "free", Role: experiment.RoleOwner})
-			e := experiment.Event{Kind: experiment.Waiting, Value: 1, Text: "the script waits for one of " + strings.Join(names[:len(combo)], ", ") + " to take over"}
+			e := history.Event{Kind: history.Waiting, Value: 1, Text: "the script waits for one of " + strings.Join(names[:len(combo)], ", ") + " to take over"}
 			if len(combo) == 1 {
-				e = experiment.Event{Kind: experiment.Waiting, Value: 1, Replica: names[0], Text: "the script waits for " + names[0]}
+				e = history.Event{Kind: history.Waiting, Value: 1, Replica: names[0], Text: "the script waits for " + names[0]}
 			}
 			hint := holdHint(waitedFor(e, rs, sel), 78)
 			if w := ansi.StringWidth(hint); w > 78 || hint == "" {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
@@ -48,7 +50,7 @@ type heldReplica struct {
 // waitedFor is the replicas the waiting event e is about that are held
 // now: the one it names, or those of rs its text names (a takeover any
 // of several may make).
-func waitedFor(e experiment.Event, rs []experiment.ReplicaState, sel int) []heldReplica {
+func waitedFor(e history.Event, rs []experiment.ReplicaState, sel int) []heldReplica {
 	var out []heldReplica
 	for i, r := range rs {
 		how, ok := held(r)

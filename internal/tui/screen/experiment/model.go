@@ -17,7 +17,9 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -59,9 +61,9 @@ type Options struct {
 type snapshot struct {
 	replicas []experiment.ReplicaState // the cards: those still acting
 	all      []experiment.ReplicaState // every replica, in creation order
-	resource experiment.ResourceState
-	events   []experiment.Event
-	verdict  *experiment.Verdict
+	resource history.ResourceState
+	events   []history.Event
+	verdict  *history.Verdict
 	atStep   bool                  // the script waits for space before its next phase
 	store    experiment.StoreState // what etcd holds under the run's prefix
 }
@@ -74,7 +76,7 @@ type Model struct {
 	keys KeyMap
 
 	phase  phase
-	params experiment.Params
+	params history.Params
 	order  []int // display order of the predict options
 	picked int   // option index the learner predicted, -1 if none
 	// judge: the next run to end is the one the prediction was made
@@ -82,7 +84,7 @@ type Model struct {
 	judge bool
 	// predicted is the learner's pick as the last finished run judged
 	// it, and outcome which options that run bore out.
-	predicted *experiment.Prediction
+	predicted *history.Prediction
 	outcome   []bool
 	run       *experiment.Run
 	cancel    context.CancelFunc
@@ -92,16 +94,11 @@ type Model struct {
 	step      stepClock      // the step the script waits at
 	saved     string         // where the last run's history went
 	saveErr   error          // ... or why it did not
-	tlc       *timelineCache // shared by the model's copies
-	// ownRules: the history shown is a run judged by rules of its own
-	// (a lab run's, in a HistoryView), as sc.OwnRules says of a live one.
-	ownRules bool
-	cursor   int  // the timeline item the cursor is on, unless live
-	live     bool // the cursor follows the run
-	err      error
-	notice   string
-	started  time.Time
-	now      func() time.Time
+	tl        timeline.Model // the timeline's cursor (see m.timeline)
+	err       error
+	notice    string
+	started   time.Time
+	now       func() time.Time
 	// changed is when the run last emitted an event: a run that goes
 	// quiet while the learner holds a replica down is waiting for it.
 	changed time.Time
@@ -130,7 +127,7 @@ func New(ctx screen.Context, opts Options) *Model {
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
 	}
 	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		params: experiment.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true, tlc: &timelineCache{}}
+		params: history.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, tl: timeline.New(ctx.Styles)}
 	m.phase = phaseReady
 	if q := sc.Predict; q != nil && len(q.Options) > 1 {
 		m.phase = phasePredict
@@ -248,7 +245,7 @@ func (m Model) start() (Model, tea.Cmd) {
 	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
 	m.saved, m.saveErr = "", nil
 	m.predicted, m.outcome = nil, nil
-	m.cursor, m.live = 0, true
+	m.tl.Follow()
 	name, p, env := m.runArgs()
 	return m, func() tea.Msg {
 		env.HistoryDir = experiment.HistoryDir() // every run's history is kept (replay FILE)
@@ -264,7 +261,7 @@ func (m Model) start() (Model, tea.Cmd) {
 // runArgs are what the next run starts with: the scenario, its
 // parameters and the etcd to use, with the learner's prediction, which
 // the run's history records judged.
-func (m Model) runArgs() (string, experiment.Params, experiment.Env) {
+func (m Model) runArgs() (string, history.Params, experiment.Env) {
 	p := m.params
 	p.Step = true // the screen takes the steps, at its tempo in auto-play (autoStep)
 	return m.sc.Name, p, experiment.Env{Etcd: m.opts.Etcd, Prediction: m.picked + 1}
@@ -340,7 +337,9 @@ func (m *Model) refresh() {
 		h := run.History()
 		m.judgePrediction(&h)
 		// The cursor goes to what the verdict is about.
-		m.cursor, m.live = m.timeline().focus(&h), false
+		t := m.timeline()
+		t.Focus(experiment.Focus(&h))
+		m.tl = t
 		if m.cancel != nil {
 			m.cancel()
 		}

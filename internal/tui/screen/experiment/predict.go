@@ -2,6 +2,7 @@ package experiment
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/ownership-election/playground/internal/history"
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/progress"
@@ -28,7 +29,7 @@ func predictQuiz(sc *experiment.Scenario, correct ...bool) *quiz.Question {
 
 // judgePrediction keeps the finished run's judgement of the pick (the
 // history records it) and which options the run bore out.
-func (m *Model) judgePrediction(h *experiment.History) {
+func (m *Model) judgePrediction(h *history.History) {
 	m.predicted, m.outcome = h.Prediction, nil
 	if q := m.sc.Predict; q != nil && m.picked >= 0 {
 		m.outcome = q.Judge(h)

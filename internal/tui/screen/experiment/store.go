@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The store's view: what etcd holds for the experiment's keys, beside
@@ -35,13 +36,11 @@ func (m Model) storeAtCursor() (experiment.StoreState, time.Duration, bool) {
 	if m.isLive() || (m.phase != phaseRunning && m.phase != phaseDone) {
 		return experiment.StoreState{}, 0, false
 	}
-	tl := m.timeline()
-	cur := m.cursorOf(tl)
-	if cur < 0 || tl.holds[cur].rev == 0 {
+	rev, keys, at, ok := m.timeline().Held()
+	if !ok {
 		return experiment.StoreState{}, 0, false
 	}
-	h := tl.holds[cur]
-	return experiment.StoreState{At: m.started.Add(tl.at(cur)), Revision: h.rev, Keys: h.keys}, tl.at(cur), true
+	return experiment.StoreState{At: m.started.Add(at), Revision: rev, Keys: keys}, at, true
 }
 
 // store is what the store's view shows: etcd at the cursor, or the
@@ -183,7 +182,7 @@ func (m Model) leasePart(id int64, s experiment.StoreState) string {
 	case l.Precise && left <= 0:
 		leftText = "expiring" // etcd deletes it on its next pass
 	case l.Precise:
-		leftText = experiment.LeftLabel(left)
+		leftText = history.LeftLabel(left)
 	case left < time.Second:
 		leftText = "under 1s left"
 	default:
@@ -191,7 +190,7 @@ func (m Model) leasePart(id int64, s experiment.StoreState) string {
 		sec := int64(left / time.Second)
 		leftText = fmt.Sprintf("%d–%ds left", sec, sec+1)
 	}
-	return fmt.Sprintf("%s %s, %s", name, experiment.TTLLabel(l.GrantedTTL), leftText)
+	return fmt.Sprintf("%s %s, %s", name, history.TTLLabel(l.GrantedTTL), leftText)
 }
 
 // pack joins parts with " · " into lines of width w, at most limit of

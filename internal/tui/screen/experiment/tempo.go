@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/tui/screen"
 )
 
@@ -54,7 +55,7 @@ type stepClock struct {
 func (m *Model) phases() int {
 	n := 0
 	for _, e := range m.snap.events {
-		if e.Kind == experiment.Phase {
+		if e.Kind == history.Phase {
 			n++
 		}
 	}

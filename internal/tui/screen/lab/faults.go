@@ -19,7 +19,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
-	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // Your code under faults (x): the screen runs `playground experiment run
@@ -47,12 +48,12 @@ type faultRun struct {
 	reference bool
 	started   time.Time
 	took      time.Duration
-	events    []experiment.Event // as the child reported them
+	events    []history.Event // as the child reported them
 	done      bool
 	code      int    // the child's exit status
 	stderr    string // what it said there (a compiler's message, a stub's)
-	history   *experiment.History
-	view      *expscreen.HistoryView
+	history   *history.History
+	view      *timeline.Model
 	err       error
 	// control is the child's standard input, where faults by hand go
 	// (experiment run --control); pick is the replica they go to.
@@ -75,14 +76,14 @@ func labHasRunner(id string) bool { return experiment.LabScenario(id) != nil }
 type (
 	faultMsg struct {
 		seq int
-		e   experiment.Event
+		e   history.Event
 		ch  <-chan tea.Msg
 	}
 	faultDoneMsg struct {
 		seq     int
 		code    int
 		stderr  string
-		history *experiment.History
+		history *history.History
 		err     error
 	}
 )
@@ -212,7 +213,7 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 4096), 1<<20)
 	for sc.Scan() {
-		var e experiment.Event
+		var e history.Event
 		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Kind == "" {
 			continue // the final verdict line: the history has it
 		}
@@ -245,10 +246,10 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 }
 
 // readRecord reads the history a child recorded.
-func readRecord(path string) (experiment.History, error) {
+func readRecord(path string) (history.History, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return experiment.History{}, fmt.Errorf("read the run's history: %w", err)
+		return history.History{}, fmt.Errorf("read the run's history: %w", err)
 	}
 	defer f.Close()
 	h, err := experiment.ReadHistory(f)
@@ -286,11 +287,11 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	if h := r.history; h != nil && h.Verdict != nil {
 		at := time.Duration(-1)
 		if !h.Verdict.Showed {
-			if t, ok := experiment.LabViolationAt(h.Verdict.Summary); ok {
+			if t, ok := experiment.LabViolationAt(h.Verdict.Sentence()); ok {
 				at = t
 			}
 		}
-		v := expscreen.NewHistoryView(m.Styles, markViolation(*h, at), at)
+		v := timeline.OfHistory(m.Styles, markViolation(*h, at).Events, experiment.IsLabRun(h.Scenario), at)
 		r.view = &v
 	}
 	m.layout()
@@ -302,21 +303,21 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 // ended, and a finding such as a key left behind falls between events
 // the timeline folds, so without its mark the cursor could not stop on
 // it. The recorded history is left as it was.
-func markViolation(h experiment.History, at time.Duration) experiment.History {
+func markViolation(h history.History, at time.Duration) history.History {
 	if at < 0 || h.Verdict == nil {
 		return h
 	}
 	for _, e := range h.Events {
-		if e.Kind == experiment.InvariantViolated && (e.At-at).Abs() <= 5*time.Millisecond {
+		if e.Kind == history.InvariantViolated && (e.At-at).Abs() <= 5*time.Millisecond {
 			return h
 		}
 	}
-	i := slices.IndexFunc(h.Events, func(e experiment.Event) bool { return e.At >= at })
+	i := slices.IndexFunc(h.Events, func(e history.Event) bool { return e.At >= at })
 	if i < 0 {
 		i = len(h.Events)
 	}
 	text := violationText(h.Verdict)
-	mark := experiment.Event{At: at, Kind: experiment.InvariantViolated, Replica: replicaIn.FindString(text), Text: text}
+	mark := history.Event{At: at, Kind: history.InvariantViolated, Replica: replicaIn.FindString(text), Text: text}
 	h.Events = slices.Insert(slices.Clone(h.Events), i, mark)
 	return h
 }
@@ -330,10 +331,10 @@ var replicaIn = regexp.MustCompile(`\br[0-9]+\b`)
 // FaultHistory returns the recorded history of the run the faults view
 // shows, once that run has ended with one (its events, with the time the
 // run began, and the verdict); false before.
-func (m Model) FaultHistory() (experiment.History, bool) {
+func (m Model) FaultHistory() (history.History, bool) {
 	r := m.faults.runs[m.faults.showing]
 	if r == nil || !r.done || r.history == nil {
-		return experiment.History{}, false
+		return history.History{}, false
 	}
 	return *r.history, true
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -101,9 +103,9 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if mine == nil || mine.history == nil || mine.view == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	at, ok := experiment.LabViolationAt(mine.history.Verdict.Summary)
+	at, ok := experiment.LabViolationAt(mine.history.Verdict.Sentence())
 	if got := mine.view.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
-		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Summary)
+		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Sentence())
 	}
 	if ref := fm.lab.faults.runs[1]; ref == nil || ref.history == nil || !ref.history.Verdict.Showed || len(ref.history.Faults()) == 0 && c.schedule != "calm" {
 		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)
@@ -274,12 +276,12 @@ func copyFile(t *testing.T, from, to string) {
 // so the timeline opens at its time rather than at the fold's end; the
 // recorded history keeps only what the run recorded.
 func TestViolationMarkedInFold(t *testing.T) {
-	var events []experiment.Event
+	var events []history.Event
 	for i := range 6 {
-		events = append(events, experiment.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: experiment.KeyChanged, Text: "put group/shards/000"})
+		events = append(events, history.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: history.KeyChanged, Text: "put group/shards/000"})
 	}
 	summary := "Not shown: Left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000. What it did show: the rest."
-	h := experiment.History{Events: events, Verdict: &experiment.Verdict{Summary: summary}}
+	h := history.History{Events: events, Verdict: &history.Verdict{Summary: summary}}
 	m := New(testContext(), Options{Lab: lessons.Lab{ID: "09_shards", Title: "Shards", File: "shards.go"}, Root: t.TempDir()})
 	m.SetSize(80, 24)
 	m.faults.seq = 1
@@ -296,7 +298,7 @@ func TestViolationMarkedInFold(t *testing.T) {
 		t.Fatalf("the recorded history has %d events, want the run's %d", len(r.history.Events), len(events))
 	}
 	marked := markViolation(h, 1800*time.Millisecond)
-	if e := marked.Events[4]; e.Kind != experiment.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
+	if e := marked.Events[4]; e.Kind != history.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
 		t.Fatalf("the mark is %+v", e)
 	}
 	if again := markViolation(marked, 1800*time.Millisecond); len(again.Events) != len(marked.Events) {
@@ -352,7 +354,7 @@ func TestFaultsFullHelp(t *testing.T) {
 	if got := strings.Join(helps(), "; "); !strings.Contains(got, "enter run it with your code") || strings.Contains(got, "grade") {
 		t.Fatalf("the faults view's full help: %s", got)
 	}
-	h := experiment.History{Events: []experiment.Event{{At: time.Second, Kind: experiment.Note, Replica: "r1", Text: "started"}}, Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	h := history.History{Events: []history.Event{{At: time.Second, Kind: history.Note, Replica: "r1", Text: "started"}}, Verdict: &history.Verdict{Showed: true, Summary: "Every property held."}}
 	m.faults.seq = 1
 	m.faults.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
 	m.faultDone(faultDoneMsg{seq: 1, history: &h})

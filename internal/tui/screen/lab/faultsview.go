@@ -8,9 +8,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/sentence"
-	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // faultsBody draws the faults view in w × h cells: the schedule list, the
@@ -78,9 +79,9 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 	for _, e := range newestShown(r.events, h-len(out)) {
 		style := st.Text
 		switch e.Kind {
-		case experiment.InvariantViolated:
+		case history.InvariantViolated:
 			style = st.Error
-		case experiment.WriteRejected:
+		case history.WriteRejected:
 			style = st.Warning
 		}
 		out = append(out, style.Render(ansi.Truncate(EventLine(e), w, "…")))
@@ -92,19 +93,19 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 // words ("  5.043s  r3  refused: write ..."): its kind says no more than
 // its text, but its column took a quarter of an 80-column line. Its time
 // is padded so that the running view's lines stay aligned as they scroll.
-func EventLine(e experiment.Event) string {
-	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), expscreen.EventWords(e))
+func EventLine(e history.Event) string {
+	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), timeline.EventWords(e))
 }
 
 // newestShown is the newest n events the running view draws, oldest
 // first; the ten-a-second kinds are left to the timeline, which folds
 // them. It looks only as far back as it needs: a run of lab 09 has
 // thousands of events, and each one redraws the view.
-func newestShown(events []experiment.Event, n int) []experiment.Event {
-	var out []experiment.Event
+func newestShown(events []history.Event, n int) []history.Event {
+	var out []history.Event
 	for i := len(events) - 1; i >= 0 && len(out) < n; i-- {
 		switch events[i].Kind {
-		case experiment.WriteAccepted, experiment.KeyChanged, experiment.LeaseRenewed:
+		case history.WriteAccepted, history.KeyChanged, history.LeaseRenewed:
 			continue
 		}
 		out = append(out, events[i])
@@ -142,7 +143,9 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same %s: %s", sentence.Capitalize(whose(other)), same, word), w, "…")))
 	}
 	if r.view != nil {
-		out = append(out, strings.Split(r.view.View(w, max(h-len(out), 3)), "\n")...)
+		v := *r.view
+		v.SetSize(w, max(h-len(out), 3))
+		out = append(out, strings.Split(v.View(), "\n")...)
 	}
 	return out
 }
@@ -171,11 +174,11 @@ func (m Model) failedRunLines(r *faultRun, w int) []string {
 
 // violationText is the violation's sentence of a verdict (the one that
 // names it, "kept-working at 7.20 s: ..."), else the whole summary.
-func violationText(v *experiment.Verdict) string {
+func violationText(v *history.Verdict) string {
 	if v.Showed {
-		return v.Summary // what the checker held the code to, each held
+		return v.Sentence() // what the checker held the code to, each held
 	}
-	for _, s := range strings.SplitAfter(v.Summary, ". ") {
+	for _, s := range strings.SplitAfter(v.Sentence(), ". ") {
 		if _, ok := experiment.LabViolationAt(s); ok {
 			if loc := violationName.FindStringIndex(s); loc != nil {
 				s = s[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
@@ -183,7 +186,7 @@ func violationText(v *experiment.Verdict) string {
 			return strings.TrimSpace(s)
 		}
 	}
-	return v.Summary
+	return v.Sentence()
 }
 
 func clampLines(s string, n, w int) []string {

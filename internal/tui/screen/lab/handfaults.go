@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Faults by hand: while a run goes on, tab picks a replica and p, x, c
@@ -123,7 +124,7 @@ func (p *controlPipe) close() {
 var replicaName = regexp.MustCompile(`^r([0-9]+)$`)
 
 // runReplicas are the replicas the run's events name so far, by number.
-func runReplicas(events []experiment.Event) []string {
+func runReplicas(events []history.Event) []string {
 	var out []string
 	for _, e := range events {
 		if replicaName.MatchString(e.Replica) && !slices.Contains(out, e.Replica) {
@@ -143,20 +144,20 @@ func replicaNumber(name string) int {
 // paused, cut off, crashed.
 type handState struct{ paused, cut, crashed bool }
 
-func stateOf(events []experiment.Event, name string) handState {
+func stateOf(events []history.Event, name string) handState {
 	var s handState
 	for _, e := range events {
 		if e.Replica != name {
 			continue
 		}
 		switch e.Kind {
-		case experiment.Paused, experiment.Resumed:
-			s.paused = e.Kind == experiment.Paused
-		case experiment.Partitioned, experiment.Healed:
-			s.cut = e.Kind == experiment.Partitioned
-		case experiment.Crashed:
+		case history.Paused, history.Resumed:
+			s.paused = e.Kind == history.Paused
+		case history.Partitioned, history.Healed:
+			s.cut = e.Kind == history.Partitioned
+		case history.Crashed:
 			s = handState{crashed: true}
-		case experiment.Restarted:
+		case history.Restarted:
 			s.crashed = false
 		}
 	}
@@ -335,19 +336,19 @@ func byHand(r *faultRun) bool {
 	if experiment.LabScheduleEndsByHand(r.schedule) {
 		return true
 	}
-	return slices.ContainsFunc(r.history.Events, func(e experiment.Event) bool {
-		return e.Kind.IsFault() && e.Origin == experiment.ByLearner
+	return slices.ContainsFunc(r.history.Events, func(e history.Event) bool {
+		return e.Kind.IsFault() && e.Origin == history.ByLearner
 	})
 }
 
 // replayFile writes h to a new file for a child's --faults (runChild
 // removes it).
-func replayFile(h experiment.History) (string, error) {
+func replayFile(h history.History) (string, error) {
 	f, err := os.CreateTemp("", "playground-labreplay-*.json")
 	if err != nil {
 		return "", fmt.Errorf("keep your faults for the reference's run: %w", err)
 	}
-	err = experiment.WriteHistory(f, h)
+	err = history.Write(f, h)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -61,10 +63,10 @@ func TestFlowByHand(t *testing.T) {
 	var faults []string
 	ended := false
 	for _, e := range h.Events {
-		if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
+		if e.Kind.IsFault() && e.Origin == history.ByLearner {
 			faults = append(faults, string(e.Kind)+" "+e.Replica)
 		}
-		ended = ended || e.Kind == experiment.Note && strings.Contains(e.Text, "ended by hand")
+		ended = ended || e.Kind == history.Note && strings.Contains(e.Text, "ended by hand")
 	}
 	if got := strings.Join(faults, ", "); got != "paused r1, resumed r1" || !ended {
 		t.Fatalf("the history's faults by hand: %q; ended by hand: %v", got, ended)
@@ -111,11 +113,11 @@ func (p handProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	defer p.seen.mu.Unlock()
 	for _, e := range r.events {
 		switch {
-		case e.Kind == experiment.Phase && strings.Contains(e.Text, "schedule by-hand"):
+		case e.Kind == history.Phase && strings.Contains(e.Text, "schedule by-hand"):
 			p.seen.phase = true
-		case e.Kind == experiment.Paused && e.Replica == "r1":
+		case e.Kind == history.Paused && e.Replica == "r1":
 			p.seen.paused = true
-		case e.Kind == experiment.Resumed && e.Replica == "r1":
+		case e.Kind == history.Resumed && e.Replica == "r1":
 			p.seen.resumed = true
 		}
 	}

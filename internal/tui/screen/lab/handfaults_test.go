@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/history"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -38,7 +40,7 @@ func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *fa
 	r := &faultRun{schedule: schedule, started: time.Now(), control: newControlPipe(ctx, control)}
 	m.faults.runs[0] = r
 	for _, n := range []string{"r1", "r2", "r3"} {
-		r.events = append(r.events, experiment.Event{Kind: experiment.Note, Replica: n, Text: "runs the lab's code"})
+		r.events = append(r.events, history.Event{Kind: history.Note, Replica: n, Text: "runs the lab's code"})
 	}
 	press := func(k string) {
 		t.Helper()
@@ -54,14 +56,14 @@ func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *fa
 // endedRun is handRun's run of schedule once it has ended and held, its
 // history two steps and faults; r then runs the reference on a child
 // that ends at once (and removes the --faults file written for it).
-func endedRun(t *testing.T, schedule string, faults ...experiment.Event) (*Model, experiment.History, func(k string)) {
+func endedRun(t *testing.T, schedule string, faults ...history.Event) (*Model, history.History, func(k string)) {
 	t.Helper()
 	m, _, press := handRun(t, schedule, &sentLines{})
 	m.faults.program = "true"
-	h := experiment.History{Format: experiment.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: append([]experiment.Event{
-		{Kind: experiment.Phase, Step: 1, Text: "start 3 replicas"},
-		{At: 2 * time.Second, Kind: experiment.Phase, Step: 2, Text: "schedule " + schedule},
-	}, faults...), Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	h := history.History{Format: history.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: append([]history.Event{
+		{Kind: history.Phase, Step: 1, Text: "start 3 replicas"},
+		{At: 2 * time.Second, Kind: history.Phase, Step: 2, Text: "schedule " + schedule},
+	}, faults...), Verdict: &history.Verdict{Showed: true, Summary: "Every property held."}}
 	m.faultDone(faultDoneMsg{seq: 1, history: &h})
 	return m, h, press
 }
@@ -84,14 +86,14 @@ func TestFaultsByHand(t *testing.T) {
 		t.Fatalf("the view does not say where the keys act:\n%s", v)
 	}
 	press("p")
-	r.events = append(r.events, experiment.Event{Kind: experiment.Paused, Replica: "r1"})
+	r.events = append(r.events, history.Event{Kind: history.Paused, Replica: "r1"})
 	press("p")
 	press("tab")
 	press("x")
 	press("tab")
 	press("r") // not crashed: nothing to restart
 	press("c")
-	r.events = append(r.events, experiment.Event{Kind: experiment.Crashed, Replica: "r3"})
+	r.events = append(r.events, history.Event{Kind: history.Crashed, Replica: "r3"})
 	press("p") // crashed: nothing to pause
 	press("r")
 	sentAre(t, sent, "pause r1\nresume r1\ncut r2\ncrash r3\nrestart r3\n")
@@ -141,7 +143,7 @@ func TestEndByHand(t *testing.T) {
 	if h := helpLine(m); strings.Contains(h, "end run") {
 		t.Fatalf("the help still offers e once the run was ended: %s", h)
 	}
-	h := experiment.History{Events: slices.Clone(r.events), Verdict: &experiment.Verdict{Showed: true, Summary: "Every property held."}}
+	h := history.History{Events: slices.Clone(r.events), Verdict: &history.Verdict{Showed: true, Summary: "Every property held."}}
 	m.faultDone(faultDoneMsg{seq: 1, history: &h})
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "Your code under by-hand: HELD") {
 		t.Fatalf("the view does not show the verdict:\n%s", v)
@@ -182,8 +184,8 @@ func TestHandKeysNeverBlock(t *testing.T) {
 // after a by-hand run without faults, on the schedule as after any run.
 func TestReferenceOnByHandFaults(t *testing.T) {
 	m, h, press := endedRun(t, experiment.LabByHand,
-		experiment.Event{At: 3 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r2", Origin: experiment.ByLearner},
-		experiment.Event{At: 5 * time.Second, Kind: experiment.Resumed, Step: 2, Replica: "r2", Origin: experiment.ByLearner})
+		history.Event{At: 3 * time.Second, Kind: history.Paused, Step: 2, Replica: "r2", Origin: history.ByLearner},
+		history.Event{At: 5 * time.Second, Kind: history.Resumed, Step: 2, Replica: "r2", Origin: history.ByLearner})
 	press("r")
 	ref := m.faults.runs[1]
 	if ref == nil || ref.replay == "" || ref.schedule != yourFaults || ref.endsByHand() {
@@ -221,16 +223,16 @@ func TestReferenceOnByHandFaults(t *testing.T) {
 // whoever leads in the reference's own run.
 func TestReferenceOnYourFaultsToo(t *testing.T) {
 	for _, c := range []struct {
-		origin experiment.Origin
+		origin history.Origin
 		want   string
 		replay bool
 	}{
-		{experiment.ByLearner, "pause-owner" + yourFaultsToo, true},
-		{experiment.ByScript, "pause-owner", false},
+		{history.ByLearner, "pause-owner" + yourFaultsToo, true},
+		{history.ByScript, "pause-owner", false},
 	} {
 		m, _, press := endedRun(t, "pause-owner",
-			experiment.Event{At: 2 * time.Second, Kind: experiment.Paused, Step: 2, Replica: "r3", Origin: experiment.ByScript},
-			experiment.Event{At: 3 * time.Second, Kind: experiment.Partitioned, Step: 2, Replica: "r1", Origin: c.origin})
+			history.Event{At: 2 * time.Second, Kind: history.Paused, Step: 2, Replica: "r3", Origin: history.ByScript},
+			history.Event{At: 3 * time.Second, Kind: history.Partitioned, Step: 2, Replica: "r1", Origin: c.origin})
 		press("r")
 		if ref := m.faults.runs[1]; ref == nil || ref.schedule != c.want || (ref.replay != "") != c.replay {
 			t.Fatalf("after a run with a %s cut: the reference's run %+v, want %q (replay %v)", c.origin, ref, c.want, c.replay)

@@ -1,10 +1,9 @@
-package experiment
+package history
 
 import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -15,18 +14,31 @@ import (
 // KeyChanged events), what the resource took (writes with their tokens)
 // and the figures the script measured. A scenario states what it exists
 // to show as Properties over these Findings; the verdict is whether they
-// hold, in sentences made from the findings, so it never says what the
-// history contradicts.
+// hold, a Finding each (verdict.go), with sentences made from the
+// findings, so it never says what the history contradicts.
 
 // Property is one thing a scenario exists to show, judged on the findings
 // of one part of its history.
 type Property struct {
+	// Name is the property's stable name, which its Finding carries
+	// ("two-owners", "one-holder"): what a program reads where a person
+	// reads the sentence. Unique among a scenario's properties of one
+	// part.
+	Name string
 	// Part names the part it is about ("" the whole run, or a part a
 	// script began with Run.Part).
 	Part string
 	// Check reports whether the findings show it and says, in a
-	// sentence, what they show, whether or not it holds.
+	// sentence, what they show, whether or not it holds. Judge makes its
+	// Finding: the name, the part, and the part's first two owners at
+	// once, stale write or lease extension (the instant Focus opens at)
+	// as its instant, replicas and event.
 	Check func(f *Findings) (bool, string)
+	// Find, for a property that knows where it held or broke (a lab's
+	// rule: the replica, the instant), judges the findings into a
+	// Finding of its own; Judge sets its name and part. A property has
+	// Check or Find.
+	Find func(f *Findings) Finding
 	// When, if set, says whether a run with these parameters is meant
 	// to show it (a variant the learner left out is not).
 	When func(p Params) bool
@@ -47,6 +59,7 @@ type Term struct {
 // paused), with who etcd said held the lock then.
 type Overlap struct {
 	At     time.Duration
+	Event  Event    // the act that made it
 	Acting string   // the replica whose act (a take-over, a write) made it
 	Owners []string // "p2 (token 9)", sorted
 	Names  []string // the owners' names, in the same order
@@ -58,6 +71,7 @@ type Overlap struct {
 // StaleWrite is a write carrying a lower token than one already issued.
 type StaleWrite struct {
 	At       time.Duration
+	Event    Event // the write
 	Replica  string
 	Token    int64
 	Issued   int64 // the highest token issued by then
@@ -80,6 +94,7 @@ func (g Gap) Length() time.Duration { return g.To - g.From }
 // up without a renewal in between: a raft leader change restarted it.
 type Extension struct {
 	At            time.Duration
+	Event         Event // the TimeToLive reading that went up
 	Lease         int64
 	Before, After int64 // seconds left, before and after
 }
@@ -96,18 +111,6 @@ type Findings struct {
 	Extensions []Extension
 	Figures    map[string]float64
 	Faults     []Event
-}
-
-// Part begins a named part of the run (a variant: "fencing off"); the
-// scenario's properties name the part they judge.
-func (run *Run) Part(name string) {
-	run.Emit(Event{Kind: PartBegins, Text: name})
-}
-
-// Figure records a measured number under a name the verdict's Figures
-// keep and the properties read.
-func (run *Run) figure(name string, value float64, unit, text string) {
-	run.Emit(Event{Kind: Measured, Figure: name, Value: value, Unit: unit, Text: text})
 }
 
 // Parts splits a history into its parts: the events before the first
@@ -201,7 +204,7 @@ func (sw *sweep) step(e Event) {
 			f.overlap(e, sw.owners, sw.paused, sw.held)
 		}
 		if e.Token < sw.highest {
-			f.Stale = append(f.Stale, StaleWrite{At: e.At, Replica: e.Replica, Token: e.Token, Issued: sw.highest, Accepted: e.Kind == WriteAccepted})
+			f.Stale = append(f.Stale, StaleWrite{At: e.At, Event: e, Replica: e.Replica, Token: e.Token, Issued: sw.highest, Accepted: e.Kind == WriteAccepted})
 		}
 	case e.Kind == Measured:
 		if e.Figure != "" {
@@ -277,7 +280,7 @@ func (f *Findings) overlap(e Event, owners map[string]*Term, paused map[string]b
 	if n := len(f.TwoOwners); n > 0 && slices.Equal(f.TwoOwners[n-1].Owners, set) {
 		return
 	}
-	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Acting: e.Replica, Owners: set, Names: names, Holder: holder})
+	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Event: e, Acting: e.Replica, Owners: set, Names: names, Holder: holder})
 }
 
 // extension notes a TimeToLive reading (Facts.Op "timetolive") that went
@@ -288,7 +291,7 @@ func (f *Findings) extension(e Event, last map[int64]int64) {
 	}
 	id, left := e.Facts.Lease, e.Facts.TTLLeft
 	if before, ok := last[id]; ok && left > before {
-		f.Extensions = append(f.Extensions, Extension{At: e.At, Lease: id, Before: before, After: left})
+		f.Extensions = append(f.Extensions, Extension{At: e.At, Event: e, Lease: id, Before: before, After: left})
 	}
 	last[id] = left
 }
@@ -304,43 +307,48 @@ func Find(h *History, part string) *Findings {
 	return nil
 }
 
-// Check judges a history by its scenario's properties and returns the
-// verdict: shown when every property holds, with a summary of what the
-// findings show. A run that ended in an error (runErr) is not shown, and
-// says so after what it did show.
-func Check(h *History, runErr error) Verdict {
-	sc := Lookup(h.Scenario)
+// Judge judges a history by a scenario's properties (shows) and returns
+// the verdict: shown when every property holds, with a Finding for each
+// (Verdict.Sentence says what they show). A run that ended in an error
+// (runErr) says so after what it did show.
+func Judge(h *History, shows []Property, runErr error) Verdict {
 	v := Verdict{Scenario: h.Scenario, Showed: true, Figures: map[string]float64{}}
-	if sc == nil {
-		return Verdict{Scenario: h.Scenario, Summary: "unknown scenario " + h.Scenario}
-	}
 	parts := Parts(h)
 	for _, f := range parts {
 		for k, x := range f.Figures {
 			v.Figures[k] = x
 		}
 	}
-	var shown, missed []string
-	for _, p := range sc.Shows {
+	for _, p := range shows {
 		if p.When != nil && !p.When(h.Params) {
 			continue
 		}
-		f := findPart(parts, p.Part)
-		if f == nil {
-			v.Showed = false
-			missed = append(missed, fmt.Sprintf("the run never reached %s", p.Part))
-			continue
-		}
-		ok, say := p.Check(f)
-		if ok {
-			shown = append(shown, say)
-		} else {
-			v.Showed = false
-			missed = append(missed, say)
+		fd := p.judge(findPart(parts, p.Part))
+		v.Showed = v.Showed && fd.Held
+		v.Findings = append(v.Findings, fd)
+	}
+	if runErr != nil {
+		v.RunError = runErr.Error()
+	}
+	return v
+}
+
+// judge is p's finding on part f (nil: the run never reached it).
+func (p Property) judge(f *Findings) Finding {
+	var fd Finding
+	switch {
+	case f == nil:
+		fd = Finding{Text: fmt.Sprintf("the run never reached %s", p.Part)}
+	case p.Find != nil:
+		fd = p.Find(f)
+	default:
+		fd.Held, fd.Text = p.Check(f)
+		if e, who, ok := f.first(); ok {
+			fd.At, fd.Timed, fd.Replicas, fd.Events = e.At, true, who, []Event{e}
 		}
 	}
-	v.Summary = summarize(shown, missed, runErr)
-	return v
+	fd.Property, fd.Part = p.Name, p.Part
+	return fd
 }
 
 func findPart(parts []*Findings, name string) *Findings {
@@ -352,26 +360,10 @@ func findPart(parts []*Findings, name string) *Findings {
 	return nil
 }
 
-func summarize(shown, missed []string, runErr error) string {
-	var b strings.Builder
-	if len(missed) > 0 {
-		b.WriteString("Not shown: " + joinSentences(missed))
-		if len(shown) > 0 {
-			b.WriteString(" What it did show: " + joinSentences(shown))
-		}
-	} else {
-		b.WriteString(joinSentences(shown))
-	}
-	if runErr != nil {
-		fmt.Fprintf(&b, " The run failed: %v.", runErr)
-	}
-	return strings.TrimSpace(b.String())
-}
-
 // Who owned what, in words, for the properties' sentences.
 
-// ownersOf names the replicas with a term in f.
-func (f *Findings) ownersOf() []string {
+// Owners names the replicas with a term in f.
+func (f *Findings) Owners() []string {
 	var out []string
 	for _, t := range f.Terms {
 		if !slices.Contains(out, t.Replica) {
@@ -381,8 +373,8 @@ func (f *Findings) ownersOf() []string {
 	return out
 }
 
-// lastEvent returns the last event of f matching ok, and whether there is one.
-func (f *Findings) lastEvent(ok func(Event) bool) (Event, bool) {
+// LastEvent returns the last event of f matching ok, and whether there is one.
+func (f *Findings) LastEvent(ok func(Event) bool) (Event, bool) {
 	for i := len(f.Events) - 1; i >= 0; i-- {
 		if ok(f.Events[i]) {
 			return f.Events[i], true
@@ -391,8 +383,8 @@ func (f *Findings) lastEvent(ok func(Event) bool) (Event, bool) {
 	return Event{}, false
 }
 
-// firstEvent returns the first event of f matching ok.
-func (f *Findings) firstEvent(ok func(Event) bool) (Event, bool) {
+// FirstEvent returns the first event of f matching ok.
+func (f *Findings) FirstEvent(ok func(Event) bool) (Event, bool) {
 	for _, e := range f.Events {
 		if ok(e) {
 			return e, true
@@ -401,12 +393,13 @@ func (f *Findings) firstEvent(ok func(Event) bool) (Event, bool) {
 	return Event{}, false
 }
 
-// figure returns a figure and whether the part has it.
-func (f *Findings) figure(name string) (float64, bool) {
+// Figure returns a figure and whether the part has it.
+func (f *Findings) Figure(name string) (float64, bool) {
 	x, ok := f.Figures[name]
 	return x, ok
 }
 
-func kindIs(k Kind, replica string) func(Event) bool {
+// KindIs matches the events of kind k, of replica when it is not "".
+func KindIs(k Kind, replica string) func(Event) bool {
 	return func(e Event) bool { return e.Kind == k && (replica == "" || e.Replica == replica) }
 }

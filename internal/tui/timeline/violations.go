@@ -1,11 +1,11 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The lanes' violation marks (!) are the checker's findings, not the
@@ -27,7 +27,7 @@ func (tl *timeline) markFindings() {
 		tl.markOwnViolations()
 		return
 	}
-	parts := experiment.Parts(&experiment.History{Events: tl.events})
+	parts := history.Parts(&history.History{Events: tl.events})
 	if len(parts) > 1 {
 		parts = parts[1:] // the whole run is parts[0]; its parts are judged apart
 	}
@@ -65,7 +65,7 @@ func (tl *timeline) markOwnViolations() {
 	lane := tl.laneIndex()
 	for j, col := range tl.itemOfEvent() {
 		e := tl.events[j]
-		if l, ok := lane[e.Replica]; ok && col >= 0 && e.Kind == experiment.InvariantViolated {
+		if l, ok := lane[e.Replica]; ok && col >= 0 && e.Kind == history.InvariantViolated {
 			tl.states[col][l].violated = true
 		}
 	}
@@ -73,7 +73,7 @@ func (tl *timeline) markOwnViolations() {
 
 // noteTruth keeps, for item col, whose key etcd held when o's owners
 // acted at once.
-func (tl *timeline) noteTruth(col int, o experiment.Overlap) {
+func (tl *timeline) noteTruth(col int, o history.Overlap) {
 	if col < 0 {
 		return
 	}
@@ -128,10 +128,10 @@ func (tl timeline) findingColumn(itemOf []int, at []int, who string) int {
 		if itemOf[j] < 0 {
 			continue
 		}
-		if act < 0 && e.Replica == who && e.Kind != experiment.InvariantViolated {
+		if act < 0 && e.Replica == who && e.Kind != history.InvariantViolated {
 			act = j
 		}
-		if act >= 0 && e.Kind == experiment.InvariantViolated && tl.items[itemOf[j]].fold == nil {
+		if act >= 0 && e.Kind == history.InvariantViolated && tl.items[itemOf[j]].fold == nil {
 			return itemOf[j]
 		}
 	}

@@ -1,4 +1,4 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -95,7 +95,7 @@ func replicaMark(s belief, t time.Duration) string {
 		return "▒"
 	case s.cut || t < s.stalledUntil:
 		return "░"
-	case s.role == experiment.RoleOwner:
+	case s.role == history.RoleOwner:
 		return "━"
 	}
 	return "─"
@@ -160,7 +160,7 @@ func rulerCells(tl timeline, first, last, cur, k int) []string {
 		cells[i] = " "
 	}
 	for i := first; i < last; i++ {
-		if tl.items[i].fold == nil && tl.events[tl.items[i].first].Kind == experiment.Phase {
+		if tl.items[i].fold == nil && tl.events[tl.items[i].first].Kind == history.Phase {
 			cells[(i-first)*k] = "|"
 		}
 	}

@@ -1,4 +1,4 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -16,15 +16,15 @@ import (
 
 // foldNouns name what a fold counts, in the order a summary lists them.
 var foldNouns = []struct {
-	kind       experiment.Kind
+	kind       history.Kind
 	one, many  string
 	ownerWrite bool
 }{
-	{experiment.WriteAccepted, "write accepted", "writes accepted", true},
-	{experiment.LeaseRenewed, "lease renewal", "lease renewals", false},
-	{experiment.LeaseGranted, "lease granted", "leases granted", false},
-	{experiment.ShardClaimed, "shard claimed", "shards claimed", false},
-	{experiment.KeyChanged, "etcd key change", "etcd key changes", false},
+	{history.WriteAccepted, "write accepted", "writes accepted", true},
+	{history.LeaseRenewed, "lease renewal", "lease renewals", false},
+	{history.LeaseGranted, "lease granted", "leases granted", false},
+	{history.ShardClaimed, "shard claimed", "shards claimed", false},
+	{history.KeyChanged, "etcd key change", "etcd key changes", false},
 }
 
 // foldText says what a folded item counts: "12 writes accepted from a1
@@ -69,7 +69,7 @@ func (tl timeline) itemText(i int) string {
 func (tl timeline) eventWords(i int) string {
 	e := tl.events[tl.items[i].first]
 	what := EventWords(e)
-	if e.Kind.IsFault() && e.Origin == experiment.ByLearner {
+	if e.Kind.IsFault() && e.Origin == history.ByLearner {
 		what += " (your key)"
 	}
 	if t := tl.truth[i]; t != "" {
@@ -82,14 +82,14 @@ func (tl timeline) eventWords(i int) string {
 // ("r3  refused: write 7 with token 2"). It is the one place that words
 // an event, so that the lab screen's running view and this timeline say
 // the same thing of the same event; each adds its own time column.
-func EventWords(e experiment.Event) string {
+func EventWords(e history.Event) string {
 	what := e.Text
 	switch e.Kind {
-	case experiment.Phase:
+	case history.Phase:
 		what = fmt.Sprintf("step %d: %s", e.Step, e.Text)
-	case experiment.InvariantViolated:
+	case history.InvariantViolated:
 		what = "violation: " + e.Text
-	case experiment.WriteRejected:
+	case history.WriteRejected:
 		what = "refused: " + e.Text
 	}
 	if e.Replica != "" {
@@ -105,12 +105,12 @@ func EventWords(e experiment.Event) string {
 // whichever the cursor is on (v steps to each).
 func (tl timeline) cursorLines(cur, w int) []string {
 	key := tl.keyItem(cur)
-	out := clampWords(tl.itemText(cur), w, 2+int(boolInt(key)))
+	out := text.ClampWords(tl.itemText(cur), w, 2+int(boolInt(key)))
 	if !key {
 		return out
 	}
 	for _, j := range tl.findingsWith(cur) {
-		out = append(out, clampWords("and at the same instant: "+tl.eventWords(j), w, 2)...)
+		out = append(out, text.ClampWords("and at the same instant: "+tl.eventWords(j), w, 2)...)
 	}
 	return out
 }
@@ -131,16 +131,16 @@ func (tl timeline) findingsWith(cur int) []int {
 // timelineHeading is the panel's first line: where the cursor is and the
 // keys that move it.
 func (m Model) timelineHeading(tl timeline, cur, w int) string {
-	st := m.Styles
+	st := m.styles
 	pos := fmt.Sprintf("%d/%d", cur+1, len(tl.items))
 	end := "end: live"
 	switch {
-	case m.isLive():
+	case m.following():
 		pos = "live"
-	case m.phase == phaseDone:
+	case m.run.Ended:
 		// Nothing more will come: say so, and when it ended.
 		end = "end: last"
-		if at, ok := endedAt(m.snap.events); ok {
+		if at, ok := endedAt(m.run.Events); ok {
 			pos += fmt.Sprintf(" · ended at %.3fs", at.Seconds())
 		} else {
 			pos += " · ended"
@@ -168,12 +168,12 @@ func (m Model) timelineHeading(tl timeline, cur, w int) string {
 
 // endedAt is when the run ended: the time of its verdict, the last
 // event, or of its last event when it has none.
-func endedAt(events []experiment.Event) (time.Duration, bool) {
+func endedAt(events []history.Event) (time.Duration, bool) {
 	if len(events) == 0 {
 		return 0, false
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Kind == experiment.Finished {
+		if events[i].Kind == history.Finished {
 			return events[i].At, true
 		}
 	}
@@ -228,11 +228,11 @@ func atCursor(tl timeline, l, cur int) bool {
 	return s.seen && !s.gone
 }
 
-// timelinePanel draws the panel in at most n lines of w cells; detail
-// is how many lines the text of the cursor's item may take.
-func (m Model) timelinePanel(w, n, detail int) []string {
-	st := m.Styles
-	tl := m.timeline()
+// panel draws the timeline in at most n lines of w cells; detail is how
+// many lines the text of the cursor's item may take.
+func (m Model) panel(w, n, detail int) []string {
+	st := m.styles
+	tl := m.built()
 	cur := m.cursorOf(tl)
 	if n <= 0 {
 		return nil
@@ -262,7 +262,7 @@ func (m Model) timelinePanel(w, n, detail int) []string {
 // itemList is the items around the cursor, one a line, the cursor's
 // marked, in at most n lines; a legend first when there is room.
 func (m Model) itemList(tl timeline, cur, w, n int) []string {
-	st := m.Styles
+	st := m.styles
 	var out []string
 	if n >= 4 {
 		forms := legend
@@ -278,7 +278,7 @@ func (m Model) itemList(tl timeline, cur, w, n int) []string {
 		if i == cur {
 			mark = "▸ "
 		}
-		line := cutWords(mark+tl.itemText(i), w)
+		line := text.CutWords(mark+tl.itemText(i), w)
 		switch {
 		case tl.keyItem(i):
 			line = st.Error.Render(line)

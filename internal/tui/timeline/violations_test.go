@@ -1,4 +1,4 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // twoBelievers is a history where belief and etcd's truth differ: a1
@@ -15,27 +15,27 @@ import (
 // out, but it never hears of it; a3 then creates the key and owns it. a3
 // is right (etcd holds its key), a1 only believes it owns. The monitor's
 // live event names a3, whose take-over made the overlap.
-func twoBelievers() []experiment.Event {
+func twoBelievers() []history.Event {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	lock := "lock"
-	put := func(at int, who string, rev int64) experiment.Event {
-		k := experiment.StoreKey{Key: lock, Value: who, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: rev}
-		return experiment.Event{At: ms(at), Kind: experiment.KeyChanged, Text: fmt.Sprintf("etcd: %s = %s", lock, who),
-			Facts: &experiment.Facts{Op: "put", Key: lock, Revision: rev, Succeeded: true, Held: &k}}
+	put := func(at int, who string, rev int64) history.Event {
+		k := history.StoreKey{Key: lock, Value: who, CreateRevision: rev, ModRevision: rev, Version: 1, Lease: rev}
+		return history.Event{At: ms(at), Kind: history.KeyChanged, Text: fmt.Sprintf("etcd: %s = %s", lock, who),
+			Facts: &history.Facts{Op: "put", Key: lock, Revision: rev, Succeeded: true, Held: &k}}
 	}
-	acquired := func(at int, who string, rev int64) experiment.Event {
-		return experiment.Event{At: ms(at), Kind: experiment.Acquired, Replica: who, Token: rev,
-			Facts: &experiment.Facts{Op: "txn", Key: lock, Revision: rev, Succeeded: true}, Text: "got the lock"}
+	acquired := func(at int, who string, rev int64) history.Event {
+		return history.Event{At: ms(at), Kind: history.Acquired, Replica: who, Token: rev,
+			Facts: &history.Facts{Op: "txn", Key: lock, Revision: rev, Succeeded: true}, Text: "got the lock"}
 	}
-	return []experiment.Event{
+	return []history.Event{
 		put(10, "a1", 5), acquired(10, "a1", 5),
-		{At: ms(100), Kind: experiment.Partitioned, Replica: "a1", Text: "cut off"},
-		{At: ms(1200), Kind: experiment.KeyChanged, Text: "etcd: lock deleted",
-			Facts: &experiment.Facts{Op: "delete", Key: lock, Revision: 7, Succeeded: true, Deleted: 1, Held: &experiment.StoreKey{Key: lock, ModRevision: 7}}},
+		{At: ms(100), Kind: history.Partitioned, Replica: "a1", Text: "cut off"},
+		{At: ms(1200), Kind: history.KeyChanged, Text: "etcd: lock deleted",
+			Facts: &history.Facts{Op: "delete", Key: lock, Revision: 7, Succeeded: true, Deleted: 1, Held: &history.StoreKey{Key: lock, ModRevision: 7}}},
 		put(1300, "a3", 8), acquired(1300, "a3", 8),
-		{At: ms(1300), Kind: experiment.InvariantViolated, Replica: "a3", Text: "two owners at once (a3 acquired): a1 (token 5), a3 (token 8)"},
-		{At: ms(1400), Kind: experiment.WriteAccepted, Replica: "a1", Token: 5, Facts: &experiment.Facts{Op: "write", Token: 5, Succeeded: true}},
-		{At: ms(1400), Kind: experiment.InvariantViolated, Replica: "a1", Token: 5, Text: "stale write accepted: token 5 after token 8 was issued"},
+		{At: ms(1300), Kind: history.InvariantViolated, Replica: "a3", Text: "two owners at once (a3 acquired): a1 (token 5), a3 (token 8)"},
+		{At: ms(1400), Kind: history.WriteAccepted, Replica: "a1", Token: 5, Facts: &history.Facts{Op: "write", Token: 5, Succeeded: true}},
+		{At: ms(1400), Kind: history.InvariantViolated, Replica: "a1", Token: 5, Text: "stale write accepted: token 5 after token 8 was issued"},
 	}
 }
 
@@ -56,8 +56,8 @@ func violatedLanes(tl timeline, i int) []string {
 // stale write accepted marks its writer; nothing else is marked.
 func TestTwoOwnersMarkedByEtcdsTruth(t *testing.T) {
 	events := twoBelievers()
-	h := experiment.History{Events: events}
-	f := experiment.Find(&h, "")
+	h := history.History{Events: events}
+	f := history.Find(&h, "")
 	if len(f.TwoOwners) != 1 || f.TwoOwners[0].Holder != "a3" || f.TwoOwners[0].Acting != "a3" {
 		t.Fatalf("the checker's finding is %+v: want a3's take-over, with etcd holding a3's key", f.TwoOwners)
 	}
@@ -78,7 +78,7 @@ func TestTwoOwnersMarkedByEtcdsTruth(t *testing.T) {
 	}
 	// The column says whose key etcd held, beside the monitor's words.
 	for i, it := range tl.items {
-		if e := tl.events[it.first]; e.Kind == experiment.InvariantViolated && e.Replica == "a3" {
+		if e := tl.events[it.first]; e.Kind == history.InvariantViolated && e.Replica == "a3" {
 			if got := tl.eventWords(i); !strings.Contains(got, "etcd held a3's key, so a1 acted on belief alone") {
 				t.Errorf("the two-owner column reads %q", got)
 			}
@@ -101,9 +101,9 @@ func TestTwoOwnersMarkedByEtcdsTruth(t *testing.T) {
 // marked; without the monitor's event the act's own column is.
 func TestTwoOwnersNeitherHeld(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	events := []experiment.Event{
-		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 5},
-		{At: ms(20), Kind: experiment.Acquired, Replica: "a2", Token: 6},
+	events := []history.Event{
+		{At: ms(10), Kind: history.Acquired, Replica: "a1", Token: 5},
+		{At: ms(20), Kind: history.Acquired, Replica: "a2", Token: 6},
 	}
 	tl := buildTimeline(events, []string{"a1", "a2"}, nil, false)
 	last := len(tl.items) - 1
@@ -134,10 +134,10 @@ func countRune(s string, r rune) int {
 // took over, its writes refused) is no mark there.
 func TestOwnRulesMarkTheirViolation(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	events := []experiment.Event{
-		{At: ms(10), Kind: experiment.Acquired, Replica: "a1", Token: 5},
-		{At: ms(20), Kind: experiment.Acquired, Replica: "a2", Token: 6},
-		{At: ms(30), Kind: experiment.WriteRejected, Replica: "a1", Token: 5},
+	events := []history.Event{
+		{At: ms(10), Kind: history.Acquired, Replica: "a1", Token: 5},
+		{At: ms(20), Kind: history.Acquired, Replica: "a2", Token: 6},
+		{At: ms(30), Kind: history.WriteRejected, Replica: "a1", Token: 5},
 	}
 	tl := buildTimeline(events, []string{"a1", "a2"}, nil, true)
 	for i := range tl.items {
@@ -145,7 +145,7 @@ func TestOwnRulesMarkTheirViolation(t *testing.T) {
 			t.Errorf("item %d marked %v in a run held by its own rules", i, got)
 		}
 	}
-	named := append(slices.Clone(events), experiment.Event{At: ms(40), Kind: experiment.InvariantViolated, Replica: "a2", Text: "Left-behind at 0.04 s: a2's ..."})
+	named := append(slices.Clone(events), history.Event{At: ms(40), Kind: history.InvariantViolated, Replica: "a2", Text: "Left-behind at 0.04 s: a2's ..."})
 	tl = buildTimeline(named, []string{"a1", "a2"}, nil, true)
 	last := len(tl.items) - 1
 	if got := violatedLanes(tl, last); fmt.Sprint(got) != "[a2]" {

@@ -1,4 +1,4 @@
-package experiment
+package history
 
 // The protected resource as a history shows it: what a timeline's cursor
 // needs to draw the resource at any instant, from the events alone. A
@@ -15,11 +15,11 @@ const (
 	OpFencing = "fencing"
 )
 
-// initialFencing is whether a run's first resource checks tokens.
-const initialFencing = true
+// InitialFencing is whether a run's first resource checks tokens.
+const InitialFencing = true
 
 // InitialResource is the resource as a run begins, before any event.
-func InitialResource() ResourceState { return ResourceState{Fencing: initialFencing} }
+func InitialResource() ResourceState { return ResourceState{Fencing: InitialFencing} }
 
 // After is the resource once event e has happened: a write taken or
 // refused, fencing switched, or a new resource.
@@ -41,4 +41,14 @@ func (s ResourceState) After(e Event) ResourceState {
 		s.Fencing = f.Succeeded
 	}
 	return s
+}
+
+// ResourceState is a snapshot of the resource for display.
+type ResourceState struct {
+	Fencing  bool
+	Highest  int64 // highest token accepted
+	Value    string
+	Writer   string
+	Accepted int
+	Rejected int
 }

@@ -1,11 +1,10 @@
-package experiment
+package history
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 )
 
@@ -30,25 +29,26 @@ import (
 // the first), which is what a fault schedule is anchored to: a learner's
 // key pressed 2.5 s into step 3 is replayed 2.5 s into step 3.
 //
-// A running Run exposes its history as it grows: Events(since) returns
-// the entries from index since on (an index into Events, stable for the
-// run's life), Updated signals that new ones exist, and History returns
-// a copy of the whole thing. A screen keeps the index it has read up to,
+// A running experiment.Run exposes its history as it grows: Events(since)
+// returns the entries from index since on (an index into Events, stable
+// for the run's life), Updated signals that new ones exist, and History
+// returns a copy of the whole thing. A screen keeps the index it has read up to,
 // waits on Updated (or ticks) and asks for the rest. Only the Run writes
 // to its history; everything handed out is a copy.
 //
-// What a history shows is the checker's: Check gives the verdict (the
+// What a history shows is the checker's: Judge gives the verdict (the
 // scenario's Properties over the findings), Parts and Find the findings
 // themselves (terms of ownership, two owners at once against etcd's
 // holder, stale writes, gaps, lease extensions, figures) per part of the
 // run, which is what a timeline marks. A scenario's Predict question is
-// judged against a history too (Question.Judge); with Env.Prediction the
-// run records the learner's pick in Prediction, judged.
+// judged against a history too (experiment.Question.Judge); with
+// experiment.Env.Prediction the run records the learner's pick in
+// Prediction, judged.
 //
-// WriteHistory and ReadHistory keep a history in a file (JSON, one
-// document); Env.HistoryDir makes a run save its own when it ends (the
-// TUI keeps every run's in HistoryDir()). `playground experiment replay
-// FILE` prints one again and judges it anew without etcd (Replay), and
+// Write and Read keep a history in a file (JSON, one document);
+// experiment.Env.HistoryDir makes a run save its own when it ends.
+// `playground experiment replay FILE` prints one again and judges it anew
+// without etcd (experiment.Replay), and
 // `experiment run NAME --faults FILE` runs its fault schedule on a fresh
 // etcd.
 type History struct {
@@ -173,6 +173,11 @@ func (k Kind) IsFault() bool {
 	return false
 }
 
+// IsEtcdFault: a fault done to etcd itself (its Replica names a member).
+func (k Kind) IsEtcdFault() bool {
+	return k == MemberStopped || k == MemberRestarted || k == LeaderMoved
+}
+
 // Faults returns the history's faults, the script's and the learner's.
 func (h *History) Faults() []Event {
 	var out []Event
@@ -228,8 +233,8 @@ func (h *History) HoldsAt(n int) map[string]StoreKey {
 	return held
 }
 
-// WriteHistory writes h as one JSON document.
-func WriteHistory(w io.Writer, h History) error {
+// Write writes h as one JSON document.
+func Write(w io.Writer, h History) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	if err := enc.Encode(h); err != nil {
@@ -239,10 +244,12 @@ func WriteHistory(w io.Writer, h History) error {
 }
 
 // ErrHistoryFormat: the file is a history of a layout this build cannot read.
-var ErrHistoryFormat = errors.New("experiment: unknown history format")
+var ErrHistoryFormat = errors.New("history: unknown format")
 
-// ReadHistory reads what WriteHistory wrote.
-func ReadHistory(r io.Reader) (History, error) {
+// Read reads what Write wrote: a history of this build's format, under
+// its scenario's current name. Whether the scenario exists is the
+// caller's to check (the catalog is above this package).
+func Read(r io.Reader) (History, error) {
 	var h History
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&h); err != nil {
@@ -250,9 +257,6 @@ func ReadHistory(r io.Reader) (History, error) {
 	}
 	if h.Format != HistoryFormat {
 		return History{}, fmt.Errorf("%w %d (this build reads %d)", ErrHistoryFormat, h.Format, HistoryFormat)
-	}
-	if Lookup(h.Scenario) == nil {
-		return History{}, fmt.Errorf("read history: %w: %q", ErrUnknown, h.Scenario)
 	}
 	// A history recorded before its scenario was renamed reads as a run
 	// of the scenario under its current name.
@@ -263,40 +267,23 @@ func ReadHistory(r io.Reader) (History, error) {
 	return h, nil
 }
 
-// History returns a copy of the run's history so far; Verdict is set
-// once the run is over.
-func (run *Run) History() History {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	h := run.header
-	h.Events = slices.Clone(run.events)
-	if run.over {
-		v := run.verdict
-		h.Verdict = &v
-		h.Error = errText(run.err, "")
-	}
-	return h
+// Resolution is what a replica found out, by reading, about a write whose
+// answer it did not get.
+type Resolution struct {
+	Err      string    `json:"err"`            // what the write met
+	Revision int64     `json:"rev,omitempty"`  // the revision of the read
+	Held     *StoreKey `json:"held,omitempty"` // the key as read; nil: absent
+	// Applied: the key as read shows the write applied (it holds the
+	// writer's own value and lease).
+	Applied bool `json:"applied"`
 }
 
-// Replay is the verdict on a recorded history, computed again by the
-// checker (the recorded verdict for a scenario the checker does not
-// judge, or a run as the learner on a class cluster).
-func Replay(h *History) Verdict {
-	sc := Lookup(h.Scenario)
-	if sc == nil || len(sc.Shows) == 0 || h.AsLearner {
-		if h.Verdict != nil {
-			return *h.Verdict
-		}
-		return Verdict{Scenario: h.Scenario, Summary: "the recorded run has no verdict"}
-	}
-	var runErr error
-	if h.Error != "" {
-		runErr = errors.New(h.Error)
-	}
-	return Check(h, runErr)
+// StoreKey is one key of the run as etcd holds it.
+type StoreKey struct {
+	Key            string `json:"key"` // relative to the run's prefix
+	Value          string `json:"value"`
+	CreateRevision int64  `json:"create_rev"`
+	ModRevision    int64  `json:"mod_rev"`
+	Version        int64  `json:"version"`
+	Lease          int64  `json:"lease,omitempty"` // lease ID, 0 for a key without one
 }
-
-// Updated receives a value (at most one waits) whenever events were
-// recorded since the last receive: a screen waits on it instead of
-// polling, and then reads Events from where it left off.
-func (run *Run) Updated() <-chan struct{} { return run.updated }

@@ -1,13 +1,9 @@
-// Package experiment runs the course's experiments: scripted scenarios on a
-// real etcd in which replicas, each with its own client behind its own fault
-// proxy, compete for ownership while the learner (or the script) pauses,
-// crashes, partitions and restarts them. Every scenario reports what happened
-// as a stream of timestamped events and ends with a verdict saying whether it
-// showed what it exists to show.
-//
-// The package knows nothing about terminals: the headless CLI prints the
-// events and the TUI draws them.
-package experiment
+// Package history is what a run leaves behind and how it is judged: the
+// events replicas, etcd and the resource reported, history files, the
+// checker's findings and verdicts, and the old names of renamed
+// scenarios. It knows nothing of etcd or terminals, so progress, the
+// screens and replays read it without linking either.
+package history
 
 import (
 	"encoding/json"
@@ -131,15 +127,6 @@ func (e Event) String() string {
 	b.WriteString(" ")
 	b.WriteString(e.Text)
 	return strings.TrimRight(b.String(), " ")
-}
-
-// Verdict is how a run ended: whether the scenario showed what it exists to
-// show, a one-paragraph summary, and the figures it measured.
-type Verdict struct {
-	Scenario string             `json:"scenario"`
-	Showed   bool               `json:"showed"`
-	Summary  string             `json:"summary"`
-	Figures  map[string]float64 `json:"figures,omitempty"`
 }
 
 // TTLLabel is how the course writes a lease's granted TTL, in the events,

@@ -1,4 +1,4 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The timeline is the run's history as columns a cursor moves through:
@@ -26,7 +26,7 @@ type item struct {
 
 // fold counts the routine events of a folded column.
 type fold struct {
-	counts map[experiment.Kind]int
+	counts map[history.Kind]int
 	writer string // whose accepted writes it folds ("" none yet)
 	token  int64  // ... and with which token
 }
@@ -34,7 +34,7 @@ type fold struct {
 // belief is what one replica believed at an instant, from its own events.
 type belief struct {
 	seen                 bool
-	role                 experiment.Role
+	role                 history.Role
 	token                int64
 	paused, cut, crashed bool
 	gone                 bool          // retired: its part of the run is over
@@ -58,25 +58,25 @@ func (b belief) leaseLeft(t time.Duration) time.Duration {
 
 // holding is what etcd held under the run's prefix at an instant.
 type holding struct {
-	keys   []experiment.StoreKey // oldest first
-	holder string                // the oldest key's value in the group last changed
-	queue  bool                  // that group is a lock or an election (one key each)
-	rev    int64                 // the revision of the last change seen
-	down   int                   // etcd members stopped
-	leader string                // the member raft leadership last moved to ("" none seen)
-	moved  bool                  // ... in this column
+	keys   []history.StoreKey // oldest first
+	holder string             // the oldest key's value in the group last changed
+	queue  bool               // that group is a lock or an election (one key each)
+	rev    int64              // the revision of the last change seen
+	down   int                // etcd members stopped
+	leader string             // the member raft leadership last moved to ("" none seen)
+	moved  bool               // ... in this column
 }
 
 // timeline is a run's history, folded into columns.
 type timeline struct {
-	events []experiment.Event
+	events []history.Event
 	items  []item
 	lanes  []string   // replica names, in the order they first appear
 	states [][]belief // after each item, one per lane
 	holds  []holding  // after each item
 	// res is the protected resource after each item, as the history's
 	// writes and switches leave it.
-	res []experiment.ResourceState
+	res []history.ResourceState
 	// truth is, for an item that shows two owners at once, whose key etcd
 	// held then, as the checker found it (markFindings).
 	truth map[int]string
@@ -98,12 +98,12 @@ func (tl timeline) laneIndex() map[string]int {
 // routine reports whether e folds into a count rather than a column of
 // its own; skip, whether it is left out of the timeline altogether (the
 // script's waiting lines, which the hint says better, and the verdict).
-func routine(e experiment.Event) (fold, skip bool) {
+func routine(e history.Event) (fold, skip bool) {
 	switch e.Kind {
-	case experiment.Waiting, experiment.Finished:
+	case history.Waiting, history.Finished:
 		return false, true
-	case experiment.LeaseRenewed, experiment.LeaseGranted, experiment.WriteAccepted,
-		experiment.ShardClaimed, experiment.KeyChanged:
+	case history.LeaseRenewed, history.LeaseGranted, history.WriteAccepted,
+		history.ShardClaimed, history.KeyChanged:
 		return true, false
 	}
 	return false, false
@@ -111,9 +111,9 @@ func routine(e experiment.Event) (fold, skip bool) {
 
 // replicaEvent reports whether e is about one of the run's replicas
 // (rather than an etcd member, or nobody).
-func replicaEvent(e experiment.Event) bool {
+func replicaEvent(e history.Event) bool {
 	switch e.Kind {
-	case experiment.MemberStopped, experiment.MemberRestarted, experiment.LeaderMoved, experiment.KeyChanged:
+	case history.MemberStopped, history.MemberRestarted, history.LeaderMoved, history.KeyChanged:
 		return false
 	}
 	return e.Replica != ""
@@ -123,21 +123,21 @@ func replicaEvent(e experiment.Event) bool {
 // state. names are the run's replicas in creation order (lanes come in
 // that order, then any other replica the events name); retired are those
 // whose part of the run is over, whose lanes end after their last event.
-func buildTimeline(events []experiment.Event, names []string, retired map[string]bool, ownRules bool) timeline {
+func buildTimeline(events []history.Event, names []string, retired map[string]bool, ownRules bool) timeline {
 	tl := timeline{events: events, lanes: lanesOf(events, names), ownRules: ownRules}
 	lane := tl.laneIndex()
 	lastOf := lastSeen(events)
 	cur := make([]belief, len(tl.lanes))
 	var hold holding
-	res := experiment.InitialResource()
-	held, down, goneNext := map[string]experiment.StoreKey{}, map[string]bool{}, map[int]bool{}
+	res := history.InitialResource()
+	held, down, goneNext := map[string]history.StoreKey{}, map[string]bool{}, map[int]bool{}
 	for i, e := range events {
 		isFold, skip := routine(e)
 		if skip {
 			continue
 		}
 		prev := hold
-		if e.Kind == experiment.KeyChanged {
+		if e.Kind == history.KeyChanged {
 			hold = applyKey(held, e, hold, tl.lanes)
 			isFold = hold.holder == prev.holder
 		}
@@ -152,7 +152,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 			clear(goneNext)
 		}
 		tl.extend(i, e)
-		if e.Kind == experiment.LeaderMoved {
+		if e.Kind == history.LeaderMoved {
 			hold.leader, hold.moved = e.Replica, true
 		}
 		res = res.After(e)
@@ -174,7 +174,7 @@ func buildTimeline(events []experiment.Event, names []string, retired map[string
 }
 
 // closeLast records the state the last item left, once it is complete.
-func (tl *timeline) closeLast(cur []belief, h holding, res experiment.ResourceState) {
+func (tl *timeline) closeLast(cur []belief, h holding, res history.ResourceState) {
 	if len(tl.items) > len(tl.states) {
 		tl.states = append(tl.states, append([]belief(nil), cur...))
 		tl.holds = append(tl.holds, h)
@@ -185,9 +185,9 @@ func (tl *timeline) closeLast(cur []belief, h holding, res experiment.ResourceSt
 // campaigner is the lane of the replica whose campaign key etcd's watch
 // saw put by e: a key named after its lease, in a line (an election or a
 // lock queue), holding the replica's name.
-func campaigner(e experiment.Event, lane map[string]int) (int, bool) {
+func campaigner(e history.Event, lane map[string]int) (int, bool) {
 	f := e.Facts
-	if e.Kind != experiment.KeyChanged || f == nil || f.Op != "put" || f.Held == nil || f.Held.Lease == 0 || f.Held.Version != 1 {
+	if e.Kind != history.KeyChanged || f == nil || f.Op != "put" || f.Held == nil || f.Held.Lease == 0 || f.Held.Version != 1 {
 		return 0, false
 	}
 	if !strings.HasSuffix(f.Key, "/"+fmt.Sprintf("%016x", f.Held.Lease)) {
@@ -200,10 +200,10 @@ func campaigner(e experiment.Event, lane map[string]int) (int, bool) {
 // campaigning is b once etcd holds its key in a line: a candidate, unless
 // it already owns, or is down or gone.
 func campaigning(b belief) belief {
-	if b.role == experiment.RoleOwner || b.crashed || b.gone {
+	if b.role == history.RoleOwner || b.crashed || b.gone {
 		return b
 	}
-	b.seen, b.role = true, experiment.RoleCandidate
+	b.seen, b.role = true, history.RoleCandidate
 	return b
 }
 
@@ -211,7 +211,7 @@ func campaigning(b belief) belief {
 // it in the run: its own, or etcd deleting a key that held its name (an
 // electing replica renews quietly and says nothing when its part of the
 // run is over, but its key goes then).
-func lastSeen(events []experiment.Event) map[string]int {
+func lastSeen(events []history.Event) map[string]int {
 	last := map[string]int{}
 	for i, e := range events {
 		if _, skip := routine(e); skip {
@@ -220,7 +220,7 @@ func lastSeen(events []experiment.Event) map[string]int {
 		switch {
 		case replicaEvent(e):
 			last[e.Replica] = i
-		case e.Kind == experiment.KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
+		case e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete":
 			for _, k := range e.Facts.Prev {
 				last[k.Value] = i
 			}
@@ -231,40 +231,31 @@ func lastSeen(events []experiment.Event) map[string]int {
 
 // membersDown records a member stopped or restarted by e and counts
 // those down.
-func membersDown(down map[string]bool, e experiment.Event) int {
+func membersDown(down map[string]bool, e history.Event) int {
 	switch e.Kind {
-	case experiment.MemberStopped:
+	case history.MemberStopped:
 		down[e.Replica] = true
-	case experiment.MemberRestarted:
+	case history.MemberRestarted:
 		delete(down, e.Replica)
 	}
 	return len(down)
 }
 
 // lanesOf is names, then every other replica the events name.
-func lanesOf(events []experiment.Event, names []string) []string {
+func lanesOf(events []history.Event, names []string) []string {
 	out := append([]string(nil), names...)
 	for _, e := range events {
-		if replicaEvent(e) && !containsName(out, e.Replica) {
+		if replicaEvent(e) && !slices.Contains(out, e.Replica) {
 			out = append(out, e.Replica)
 		}
 	}
 	return out
 }
 
-func containsName(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
-}
-
 // joins reports whether e goes into the last column: a routine event
 // into a fold, unless it is an accepted write by another writer or token
 // than the fold's.
-func (tl *timeline) joins(e experiment.Event, isFold bool) bool {
+func (tl *timeline) joins(e history.Event, isFold bool) bool {
 	if !isFold || len(tl.items) == 0 {
 		return false
 	}
@@ -272,7 +263,7 @@ func (tl *timeline) joins(e experiment.Event, isFold bool) bool {
 	if f == nil {
 		return false
 	}
-	if e.Kind == experiment.WriteAccepted && f.writer != "" && (f.writer != e.Replica || f.token != e.Token) {
+	if e.Kind == history.WriteAccepted && f.writer != "" && (f.writer != e.Replica || f.token != e.Token) {
 		return false
 	}
 	return true
@@ -284,7 +275,7 @@ func (tl *timeline) joins(e experiment.Event, isFold bool) bool {
 func (tl *timeline) open(i int, isFold bool, cur []belief) {
 	it := item{first: i, last: i}
 	if isFold {
-		it.fold = &fold{counts: map[experiment.Kind]int{}}
+		it.fold = &fold{counts: map[history.Kind]int{}}
 	}
 	tl.items = append(tl.items, it)
 	for l := range cur {
@@ -293,67 +284,67 @@ func (tl *timeline) open(i int, isFold bool, cur []belief) {
 }
 
 // extend adds event i to the last column.
-func (tl *timeline) extend(i int, e experiment.Event) {
+func (tl *timeline) extend(i int, e history.Event) {
 	it := &tl.items[len(tl.items)-1]
 	it.last = i
 	if f := it.fold; f != nil {
 		f.counts[e.Kind]++
-		if e.Kind == experiment.WriteAccepted && f.writer == "" {
+		if e.Kind == history.WriteAccepted && f.writer == "" {
 			f.writer, f.token = e.Replica, e.Token
 		}
 	}
 }
 
 // apply is b after the replica's event e.
-func apply(b belief, e experiment.Event) belief {
+func apply(b belief, e history.Event) belief {
 	b.seen = true
 	switch e.Kind {
-	case experiment.LeaseGranted, experiment.LeaseRenewed:
+	case history.LeaseGranted, history.LeaseRenewed:
 		b.leased, b.renewed = true, e.At
 		if ttl := grantedTTL(e); ttl > 0 {
 			b.ttl = ttl
 		}
-	case experiment.LeaseExpired:
+	case history.LeaseExpired:
 		b.leased = false
-		if b.role == experiment.RoleOwner {
-			b.role = experiment.RoleSteppedDown
+		if b.role == history.RoleOwner {
+			b.role = history.RoleSteppedDown
 		}
-	case experiment.Acquired:
-		b.role, b.token, b.acquired = experiment.RoleOwner, e.Token, true
-	case experiment.Lost, experiment.SteppedDown:
-		b.role = experiment.RoleSteppedDown
-	case experiment.Released:
-		b.role, b.token = experiment.RoleFollower, 0
-	case experiment.ShardClaimed:
-		if b.role == "" || b.role == experiment.RoleFollower {
-			b.role = experiment.RoleWorker // a worker owns shards, not the whole
+	case history.Acquired:
+		b.role, b.token, b.acquired = history.RoleOwner, e.Token, true
+	case history.Lost, history.SteppedDown:
+		b.role = history.RoleSteppedDown
+	case history.Released:
+		b.role, b.token = history.RoleFollower, 0
+	case history.ShardClaimed:
+		if b.role == "" || b.role == history.RoleFollower {
+			b.role = history.RoleWorker // a worker owns shards, not the whole
 		}
-	case experiment.WriteAccepted:
+	case history.WriteAccepted:
 		b.wrote = true
-	case experiment.WriteRejected:
+	case history.WriteRejected:
 		b.refused = true
 	}
 	return applyFault(b, e)
 }
 
 // applyFault is b after a fault done to the replica.
-func applyFault(b belief, e experiment.Event) belief {
+func applyFault(b belief, e history.Event) belief {
 	switch e.Kind {
-	case experiment.Paused:
+	case history.Paused:
 		b.paused = true
-	case experiment.Resumed:
+	case history.Resumed:
 		b.paused = false
-	case experiment.Partitioned:
+	case history.Partitioned:
 		b.cut = true
-	case experiment.Healed:
+	case history.Healed:
 		b.cut = false
-	case experiment.Stalled:
+	case history.Stalled:
 		b.stalledUntil = e.At + time.Duration(e.Value*float64(time.Second))
-	case experiment.Crashed:
-		b.crashed, b.leased, b.role = true, false, experiment.RoleCrashed
-	case experiment.Restarted:
-		b.crashed, b.role, b.token = false, experiment.RoleFollower, 0
-	case experiment.ClockChanged:
+	case history.Crashed:
+		b.crashed, b.leased, b.role = true, false, history.RoleCrashed
+	case history.Restarted:
+		b.crashed, b.role, b.token = false, history.RoleFollower, 0
+	case history.ClockChanged:
 		b.clock = e.Value
 	}
 	return b
@@ -361,7 +352,7 @@ func applyFault(b belief, e experiment.Event) belief {
 
 // grantedTTL is the TTL etcd granted or renewed a lease with, by the
 // event's facts where it has them.
-func grantedTTL(e experiment.Event) int64 {
+func grantedTTL(e history.Event) int64 {
 	if e.Facts != nil && e.Facts.GrantedTTL > 0 {
 		return e.Facts.GrantedTTL
 	}
@@ -372,7 +363,7 @@ func grantedTTL(e experiment.Event) int64 {
 // etcd holds as the owner now, from the keys whose values name a replica
 // (lanes): a change to other keys (lab 09's offsets and members) leaves
 // the holder as it was.
-func applyKey(held map[string]experiment.StoreKey, e experiment.Event, h holding, lanes []string) holding {
+func applyKey(held map[string]history.StoreKey, e history.Event, h holding, lanes []string) holding {
 	f := e.Facts
 	if f == nil || f.Held == nil {
 		return h
@@ -387,7 +378,7 @@ func applyKey(held map[string]experiment.StoreKey, e experiment.Event, h holding
 		held[f.Key] = *f.Held
 	}
 	h.rev = max(h.rev, f.Revision, f.Held.ModRevision)
-	h.keys = make([]experiment.StoreKey, 0, len(held))
+	h.keys = make([]history.StoreKey, 0, len(held))
 	for _, k := range held {
 		h.keys = append(h.keys, k)
 	}
@@ -410,7 +401,7 @@ func dirOf(key string) string {
 // holderOf is the value of the oldest key in group dir (keys oldest
 // first), the owner of a lock or an election, and whether the group is
 // one (each key its own value); "" when the group is empty.
-func holderOf(keys []experiment.StoreKey, dir string) (string, bool) {
+func holderOf(keys []history.StoreKey, dir string) (string, bool) {
 	holder, values, n := "", map[string]bool{}, 0
 	for _, k := range keys {
 		if dirOf(k.Key) != dir {
@@ -428,6 +419,13 @@ func holderOf(keys []experiment.StoreKey, dir string) (string, bool) {
 // at is the time of item i: when its last event happened.
 func (tl timeline) at(i int) time.Duration { return tl.events[tl.items[i].last].At }
 
+// keyEvent reports whether an event is one the run exists to show: an
+// invariant broken (two owners, a stale write accepted) or a stale write
+// refused.
+func keyEvent(e history.Event) bool {
+	return e.Kind == history.InvariantViolated || e.Kind == history.WriteRejected
+}
+
 // keyItem reports whether item i is an event the run exists to show: a
 // violation (two owners, a stale write accepted) or a refused write.
 func (tl timeline) keyItem(i int) bool {
@@ -441,7 +439,7 @@ func (tl timeline) keyItems() (violations, refusals int) {
 		if !tl.keyItem(i) {
 			continue
 		}
-		if tl.events[it.first].Kind == experiment.InvariantViolated {
+		if tl.events[it.first].Kind == history.InvariantViolated {
 			violations++
 		} else {
 			refusals++
@@ -462,11 +460,11 @@ func (tl timeline) nextKey(i int) int {
 }
 
 // focus is the item a finished run ends its cursor on: the one holding
-// the event the checker's verdict is about (experiment.Focus), a
-// violation or refusal of that instant before any other column of it;
-// the last item when the verdict points at nothing.
-func (tl timeline) focus(h *experiment.History) int {
-	at, ok := experiment.Focus(h)
+// the event of the instant at the checker's verdict is about
+// (experiment.Focus), a violation or refusal of that instant before any
+// other column of it; the last item when the verdict points at nothing
+// (ok false).
+func (tl timeline) focus(at time.Duration, ok bool) int {
 	if !ok || len(tl.items) == 0 {
 		return len(tl.items) - 1
 	}
