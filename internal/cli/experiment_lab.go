@@ -188,7 +188,7 @@ func labVerdict(env *Env, v history.Verdict, err error, took time.Duration) erro
 	if !v.Showed {
 		mark = "VIOLATION"
 	}
-	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 	if err != nil {
 		return fmt.Errorf("lab run: %w", err)
 	}

@@ -49,7 +49,7 @@ func replayExperiment(env *Env, args []string) error {
 	}
 	printExperimentVerdict(env.Stdout, *asJSON, v, nil, took)
 	if h.Verdict != nil && h.Verdict.Showed != v.Showed && !*asJSON {
-		fmt.Fprintf(env.Stderr, "note: the run itself concluded %q\n", h.Verdict.Summary)
+		fmt.Fprintf(env.Stderr, "note: the run itself concluded %q\n", h.Verdict.Sentence())
 	}
 	if !v.Showed {
 		return &ExitError{Code: 1}

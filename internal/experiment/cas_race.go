@@ -20,7 +20,7 @@ var casRaceScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runCASRace,
 	Predict:    casQuestion,
-	Shows:      []history.Property{{Check: oneWinnerEachRound}},
+	Shows:      []history.Property{{Name: "one-winner-each-round", Check: oneWinnerEachRound}},
 }
 
 // casRounds is how many rounds the race runs.

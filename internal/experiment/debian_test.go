@@ -423,14 +423,14 @@ func checkDebianRun(t *testing.T, run *Run, fault string) {
 	v, err := run.Wait()
 	h := run.History()
 	if err != nil || !v.Showed {
-		t.Errorf("on etcd 3.4 with %s (%+v): %v: %s", fault, h.Timing, err, v.Summary)
+		t.Errorf("on etcd 3.4 with %s (%+v): %v: %s", fault, h.Timing, err, v.Sentence())
 	}
 	if h.Timing.MinTTL != 2 || h.Params.TTL < 2 {
 		t.Errorf("timing %+v, TTL used %d: want etcd's minimum of 2 s read and used", h.Timing, h.Params.TTL)
 	}
 	checkTextsAgree(t, h.Events)
 	if fault != "no fault" {
-		t.Logf("with %s: %s\n%s", fault, v.Summary, whatTheFaultCost(h.Events))
+		t.Logf("with %s: %s\n%s", fault, v.Sentence(), whatTheFaultCost(h.Events))
 	}
 	if t.Failed() {
 		for _, e := range h.Events {

@@ -140,7 +140,7 @@ func TestScenarios(t *testing.T) {
 						t.Fatalf("run: %v", err)
 					}
 					if !v.Showed {
-						t.Errorf("did not show it: %s", v.Summary)
+						t.Errorf("did not show it: %s", v.Sentence())
 					}
 					// The race detector slows etcd and the clients several
 					// times over; expbench measures the real durations.
@@ -157,7 +157,7 @@ func TestScenarios(t *testing.T) {
 					if check := expectations[sc.Name]; check != nil {
 						check(t, v, events)
 					}
-					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Summary)
+					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Sentence())
 				})
 			}
 		})
@@ -246,7 +246,7 @@ func TestExternalCluster(t *testing.T) {
 	}
 	v, err := Execute(context.Background(), "cas-race", history.Params{Replicas: 5}, Env{Etcd: remote}, nil)
 	if err != nil || !v.Showed {
-		t.Fatalf("cas-race on a remote: %v, %s", err, v.Summary)
+		t.Fatalf("cas-race on a remote: %v, %s", err, v.Sentence())
 	}
 	cli, err := srv.Client()
 	if err != nil {

@@ -29,8 +29,8 @@ var flappingLinkScenario = &Scenario{
 	Run:        runFlappingLink,
 	Predict:    flappingQuestion,
 	Shows: []history.Property{
-		{Part: preVotePart(false), Check: leaderChurned},
-		{Part: preVotePart(true), Check: leaderHeld},
+		{Name: "leader-churned", Part: preVotePart(false), Check: leaderChurned},
+		{Name: "leader-held", Part: preVotePart(true), Check: leaderHeld},
 	},
 }
 

@@ -23,7 +23,7 @@ var leaderChangeScenario = &Scenario{
 	MinTTL:     3, // the leader moves with about 1 s of the lease left
 	Run:        runLeaderChange,
 	Predict:    leaderChangeQuestion,
-	Shows:      []history.Property{{Check: leaseExtended}},
+	Shows:      []history.Property{{Name: "lease-extended", Check: leaseExtended}},
 }
 
 func runLeaderChange(ctx context.Context, run *Run) (history.Verdict, error) {

@@ -26,7 +26,7 @@ var leastPrivilegeScenario = &Scenario{
 	DefaultTTL:   1,
 	Run:          runLeastPrivilege,
 	Predict:      leastPrivilegeQuestion,
-	Shows:        []history.Property{{Check: deniedOutside}},
+	Shows:        []history.Property{{Name: "denied-outside", Check: deniedOutside}},
 	RunAsLearner: runLeastPrivilegeAsLearner,
 }
 

@@ -30,7 +30,7 @@ var lockWaitersScenario = &Scenario{
 	DefaultTTL: 5,
 	Run:        runHerd,
 	Predict:    herdQuestion,
-	Shows:      []history.Property{{Check: herdWakesAll}},
+	Shows:      []history.Property{{Name: "herd-wakes-all", Check: herdWakesAll}},
 }
 
 // herdReleases is how many releases each half of the experiment measures.

@@ -245,11 +245,11 @@ func (run *Run) execute() {
 	v.Scenario = run.Scenario.Name
 	if err != nil {
 		v.Showed = false
-		if v.Summary == "" {
+		if v.Sentence() == "" {
 			v.Summary = "the run failed: " + err.Error()
 		}
 	}
-	run.Emit(history.Event{Kind: history.Finished, Value: boolValue(v.Showed), Text: v.Summary})
+	run.Emit(history.Event{Kind: history.Finished, Value: boolValue(v.Showed), Text: v.Sentence()})
 	run.mu.Lock()
 	run.verdict, run.err, run.over = v, err, true
 	run.mu.Unlock()

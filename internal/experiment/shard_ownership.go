@@ -22,7 +22,7 @@ var shardOwnershipScenario = &Scenario{
 	DefaultTTL: 1,
 	Run:        runShards,
 	Predict:    shardQuestion,
-	Shows:      []history.Property{{Check: onlyDeadShardsMove}},
+	Shows:      []history.Property{{Name: "only-dead-shards-move", Check: onlyDeadShardsMove}},
 }
 
 const shardsPerWorker = 3

@@ -22,8 +22,8 @@ var singletonVsElectionScenario = &Scenario{
 	Run:        runSingleton,
 	Predict:    singletonQuestion,
 	Shows: []history.Property{
-		{Part: plainKeyPart, Check: plainKeyStuck},
-		{Part: leasedPart, Check: leasedFailover},
+		{Name: "plain-key-stuck", Part: plainKeyPart, Check: plainKeyStuck},
+		{Name: "leased-failover", Part: leasedPart, Check: leasedFailover},
 	},
 }
 

@@ -22,8 +22,8 @@ var ttlUnlockBugScenario = &Scenario{
 	Run:        runUnlockBug,
 	Predict:    unlockQuestion,
 	Shows: []history.Property{
-		{Part: naivePart, Check: naiveShowsTwoOwners, When: func(p history.Params) bool { return runs(p.VersionedUnlock, false) }},
-		{Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p history.Params) bool { return runs(p.VersionedUnlock, true) }},
+		{Name: "two-owners", Part: naivePart, Check: naiveShowsTwoOwners, When: func(p history.Params) bool { return runs(p.VersionedUnlock, false) }},
+		{Name: "one-owner", Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p history.Params) bool { return runs(p.VersionedUnlock, true) }},
 	},
 }
 

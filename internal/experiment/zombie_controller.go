@@ -25,8 +25,8 @@ var zombieControllerScenario = &Scenario{
 	Run:        runZombieController,
 	Predict:    zombieQuestion,
 	Shows: []history.Property{
-		{Part: zombiePart(false), Check: zombieOverwrote},
-		{Part: zombiePart(true), Check: zombieRefused},
+		{Name: "zombie-overwrote", Part: zombiePart(false), Check: zombieOverwrote},
+		{Name: "zombie-refused", Part: zombiePart(true), Check: zombieRefused},
 	},
 }
 

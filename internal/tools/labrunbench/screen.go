@@ -193,7 +193,7 @@ func (p *probe) result(h history.History) runResult {
 	if h.Verdict != nil {
 		r.verdict = "held"
 		if !h.Verdict.Showed {
-			r.verdict = "violation: " + firstSentence(h.Verdict.Summary)
+			r.verdict = "violation: " + firstSentence(h.Verdict.Sentence())
 		}
 	}
 	for _, e := range h.Events {

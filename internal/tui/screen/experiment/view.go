@@ -232,7 +232,7 @@ func (m Model) resultPanel(w, n int) []string {
 	if !v.Showed {
 		head = st.Heading.Render("result ") + st.Error.Render("the effect did not show this time")
 	}
-	found := "The checker found: " + v.Summary
+	found := "The checker found: " + v.Sentence()
 	p := m.predicted
 	if p == nil {
 		return append([]string{head}, styled(st.Text, text.ClampWords(found, w, n-1))...)

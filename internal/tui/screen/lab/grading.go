@@ -69,7 +69,7 @@ func runGrade(ctx context.Context, kit *grade.Course, o grade.Options, lab lesso
 		return toReport(lab, nil, err)
 	}
 	defer cleanup()
-	rep, err := grade.Grade(ctx, o, lab.StepSpecs())
+	rep, err := grade.Grade(ctx, o, grade.StepSpecs(lab))
 	return toReport(lab, rep, err)
 }
 
@@ -102,7 +102,7 @@ func gradedCmd(lab string, r *report) tea.Cmd {
 	case r.unsound():
 		end = r.Lab.Status
 	}
-	status, ok := end.Progress()
+	status, ok := progressStatus(end)
 	if !ok {
 		return nil
 	}

@@ -229,7 +229,7 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	if h := r.history; h != nil && h.Verdict != nil {
 		at := time.Duration(-1)
 		if !h.Verdict.Showed {
-			if t, ok := experiment.LabViolationAt(h.Verdict.Summary); ok {
+			if t, ok := experiment.LabViolationAt(h.Verdict.Sentence()); ok {
 				at = t
 			}
 		}

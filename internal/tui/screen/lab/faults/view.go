@@ -176,9 +176,9 @@ func (m Model) failedRunLines(r *faultRun, w int) []string {
 // names it, "kept-working at 7.20 s: ..."), else the whole summary.
 func violationText(v *history.Verdict) string {
 	if v.Showed {
-		return v.Summary // what the checker held the code to, each held
+		return v.Sentence() // what the checker held the code to, each held
 	}
-	for _, s := range strings.SplitAfter(v.Summary, ". ") {
+	for _, s := range strings.SplitAfter(v.Sentence(), ". ") {
 		if _, ok := experiment.LabViolationAt(s); ok {
 			if loc := violationName.FindStringIndex(s); loc != nil {
 				s = s[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
@@ -186,7 +186,7 @@ func violationText(v *history.Verdict) string {
 			return strings.TrimSpace(s)
 		}
 	}
-	return v.Summary
+	return v.Sentence()
 }
 
 func clampLines(s string, n, w int) []string {
