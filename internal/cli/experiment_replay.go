@@ -6,7 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
+	"github.com/ownership-election/playground/internal/labrun"
 )
 
 // replayExperiment prints a recorded run's events and the checker's
@@ -31,7 +32,7 @@ func replayExperiment(env *Env, args []string) error {
 		return err
 	}
 	// A lab run's history is printed and judged as the live run was.
-	lab := experiment.IsLabRun(h.Scenario)
+	lab := labrun.IsLabRun(h.Scenario)
 	print := eventPrinter(env.Stdout, *asJSON, *verbose)
 	if lab {
 		print = labPrinter(env.Stdout, *asJSON, *verbose)
@@ -39,7 +40,7 @@ func replayExperiment(env *Env, args []string) error {
 	for _, e := range h.Events {
 		print(e)
 	}
-	v := experiment.Replay(&h)
+	v := scenario.Replay(&h)
 	var took time.Duration
 	if n := len(h.Events); n > 0 {
 		took = h.Events[n-1].At

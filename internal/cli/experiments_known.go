@@ -1,20 +1,20 @@
 package cli
 
 import (
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 )
 
 // knownExperiments returns the experiment names lessons and predict
 // questions may refer to: exactly the scenarios registered in
 // internal/experiment, so `playground check` validates against what runs.
-func knownExperiments() []string { return experiment.Names() }
+func knownExperiments() []string { return scenario.Names() }
 
 // experimentTitles returns each registered scenario's one-line title by
 // name, for the course map's list of a lesson's experiments.
 func experimentTitles() map[string]string {
 	titles := map[string]string{}
-	for _, sc := range experiment.Scenarios() {
+	for _, sc := range scenario.Scenarios() {
 		titles[sc.Name] = sc.Title
 	}
 	return titles

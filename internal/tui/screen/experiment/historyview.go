@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -28,7 +29,7 @@ type HistoryView struct {
 // when at is negative.
 func NewHistoryView(st theme.Styles, h history.History, at time.Duration) HistoryView {
 	m := Model{Base: screen.NewBase(screen.Context{Styles: st}), keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		phase: phaseDone, tlc: &timelineCache{}, ownRules: experiment.IsLabRun(h.Scenario)}
+		phase: phaseDone, tlc: &timelineCache{}, ownRules: labrun.IsLabRun(h.Scenario)}
 	m.snap.events = h.Events
 	m.snap.verdict = h.Verdict
 	seen := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 
 	"charm.land/bubbles/v2/key"
@@ -126,7 +127,7 @@ type (
 // New builds the screen for the experiment opts.Name. An unknown name
 // gives a screen that says so.
 func New(ctx screen.Context, opts Options) *Model {
-	sc := experiment.Lookup(opts.Name)
+	sc := scenario.Lookup(opts.Name)
 	if sc == nil {
 		return &Model{Base: screen.NewBase(ctx), keys: DefaultKeyMap(), picked: -1, now: time.Now,
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
@@ -255,7 +256,7 @@ func (m Model) start() (Model, tea.Cmd) {
 	return m, func() tea.Msg {
 		env.HistoryDir = experiment.HistoryDir() // every run's history is kept (replay FILE)
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := experiment.Start(ctx, name, p, env, nil)
+		run, err := scenario.Start(ctx, name, p, env, nil)
 		if err != nil {
 			cancel()
 		}
@@ -468,15 +469,15 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case target == nil:
 	case key.Matches(msg, k.Pause):
 		if m.snap.replicas[m.sel].Paused {
-			go target.Resume()
+			go target.Resume(history.ByLearner)
 		} else {
-			go target.Pause()
+			go target.Pause(history.ByLearner)
 		}
 	case key.Matches(msg, k.Crash):
-		go target.Crash()
+		go target.Crash(history.ByLearner)
 	case key.Matches(msg, k.Restart):
 		go func() {
-			if err := target.Restart(); err != nil {
+			if err := target.Restart(history.ByLearner); err != nil {
 				run.Note("%v", err)
 			}
 		}()
@@ -487,12 +488,12 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		if r := m.snap.replicas[m.sel].ClockRate; r != 0 && r != 1 {
 			rate = 1
 		}
-		go target.SetClockRate(rate)
+		go target.SetClockRate(rate, history.ByLearner)
 	case key.Matches(msg, k.Partition):
 		if m.snap.replicas[m.sel].Partitioned {
-			go target.Heal()
+			go target.Heal(history.ByLearner)
 		} else {
-			go target.Partition()
+			go target.Partition(history.ByLearner)
 		}
 	}
 	return m, nil

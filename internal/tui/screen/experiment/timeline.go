@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -468,7 +469,7 @@ func (tl timeline) nextKey(i int) int {
 // violation or refusal of that instant before any other column of it;
 // the last item when the verdict points at nothing.
 func (tl timeline) focus(h *history.History) int {
-	at, ok := experiment.Focus(h)
+	at, ok := scenario.Focus(h)
 	if !ok || len(tl.items) == 0 {
 		return len(tl.items) - 1
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 
 	"github.com/charmbracelet/x/ansi"
@@ -162,7 +163,7 @@ func TestRunEndsOnWhatItShows(t *testing.T) {
 		}
 	}
 	tl := m.timeline()
-	at, ok := experiment.Focus(&history.History{Scenario: "fencing", Events: m.snap.events})
+	at, ok := scenario.Focus(&history.History{Scenario: "fencing", Events: m.snap.events})
 	if cur := m.cursorOf(tl); !ok || tl.at(cur) != at || tl.events[tl.items[cur].first].Kind != history.WriteRejected {
 		t.Errorf("the cursor is on item %d at %v, the checker's focus is %v (%v)", cur, tl.at(cur), at, ok)
 	}
@@ -204,7 +205,7 @@ func noWordCut(t *testing.T, m *Model, name string) {
 // TestNoWordCutAt80: no experiment's screen, predicting, running or
 // done, cuts a line inside a word at 80 columns.
 func TestNoWordCutAt80(t *testing.T) {
-	for _, name := range experiment.Names() {
+	for _, name := range scenario.Names() {
 		m := running(newModel(t, name, false, 78, 22))
 		m.snap.atStep = true
 		noWordCut(t, m, "running "+name)

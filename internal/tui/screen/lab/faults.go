@@ -15,12 +15,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
 )
 
@@ -71,7 +72,7 @@ type faultRun struct {
 }
 
 // labHasRunner reports whether the lab's code can play a replica.
-func labHasRunner(id string) bool { return experiment.LabScenario(id) != nil }
+func labHasRunner(id string) bool { return labrun.Scenario(id) != nil }
 
 // faultMsg is one event of a run, faultDoneMsg its end.
 type (
@@ -253,7 +254,7 @@ func readRecord(path string) (history.History, error) {
 		return history.History{}, fmt.Errorf("read the run's history: %w", err)
 	}
 	defer f.Close()
-	h, err := experiment.ReadHistory(f)
+	h, err := scenario.ReadHistory(f)
 	if err != nil {
 		return h, fmt.Errorf("read the run's history %s: %w", path, err)
 	}
@@ -288,7 +289,7 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	if h := r.history; h != nil && h.Verdict != nil {
 		at := time.Duration(-1)
 		if !h.Verdict.Showed {
-			if t, ok := experiment.LabViolationAt(h.Verdict.Summary); ok {
+			if t, ok := labrun.ViolationAt(h.Verdict.Summary); ok {
 				at = t
 			}
 		}
@@ -343,7 +344,7 @@ func (m Model) FaultHistory() (history.History, bool) {
 // faultsKey handles a key while the faults view is open.
 func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, f := m.keys, &m.faults
-	names := experiment.LabScheduleNames()
+	names := labrun.ScheduleNames()
 	if f.choosing {
 		switch {
 		case key.Matches(msg, k.Up):

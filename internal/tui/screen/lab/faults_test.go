@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -103,7 +103,7 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if mine == nil || mine.history == nil || mine.view == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	at, ok := experiment.LabViolationAt(mine.history.Verdict.Summary)
+	at, ok := labrun.ViolationAt(mine.history.Verdict.Summary)
 	if got := mine.view.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
 		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Summary)
 	}
@@ -137,7 +137,7 @@ func pickSchedule(tm *teatest.TestModel, n int) {
 // says is the start of what the schedule list says the chosen schedule
 // does, short enough to stay on the first line at 80 columns.
 func says(schedule string) string {
-	s := experiment.LabScheduleSays(schedule)
+	s := labrun.ScheduleSays(schedule)
 	if len(s) > 24 {
 		s = s[:24]
 	}

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/sentence"
 	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
@@ -44,11 +44,11 @@ func (m Model) scheduleList(w, h int) []string {
 		out = append(out, st.Muted.Render(l))
 	}
 	out = append(out, "")
-	names := experiment.LabScheduleNames()
+	names := labrun.ScheduleNames()
 	for i, n := range names {
 		if i == m.faults.choice {
 			out = append(out, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
-			for _, l := range strings.Split(text.Wrap(experiment.LabScheduleSays(n), max(w-4, 10)), "\n") {
+			for _, l := range strings.Split(text.Wrap(labrun.ScheduleSays(n), max(w-4, 10)), "\n") {
 				out = append(out, st.Text.Render("    "+l))
 			}
 			continue
@@ -178,7 +178,7 @@ func violationText(v *history.Verdict) string {
 		return v.Summary // what the checker held the code to, each held
 	}
 	for _, s := range strings.SplitAfter(v.Summary, ". ") {
-		if _, ok := experiment.LabViolationAt(s); ok {
+		if _, ok := labrun.ViolationAt(s); ok {
 			if loc := violationName.FindStringIndex(s); loc != nil {
 				s = s[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
 			}
