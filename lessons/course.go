@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"slices"
 
-	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -106,16 +105,6 @@ type Lab struct {
 	Path   string // lab.yaml, as shown in problems
 
 	lessonLine, fileLine int // lines of the lesson and file fields, for problems
-}
-
-// StepSpecs are the lab's steps as the grader takes them (internal/grade
-// maps test results onto them): each step's test and title, in order.
-func (l Lab) StepSpecs() []grade.StepSpec {
-	out := make([]grade.StepSpec, len(l.Steps))
-	for i, s := range l.Steps {
-		out[i] = grade.StepSpec{Test: s.Test, Title: s.Title}
-	}
-	return out
 }
 
 // Step is one graded step of a lab: one test function and its hints.

@@ -13,7 +13,7 @@ import (
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/ownership-election/playground/internal/tui/text"
+	"github.com/ownership-election/playground/internal/sentence"
 )
 
 // Board is the instructor's view of the class: every learner on the
@@ -275,7 +275,7 @@ func reconnectReason(err error) string {
 	if err == nil {
 		return "the watch ended"
 	}
-	return text.FirstLine(err.Error())
+	return sentence.FirstLine(err.Error())
 }
 
 // watchOnce watches from the board's revision until a watch fails or the

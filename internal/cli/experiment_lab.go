@@ -11,10 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -186,7 +185,7 @@ func labVerdict(env *Env, v history.Verdict, err error, took time.Duration) erro
 	if !v.Showed {
 		mark = "VIOLATION"
 	}
-	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 	if err != nil {
 		return fmt.Errorf("lab run: %w", err)
 	}

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 func TestExperimentLabUsage(t *testing.T) {

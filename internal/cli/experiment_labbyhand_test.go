@@ -12,7 +12,6 @@ import (
 
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
-
 	"github.com/ownership-election/playground/internal/testwait"
 )
 

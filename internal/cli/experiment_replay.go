@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment/scenario"
+	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/labrun"
 )
 
@@ -40,7 +40,7 @@ func replayExperiment(env *Env, args []string) error {
 	for _, e := range h.Events {
 		print(e)
 	}
-	v := scenario.Replay(&h)
+	v := experiment.Replay(&h, runScenario(h.Scenario))
 	var took time.Duration
 	if n := len(h.Events); n > 0 {
 		took = h.Events[n-1].At
@@ -50,7 +50,7 @@ func replayExperiment(env *Env, args []string) error {
 	}
 	printExperimentVerdict(env.Stdout, *asJSON, v, nil, took)
 	if h.Verdict != nil && h.Verdict.Showed != v.Showed && !*asJSON {
-		fmt.Fprintf(env.Stderr, "note: the run itself concluded %q\n", h.Verdict.Summary)
+		fmt.Fprintf(env.Stderr, "note: the run itself concluded %q\n", h.Verdict.Sentence())
 	}
 	if !v.Showed {
 		return &ExitError{Code: 1}

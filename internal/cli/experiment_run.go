@@ -137,7 +137,7 @@ func readHistoryFile(path string) (history.History, error) {
 		return history.History{}, Usagef("%v", err)
 	}
 	defer f.Close()
-	h, err := scenario.ReadHistory(f)
+	h, err := experiment.ReadHistory(f, runScenario)
 	if err != nil {
 		return history.History{}, Usagef("%s: %v", path, err)
 	}
@@ -251,10 +251,10 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 	if asJSON {
 		b, _ := json.Marshal(struct {
 			Kind string `json:"kind"`
-			history.Verdict
+			history.VerdictRecord
 			Seconds float64 `json:"seconds"`
 			Error   string  `json:"error,omitempty"`
-		}{"verdict", v, took.Seconds(), errString(err)})
+		}{"verdict", v.Record(), took.Seconds(), errString(err)})
 		fmt.Fprintln(out, string(b))
 		return
 	}
@@ -262,7 +262,7 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 	if !v.Showed {
 		mark = "NOT SHOWN"
 	}
-	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Summary, took.Seconds())
+	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 }
 
 // saveHistory writes h to path through a temporary file, so a reader

@@ -248,7 +248,7 @@ func (g *grader) gradeOne(ctx context.Context, lab *lessons.Lab, rep reporter) *
 		return out
 	}
 	defer cleanup()
-	r, err := grade.Grade(ctx, o, lab.StepSpecs())
+	r, err := grade.Grade(ctx, o, grade.StepSpecs(*lab))
 	out.Report = r
 	if why := grade.NotGradable(r, err); why != "" {
 		out.NotGradable = why

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // StopMember stops an etcd member of the in-process cluster, as a fault

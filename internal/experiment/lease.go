@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Lease is a replica's etcd lease, optionally kept alive by a renewal loop

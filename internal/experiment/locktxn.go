@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // A write whose answer is lost may still have been applied: a request

@@ -24,13 +24,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/faultproxy"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Errors a run can end with before it starts.
@@ -241,11 +240,11 @@ func (run *Run) execute() {
 	v.Scenario = run.Scenario.Name
 	if err != nil {
 		v.Showed = false
-		if v.Summary == "" {
+		if v.Sentence() == "" {
 			v.Summary = "the run failed: " + err.Error()
 		}
 	}
-	run.Emit(history.Event{Kind: history.Finished, Value: boolValue(v.Showed), Text: v.Summary})
+	run.Emit(history.Event{Kind: history.Finished, Value: boolValue(v.Showed), Text: v.Sentence()})
 	run.mu.Lock()
 	run.verdict, run.err, run.over = v, err, true
 	run.mu.Unlock()

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The store's view: what etcd itself holds under the run's prefix, read by

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // clusterTiming is the cluster's timing as the run uses it: the history's

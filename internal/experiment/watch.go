@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // keyWatch records every change etcd makes under the run's prefix as a

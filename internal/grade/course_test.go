@@ -287,3 +287,23 @@ func TestCompileErrorNamesTheLearnersFile(t *testing.T) {
 		t.Errorf("a compile error in the stub called not gradable: %s", why)
 	}
 }
+
+// The go command names a file by its path relative to its own folder
+// when that is shorter than the absolute one (a TMPDIR beside the
+// course's build folder, as in the CLI's scripts): that form of the
+// submission's copy is put back to the learner's file name too.
+func TestOverlaidNamesRelativeToDir(t *testing.T) {
+	root := filepath.Join(string(filepath.Separator), "home", "a-learner-with-a-long-name", "work")
+	o := Options{
+		Dir:     filepath.Join(root, ".cache", "playground", "course", "0123abcd"),
+		Overlay: map[string]string{filepath.Join("labs", "01_cas", "cas.go"): filepath.Join(root, "tmp", "playground-submission-1", "cas.go")},
+	}
+	rel := filepath.Join("..", "..", "..", "..", "tmp", "playground-submission-1", "cas.go")
+	abs := filepath.Join(root, "tmp", "playground-submission-1", "cas.go")
+	for _, printed := range []string{rel, abs} {
+		got := o.overlaidNames().Replace(printed + ":6:1: syntax error: unexpected }")
+		if want := "labs/01_cas/cas.go:6:1: syntax error: unexpected }"; got != want {
+			t.Errorf("%s put back as %q, want %q", printed, got, want)
+		}
+	}
+}

@@ -292,8 +292,20 @@ func (o Options) overlaidNames() *strings.Replacer {
 		if to == "" {
 			continue
 		}
-		if abs, err := o.absPath(to); err == nil {
-			pairs = append(pairs, abs, filepath.ToSlash(from))
+		abs, err := o.absPath(to)
+		if err != nil {
+			continue
+		}
+		pairs = append(pairs, abs, filepath.ToSlash(from))
+		// The go command names a file relative to its folder (Dir)
+		// when that is shorter: a submission's temporary folder near
+		// the course's build folder (TMPDIR under HOME). Without this
+		// pair that compile error would be no lab file's, and the
+		// learner's mistake "not gradable".
+		if dir, err := o.absPath("."); err == nil {
+			if rel, err := filepath.Rel(dir, abs); err == nil && strings.HasPrefix(rel, "..") {
+				pairs = append(pairs, rel, filepath.ToSlash(from))
+			}
 		}
 	}
 	if len(pairs) == 0 {

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
-
-	"github.com/ownership-election/playground/internal/sentence"
 )
 
 // The checker: one function from a History to what it shows, for every
@@ -17,18 +14,31 @@ import (
 // KeyChanged events), what the resource took (writes with their tokens)
 // and the figures the script measured. A scenario states what it exists
 // to show as Properties over these Findings; the verdict is whether they
-// hold, in sentences made from the findings, so it never says what the
-// history contradicts.
+// hold, a Finding each (verdict.go), with sentences made from the
+// findings, so it never says what the history contradicts.
 
 // Property is one thing a scenario exists to show, judged on the findings
 // of one part of its history.
 type Property struct {
+	// Name is the property's stable name, which its Finding carries
+	// ("two-owners", "one-holder"): what a program reads where a person
+	// reads the sentence. Unique among a scenario's properties of one
+	// part.
+	Name string
 	// Part names the part it is about ("" the whole run, or a part a
 	// script began with Run.Part).
 	Part string
 	// Check reports whether the findings show it and says, in a
-	// sentence, what they show, whether or not it holds.
+	// sentence, what they show, whether or not it holds. Judge makes its
+	// Finding: the name, the part, and the part's first two owners at
+	// once, stale write or lease extension (the instant Focus opens at)
+	// as its instant, replicas and event.
 	Check func(f *Findings) (bool, string)
+	// Find, for a property that knows where it held or broke (a lab's
+	// rule: the replica, the instant), judges the findings into a
+	// Finding of its own; Judge sets its name and part. A property has
+	// Check or Find.
+	Find func(f *Findings) Finding
 	// When, if set, says whether a run with these parameters is meant
 	// to show it (a variant the learner left out is not).
 	When func(p Params) bool
@@ -49,6 +59,7 @@ type Term struct {
 // paused), with who etcd said held the lock then.
 type Overlap struct {
 	At     time.Duration
+	Event  Event    // the act that made it
 	Acting string   // the replica whose act (a take-over, a write) made it
 	Owners []string // "p2 (token 9)", sorted
 	Names  []string // the owners' names, in the same order
@@ -60,6 +71,7 @@ type Overlap struct {
 // StaleWrite is a write carrying a lower token than one already issued.
 type StaleWrite struct {
 	At       time.Duration
+	Event    Event // the write
 	Replica  string
 	Token    int64
 	Issued   int64 // the highest token issued by then
@@ -82,6 +94,7 @@ func (g Gap) Length() time.Duration { return g.To - g.From }
 // up without a renewal in between: a raft leader change restarted it.
 type Extension struct {
 	At            time.Duration
+	Event         Event // the TimeToLive reading that went up
 	Lease         int64
 	Before, After int64 // seconds left, before and after
 }
@@ -191,7 +204,7 @@ func (sw *sweep) step(e Event) {
 			f.overlap(e, sw.owners, sw.paused, sw.held)
 		}
 		if e.Token < sw.highest {
-			f.Stale = append(f.Stale, StaleWrite{At: e.At, Replica: e.Replica, Token: e.Token, Issued: sw.highest, Accepted: e.Kind == WriteAccepted})
+			f.Stale = append(f.Stale, StaleWrite{At: e.At, Event: e, Replica: e.Replica, Token: e.Token, Issued: sw.highest, Accepted: e.Kind == WriteAccepted})
 		}
 	case e.Kind == Measured:
 		if e.Figure != "" {
@@ -267,7 +280,7 @@ func (f *Findings) overlap(e Event, owners map[string]*Term, paused map[string]b
 	if n := len(f.TwoOwners); n > 0 && slices.Equal(f.TwoOwners[n-1].Owners, set) {
 		return
 	}
-	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Acting: e.Replica, Owners: set, Names: names, Holder: holder})
+	f.TwoOwners = append(f.TwoOwners, Overlap{At: e.At, Event: e, Acting: e.Replica, Owners: set, Names: names, Holder: holder})
 }
 
 // extension notes a TimeToLive reading (Facts.Op "timetolive") that went
@@ -278,7 +291,7 @@ func (f *Findings) extension(e Event, last map[int64]int64) {
 	}
 	id, left := e.Facts.Lease, e.Facts.TTLLeft
 	if before, ok := last[id]; ok && left > before {
-		f.Extensions = append(f.Extensions, Extension{At: e.At, Lease: id, Before: before, After: left})
+		f.Extensions = append(f.Extensions, Extension{At: e.At, Event: e, Lease: id, Before: before, After: left})
 	}
 	last[id] = left
 }
@@ -295,9 +308,9 @@ func Find(h *History, part string) *Findings {
 }
 
 // Judge judges a history by a scenario's properties (shows) and returns
-// the verdict: shown when every property holds, with a summary of what
-// the findings show. A run that ended in an error (runErr) is not shown,
-// and says so after what it did show.
+// the verdict: shown when every property holds, with a Finding for each
+// (Verdict.Sentence says what they show). A run that ended in an error
+// (runErr) says so after what it did show.
 func Judge(h *History, shows []Property, runErr error) Verdict {
 	v := Verdict{Scenario: h.Scenario, Showed: true, Figures: map[string]float64{}}
 	parts := Parts(h)
@@ -306,27 +319,36 @@ func Judge(h *History, shows []Property, runErr error) Verdict {
 			v.Figures[k] = x
 		}
 	}
-	var shown, missed []string
 	for _, p := range shows {
 		if p.When != nil && !p.When(h.Params) {
 			continue
 		}
-		f := findPart(parts, p.Part)
-		if f == nil {
-			v.Showed = false
-			missed = append(missed, fmt.Sprintf("the run never reached %s", p.Part))
-			continue
-		}
-		ok, say := p.Check(f)
-		if ok {
-			shown = append(shown, say)
-		} else {
-			v.Showed = false
-			missed = append(missed, say)
+		fd := p.judge(findPart(parts, p.Part))
+		v.Showed = v.Showed && fd.Held
+		v.Findings = append(v.Findings, fd)
+	}
+	if runErr != nil {
+		v.RunError = runErr.Error()
+	}
+	return v
+}
+
+// judge is p's finding on part f (nil: the run never reached it).
+func (p Property) judge(f *Findings) Finding {
+	var fd Finding
+	switch {
+	case f == nil:
+		fd = Finding{Text: fmt.Sprintf("the run never reached %s", p.Part)}
+	case p.Find != nil:
+		fd = p.Find(f)
+	default:
+		fd.Held, fd.Text = p.Check(f)
+		if e, who, ok := f.first(); ok {
+			fd.At, fd.Timed, fd.Replicas, fd.Events = e.At, true, who, []Event{e}
 		}
 	}
-	v.Summary = summarize(shown, missed, runErr)
-	return v
+	fd.Property, fd.Part = p.Name, p.Part
+	return fd
 }
 
 func findPart(parts []*Findings, name string) *Findings {
@@ -336,22 +358,6 @@ func findPart(parts []*Findings, name string) *Findings {
 		}
 	}
 	return nil
-}
-
-func summarize(shown, missed []string, runErr error) string {
-	var b strings.Builder
-	if len(missed) > 0 {
-		b.WriteString("Not shown: " + sentence.Join(missed))
-		if len(shown) > 0 {
-			b.WriteString(" What it did show: " + sentence.Join(shown))
-		}
-	} else {
-		b.WriteString(sentence.Join(shown))
-	}
-	if runErr != nil {
-		fmt.Fprintf(&b, " The run failed: %v.", runErr)
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // Who owned what, in words, for the properties' sentences.

@@ -129,15 +129,6 @@ func (e Event) String() string {
 	return strings.TrimRight(b.String(), " ")
 }
 
-// Verdict is how a run ended: whether the scenario showed what it exists to
-// show, a one-paragraph summary, and the figures it measured.
-type Verdict struct {
-	Scenario string             `json:"scenario"`
-	Showed   bool               `json:"showed"`
-	Summary  string             `json:"summary"`
-	Figures  map[string]float64 `json:"figures,omitempty"`
-}
-
 // TTLLabel is how the course writes a lease's granted TTL, in the events,
 // the verdicts and on the screen: "TTL 5s".
 func TTLLabel(seconds int64) string { return fmt.Sprintf("TTL %ds", seconds) }

@@ -1,6 +1,9 @@
 package history
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Focus is the instant a history's verdict is about, where a timeline
 // ends its cursor so that the screen and the verdict point at the same
@@ -38,21 +41,46 @@ func Focus(h *History, shows []Property) (time.Duration, bool) {
 // firstFinding is the earliest overlap, stale write or lease extension
 // the part shows.
 func (f *Findings) firstFinding() (time.Duration, bool) {
-	var at time.Duration
+	e, _, ok := f.first()
+	return e.At, ok
+}
+
+// first is the event of the part's earliest overlap (the act that made
+// it), stale write or lease extension, and the replicas it names: the
+// owners at once, the writer, none for a lease. On a tie the overlap
+// comes first, then the stale write.
+func (f *Findings) first() (Event, []string, bool) {
+	var e Event
+	var who []string
 	found := false
-	see := func(t time.Duration) {
-		if !found || t < at {
-			at, found = t, true
+	see := func(x Event, names ...string) {
+		if !found || x.At < e.At {
+			e, who, found = x, names, true
 		}
 	}
 	if len(f.TwoOwners) > 0 {
-		see(f.TwoOwners[0].At)
+		o := f.TwoOwners[0]
+		see(o.Event, actingFirst(o)...)
 	}
 	if len(f.Stale) > 0 {
-		see(f.Stale[0].At)
+		see(f.Stale[0].Event, f.Stale[0].Replica)
 	}
 	if len(f.Extensions) > 0 {
-		see(f.Extensions[0].At)
+		see(f.Extensions[0].Event)
 	}
-	return at, found
+	return e, who, found
+}
+
+// actingFirst is an overlap's owners, the one whose act made it first.
+func actingFirst(o Overlap) []string {
+	if !slices.Contains(o.Names, o.Acting) {
+		return o.Names
+	}
+	out := []string{o.Acting}
+	for _, n := range o.Names {
+		if n != o.Acting {
+			out = append(out, n)
+		}
+	}
+	return out
 }

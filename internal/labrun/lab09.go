@@ -9,7 +9,6 @@ import (
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/labrun/replica"
 )
 

@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,14 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
-
-	"context"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The parent's side of a replica process: start it, read its events,

@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -148,4 +149,10 @@ func (l Lab) Spec(bin string, reference bool, schedule string) Spec {
 		return exec.Command(bin, "-name", r.Name, "-endpoints", strings.Join(r.Endpoints, ","),
 			"-namespace", r.Namespace, "-prefix", r.Prefix, "-ttl", strconv.FormatInt(r.TTL, 10))
 	}}
+}
+
+// ReadHistory reads a history file of a lab run (a scenario's:
+// scenario.ReadHistory).
+func ReadHistory(r io.Reader) (history.History, error) {
+	return experiment.ReadHistory(r, LookupScenario)
 }

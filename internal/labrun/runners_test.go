@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The runners' own tests: for each lab, the reference holds under the
@@ -83,7 +82,7 @@ func referenceJobs(l Lab, schedules []string) []labJob {
 	for _, schedule := range schedules {
 		jobs = append(jobs, labJob{name: "reference/" + schedule, lab: l, schedule: schedule, check: func(t *testing.T, h history.History) {
 			if !h.Verdict.Showed {
-				t.Fatalf("the reference did not hold under %s: %s", schedule, h.Verdict.Summary)
+				t.Fatalf("the reference did not hold under %s: %s", schedule, h.Verdict.Sentence())
 			}
 			if len(h.Faults()) == 0 {
 				t.Fatalf("%s injected no fault", schedule)
@@ -101,16 +100,16 @@ func bugJobs(t *testing.T, root string, l Lab, cases []bugCase) []labJob {
 	for _, c := range cases {
 		jobs = append(jobs, labJob{name: filepath.Base(c.patch), lab: l, source: patched(t, root, l, c.patch), schedule: c.schedule, check: func(t *testing.T, h history.History) {
 			if h.Verdict.Showed {
-				t.Fatalf("the bug held under %s: %s", c.schedule, h.Verdict.Summary)
+				t.Fatalf("the bug held under %s: %s", c.schedule, h.Verdict.Sentence())
 			}
 			if c.schedule != "calm" && len(h.Faults()) == 0 {
 				t.Fatalf("%s injected no fault", c.schedule)
 			}
 			sameVerdictAgain(t, h)
-			if s := strings.ToLower(h.Verdict.Summary); !strings.Contains(s, c.names) || !replicaName.MatchString(s) {
-				t.Fatalf("the verdict does not name %q and a replica: %s", c.names, h.Verdict.Summary)
+			if s := strings.ToLower(h.Verdict.Sentence()); !strings.Contains(s, c.names) || !replicaName.MatchString(s) {
+				t.Fatalf("the verdict does not name %q and a replica: %s", c.names, h.Verdict.Sentence())
 			}
-			t.Logf("%s: %s", c.schedule, h.Verdict.Summary)
+			t.Logf("%s: %s", c.schedule, h.Verdict.Sentence())
 		}})
 	}
 	return jobs
@@ -120,8 +119,8 @@ func bugJobs(t *testing.T, root string, l Lab, cases []bugCase) []labJob {
 // again it is the same.
 func sameVerdictAgain(t *testing.T, h history.History) {
 	t.Helper()
-	if again := experiment.Replay(&h, LookupScenario(h.Scenario)); again.Showed != h.Verdict.Showed || again.Summary != h.Verdict.Summary {
-		t.Fatalf("replayed verdict %q, recorded %q", again.Summary, h.Verdict.Summary)
+	if again := experiment.Replay(&h, LookupScenario(h.Scenario)); again.Showed != h.Verdict.Showed || again.Sentence() != h.Verdict.Sentence() {
+		t.Fatalf("replayed verdict %q, recorded %q", again.Sentence(), h.Verdict.Sentence())
 	}
 }
 
@@ -266,8 +265,8 @@ func stubRun(t *testing.T, root string, l Lab) []labJob {
 		t.Fatal(err)
 	}
 	return []labJob{{name: "stub", lab: l, source: src, schedule: "pause-owner", check: func(t *testing.T, h history.History) {
-		if h.Verdict.Showed || !strings.Contains(h.Verdict.Summary, "not written yet") {
-			t.Fatalf("the stub is not said to be not written: %s", h.Verdict.Summary)
+		if h.Verdict.Showed || !strings.Contains(h.Verdict.Sentence(), "not written yet") {
+			t.Fatalf("the stub is not said to be not written: %s", h.Verdict.Sentence())
 		}
 		for _, f := range h.Faults() {
 			if f.Origin != "" {
@@ -298,8 +297,8 @@ func panicking(t *testing.T, root string, l Lab) string {
 
 // panicIsOneReplicasFailure: the panic is named, and another replica led.
 func panicIsOneReplicasFailure(t *testing.T, h history.History) {
-	if h.Verdict.Showed || !strings.Contains(h.Verdict.Summary, "panic: assignment to entry in nil map") {
-		t.Fatalf("the panic is not named: %s", h.Verdict.Summary)
+	if h.Verdict.Showed || !strings.Contains(h.Verdict.Sentence(), "panic: assignment to entry in nil map") {
+		t.Fatalf("the panic is not named: %s", h.Verdict.Sentence())
 	}
 	// The panic unwinds through the solution's deferred closeSession,
 	// which revokes the lease: the next leader may be recorded before

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	"github.com/ownership-election/playground/embedetcd/access"
 )
 
 func TestLabSchedulesListed(t *testing.T) {

@@ -226,7 +226,8 @@ func (p *Progress) RecordLabGrade(lessonID, labID string, g LabGrade) {
 }
 
 // LabStatus is how a lab's latest grading ended, as the progress file
-// records it. grade.LabStatus.Progress is the one mapping from a grade.
+// records it. The lab screen (internal/tui/screen/lab, progressStatus)
+// holds the one mapping from a grade.
 type LabStatus string
 
 // The values of LabGrade.Status.

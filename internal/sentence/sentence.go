@@ -1,6 +1,6 @@
 // Package sentence holds the small text rules that messages built from
 // parts share: a sentence starts with a capital letter and ends with a
-// full stop.
+// full stop, and an error quoted on one line is its first line.
 package sentence
 
 import (
@@ -30,4 +30,13 @@ func Join(parts []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// FirstLine is s up to its first line break: an error's headline, for a
+// status line that has room for one line.
+func FirstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

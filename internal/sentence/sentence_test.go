@@ -15,3 +15,16 @@ func TestCapitalize(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                           "",
+		"one line":                   "one line",
+		"dial: refused\nretrying...": "dial: refused",
+		"\nafter a blank first line": "",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

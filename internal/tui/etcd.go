@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/sentence"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/text"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -94,7 +95,7 @@ func (s etcdState) line(st theme.Styles, w int) string {
 		}
 		style = st.Success
 	case etcdFailed:
-		line = "● etcd failed: " + text.FirstLine(s.err.Error())
+		line = "● etcd failed: " + sentence.FirstLine(s.err.Error())
 		if s.logPath != "" {
 			line += " (log: " + s.logPath + ")"
 		}
@@ -129,7 +130,7 @@ func (s etcdState) detail() string {
 		}
 		return fmt.Sprintf("%s ready at %s", kind, strings.Join(s.srv.Endpoints(), ","))
 	case etcdFailed:
-		msg := "etcd failed to start: " + text.FirstLine(s.err.Error())
+		msg := "etcd failed to start: " + sentence.FirstLine(s.err.Error())
 		if s.logPath != "" {
 			msg += "; see " + s.logPath
 		}

@@ -21,7 +21,7 @@ var casRaceScenario = &experiment.Scenario{
 	DefaultTTL: 1,
 	Run:        runCASRace,
 	Predict:    casQuestion,
-	Shows:      []history.Property{{Check: oneWinnerEachRound}},
+	Shows:      []history.Property{{Name: "one-winner-each-round", Check: oneWinnerEachRound}},
 }
 
 // casRounds is how many rounds the race runs.

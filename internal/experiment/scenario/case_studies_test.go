@@ -16,8 +16,8 @@ import (
 func replayed(t *testing.T, name string, v history.Verdict, events []history.Event) *history.History {
 	t.Helper()
 	h := &history.History{Format: history.HistoryFormat, Scenario: name, Params: Lookup(name).Normalize(history.Params{}), Events: events}
-	if r := Replay(h); r.Showed != v.Showed || r.Summary != v.Summary {
-		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Summary, v.Summary)
+	if r := Replay(h); r.Showed != v.Showed || r.Sentence() != v.Sentence() {
+		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Sentence(), v.Sentence())
 	}
 	return h
 }
@@ -95,12 +95,12 @@ func TestFlappingVerdictFromReports(t *testing.T) {
 		return Check(&h, nil)
 	}
 	if v := judge(true, false); !v.Showed {
-		t.Errorf("churn off, steady on: not shown: %s", v.Summary)
+		t.Errorf("churn off, steady on: not shown: %s", v.Sentence())
 	}
-	if v := judge(true, true); v.Showed || !strings.Contains(v.Summary, "one new leader term") {
-		t.Errorf("a leader change with Pre-Vote on was shown: %s", v.Summary)
+	if v := judge(true, true); v.Showed || !strings.Contains(v.Sentence(), "one new leader term") {
+		t.Errorf("a leader change with Pre-Vote on was shown: %s", v.Sentence())
 	}
 	if v := judge(false, false); v.Showed {
-		t.Errorf("no leader change with Pre-Vote off was shown: %s", v.Summary)
+		t.Errorf("no leader change with Pre-Vote off was shown: %s", v.Sentence())
 	}
 }

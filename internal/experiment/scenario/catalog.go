@@ -4,8 +4,9 @@
 // by and its prediction question, and the catalog that knows them by
 // name (Lookup, old names, Start by name, a saved history judged again).
 // The engine (internal/experiment) runs the *experiment.Scenario it is
-// given and knows none of them; a lab run's scenario comes from
-// internal/labrun.
+// given and knows none of them. A lab run's scenario is labrun's, above
+// this package: what reads both kinds of history asks both catalogs
+// (the command line's runScenario).
 package scenario
 
 import (
@@ -17,7 +18,6 @@ import (
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-	"github.com/ownership-election/playground/internal/labrun"
 )
 
 // scenarios is every scenario, in course order: the order of the lessons
@@ -60,7 +60,7 @@ func Lookup(name string) *experiment.Scenario {
 			return s
 		}
 	}
-	return labrun.LookupScenario(name) // a lab run's scenario
+	return nil
 }
 
 // Check judges a history by its scenario's properties (see history.Judge).
@@ -82,18 +82,9 @@ func Focus(h *history.History) (time.Duration, bool) {
 	return history.Focus(h, sc.Shows)
 }
 
-// ReadHistory reads a history file (history.Read) of a scenario this
-// build has.
-func ReadHistory(r io.Reader) (history.History, error) {
-	h, err := history.Read(r)
-	if err != nil {
-		return history.History{}, err
-	}
-	if Lookup(h.Scenario) == nil {
-		return history.History{}, fmt.Errorf("read history: %w: %q", experiment.ErrUnknown, h.Scenario)
-	}
-	return h, nil
-}
+// ReadHistory reads a history file of a scenario of the catalog (a lab
+// run's: labrun.ReadHistory).
+func ReadHistory(r io.Reader) (history.History, error) { return experiment.ReadHistory(r, Lookup) }
 
 // Replay is the verdict on a recorded history, computed again by the
 // checker with its scenario's properties (experiment.Replay).

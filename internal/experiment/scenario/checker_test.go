@@ -147,12 +147,12 @@ func TestCheckVerdictFromHistory(t *testing.T) {
 	shown := history.History{Scenario: "ttl-unlock-bug", Params: history.Params{VersionedUnlock: &no},
 		Events: append(append([]history.Event{}, base...), unlock(40, 1, "p2"), acquired(50, "p3", 10, "lock-naive"))}
 	if v := Check(&shown, nil); !v.Showed {
-		t.Errorf("two owners not recognised: %s", v.Summary)
+		t.Errorf("two owners not recognised: %s", v.Sentence())
 	}
 	missed := history.History{Scenario: "ttl-unlock-bug", Params: history.Params{VersionedUnlock: &no},
 		Events: append(append([]history.Event{}, base...), ev(35, history.Lost, "p2"), unlock(40, 0, ""), acquired(50, "p3", 10, "lock-naive"))}
 	if v := Check(&missed, nil); v.Showed {
-		t.Errorf("called shown without two owners: %s", v.Summary)
+		t.Errorf("called shown without two owners: %s", v.Sentence())
 	}
 }
 

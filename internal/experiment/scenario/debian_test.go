@@ -11,15 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/pki"
 )
 
@@ -424,14 +423,14 @@ func checkDebianRun(t *testing.T, run *experiment.Run, fault string) {
 	v, err := run.Wait()
 	h := run.History()
 	if err != nil || !v.Showed {
-		t.Errorf("on etcd 3.4 with %s (%+v): %v: %s", fault, h.Timing, err, v.Summary)
+		t.Errorf("on etcd 3.4 with %s (%+v): %v: %s", fault, h.Timing, err, v.Sentence())
 	}
 	if h.Timing.MinTTL != 2 || h.Params.TTL < 2 {
 		t.Errorf("timing %+v, TTL used %d: want etcd's minimum of 2 s read and used", h.Timing, h.Params.TTL)
 	}
 	checkTextsAgree(t, h.Events)
 	if fault != "no fault" {
-		t.Logf("with %s: %s\n%s", fault, v.Summary, whatTheFaultCost(h.Events))
+		t.Logf("with %s: %s\n%s", fault, v.Sentence(), whatTheFaultCost(h.Events))
 	}
 	if t.Failed() {
 		for _, e := range h.Events {

@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,12 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -143,7 +142,7 @@ func TestScenarios(t *testing.T) {
 						t.Fatalf("run: %v", err)
 					}
 					if !v.Showed {
-						t.Errorf("did not show it: %s", v.Summary)
+						t.Errorf("did not show it: %s", v.Sentence())
 					}
 					// The race detector slows etcd and the clients several
 					// times over; expbench measures the real durations.
@@ -160,7 +159,7 @@ func TestScenarios(t *testing.T) {
 					if check := expectations[sc.Name]; check != nil {
 						check(t, v, events)
 					}
-					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Summary)
+					t.Logf("%s in %s: %s", sc.Name, took.Round(time.Millisecond), v.Sentence())
 				})
 			}
 		})
@@ -249,7 +248,7 @@ func TestExternalCluster(t *testing.T) {
 	}
 	v, err := Execute(context.Background(), "cas-race", history.Params{Replicas: 5}, experiment.Env{Etcd: remote}, nil)
 	if err != nil || !v.Showed {
-		t.Fatalf("cas-race on a remote: %v, %s", err, v.Summary)
+		t.Fatalf("cas-race on a remote: %v, %s", err, v.Sentence())
 	}
 	cli, err := srv.Client()
 	if err != nil {

@@ -23,9 +23,9 @@ var failoverTimingScenario = &experiment.Scenario{
 	Run:        runFailover,
 	Predict:    failoverQuestion,
 	Shows: []history.Property{
-		{Part: failoverPart(0), Check: promptFailover},
-		{Part: failoverPart(1), Check: promptFailover},
-		{Part: jitterPart, Check: falseFailovers},
+		{Name: "prompt-failover", Part: failoverPart(0), Check: promptFailover},
+		{Name: "prompt-failover", Part: failoverPart(1), Check: promptFailover},
+		{Name: "false-failovers", Part: jitterPart, Check: falseFailovers},
 	},
 }
 

@@ -22,8 +22,8 @@ var fencingScenario = &experiment.Scenario{
 	Run:        runFencing,
 	Predict:    fencingQuestion,
 	Shows: []history.Property{
-		{Part: fencingPart(false), Check: staleWriteTaken, When: func(p history.Params) bool { return runs(p.Fencing, false) }},
-		{Part: fencingPart(true), Check: staleWriteRefused, When: func(p history.Params) bool { return runs(p.Fencing, true) }},
+		{Name: "stale-write-taken", Part: fencingPart(false), Check: staleWriteTaken, When: func(p history.Params) bool { return runs(p.Fencing, false) }},
+		{Name: "stale-write-refused", Part: fencingPart(true), Check: staleWriteRefused, When: func(p history.Params) bool { return runs(p.Fencing, true) }},
 	},
 }
 

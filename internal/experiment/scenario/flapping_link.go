@@ -7,12 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
-
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // flappingLinkScenario is the scenario flapping-link, the replay of
@@ -30,8 +29,8 @@ var flappingLinkScenario = &experiment.Scenario{
 	Run:        runFlappingLink,
 	Predict:    flappingQuestion,
 	Shows: []history.Property{
-		{Part: preVotePart(false), Check: leaderChurned},
-		{Part: preVotePart(true), Check: leaderHeld},
+		{Name: "leader-churned", Part: preVotePart(false), Check: leaderChurned},
+		{Name: "leader-held", Part: preVotePart(true), Check: leaderHeld},
 	},
 }
 

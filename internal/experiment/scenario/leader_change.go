@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // leaderChangeScenario is the scenario leader-change (once leader-change-extends-leases).
@@ -24,7 +24,7 @@ var leaderChangeScenario = &experiment.Scenario{
 	MinTTL:     3, // the leader moves with about 1 s of the lease left
 	Run:        runLeaderChange,
 	Predict:    leaderChangeQuestion,
-	Shows:      []history.Property{{Check: leaseExtended}},
+	Shows:      []history.Property{{Name: "lease-extended", Check: leaseExtended}},
 }
 
 func runLeaderChange(ctx context.Context, run *experiment.Run) (history.Verdict, error) {

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // leastPrivilegeScenario is the scenario least-privilege.
@@ -27,7 +26,7 @@ var leastPrivilegeScenario = &experiment.Scenario{
 	DefaultTTL:   1,
 	Run:          runLeastPrivilege,
 	Predict:      leastPrivilegeQuestion,
-	Shows:        []history.Property{{Check: deniedOutside}},
+	Shows:        []history.Property{{Name: "denied-outside", Check: deniedOutside}},
 	RunAsLearner: runLeastPrivilegeAsLearner,
 }
 

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // lockWaitersScenario is the scenario lock-waiters (once thundering-herd).
@@ -31,7 +31,7 @@ var lockWaitersScenario = &experiment.Scenario{
 	DefaultTTL: 5,
 	Run:        runHerd,
 	Predict:    herdQuestion,
-	Shows:      []history.Property{{Check: herdWakesAll}},
+	Shows:      []history.Property{{Name: "herd-wakes-all", Check: herdWakesAll}},
 }
 
 // herdReleases is how many releases each half of the experiment measures.

@@ -65,11 +65,11 @@ func stepSlowly(t *testing.T, sc *experiment.Scenario, env experiment.Env) {
 		}
 	}
 	if !v.Showed {
-		t.Errorf("read at %s a step (%d steps), it did not show it: %s", readerDelay, steps, v.Summary)
+		t.Errorf("read at %s a step (%d steps), it did not show it: %s", readerDelay, steps, v.Sentence())
 	}
 	checkTextsAgree(t, h.Events)
-	if r := Replay(&h); r.Showed != v.Showed || r.Summary != v.Summary {
-		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Summary, v.Summary)
+	if r := Replay(&h); r.Showed != v.Showed || r.Sentence() != v.Sentence() {
+		t.Errorf("replayed, the history gives another verdict:\n%s\nnot\n%s", r.Sentence(), v.Sentence())
 	}
-	t.Logf("%d steps in %s: %s", steps, h.Events[len(h.Events)-1].At.Round(time.Second), v.Summary)
+	t.Logf("%d steps in %s: %s", steps, h.Events[len(h.Events)-1].At.Round(time.Second), v.Sentence())
 }

@@ -28,9 +28,9 @@ var partitionedPrimaryScenario = &experiment.Scenario{
 	Run:        runPartitionedPrimary,
 	Predict:    partitionedQuestion,
 	Shows: []history.Property{
-		{Part: primaryParts[0].name, Check: twoPrimaries},
-		{Part: primaryParts[1].name, Check: inFlightLanded},
-		{Part: primaryParts[2].name, Check: inFlightRefused},
+		{Name: "two-primaries", Part: primaryParts[0].name, Check: twoPrimaries},
+		{Name: "in-flight-landed", Part: primaryParts[1].name, Check: inFlightLanded},
+		{Name: "in-flight-refused", Part: primaryParts[2].name, Check: inFlightRefused},
 	},
 }
 

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/lessons"
 	"github.com/ownership-election/playground/quiz"
 )

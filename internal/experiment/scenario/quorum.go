@@ -22,7 +22,7 @@ var quorumScenario = &experiment.Scenario{
 	DefaultTTL: 1,
 	Run:        runQuorum,
 	Predict:    quorumQuestion,
-	Shows:      []history.Property{{Check: quorumDecides}},
+	Shows:      []history.Property{{Name: "quorum-decides", Check: quorumDecides}},
 }
 
 // probe tries a write and a lease grant, each bounded by d; it reports

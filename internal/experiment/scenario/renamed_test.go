@@ -58,7 +58,7 @@ func TestHistoryUnderAnOldNameReplays(t *testing.T) {
 	renamed := old
 	renamed.Scenario = "leader-change"
 	got, want := Replay(&back), Replay(&renamed)
-	if !got.Showed || got.Summary != want.Summary {
+	if !got.Showed || got.Sentence() != want.Sentence() {
 		t.Errorf("replayed %+v, want the verdict under the new name, %+v", got, want)
 	}
 }

@@ -22,10 +22,10 @@ var renewalScenario = &experiment.Scenario{
 	Run:        runRenewal,
 	Predict:    renewalQuestion,
 	Shows: []history.Property{
-		{Part: renewalCases[0].part, Check: leaseLived},
-		{Part: renewalCases[1].part, Check: leaseLived},
-		{Part: renewalCases[2].part, Check: leaseDied},
-		{Part: pausedOwnerPart, Check: pausedOwnerReplaced},
+		{Name: "lease-lived", Part: renewalCases[0].part, Check: leaseLived},
+		{Name: "lease-lived", Part: renewalCases[1].part, Check: leaseLived},
+		{Name: "lease-died", Part: renewalCases[2].part, Check: leaseDied},
+		{Name: "paused-owner-replaced", Part: pausedOwnerPart, Check: pausedOwnerReplaced},
 	},
 }
 

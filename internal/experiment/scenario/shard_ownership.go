@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // shardOwnershipScenario is the scenario shard-ownership.
@@ -23,7 +23,7 @@ var shardOwnershipScenario = &experiment.Scenario{
 	DefaultTTL: 1,
 	Run:        runShards,
 	Predict:    shardQuestion,
-	Shows:      []history.Property{{Check: onlyDeadShardsMove}},
+	Shows:      []history.Property{{Name: "only-dead-shards-move", Check: onlyDeadShardsMove}},
 }
 
 const shardsPerWorker = 3

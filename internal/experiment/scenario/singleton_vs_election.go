@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // singletonVsElectionScenario is the scenario singleton-vs-election.
@@ -23,8 +23,8 @@ var singletonVsElectionScenario = &experiment.Scenario{
 	Run:        runSingleton,
 	Predict:    singletonQuestion,
 	Shows: []history.Property{
-		{Part: plainKeyPart, Check: plainKeyStuck},
-		{Part: leasedPart, Check: leasedFailover},
+		{Name: "plain-key-stuck", Part: plainKeyPart, Check: plainKeyStuck},
+		{Name: "leased-failover", Part: leasedPart, Check: leasedFailover},
 	},
 }
 

@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // storeScript is a small scenario for the store's view: r1 takes a TTL
@@ -129,7 +128,7 @@ func TestStoreView(t *testing.T) {
 				t.Fatal(err)
 			}
 			if v, err := run.Wait(); err != nil || !v.Showed {
-				t.Fatalf("%v %s", err, v.Summary)
+				t.Fatalf("%v %s", err, v.Sentence())
 			}
 		})
 	}
@@ -197,7 +196,7 @@ func TestScriptSaysWhatItWaitsFor(t *testing.T) {
 	}
 	v, err := run.Wait()
 	if err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	select {
 	case <-resumed:
@@ -255,7 +254,7 @@ func TestScriptWaitsForAnyOfSeveral(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v, err := run.Wait(); err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	var texts []string
 	for _, e := range run.Events(0) {
@@ -317,7 +316,7 @@ func TestStoreFinalReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v, err := run.Wait(); err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	st := run.Store()
 	if len(st.Keys) != 1 || st.Keys[0].Key != "left-behind" || st.Keys[0].Value != "x" {
@@ -353,7 +352,7 @@ func TestStepModeWithASlowLearner(t *testing.T) {
 	}()
 	v, err := run.Wait()
 	if err != nil || !v.Showed {
-		t.Fatalf("in step mode: %v: %s", err, v.Summary)
+		t.Fatalf("in step mode: %v: %s", err, v.Sentence())
 	}
 	if steps.Load() == 0 {
 		t.Fatal("step mode never waited")
@@ -372,7 +371,7 @@ func TestStoreViewAfterAuthIsOn(t *testing.T) {
 	run.Store() // a screen is watching: the observer runs
 	v, err := run.Wait()
 	if err != nil || !v.Showed {
-		t.Fatalf("%v %s", err, v.Summary)
+		t.Fatalf("%v %s", err, v.Sentence())
 	}
 	st := run.Store()
 	got := map[string]string{}

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // ttlUnlockBugScenario is the scenario ttl-unlock-bug.
@@ -23,8 +23,8 @@ var ttlUnlockBugScenario = &experiment.Scenario{
 	Run:        runUnlockBug,
 	Predict:    unlockQuestion,
 	Shows: []history.Property{
-		{Part: naivePart, Check: naiveShowsTwoOwners, When: func(p history.Params) bool { return runs(p.VersionedUnlock, false) }},
-		{Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p history.Params) bool { return runs(p.VersionedUnlock, true) }},
+		{Name: "two-owners", Part: naivePart, Check: naiveShowsTwoOwners, When: func(p history.Params) bool { return runs(p.VersionedUnlock, false) }},
+		{Name: "one-owner", Part: versionedPart, Check: versionedKeepsOneOwner, When: func(p history.Params) bool { return runs(p.VersionedUnlock, true) }},
 	},
 }
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // TestUnlockBugWhenP2sLeaseIsGone is the case: P2's lease is gone
@@ -51,11 +51,11 @@ func TestUnlockBugWhenP2sLeaseIsGone(t *testing.T) {
 	if strings.Contains(unlock.Text, "P2's lock") || !strings.Contains(unlock.Text, "deleted nothing") {
 		t.Errorf("P1's unlock says %q though etcd deleted nothing", unlock.Text)
 	}
-	if v.Showed || strings.Contains(v.Summary, "two owners at once,") || !strings.Contains(v.Summary, "P2's lease was gone before P1 unlocked") {
-		t.Errorf("verdict: showed %v: %s", v.Showed, v.Summary)
+	if v.Showed || strings.Contains(v.Sentence(), "two owners at once,") || !strings.Contains(v.Sentence(), "P2's lease was gone before P1 unlocked") {
+		t.Errorf("verdict: showed %v: %s", v.Showed, v.Sentence())
 	}
 	checkTextsAgree(t, h.Events)
-	t.Logf("verdict: %s", v.Summary)
+	t.Logf("verdict: %s", v.Sentence())
 }
 
 func isDone(run *experiment.Run) bool {

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // zombieControllerScenario is the scenario zombie-controller, the replay
@@ -26,8 +26,8 @@ var zombieControllerScenario = &experiment.Scenario{
 	Run:        runZombieController,
 	Predict:    zombieQuestion,
 	Shows: []history.Property{
-		{Part: zombiePart(false), Check: zombieOverwrote},
-		{Part: zombiePart(true), Check: zombieRefused},
+		{Name: "zombie-overwrote", Part: zombiePart(false), Check: zombieOverwrote},
+		{Name: "zombie-refused", Part: zombiePart(true), Check: zombieRefused},
 	},
 }
 

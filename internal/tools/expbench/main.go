@@ -132,7 +132,7 @@ func everyScenario(ctx context.Context, env experiment.Env) bool {
 		case err != nil:
 			why = err.Error()
 		case !v.Showed:
-			why = v.Summary
+			why = v.Sentence()
 		case took > 15*time.Second:
 			why = "took over 15 s"
 		}
@@ -157,8 +157,8 @@ func replaysTo(h history.History, v history.Verdict) (bool, string) {
 		return false, err.Error()
 	}
 	r := scenario.Replay(&back)
-	if r.Showed != v.Showed || r.Summary != v.Summary {
-		return false, fmt.Sprintf("replayed %q", r.Summary)
+	if r.Showed != v.Showed || r.Sentence() != v.Sentence() {
+		return false, fmt.Sprintf("replayed %q", r.Sentence())
 	}
 	return true, ""
 }
@@ -192,7 +192,7 @@ func stepEveryScenario(ctx context.Context, env experiment.Env, pause time.Durat
 		defer mu.Unlock()
 		mark := "ok"
 		if err != nil || !v.Showed {
-			mark, ok = fmt.Sprintf("MISSED: %v %s", err, v.Summary), false
+			mark, ok = fmt.Sprintf("MISSED: %v %s", err, v.Sentence()), false
 		}
 		fmt.Printf("  %-30s %2d steps  showed=%v  %s\n", name, steps, v.Showed, mark)
 	}

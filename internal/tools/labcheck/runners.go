@@ -11,10 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 )
 
@@ -200,14 +199,14 @@ func referenceHolds(ctx context.Context, l labrun.Lab, bin string, o runnerOptio
 				n++
 				continue
 			}
-			if f := finding(v.Summary); v.err == nil && f != "" {
+			if f := finding(v.Sentence()); v.err == nil && f != "" {
 				if ref[s] == nil {
 					ref[s] = map[string]bool{}
 				}
 				ref[s][f] = true
 			}
 			if first == "" {
-				first = fmt.Sprintf(" (seed %d: %s)", i+1, shorten(v.Summary))
+				first = fmt.Sprintf(" (seed %d: %s)", i+1, shorten(v.Sentence()))
 			}
 		}
 		mark := "ok"
@@ -274,8 +273,8 @@ func firstShowing(ctx context.Context, l labrun.Lab, bin string, parallel int, r
 			jobs[k] = labJob{bin: bin, schedule: s, seed: 1}
 		}
 		for k, v := range runJobs(ctx, l, jobs, parallel) {
-			if v.err == nil && !v.Showed && !ref[batch[k]][finding(v.Summary)] {
-				return batch[k], v.Summary
+			if v.err == nil && !v.Showed && !ref[batch[k]][finding(v.Sentence())] {
+				return batch[k], v.Sentence()
 			}
 		}
 		if ctx.Err() != nil {

@@ -8,11 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/screen/lab"
@@ -192,7 +191,7 @@ func (p *probe) result(h history.History) runResult {
 	if h.Verdict != nil {
 		r.verdict = "held"
 		if !h.Verdict.Showed {
-			r.verdict = "violation: " + firstSentence(h.Verdict.Summary)
+			r.verdict = "violation: " + firstSentence(h.Verdict.Sentence())
 		}
 	}
 	for _, e := range h.Events {

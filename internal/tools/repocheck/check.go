@@ -44,6 +44,12 @@ func run(w io.Writer, root string, files []string) error {
 		return err
 	}
 	problems = append(problems, table...)
+	layered, unnamed, err := checkLayers(root)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, layered...)
+	stale = append(stale, unnamed...)
 	for _, s := range stale {
 		fmt.Fprintf(w, "note: %s\n", s)
 	}
@@ -53,8 +59,8 @@ func run(w io.Writer, root string, files []string) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%d problem(s)", len(problems))
 	}
-	fmt.Fprintf(w, "repocheck: no tracked file over %d bytes outside %s, no product function over %d lines outside %s, every package folder in README.md's table\n",
-		MaxFileBytes, largeList, MaxFuncLines, longList)
+	fmt.Fprintf(w, "repocheck: no tracked file over %d bytes outside %s, no product function over %d lines outside %s, every package folder in README.md's table, every import down the ranks of %s but those in %s\n",
+		MaxFileBytes, largeList, MaxFuncLines, longList, layerTable, layerExceptions)
 	return nil
 }
 

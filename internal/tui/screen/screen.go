@@ -115,7 +115,7 @@ type (
 	// LabPassed says a grade passed every step of a lab, verified.
 	LabPassed struct{ Lab string }
 	// LabGraded says a grade of a lab ended without a verified pass:
-	// Status says how (grade.LabStatus.Progress), Step names the first
+	// Status says how (the lab screen's progressStatus), Step names the first
 	// step that did not pass.
 	LabGraded struct {
 		Lab    string

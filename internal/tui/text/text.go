@@ -170,14 +170,6 @@ func Reflow(s string) string {
 	return strings.Join(paras, "\n\n")
 }
 
-// FirstLine is s up to its first line break.
-func FirstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // codeSpan is Markdown inline code: text between single backticks.
 var codeSpan = regexp.MustCompile("`([^`\n]+)`")
 

@@ -2,10 +2,10 @@ package experiment
 
 import (
 	tea "charm.land/bubbletea/v2"
-	"github.com/ownership-election/playground/internal/experiment/scenario"
-	"github.com/ownership-election/playground/internal/history"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/quiz"

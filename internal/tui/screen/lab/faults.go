@@ -15,14 +15,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment/scenario"
-	"github.com/ownership-election/playground/internal/history"
-	"github.com/ownership-election/playground/internal/labrun"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // Your code under faults (x): the screen runs `playground experiment run
@@ -55,7 +53,7 @@ type faultRun struct {
 	code      int    // the child's exit status
 	stderr    string // what it said there (a compiler's message, a stub's)
 	history   *history.History
-	view      *expscreen.HistoryView
+	view      *timeline.Model
 	err       error
 	// control is the child's standard input, where faults by hand go
 	// (experiment run --control); pick is the replica they go to.
@@ -254,7 +252,7 @@ func readRecord(path string) (history.History, error) {
 		return history.History{}, fmt.Errorf("read the run's history: %w", err)
 	}
 	defer f.Close()
-	h, err := scenario.ReadHistory(f)
+	h, err := labrun.ReadHistory(f)
 	if err != nil {
 		return h, fmt.Errorf("read the run's history %s: %w", path, err)
 	}
@@ -289,11 +287,11 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	if h := r.history; h != nil && h.Verdict != nil {
 		at := time.Duration(-1)
 		if !h.Verdict.Showed {
-			if t, ok := labrun.ViolationAt(h.Verdict.Summary); ok {
+			if t, ok := labrun.ViolationAt(h.Verdict.Sentence()); ok {
 				at = t
 			}
 		}
-		v := expscreen.NewHistoryView(m.Styles, markViolation(*h, at), at)
+		v := timeline.OfHistory(m.Styles, markViolation(*h, at).Events, labrun.IsLabRun(h.Scenario), at)
 		r.view = &v
 	}
 	m.layout()

@@ -12,15 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-	"github.com/ownership-election/playground/internal/labrun"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -103,9 +102,9 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if mine == nil || mine.history == nil || mine.view == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	at, ok := labrun.ViolationAt(mine.history.Verdict.Summary)
+	at, ok := labrun.ViolationAt(mine.history.Verdict.Sentence())
 	if got := mine.view.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
-		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Summary)
+		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Sentence())
 	}
 	if ref := fm.lab.faults.runs[1]; ref == nil || ref.history == nil || !ref.history.Verdict.Showed || len(ref.history.Faults()) == 0 && c.schedule != "calm" {
 		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)

@@ -11,12 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-	"github.com/ownership-election/playground/internal/labrun"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/testwait"
 	"github.com/ownership-election/playground/lessons"
 )
