@@ -16,8 +16,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -100,7 +100,7 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if !ok || mine.History == nil || mine.Timeline == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	at, ok := experiment.LabViolationAt(mine.History.Verdict.Sentence())
+	at, ok := labrun.ViolationAt(mine.History.Verdict.Sentence())
 	if got := mine.Timeline.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
 		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.History.Verdict.Sentence())
 	}
@@ -134,7 +134,7 @@ func pickSchedule(tm *teatest.TestModel, n int) {
 // says is the start of what the schedule list says the chosen schedule
 // does, short enough to stay on the first line at 80 columns.
 func says(schedule string) string {
-	s := experiment.LabScheduleSays(schedule)
+	s := labrun.ScheduleSays(schedule)
 	if len(s) > 24 {
 		s = s[:24]
 	}
