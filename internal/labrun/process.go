@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -18,6 +19,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/proctree"
 )
 
 // The parent's side of a replica process: start it, read its events,
@@ -35,7 +37,11 @@ const labMaxLine = 64 << 10
 func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 	cmd := lr.spec.Command(lr.replicaConfig(r))
 	cmd.Env = labEnv(cmd.Env, lr.run.Access())
-	setReplicaGroup(cmd)
+	// A process group of its own, so that a crash or a shutdown reaches
+	// whatever the lab's code started too; and no orphan keeps
+	// campaigning when the playground dies without stopping it (kill -9).
+	proctree.Group(cmd)
+	proctree.DieWithParent(cmd, syscall.SIGKILL)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("replica %s: %w", r.Name, err)
@@ -44,7 +50,7 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 	if err != nil {
 		return fmt.Errorf("replica %s: %w", r.Name, err)
 	}
-	stderr := &tailBuffer{max: 16 << 10}
+	stderr := proctree.NewTail(16 << 10)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		r.Emit(history.Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
@@ -66,21 +72,21 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 	case <-ctx.Done():
 	}
 	if r.State().Crashed {
-		killGroup(cmd)
+		proctree.KillGroup(cmd)
 		<-exited
 		return nil
 	}
-	terminateGroup(cmd)
+	proctree.SignalGroup(cmd, syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		p.stoppedBadly(err, stderr.String())
 		p.leasesLeft()
 	case <-p.kill:
-		killGroup(cmd)
+		proctree.KillGroup(cmd)
 		<-exited
 	case <-time.After(labShutdownGrace):
 		r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
-		killGroup(cmd)
+		proctree.KillGroup(cmd)
 		<-exited
 	}
 	return nil
@@ -269,27 +275,4 @@ func exitWhy(err error, stderr string) string {
 		why = append([]string{"exit status 0"}, why...)
 	}
 	return strings.Join(why, ": ")
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = append([]byte(nil), t.b[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
