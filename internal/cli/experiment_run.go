@@ -248,13 +248,7 @@ func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool,
 
 func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err error, took time.Duration) {
 	if asJSON {
-		b, _ := json.Marshal(struct {
-			Kind string `json:"kind"`
-			history.Verdict
-			Seconds float64 `json:"seconds"`
-			Error   string  `json:"error,omitempty"`
-		}{"verdict", v, took.Seconds(), errString(err)})
-		fmt.Fprintln(out, string(b))
+		fmt.Fprintln(out, verdictLine(v, err, took))
 		return
 	}
 	mark := "SHOWN"
@@ -262,6 +256,32 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 		mark = "NOT SHOWN"
 	}
 	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
+}
+
+// verdictLine is the verdict as the last line of --json: its fields, the
+// findings that did not hold apart as "violations" (each with its
+// property, instant in seconds, replicas, events and sentence), the
+// run's length and its error. The fields are listed here rather than the
+// verdict embedded: a history.Verdict writes its own JSON, which would
+// stand for the whole line.
+func verdictLine(v history.Verdict, err error, took time.Duration) string {
+	violations := v.Violations()
+	if violations == nil {
+		violations = []history.Finding{}
+	}
+	b, _ := json.Marshal(struct {
+		Kind       string             `json:"kind"`
+		Scenario   string             `json:"scenario"`
+		Showed     bool               `json:"showed"`
+		Summary    string             `json:"summary"`
+		Violations []history.Finding  `json:"violations"`
+		Findings   []history.Finding  `json:"findings,omitempty"`
+		RunError   string             `json:"run_error,omitempty"`
+		Figures    map[string]float64 `json:"figures,omitempty"`
+		Seconds    float64            `json:"seconds"`
+		Error      string             `json:"error,omitempty"`
+	}{"verdict", v.Scenario, v.Showed, v.Sentence(), violations, v.Findings, v.RunError, v.Figures, took.Seconds(), errString(err)})
+	return string(b)
 }
 
 // saveHistory writes h to path through a temporary file, so a reader
