@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
@@ -438,22 +436,4 @@ func (lr *labRun) moveLeaderTo(ctx context.Context, run *Run, name string) error
 		}
 	}
 	return fmt.Errorf("no etcd member %s", name)
-}
-
-// violationAt is how a lab run's checker names a violation: its name and
-// when ("kept-working at 7.20 s").
-var violationAt = regexp.MustCompile(`(?i)\b[a-z]+(?:-[a-z]+)* at (\d+(?:\.\d+)?) s\b`)
-
-// LabViolationAt is the time of the first violation a lab run's verdict
-// summary names, for a timeline to open at.
-func LabViolationAt(summary string) (time.Duration, bool) {
-	m := violationAt.FindStringSubmatch(summary)
-	if m == nil {
-		return 0, false
-	}
-	s, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return 0, false
-	}
-	return time.Duration(s * float64(time.Second)), true
 }

@@ -103,9 +103,9 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if mine == nil || mine.history == nil || mine.view == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	at, ok := experiment.LabViolationAt(mine.history.Verdict.Sentence())
-	if got := mine.view.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
-		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.history.Verdict.Sentence())
+	f, ok := mine.history.Verdict.TimedViolation()
+	if got := mine.view.At(); !ok || got < f.At-5*time.Millisecond || got > f.At+time.Second {
+		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, f.At, ok, mine.history.Verdict.Sentence())
 	}
 	if ref := fm.lab.faults.runs[1]; ref == nil || ref.history == nil || !ref.history.Verdict.Showed || len(ref.history.Faults()) == 0 && c.schedule != "calm" {
 		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)
@@ -280,8 +280,10 @@ func TestViolationMarkedInFold(t *testing.T) {
 	for i := range 6 {
 		events = append(events, history.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: history.KeyChanged, Text: "put group/shards/000"})
 	}
-	summary := "Not shown: Left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000. What it did show: the rest."
-	h := history.History{Events: events, Verdict: &history.Verdict{Summary: summary}}
+	left := history.Finding{Property: "released-on-stop", Violation: "left-behind", At: 1800 * time.Millisecond, Timed: true, Replicas: []string{"r2"},
+		Text: "left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000"}
+	h := history.History{Events: events, Verdict: &history.Verdict{Findings: []history.Finding{
+		{Property: "no-failure", Held: true, Text: "the rest"}, left}}}
 	m := New(testContext(), Options{Lab: lessons.Lab{ID: "09_shards", Title: "Shards", File: "shards.go"}, Root: t.TempDir()})
 	m.SetSize(80, 24)
 	m.faults.seq = 1
@@ -297,11 +299,11 @@ func TestViolationMarkedInFold(t *testing.T) {
 	if len(r.history.Events) != len(events) {
 		t.Fatalf("the recorded history has %d events, want the run's %d", len(r.history.Events), len(events))
 	}
-	marked := markViolation(h, 1800*time.Millisecond)
+	marked := markViolation(h, left)
 	if e := marked.Events[4]; e.Kind != history.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
 		t.Fatalf("the mark is %+v", e)
 	}
-	if again := markViolation(marked, 1800*time.Millisecond); len(again.Events) != len(marked.Events) {
+	if again := markViolation(marked, left); len(again.Events) != len(marked.Events) {
 		t.Fatal("a violation the run recorded itself was marked again")
 	}
 }
