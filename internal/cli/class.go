@@ -76,22 +76,19 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 	if sub == "certs" {
 		return classCerts(env, rest)
 	}
+	run, ok := map[string]func(context.Context, *Env, []string) error{
+		"setup": classSetup, "remove": classRemove, "status": classStatus,
+		"repair": classRepair, "verify": classVerify,
+	}[sub]
+	// A misspelt subcommand is named as such, not sent to find a
+	// cluster that would not make it known either.
+	if !ok {
+		return Usagef("unknown class subcommand %q: want setup, remove, status, verify, repair or certs", sub)
+	}
 	if !env.Etcd.Remote() {
 		return Usagef("class %s works on a shared cluster: pass --etcd-endpoints (and --cacert, --user root)", sub)
 	}
-	switch sub {
-	case "setup":
-		return classSetup(ctx, env, rest)
-	case "remove":
-		return classRemove(ctx, env, rest)
-	case "status":
-		return classStatus(ctx, env, rest)
-	case "repair":
-		return classRepair(ctx, env, rest)
-	case "verify":
-		return classVerify(ctx, env, rest)
-	}
-	return Usagef("unknown class subcommand %q: want setup, remove, status, verify, repair or certs", sub)
+	return run(ctx, env, rest)
 }
 
 func classRepair(ctx context.Context, env *Env, args []string) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd/prefix"
 
 	"github.com/ownership-election/playground/internal/sentence"
+	"github.com/ownership-election/playground/internal/tui/text"
 )
 
 // Command is one subcommand of playground.
@@ -268,8 +269,12 @@ func wantsHelp(args []string) bool {
 	return false
 }
 
+// helpWidth is the width help fits: an 80-column terminal.
+const helpWidth = 80
+
 func printCommandHelp(w io.Writer, c *Command) {
-	fmt.Fprintf(w, "Usage: playground [global flags] %s\n\n%s.\n", c.Usage, sentence.Capitalize(c.Summary))
+	fmt.Fprintf(w, "%s\n\n%s\n", foldUsage("Usage: playground [global flags] "+c.Usage, helpWidth),
+		text.Wrap(sentence.Capitalize(c.Summary)+".", helpWidth))
 	if c.Help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Help, "\n"))
 	}
@@ -277,7 +282,7 @@ func printCommandHelp(w io.Writer, c *Command) {
 }
 
 func printHelp(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "playground: learn leader election, locks, leases and fencing tokens on a real etcd.")
+	fmt.Fprintln(w, "playground: leader election, locks, leases and fencing tokens on a real etcd.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage:")
 	fmt.Fprintln(w, "  playground [flags]             open the interactive course")
@@ -293,25 +298,74 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := commands[n]
-		fmt.Fprintf(w, "  %-28s %s\n", c.Usage, c.Summary)
+		helpItem(w, c.Usage, c.Summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Flags (before or after the command):")
-	fmt.Fprintln(w, "  --etcd-endpoints URLS        use an existing etcd cluster (also PLAYGROUND_ETCD_ENDPOINTS);")
-	fmt.Fprintln(w, "                               keys then live under /playground/<user>/")
-	fmt.Fprintln(w, "  --cacert FILE                CA that signed the cluster's certificates (https:// endpoints)")
-	fmt.Fprintln(w, "  --cert FILE, --key FILE      client certificate and key, when the cluster asks for one")
-	fmt.Fprintln(w, "  --user NAME[:PASSWORD]       etcd user (password: after the colon, PLAYGROUND_ETCD_PASSWORD,")
-	fmt.Fprintln(w, "                               or asked for); each has a PLAYGROUND_ETCD_* variable")
-	fmt.Fprintln(w, "  --class FILE                 connect with the settings file your instructor handed out")
-	fmt.Fprintln(w, "                               (also PLAYGROUND_CLASS); see docs/class.md")
-	fmt.Fprintln(w, "  --no-publish                 keep your progress off the class board (also")
-	fmt.Fprintln(w, "                               PLAYGROUND_NO_PUBLISH=1)")
-	fmt.Fprintln(w, "  --content DIR                use the course in DIR instead of the built-in one")
-	fmt.Fprintln(w, "  -h, --help                   show this help")
+	for _, f := range [][2]string{
+		{"--etcd-endpoints URLS", "use an existing etcd cluster (also PLAYGROUND_ETCD_ENDPOINTS); keys then live under /playground/<user>/"},
+		{"--cacert FILE", "CA that signed the cluster's certificates (https:// endpoints)"},
+		{"--cert FILE, --key FILE", "client certificate and key, when the cluster asks for one"},
+		{"--user NAME[:PASSWORD]", "etcd user (password: after the colon, PLAYGROUND_ETCD_PASSWORD, or asked for); each has a PLAYGROUND_ETCD_* variable"},
+		{"--class FILE", "connect with the settings file your instructor handed out (also PLAYGROUND_CLASS); see docs/class.md"},
+		{"--no-publish", "keep your progress off the class board (also PLAYGROUND_NO_PUBLISH=1)"},
+		{"--content DIR", "use the course in DIR instead of the built-in one"},
+		{"-h, --help", "show this help"},
+	} {
+		helpItem(w, f[0], f[1])
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "playground COMMAND --help shows a command's own flags.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit codes: 0 success, 1 failure, 2 bad usage or problems found by check,")
 	fmt.Fprintln(w, "130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM.")
+}
+
+// helpItem writes one line of --help's lists: name, then what it does,
+// folded to the help's width under a column of its own; a name too long
+// for the column stands on a line of its own.
+func helpItem(w io.Writer, name, what string) {
+	const column = 31 // "  " + a name of 28 + " "
+	prefix := fmt.Sprintf("  %-28s ", name)
+	if len(prefix) > column {
+		fmt.Fprintln(w, "  "+name)
+		prefix = strings.Repeat(" ", column)
+	}
+	fmt.Fprintln(w, text.Hang(prefix, what, helpWidth))
+}
+
+// foldUsage folds a usage line to width, breaking only between the
+// words and bracketed groups of its arguments ("[--junit FILE]" stays
+// whole); a continuation line is indented by four.
+func foldUsage(usage string, width int) string {
+	var groups []string
+	depth, start := 0, 0
+	for i, r := range usage {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == ' ' && depth == 0:
+			groups = append(groups, usage[start:i])
+			start = i + 1
+		}
+	}
+	groups = append(groups, usage[start:])
+	var b strings.Builder
+	line := 0
+	for i, g := range groups {
+		switch {
+		case i == 0:
+		case line+1+len(g) > width:
+			b.WriteString("\n    ")
+			line = 4
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(g)
+		line += len(g)
+	}
+	return b.String()
 }

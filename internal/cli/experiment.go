@@ -15,7 +15,8 @@ func init() {
 		Help: `Subcommands:
   list               the experiments, one a line
   run NAME [flags]   run one and print its events and verdict
-  replay FILE        print a recorded run's events and verdict again, without etcd
+  replay FILE        print a recorded run's events and verdict again, without
+                     etcd
 
 Flags of run:
   --json             one JSON event a line, then the verdict as JSON
@@ -23,7 +24,8 @@ Flags of run:
   --replicas N       number of replicas (0: the experiment's default)
   --ttl SECONDS      lease TTL (0: the experiment's default)
   --step-delay D     wait D (e.g. 15s) at every step, as a slow reader would
-  --record FILE      save the run's history (events, faults, etcd's answers) to FILE
+  --record FILE      save the run's history (events, faults, etcd's answers)
+                     to FILE
   --faults FILE      inject the learner faults recorded in FILE at the same
                      steps (its seed, replicas and TTL unless given here)
   -v                 also print every lease renewal and every key etcd changed

@@ -258,29 +258,23 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
 }
 
-// verdictLine is the verdict as the last line of --json: its fields, the
-// findings that did not hold apart as "violations" (each with its
-// property, instant in seconds, replicas, events and sentence), the
-// run's length and its error. The fields are listed here rather than the
-// verdict embedded: a history.Verdict writes its own JSON, which would
-// stand for the whole line.
+// verdictLine is the verdict as the last line of --json: the verdict as
+// its JSON writes it (history.VerdictRecord: its sentence as "summary",
+// its findings), the findings that did not hold apart as "violations"
+// (each with its property, instant in seconds, replicas, events and
+// sentence), the run's length and its error.
 func verdictLine(v history.Verdict, err error, took time.Duration) string {
 	violations := v.Violations()
 	if violations == nil {
 		violations = []history.Finding{}
 	}
 	b, _ := json.Marshal(struct {
-		Kind       string             `json:"kind"`
-		Scenario   string             `json:"scenario"`
-		Showed     bool               `json:"showed"`
-		Summary    string             `json:"summary"`
-		Violations []history.Finding  `json:"violations"`
-		Findings   []history.Finding  `json:"findings,omitempty"`
-		RunError   string             `json:"run_error,omitempty"`
-		Figures    map[string]float64 `json:"figures,omitempty"`
-		Seconds    float64            `json:"seconds"`
-		Error      string             `json:"error,omitempty"`
-	}{"verdict", v.Scenario, v.Showed, v.Sentence(), violations, v.Findings, v.RunError, v.Figures, took.Seconds(), errString(err)})
+		Kind string `json:"kind"`
+		history.VerdictRecord
+		Violations []history.Finding `json:"violations"`
+		Seconds    float64           `json:"seconds"`
+		Error      string            `json:"error,omitempty"`
+	}{"verdict", v.Record(), violations, took.Seconds(), errString(err)})
 	return string(b)
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ownership-election/playground/internal/testwait"
 )
@@ -202,3 +203,25 @@ func TestExperimentInterruptedInEveryScenario(t *testing.T) {
 }
 
 func tail(s string) string { return s[max(0, len(s)-300):] }
+
+// TestHelpFitsEightyColumns: --help and every command's --help fit an
+// 80-column terminal, so no line folds in the middle of a word.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	args := [][]string{{"--help"}}
+	for name := range commands {
+		if name != "" {
+			args = append(args, []string{name, "--help"})
+		}
+	}
+	for _, a := range args {
+		code, out, _ := run(t, "", a...)
+		if code != 0 {
+			t.Errorf("%q: exit %d", a, code)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("%q: a line of %d columns:\n%s", a, n, line)
+			}
+		}
+	}
+}

@@ -49,32 +49,23 @@ type Replica struct {
 	keepers     sync.WaitGroup // renewal loops, which use the client too
 }
 
-// Role is what a replica currently believes it is, as shown on its card.
-type Role string
+// Role is what a replica currently believes it is (history.Role, which
+// the screens read without this package).
+type Role = history.Role
 
 // The roles the scenarios give their replicas.
 const (
-	RoleFollower    Role = "follower"     // waiting, not in charge
-	RoleCandidate   Role = "candidate"    // campaigning for ownership
-	RoleOwner       Role = "owner"        // holds the lock or leadership
-	RoleSteppedDown Role = "stepped down" // gave ownership up (lease lost)
-	RoleWorker      Role = "worker"       // one of several owning shards
-	RoleCrashed     Role = "crashed"      // its process is gone
-	RoleRetired     Role = "retired"      // removed for good by the scenario
+	RoleFollower    = history.RoleFollower
+	RoleCandidate   = history.RoleCandidate
+	RoleOwner       = history.RoleOwner
+	RoleSteppedDown = history.RoleSteppedDown
+	RoleWorker      = history.RoleWorker
+	RoleCrashed     = history.RoleCrashed
+	RoleRetired     = history.RoleRetired
 )
 
-// ReplicaState is a snapshot of a replica for display.
-type ReplicaState struct {
-	Name        string
-	Role        Role
-	Token       int64
-	LeaseTTL    int64         // granted TTL of its current lease, 0 if none
-	LeaseLeft   time.Duration // time left before its lease expires, as last renewed
-	Paused      bool
-	Partitioned bool
-	Crashed     bool
-	ClockRate   float64
-}
+// ReplicaState is a snapshot of a replica for display (history.ReplicaState).
+type ReplicaState = history.ReplicaState
 
 func (r *Replica) dial() (*clientv3.Client, error) {
 	addrs := make([]string, len(r.proxies))

@@ -173,7 +173,10 @@ func (v Verdict) TimedViolation() (Finding, bool) {
 	return Finding{}, false
 }
 
-type jsonVerdict struct {
+// VerdictRecord is a verdict as JSON writes it: a struct that a line of
+// output can embed beside fields of its own (Verdict's own MarshalJSON,
+// promoted through an embedded Verdict, would write the verdict alone).
+type VerdictRecord struct {
 	Scenario string             `json:"scenario"`
 	Showed   bool               `json:"showed"`
 	Summary  string             `json:"summary"`
@@ -184,9 +187,12 @@ type jsonVerdict struct {
 
 // MarshalJSON writes the verdict with its sentence as "summary", where
 // a reader of an earlier version looks for it, and its findings.
-func (v Verdict) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonVerdict{Scenario: v.Scenario, Showed: v.Showed, Summary: v.Sentence(),
-		Findings: v.Findings, RunError: v.RunError, Figures: v.Figures})
+func (v Verdict) MarshalJSON() ([]byte, error) { return json.Marshal(v.Record()) }
+
+// Record is v as JSON writes it, its sentence as Summary.
+func (v Verdict) Record() VerdictRecord {
+	return VerdictRecord{Scenario: v.Scenario, Showed: v.Showed, Summary: v.Sentence(),
+		Findings: v.Findings, RunError: v.RunError, Figures: v.Figures}
 }
 
 // UnmarshalJSON reads what MarshalJSON writes, and a verdict of an
@@ -194,7 +200,7 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 // A verdict with findings gets its sentence from them again, so its
 // "summary" is not kept beside them.
 func (v *Verdict) UnmarshalJSON(b []byte) error {
-	var j jsonVerdict
+	var j VerdictRecord
 	if err := json.Unmarshal(b, &j); err != nil {
 		return fmt.Errorf("read verdict: %w", err)
 	}

@@ -9,10 +9,11 @@ import (
 // TestScreensThatShowTextLinkNoEtcd: the screen contract names no etcd
 // type, so a screen that only shows text builds without etcd (the quiz
 // linked 636 packages, 44 of them etcd's server, for one field of
-// EtcdReady). The lab screen is not in the list since it draws the
-// timeline of a lab run (x), through the experiment screen, whose history
-// types live in internal/experiment beside the scenarios' etcd code; the
-// run itself is a child process.
+// EtcdReady). The timeline component draws a history (internal/history)
+// and links no etcd either, whichever screen embeds it. The lab screen is
+// not in the list: for the runs of the learner's code under faults it
+// asks internal/experiment for the labs' schedules and reads their
+// histories with it; the run itself is a child process.
 func TestScreensThatShowTextLinkNoEtcd(t *testing.T) {
 	const mod = "github.com/ownership-election/playground/internal/tui/screen"
 	forbid := map[string]string{
@@ -21,6 +22,7 @@ func TestScreensThatShowTextLinkNoEtcd(t *testing.T) {
 		mod + "/quiz":         "go.etcd.io/",
 		mod + "/reader":       "go.etcd.io/",
 		mod + "/progressview": "go.etcd.io/",
+		"github.com/ownership-election/playground/internal/tui/timeline": "go.etcd.io/",
 	}
 	args := []string{"list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}"}
 	for p := range forbid {

@@ -2,21 +2,20 @@ package experiment
 
 import (
 	"charm.land/bubbles/v2/key"
+
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
-// KeyMap is the experiment screen's bindings.
+// KeyMap is the experiment screen's bindings; the timeline's (Earlier,
+// Later, First, Last, NextKey) are its component's.
 type KeyMap struct {
+	timeline.KeyMap
 	Start     key.Binding
 	Step      key.Binding
 	AutoPlay  key.Binding
 	Tempo     key.Binding
 	Prev      key.Binding
 	Next      key.Binding
-	Earlier   key.Binding
-	Later     key.Binding
-	First     key.Binding
-	Last      key.Binding
-	NextKey   key.Binding
 	Pause     key.Binding
 	Crash     key.Binding
 	Restart   key.Binding
@@ -32,17 +31,13 @@ type KeyMap struct {
 // DefaultKeyMap returns the bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
+		KeyMap:    timeline.DefaultKeyMap(),
 		Start:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		Step:      key.NewBinding(key.WithKeys("space", "n"), key.WithHelp("space", "next step")),
 		AutoPlay:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "auto-play")),
 		Tempo:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "auto-play tempo")),
 		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("tab", "replica")),
 		Next:      key.NewBinding(key.WithKeys("tab")),
-		Earlier:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "timeline")),
-		Later:     key.NewBinding(key.WithKeys("right", "l")),
-		First:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "first/latest")),
-		Last:      key.NewBinding(key.WithKeys("end", "G")),
-		NextKey:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "next violation")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),

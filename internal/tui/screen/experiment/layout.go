@@ -3,11 +3,11 @@ package experiment
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -44,13 +44,13 @@ func (m Model) header(w int) []string {
 	st := m.Styles
 	faults := m.sc.Faults
 	return []string{
-		st.Muted.Render(cutWords("Runs on "+m.on, w)),
-		st.Title.Render("Experiment: "+m.sc.Name) + st.Muted.Render(cutWords(" · "+m.sc.Title, w-len("Experiment: "+m.sc.Name))),
+		st.Muted.Render(text.CutWords("Runs on "+m.on, w)),
+		st.Title.Render("Experiment: "+m.sc.Name) + st.Muted.Render(text.CutWords(" · "+m.sc.Title, w-len("Experiment: "+m.sc.Name))),
 		st.Subtitle.Render(text.FirstFit(w,
 			"Faults it injects: "+faults+"; add yours: tab picks a replica, then p c x r s",
 			"Faults it injects: "+faults+"; add yours with p c x r s",
 			"Faults it injects: "+faults,
-			cutWords("Faults: "+faults, w))),
+			text.CutWords("Faults: "+faults, w))),
 		m.statusLine(w),
 	}
 }
@@ -62,14 +62,14 @@ func (m Model) body(w, n int) []string {
 	st := m.Styles
 	var notes []string
 	if m.notice != "" {
-		notes = append(notes, st.Warning.Render(cutWords(m.notice, w)))
+		notes = append(notes, st.Warning.Render(text.CutWords(m.notice, w)))
 	} else if s := m.stalled(w); s != "" {
-		for _, l := range clampWords(s, w, 2) {
+		for _, l := range text.ClampWords(s, w, 2) {
 			notes = append(notes, st.Warning.Render(l))
 		}
 	}
 	if m.err != nil {
-		for _, l := range clampWords("error: "+m.err.Error(), w, 3) {
+		for _, l := range text.ClampWords("error: "+m.err.Error(), w, 3) {
 			notes = append(notes, st.Error.Render(l))
 		}
 	}
@@ -80,11 +80,8 @@ func (m Model) body(w, n int) []string {
 	if c := m.clockLine(w); c != "" {
 		pin = append(pin, c)
 	}
-	detail := 1
-	if tl := m.timeline(); len(tl.items) > 0 {
-		// The cursor's item in full, with the findings of its instant.
-		detail = len(tl.cursorLines(m.cursorOf(tl), w))
-	}
+	// The cursor's item in full, with the findings of its instant.
+	detail := m.timeline().DetailLines(w)
 	timelineMin := 1 + min(4, m.laneCount()) + 2 + detail
 	if m.phase == phaseDone {
 		result = m.resultPanel(w, max(3, min(9, n-len(notes)-len(pin)-timelineMin-1)))
@@ -144,7 +141,7 @@ func (m Model) stepPin(w int) string {
 	if m.auto() {
 		head = fmt.Sprintf("▶ next step in %d s (space: now): ", int(m.nextStepIn().Seconds()+0.999))
 	}
-	return m.Styles.Accent.Render(cutWords(head+step, w))
+	return m.Styles.Accent.Render(text.CutWords(head+step, w))
 }
 
 // clockLine says, while the script waits for the learner, which leases
@@ -156,12 +153,11 @@ func (m Model) clockLine(w int) string {
 		return ""
 	}
 	s := m.snap.store
-	tl := m.timeline()
-	renewed := lastRenewals(tl)
+	renewed := lastRenewals(m.snap.events)
 	var parts []string
 	for _, k := range s.Keys {
 		l, ok := s.Leases[k.Lease]
-		if !ok || l.Gone || k.Lease == 0 || containsName(parts, k.Value) {
+		if !ok || l.Gone || k.Lease == 0 || slices.Contains(parts, k.Value) {
 			continue
 		}
 		if at, ok := renewed[k.Value]; ok && m.now().Sub(m.started)-at < time.Second {
@@ -176,16 +172,28 @@ func (m Model) clockLine(w int) string {
 	list := strings.Join(parts, ", ")
 	return m.Styles.Warning.Render(text.FirstFit(w,
 		"While you read, etcd's clock runs: "+list+", not renewed",
-		"Clock running: "+list, cutWords(list, w)))
+		"Clock running: "+list, text.CutWords(list, w)))
 }
 
 // lastRenewals is when each replica last had a lease granted or renewed.
-func lastRenewals(tl timeline) map[string]time.Duration {
+func lastRenewals(events []history.Event) map[string]time.Duration {
 	out := map[string]time.Duration{}
-	for _, e := range tl.events {
+	for _, e := range events {
 		if e.Kind == history.LeaseGranted || e.Kind == history.LeaseRenewed {
 			out[e.Replica] = e.At
 		}
 	}
 	return out
+}
+
+// timelinePanel is the timeline in at most n lines of w cells; detail is
+// how many lines the text of the cursor's item may take.
+func (m Model) timelinePanel(w, n, detail int) []string {
+	t := m.timeline()
+	t.SetSize(w, n)
+	t.SetDetail(detail)
+	if v := t.View(); v != "" {
+		return strings.Split(v, "\n")
+	}
+	return nil
 }

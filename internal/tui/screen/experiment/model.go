@@ -12,14 +12,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 	"github.com/ownership-election/playground/quiz"
 )
 
@@ -94,16 +94,11 @@ type Model struct {
 	step      stepClock      // the step the script waits at
 	saved     string         // where the last run's history went
 	saveErr   error          // ... or why it did not
-	tlc       *timelineCache // shared by the model's copies
-	// ownRules: the history shown is a run judged by rules of its own
-	// (a lab run's, in a HistoryView), as sc.OwnRules says of a live one.
-	ownRules bool
-	cursor   int  // the timeline item the cursor is on, unless live
-	live     bool // the cursor follows the run
-	err      error
-	notice   string
-	started  time.Time
-	now      func() time.Time
+	tl        timeline.Model // the timeline's cursor (see m.timeline)
+	err       error
+	notice    string
+	started   time.Time
+	now       func() time.Time
 	// changed is when the run last emitted an event: a run that goes
 	// quiet while the learner holds a replica down is waiting for it.
 	changed time.Time
@@ -132,7 +127,7 @@ func New(ctx screen.Context, opts Options) *Model {
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
 	}
 	m := Model{Base: screen.NewBase(ctx), sc: sc, opts: opts, keys: DefaultKeyMap(), picked: -1, now: time.Now,
-		params: history.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, live: true, tlc: &timelineCache{}}
+		params: history.Params{Seed: 1, Step: opts.Step, TTL: sc.DefaultTTL}, tempo: defaultTempo, tl: timeline.New(ctx.Styles)}
 	m.phase = phaseReady
 	if q := sc.Predict; q != nil && len(q.Options) > 1 {
 		m.phase = phasePredict
@@ -250,7 +245,7 @@ func (m Model) start() (Model, tea.Cmd) {
 	m.phase, m.err, m.notice, m.snap, m.step = phaseStarting, nil, "", snapshot{}, stepClock{}
 	m.saved, m.saveErr = "", nil
 	m.predicted, m.outcome = nil, nil
-	m.cursor, m.live = 0, true
+	m.tl.Follow()
 	name, p, env := m.runArgs()
 	return m, func() tea.Msg {
 		env.HistoryDir = experiment.HistoryDir() // every run's history is kept (replay FILE)
@@ -342,7 +337,9 @@ func (m *Model) refresh() {
 		h := run.History()
 		m.judgePrediction(&h)
 		// The cursor goes to what the verdict is about.
-		m.cursor, m.live = m.timeline().focus(&h), false
+		t := m.timeline()
+		t.Focus(experiment.Focus(&h))
+		m.tl = t
 		if m.cancel != nil {
 			m.cancel()
 		}

@@ -6,26 +6,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // cursorTo moves m's cursor with ← from the live end to the first item
 // ok accepts, counting back; it fails the test when there is none.
-func cursorTo(t *testing.T, m *Model, ok func(tl timeline, i int) bool) {
+func cursorTo(t *testing.T, m *Model, ok func(tl timeline.Model, i int) bool) {
 	t.Helper()
 	tl := m.timeline()
-	for i := len(tl.items) - 1; i >= 0; i-- {
+	for i := tl.Len() - 1; i >= 0; i-- {
 		if ok(tl, i) {
 			press(m, "end")
-			for range len(tl.items) - 1 - i {
+			for range tl.Len() - 1 - i {
 				press(m, "left")
 			}
-			if m.cursor != i {
-				t.Fatalf("cursor %d, want %d", m.cursor, i)
+			if cur := m.timeline().Cursor(); cur != i {
+				t.Fatalf("cursor %d, want %d", cur, i)
 			}
 			return
 		}
@@ -33,10 +33,10 @@ func cursorTo(t *testing.T, m *Model, ok func(tl timeline, i int) bool) {
 	t.Fatal("no such item")
 }
 
-func kindAt(k history.Kind, who string) func(tl timeline, i int) bool {
-	return func(tl timeline, i int) bool {
-		e := tl.events[tl.items[i].first]
-		return tl.items[i].fold == nil && e.Kind == k && e.Replica == who
+func kindAt(k history.Kind, who string) func(tl timeline.Model, i int) bool {
+	return func(tl timeline.Model, i int) bool {
+		e, single := tl.Event(i)
+		return single && e.Kind == k && e.Replica == who
 	}
 }
 
@@ -57,23 +57,6 @@ func TestScrubbedCandidate(t *testing.T) {
 	cursorTo(t, m, kindAt(history.Resumed, "b1"))
 	if v := view(m); !strings.Contains(v, " b3 owner t7") {
 		t.Errorf("after b3 won:\n%s", v)
-	}
-}
-
-// TestScrubbedWorker: a replica that claimed shards reads as a worker at
-// the cursor, as its card does live.
-func TestScrubbedWorker(t *testing.T) {
-	tl := buildTimeline([]history.Event{
-		{Kind: history.LeaseGranted, Replica: "w1", TTL: 2},
-		{At: time.Millisecond, Kind: history.ShardClaimed, Replica: "w1", Text: "claimed shards/00"},
-		{At: 2 * time.Millisecond, Kind: history.Crashed, Replica: "w1"},
-	}, []string{"w1"}, nil, false)
-	n := len(tl.items)
-	if got := stateWord(tl.states[n-2][0], 0); got != "worker" {
-		t.Errorf("after its claim: %q, want worker", got)
-	}
-	if got := stateWord(tl.states[n-1][0], 0); got != "crashed" {
-		t.Errorf("after its crash: %q", got)
 	}
 }
 
@@ -167,7 +150,8 @@ func TestRoleLiveAsScrubbed(t *testing.T) {
 			Facts: &history.Facts{Op: "put", Key: k.Key, Revision: rev, Succeeded: true, Lease: lease, Held: &k}}
 	}
 	ms := time.Millisecond
-	m.phase, m.started, m.live = phaseRunning, clock.Add(-time.Second), true
+	m.phase, m.started = phaseRunning, clock.Add(-time.Second)
+	m.tl.Follow()
 	m.snap = snapshot{
 		replicas: []experiment.ReplicaState{
 			{Name: "q1", Role: experiment.RoleOwner, Token: 5, LeaseTTL: 2, LeaseLeft: time.Second},
@@ -186,7 +170,9 @@ func TestRoleLiveAsScrubbed(t *testing.T) {
 	if n := strings.Count(live, "q2 candidate"); n < 2 || strings.Contains(live, "q2 follower") {
 		t.Fatalf("live: %d times 'q2 candidate' (want its label and its card):\n%s", n, live)
 	}
-	m.live, m.cursor = false, len(m.timeline().items)-1
+	tl := m.timeline()
+	tl.Seek(tl.Len() - 1)
+	m.tl = tl
 	scrubbed := view(m)
 	if strings.Count(scrubbed, "q2 candidate") != strings.Count(live, "q2 candidate") || strings.Contains(scrubbed, "q2 follower") {
 		t.Errorf("scrubbed to the same instant, q2 reads otherwise:\n%s", scrubbed)
@@ -202,18 +188,17 @@ func TestFindingsOfOneInstant(t *testing.T) {
 	if v := flat(view(m)); !strings.Contains(v, refusal) || !strings.Contains(v, "and at the same instant: b1 "+violation) {
 		t.Fatalf("at the refusal:\n%s", view(m))
 	}
-	first := m.cursor
+	first := m.timeline().Cursor()
 	press(m, "v")
-	if v := flat(view(m)); m.cursor == first || !strings.Contains(v, "3.050s b1 "+violation) || !strings.Contains(v, "and at the same instant: b1 "+refusal) {
-		t.Fatalf("v from the refusal (cursor %d, was %d):\n%s", m.cursor, first, view(m))
+	if v, cur := flat(view(m)), m.timeline().Cursor(); cur == first || !strings.Contains(v, "3.050s b1 "+violation) || !strings.Contains(v, "and at the same instant: b1 "+refusal) {
+		t.Fatalf("v from the refusal (cursor %d, was %d):\n%s", cur, first, view(m))
 	}
-	if press(m, "v"); m.cursor != first {
-		t.Errorf("v again: cursor %d, want back at %d", m.cursor, first)
+	if press(m, "v"); m.timeline().Cursor() != first {
+		t.Errorf("v again: cursor %d, want back at %d", m.timeline().Cursor(), first)
 	}
 	// An item that is no finding gets no other item added.
-	tl := m.timeline()
 	press(m, "home")
-	if len(tl.cursorLines(0, 78)) > 2 || strings.Contains(view(m), "and at the same instant") {
+	if m.timeline().DetailLines(78) > 2 || strings.Contains(view(m), "and at the same instant") {
 		t.Errorf("an instant without findings:\n%s", view(m))
 	}
 }

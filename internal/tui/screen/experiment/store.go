@@ -6,12 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The store's view: what etcd holds for the experiment's keys, beside
@@ -37,13 +36,11 @@ func (m Model) storeAtCursor() (experiment.StoreState, time.Duration, bool) {
 	if m.isLive() || (m.phase != phaseRunning && m.phase != phaseDone) {
 		return experiment.StoreState{}, 0, false
 	}
-	tl := m.timeline()
-	cur := m.cursorOf(tl)
-	if cur < 0 || tl.holds[cur].rev == 0 {
+	rev, keys, at, ok := m.timeline().Held()
+	if !ok {
 		return experiment.StoreState{}, 0, false
 	}
-	h := tl.holds[cur]
-	return experiment.StoreState{At: m.started.Add(tl.at(cur)), Revision: h.rev, Keys: h.keys}, tl.at(cur), true
+	return experiment.StoreState{At: m.started.Add(at), Revision: rev, Keys: keys}, at, true
 }
 
 // store is what the store's view shows: etcd at the cursor, or the

@@ -3,60 +3,15 @@ package experiment
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
-
-// TestTimelineFolds: lease renewals, grants and key changes that leave
-// etcd's holder as it was fold, with one owner's accepted writes, into
-// one column between two events that matter; another writer's write (or
-// the same writer's with another token) starts a new fold; a key change
-// that gives etcd another holder is a column of its own; the script's
-// waiting lines are left out.
-func TestTimelineFolds(t *testing.T) {
-	tl := buildTimeline(fencingEvents(), []string{"b1", "b2", "b3"}, nil, false)
-	var got []string
-	for i, it := range tl.items {
-		e := tl.events[it.first]
-		switch {
-		case it.fold != nil:
-			got = append(got, "fold("+foldText(it.fold)+")")
-		case e.Kind == history.KeyChanged:
-			got = append(got, "etcd:"+tl.holds[i].holder)
-		default:
-			got = append(got, string(e.Kind)+":"+e.Replica)
-		}
-	}
-	want := []string{
-		"part:", "phase:", "fold(1 lease granted)", "etcd:b1", "acquired:b1",
-		"fold(8 writes accepted from b1 with token 6 · 8 lease renewals · 2 leases granted · 2 etcd key changes)",
-		"phase:", "paused:b1", "fold(4 lease renewals)", "etcd:b3", "acquired:b3",
-		"fold(7 writes accepted from b3 with token 7 · 7 lease renewals)",
-		"phase:", "resumed:b1", "write-rejected:b1", "invariant-violated:b1",
-		"fold(1 write accepted from b3 with token 7)",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-
-	// Another writer, then the first again with a new token: three folds.
-	ev := func(r string, tok int64) history.Event {
-		return history.Event{Kind: history.WriteAccepted, Replica: r, Token: tok}
-	}
-	tl = buildTimeline([]history.Event{ev("a", 1), ev("a", 1), ev("b", 2), ev("a", 3),
-		{Kind: history.Waiting, Value: 1, Text: "the script waits"}, ev("a", 3)}, nil, nil, false)
-	if len(tl.items) != 3 || tl.items[2].fold.counts[history.WriteAccepted] != 2 {
-		t.Fatalf("writes by a, b, a (new token), a: %d items, want 3 (the last of 2 writes)", len(tl.items))
-	}
-}
 
 // TestCursorShowsThatInstant: ←/→ move the cursor through the items; the
 // lanes' labels, the cards and "etcd holds" then show the state at that
@@ -66,16 +21,16 @@ func TestCursorShowsThatInstant(t *testing.T) {
 	m := running(newModel(t, "fencing", false, 78, 22))
 	tl := m.timeline()
 	paused := -1
-	for i, it := range tl.items {
-		if tl.events[it.first].Kind == history.Paused {
+	for i := range tl.Len() {
+		if e, _ := tl.Event(i); e.Kind == history.Paused {
 			paused = i
 		}
 	}
-	for range len(tl.items) - 1 - paused {
+	for range tl.Len() - 1 - paused {
 		press(m, "left")
 	}
-	if m.live || m.cursor != paused {
-		t.Fatalf("cursor %d (live %v), want the pause at %d", m.cursor, m.live, paused)
+	if tl := m.timeline(); tl.Following() || tl.Cursor() != paused {
+		t.Fatalf("cursor %d (live %v), want the pause at %d", tl.Cursor(), tl.Following(), paused)
 	}
 	v := view(m)
 	for _, want := range []string{"▸b1 paused owner t6", "etcd b1 rev 8", "etcd at 1.05s election-1/ 3 keys · oldest b1 (create 6)", "1.050s b1 paused: work and network frozen"} {
@@ -96,15 +51,15 @@ func TestCursorShowsThatInstant(t *testing.T) {
 	}
 	m.SetSize(78, 22)
 	press(m, "home")
-	if m.cursor != 0 || m.live {
-		t.Fatalf("home: cursor %d, live %v", m.cursor, m.live)
+	if tl := m.timeline(); tl.Cursor() != 0 || tl.Following() {
+		t.Fatalf("home: cursor %d, live %v", tl.Cursor(), tl.Following())
 	}
 	press(m, "end")
-	if !m.live || !strings.Contains(view(m), "timeline live") {
+	if !m.timeline().Following() || !strings.Contains(view(m), "timeline live") {
 		t.Fatalf("end does not follow the run again:\n%s", view(m))
 	}
 	press(m, "left", "right")
-	if !m.live {
+	if !m.timeline().Following() {
 		t.Fatal("→ onto the last item does not follow the run again")
 	}
 }
@@ -114,19 +69,18 @@ func TestCursorShowsThatInstant(t *testing.T) {
 func TestJumpToViolation(t *testing.T) {
 	m := running(newModel(t, "fencing", false, 78, 22))
 	press(m, "home", "v")
-	tl := m.timeline()
-	if e := tl.events[tl.items[m.cursor].first]; e.Kind != history.WriteRejected {
+	if e := cursorEvent(m); e.Kind != history.WriteRejected {
 		t.Fatalf("first v: on %s, want the refused write", e.Kind)
 	}
 	if v := view(m); !strings.Contains(flat(v), `refused: write "b1#9" with token 6 rejected: the resource has seen token 7`) {
 		t.Fatalf("the refused write is not shown in full:\n%s", v)
 	}
 	press(m, "v")
-	if e := tl.events[tl.items[m.cursor].first]; e.Kind != history.InvariantViolated {
+	if e := cursorEvent(m); e.Kind != history.InvariantViolated {
 		t.Fatalf("second v: on %s, want the violation", e.Kind)
 	}
 	press(m, "v")
-	if e := tl.events[tl.items[m.cursor].first]; e.Kind != history.WriteRejected {
+	if e := cursorEvent(m); e.Kind != history.WriteRejected {
 		t.Fatalf("third v: on %s, want round to the refused write", e.Kind)
 	}
 	m.snap.events = m.snap.events[:10]
@@ -163,10 +117,17 @@ func TestRunEndsOnWhatItShows(t *testing.T) {
 	}
 	tl := m.timeline()
 	at, ok := experiment.Focus(&history.History{Scenario: "fencing", Events: m.snap.events})
-	if cur := m.cursorOf(tl); !ok || tl.at(cur) != at || tl.events[tl.items[cur].first].Kind != history.WriteRejected {
-		t.Errorf("the cursor is on item %d at %v, the checker's focus is %v (%v)", cur, tl.at(cur), at, ok)
+	if cur := tl.Cursor(); !ok || tl.TimeOf(cur) != at || cursorEvent(m).Kind != history.WriteRejected {
+		t.Errorf("the cursor is on item %d at %v, the checker's focus is %v (%v)", cur, tl.TimeOf(cur), at, ok)
 	}
 	noWordCut(t, m, "done fencing")
+}
+
+// cursorEvent is the first event of the item under the timeline's cursor.
+func cursorEvent(m *Model) history.Event {
+	tl := m.timeline()
+	e, _ := tl.Event(tl.Cursor())
+	return e
 }
 
 // flat is v on one line, its lines joined with spaces: text wrapped
@@ -247,29 +208,6 @@ func TestClockWhileTheScriptWaits(t *testing.T) {
 	}
 }
 
-// TestRetiredLaneEndsWhenItLeaves: a replica the run retired keeps its
-// lane while it is in the run, quiet or not, until etcd deletes its key
-// (or its own last event, whichever is later), and is gone after.
-func TestRetiredLaneEndsWhenItLeaves(t *testing.T) {
-	evs := fencingEvents()
-	del := history.Event{At: 3300 * time.Millisecond, Kind: history.KeyChanged,
-		Facts: &history.Facts{Op: "delete", Key: "election-1/694d7c1e5f2a9b07", Revision: 10,
-			Held: &history.StoreKey{Key: "election-1/694d7c1e5f2a9b07", ModRevision: 10},
-			Prev: []history.StoreKey{{Key: "election-1/694d7c1e5f2a9b07", Value: "b2"}}}}
-	evs = append(evs, del, history.Event{At: 3400 * time.Millisecond, Kind: history.Phase, Text: "next variant"})
-	tl := buildTimeline(evs, []string{"b1", "b2", "b3"}, map[string]bool{"b2": true}, false)
-	n := len(tl.items)
-	if s := tl.states[n-2][1]; s.gone {
-		t.Fatal("b2 is gone before etcd deleted its key")
-	}
-	if s := tl.states[n-1][1]; !s.gone {
-		t.Fatal("b2 is still in the run after etcd deleted its key and the run retired it")
-	}
-	if s := tl.states[n-1][2]; s.gone {
-		t.Fatal("b3, not retired, left the lanes")
-	}
-}
-
 // TestWideShowsMoreLanes: with both variants of fencing in the history
 // (six replicas) and the verdict under them, 80 columns draw the lanes
 // the cursor's instant needs with short labels; 200 columns draw every
@@ -307,7 +245,9 @@ func TestWideShowsMoreLanes(t *testing.T) {
 			retired = append(retired, experiment.ReplicaState{Name: r, Role: experiment.RoleRetired})
 		}
 		m.snap.all = append(retired, m.snap.replicas...)
-		m.cursor = m.timeline().focus(&history.History{Scenario: "fencing", Events: evs})
+		tl := m.timeline()
+		tl.Focus(experiment.Focus(&history.History{Scenario: "fencing", Events: evs}))
+		m.tl = tl
 		v = view(m)
 		return strings.Count(v, "\n a") + strings.Count(v, "\n▸a") + strings.Count(v, "\n b") + strings.Count(v, "\n▸b"), v
 	}
@@ -321,51 +261,5 @@ func TestWideShowsMoreLanes(t *testing.T) {
 	}
 	if !strings.Contains(wv, "a1 owner · token 6 · lease 0.0s left · etcd holds a3") || !strings.Contains(wv, "b1 not started") || strings.Contains(nv, "· token") {
 		t.Errorf("labels: long at 200 columns, short at 80:\n%s\n%s", nv, wv)
-	}
-}
-
-// TestWrapKeepsHyphenatedNames: text wraps between words only, never at
-// the hyphen of a key's name, and a clamped text ends after a word.
-func TestWrapKeepsHyphenatedNames(t *testing.T) {
-	got := clampWords("With the versioned unlock, P1's unlock was refused: lock-versioned's ModRevision is 10, not 8", 40, 0)
-	for _, l := range got {
-		if strings.HasSuffix(l, "-") || ansi.StringWidth(l) > 40 {
-			t.Fatalf("line %q of %q", l, got)
-		}
-	}
-	got = clampWords("one two three four five six seven eight nine ten eleven", 20, 2)
-	if len(got) != 2 || got[1] != "five six seven…" {
-		t.Fatalf("clamped: %q", got)
-	}
-}
-
-// TestHolderIsAReplica: etcd's holder comes from keys whose values name a
-// replica; a change to keys that hold something else (lab 09's committed
-// offsets, its members' empty keys) leaves it as it was.
-func TestHolderIsAReplica(t *testing.T) {
-	put := func(key, value string, rev int64) history.Event {
-		k := history.StoreKey{Key: key, Value: value, CreateRevision: rev, ModRevision: rev}
-		return history.Event{Kind: history.KeyChanged, Facts: &history.Facts{Op: "put", Key: key, Revision: rev, Held: &k}}
-	}
-	del := func(key, value string, rev int64) history.Event {
-		k := history.StoreKey{Key: key, ModRevision: rev}
-		return history.Event{Kind: history.KeyChanged, Facts: &history.Facts{Op: "delete", Key: key, Revision: rev, Held: &k,
-			Prev: []history.StoreKey{{Key: key, Value: value}}}}
-	}
-	events := []history.Event{
-		put("group/shards/000", "r2", 5),
-		put("group/offsets/000", "17961627026752", 6),
-		put("group/workers/r1", "", 7),
-		del("group/workers/r1", "", 8),
-		del("group/shards/000", "r2", 9),
-	}
-	tl := buildTimeline(events, []string{"r1", "r2"}, nil, false)
-	var got []string
-	for i := range tl.items {
-		got = append(got, tl.holds[i].holder)
-	}
-	// The three changes between fold into one item: etcd's holder stayed.
-	if want := []string{"r2", "r2", ""}; !slices.Equal(got, want) {
-		t.Fatalf("etcd's holder after each change: %q, want %q", got, want)
 	}
 }

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -52,7 +51,7 @@ func (m Model) statusLine(w int) string {
 	if len(parts) > 0 {
 		rest = " · " + strings.Join(parts, " · ")
 	}
-	return st.Accent.Render(cutWords(state, w)) + st.Muted.Render(rest)
+	return st.Accent.Render(text.CutWords(state, w)) + st.Muted.Render(rest)
 }
 
 func variant(b *bool) string {
@@ -168,7 +167,7 @@ func (m Model) resourceLine(w int) string {
 		parts = append([]string{"fencing " + onOff(r.Fencing), fmt.Sprintf("highest %d", r.Highest)}, parts...)
 	}
 	rej := fmt.Sprintf("rejected %d", r.Rejected)
-	body := cutWords(" "+strings.Join(parts, " · ")+" · "+rej, w-len("resource"))
+	body := text.CutWords(" "+strings.Join(parts, " · ")+" · "+rej, w-len("resource"))
 	if r.Rejected > 0 && strings.HasSuffix(body, rej) {
 		return st.Heading.Render("resource") + st.Text.Render(strings.TrimSuffix(body, rej)) + st.Warning.Render(rej)
 	}
@@ -182,9 +181,8 @@ func (m Model) resourceAtCursor() history.ResourceState {
 	if m.isLive() {
 		return m.snap.resource
 	}
-	tl := m.timeline()
-	if cur := m.cursorOf(tl); cur >= 0 {
-		return tl.res[cur]
+	if r, ok := m.timeline().Resource(); ok {
+		return r
 	}
 	return m.snap.resource
 }
@@ -194,13 +192,6 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// keyEvent reports whether an event is one the run exists to show: an
-// invariant broken (two owners, a stale write accepted) or a stale write
-// refused.
-func keyEvent(e history.Event) bool {
-	return e.Kind == history.InvariantViolated || e.Kind == history.WriteRejected
 }
 
 func (m Model) predictPanel(w, n int) []string {
@@ -219,9 +210,9 @@ func (m Model) predictPanel(w, n int) []string {
 			out = append(out, prefix+st.Text.Render(l))
 		}
 	}
-	out = append(out, st.Muted.Render(cutWords("press the number of your prediction; the experiment then runs and judges it", w)))
+	out = append(out, st.Muted.Render(text.CutWords("press the number of your prediction; the experiment then runs and judges it", w)))
 	if m.notice != "" {
-		out = append(out, st.Warning.Render(cutWords(m.notice, w)))
+		out = append(out, st.Warning.Render(text.CutWords(m.notice, w)))
 	}
 	return out
 }
@@ -244,7 +235,7 @@ func (m Model) resultPanel(w, n int) []string {
 	found := "The checker found: " + v.Sentence()
 	p := m.predicted
 	if p == nil {
-		return append([]string{head}, styled(st.Text, clampWords(found, w, n-1))...)
+		return append([]string{head}, styled(st.Text, text.ClampWords(found, w, n-1))...)
 	}
 	mark, markStyle := "✓ right", st.Success
 	if !p.Correct {
@@ -257,21 +248,21 @@ func (m Model) resultPanel(w, n int) []string {
 	}
 	if w >= 120 {
 		half := (w - 3) / 2
-		left := clampWords(found, half, n-1)
-		right := append(clampWords(predicted, half, max(1, n-3)), markStyle.Render(mark))
+		left := text.ClampWords(found, half, n-1)
+		right := append(text.ClampWords(predicted, half, max(1, n-3)), markStyle.Render(mark))
 		if !p.Correct {
-			right = append(right, styled(st.Muted, clampWords(bore, half, max(0, n-1-len(right))))...)
+			right = append(right, styled(st.Muted, text.ClampWords(bore, half, max(0, n-1-len(right))))...)
 		}
 		return append([]string{head}, sideBySide(styled(st.Text, left), right, half)...)
 	}
 	predLines := 1
 	foundLines := max(1, n-1-predLines)
-	out := append([]string{head}, styled(st.Text, clampWords(found, w, foundLines))...)
-	pred := clampWords(predicted, w-len(mark)-1, predLines)
+	out := append([]string{head}, styled(st.Text, text.ClampWords(found, w, foundLines))...)
+	pred := text.ClampWords(predicted, w-len(mark)-1, predLines)
 	pred[len(pred)-1] += " " + markStyle.Render(mark)
 	out = append(out, styled(st.Text, pred)...)
 	if rest := n - len(out); rest > 0 && !p.Correct {
-		out = append(out, styled(st.Muted, clampWords(bore, w, rest))...)
+		out = append(out, styled(st.Muted, text.ClampWords(bore, w, rest))...)
 	}
 	return out
 }

@@ -19,11 +19,6 @@ type readmeRenderedMsg struct {
 	err   error
 }
 
-type gradeDoneMsg struct {
-	seq    int
-	report report
-}
-
 type editorDoneMsg struct{ err error }
 
 type resetDoneMsg struct {

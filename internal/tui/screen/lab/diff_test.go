@@ -98,7 +98,7 @@ func TestSolutionDiffFollowsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ = press(t, m, "g")
-	_, cmd = m.Update(gradeDoneMsg{seq: m.gradeSeq, report: failingReport()})
+	_, cmd = m.Update(gradeDoneMsg{seq: m.seq, report: failingReport()})
 	m = runCmd(t, m, cmd)
 	m.pane = paneSolution
 	m.layout()

@@ -14,13 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
-	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // Your code under faults (x): the screen runs `playground experiment run
@@ -53,7 +52,7 @@ type faultRun struct {
 	code      int    // the child's exit status
 	stderr    string // what it said there (a compiler's message, a stub's)
 	history   *history.History
-	view      *expscreen.HistoryView
+	view      *timeline.Model
 	err       error
 	// control is the child's standard input, where faults by hand go
 	// (experiment run --control); pick is the replica they go to.
@@ -289,7 +288,7 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 		if f, ok := h.Verdict.TimedViolation(); ok {
 			at, shown = f.At, markViolation(*h, f)
 		}
-		v := expscreen.NewHistoryView(m.Styles, shown, at)
+		v := timeline.OfHistory(m.Styles, shown.Events, experiment.IsLabRun(h.Scenario), at)
 		r.view = &v
 	}
 	m.layout()

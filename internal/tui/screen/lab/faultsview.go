@@ -5,14 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/sentence"
-	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/text"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // faultsBody draws the faults view in w × h cells: the schedule list, the
@@ -95,7 +94,7 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 // its text, but its column took a quarter of an 80-column line. Its time
 // is padded so that the running view's lines stay aligned as they scroll.
 func EventLine(e history.Event) string {
-	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), expscreen.EventWords(e))
+	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), timeline.EventWords(e))
 }
 
 // newestShown is the newest n events the running view draws, oldest
@@ -144,7 +143,9 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same %s: %s", sentence.Capitalize(whose(other)), same, word), w, "…")))
 	}
 	if r.view != nil {
-		out = append(out, strings.Split(r.view.View(w, max(h-len(out), 3)), "\n")...)
+		v := *r.view
+		v.SetSize(w, max(h-len(out), 3))
+		out = append(out, strings.Split(v.View(), "\n")...)
 	}
 	return out
 }

@@ -42,13 +42,10 @@ func labDir(root, id string) string {
 	return filepath.Join(root, "labs", id)
 }
 
-// gradeCmd runs the lab's tests, exactly like `go test ./labs/<id>/`, off
-// the UI goroutine.
-func (m Model) gradeCmd(ctx context.Context, seq int) tea.Cmd {
-	o, lab := m.gradeOptions(), m.lab
-	return func() tea.Msg {
-		return gradeDoneMsg{seq: seq, report: runGrade(ctx, m.opts.Course, o, lab)}
-	}
+// job is what the screen's grade runs: this lab, with the screen's
+// options.
+func (m Model) job() gradeJob {
+	return gradeJob{kit: m.opts.Course, opts: m.gradeOptions(), lab: m.lab}
 }
 
 // courseOptions turns options for a checkout into options that build the
@@ -74,21 +71,6 @@ func runGrade(ctx context.Context, kit *grade.Course, o grade.Options, lab lesso
 	defer cleanup()
 	rep, err := grade.Grade(ctx, o, grade.StepSpecs(lab))
 	return toReport(lab, rep, err)
-}
-
-// verifyDoneMsg carries the verification of the grade with sequence seq.
-type verifyDoneMsg struct {
-	seq int
-	lab *grade.Report
-}
-
-// verifyCmd re-runs a passing lab under the race detector, several times
-// (grade.Verify), off the UI goroutine.
-func (m Model) verifyCmd(ctx context.Context, seq int, rep *grade.Report) tea.Cmd {
-	o := m.gradeOptions()
-	return func() tea.Msg {
-		return verifyDoneMsg{seq: seq, lab: runVerify(ctx, m.opts.Course, o, rep)}
-	}
 }
 
 // runVerify verifies a passing grade (grade.Verify) on a copy of rep and
@@ -181,12 +163,7 @@ func (m *Model) toggleWatch() tea.Cmd {
 		m.setNotice("Watch mode off.", false)
 		return nil
 	}
-	if m.cancel != nil { // the screen's own grade gives way to the watch's
-		m.cancel()
-		m.cancel = nil
-	}
-	m.grading = false
-	m.gradeSeq++
+	m.halt() // the screen's own grade gives way to the watch's
 	// The header and the root's status line name the lab watched now.
 	cmd := m.watch.Start(m.lab)
 	m.syncWatch()
@@ -239,15 +216,6 @@ func (m *Model) spin() tea.Cmd {
 	}
 	m.spinning = true
 	return m.spinner.Tick
-}
-
-// isWatchMsg reports whether msg changes watch mode's state.
-func isWatchMsg(msg tea.Msg) bool {
-	switch msg.(type) {
-	case watchStartedMsg, watchEventMsg, watchClosedMsg, watchGradedMsg, watchVerifiedMsg, WatchStopped:
-		return true
-	}
-	return false
 }
 
 // PrewarmedMsg reports that a lab's tests were compiled in the background

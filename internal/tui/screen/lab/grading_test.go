@@ -30,7 +30,7 @@ func gradeFixture(t *testing.T, src string, timeout time.Duration) report {
 		}
 	}
 	m := New(testContext(), Options{Lab: demoLab(), Root: root, Timeout: timeout, Course: grade.NewCourse(os.DirFS(root))})
-	msg := m.gradeCmd(context.Background(), 7)().(gradeDoneMsg)
+	msg := m.job().gradeCmd(context.Background(), 7)().(gradeDoneMsg)
 	if msg.seq != 7 {
 		t.Fatalf("seq = %d", msg.seq)
 	}

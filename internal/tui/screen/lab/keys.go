@@ -143,7 +143,7 @@ func (m Model) faultsHelp() []key.Binding {
 	}
 	var out []key.Binding
 	if r := f.runs[f.showing]; r != nil && r.view != nil {
-		out = append(out, r.view.Keys()...)
+		out = append(out, r.view.KeyMap.ShortHelp()...)
 	}
 	return append(out, ref, withHelp(k.Faults, "schedules"), k.CloseFaults)
 }
@@ -201,7 +201,7 @@ func (m Model) faultsFullHelp() [][]key.Binding {
 		out = append(out, hand)
 	}
 	if r := m.faults.runs[m.faults.showing]; r != nil && r.view != nil {
-		out = append(out, r.view.Keys())
+		out = append(out, r.view.KeyMap.ShortHelp())
 	}
 	return out
 }

@@ -7,7 +7,6 @@
 package lab
 
 import (
-	"context"
 	"github.com/ownership-election/playground/internal/progress"
 	"io/fs"
 	"os"
@@ -115,16 +114,13 @@ type Model struct {
 	readmeRendered map[int]string // glamour output per width
 	readmeWant     int            // width whose rendering is in flight
 
-	spinner   spinner.Model
-	grading   bool
-	spinning  bool // a spinner tick chain is alive
-	gradeSeq  int
-	gradeFrom time.Time
-	verify    verifyUI
-	cancel    context.CancelFunc
+	spinner  spinner.Model
+	spinning bool // a spinner tick chain is alive
+	verify   verifyUI
 
-	report    *report
-	gradedAt  time.Time
+	// gradeRun is the screen's own grading; while watch mode watches
+	// this lab, its grading, report and times mirror the watch's.
+	gradeRun
 	hintsOpen map[string]int // hints unlocked per step test
 	passed    bool
 	last      *progress.LabGrade // the saved latest grade, until this screen grades
@@ -242,10 +238,7 @@ func (m Model) Capturing() bool {
 // goes on.
 func (m *Model) Close() {
 	m.stopFaultRun()
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
+	m.release()
 	if m.ownWatch {
 		m.watch.Close()
 	}

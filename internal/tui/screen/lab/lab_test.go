@@ -134,7 +134,7 @@ func passingReport() report {
 // verified pretends the verification of the last grade ended in status.
 func verified(t *testing.T, m *Model, status grade.LabStatus, message string) (*Model, tea.Cmd) {
 	t.Helper()
-	_, cmd := m.Update(verifyDoneMsg{seq: m.gradeSeq, lab: &grade.Report{Status: status, Message: message}})
+	_, cmd := m.Update(verifyDoneMsg{seq: m.seq, lab: &grade.Report{Status: status, Message: message}})
 	return m, cmd
 }
 
@@ -144,7 +144,7 @@ func deliver(t *testing.T, m *Model, r report) (*Model, tea.Cmd) {
 	if !m.grading {
 		t.Fatal("no grade in flight")
 	}
-	_, cmd := m.Update(gradeDoneMsg{seq: m.gradeSeq, report: r})
+	_, cmd := m.Update(gradeDoneMsg{seq: m.seq, report: r})
 	return m, cmd
 }
 
@@ -174,7 +174,7 @@ func TestGradeShowsSpinnerAndCancelDropsLateResult(t *testing.T) {
 	if v := view(m); !strings.Contains(v, "Grading… 0.0s · x cancels") || strings.Contains(v, "first build") {
 		t.Fatalf("no spinner line while grading:\n%s", v)
 	}
-	seq := m.gradeSeq
+	seq := m.seq
 	m, _ = press(t, m, "esc")
 	if m.grading || m.Capturing() {
 		t.Fatal("esc did not cancel the grade")

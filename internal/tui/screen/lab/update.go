@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 
@@ -9,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
@@ -24,7 +22,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		// The root feeds its watch itself; a screen without one feeds its own.
 		cmds = append(cmds, m.watch.Update(msg))
 	}
-	if isWatchMsg(msg) {
+	if m.watch.changedBy(msg) {
 		m.syncWatch()
 		cmds = append(cmds, m.spin())
 	}
@@ -55,9 +53,7 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	case spinner.TickMsg:
 		return m.spinnerTick(msg)
 	case gradeDoneMsg:
-		if msg.seq == m.gradeSeq && m.grading && !msg.report.Canceled {
-			return m.finishGrade(msg.report)
-		}
+		return m.finishGrade(msg)
 	case verifyDoneMsg:
 		return m.finishVerify(msg)
 	case WatchStopped:
@@ -269,83 +265,56 @@ func (m *Model) cyclePane(back bool) {
 // startGrade cancels any run in flight and starts a new one; results of the
 // old run are ignored by their sequence number.
 func (m *Model) startGrade() tea.Cmd {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	m.gradeSeq++
-	m.grading = true
-	m.gradeFrom = m.now()
+	cmd := m.begin(m.job(), m.now())
 	m.notice = ""
 	if m.pane == paneReadme || m.pane == paneSolution && m.solution == "" {
 		m.pane = paneResults
 	}
 	m.layout()
 	if m.spinning {
-		return m.gradeCmd(ctx, m.gradeSeq)
+		return cmd
 	}
 	m.spinning = true
-	return tea.Batch(m.gradeCmd(ctx, m.gradeSeq), m.spinner.Tick)
+	return tea.Batch(cmd, m.spinner.Tick)
 }
 
 func (m *Model) cancelGrade() {
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	m.grading = false
-	m.gradeSeq++ // the cancelled run's result, if it still comes, is dropped
+	m.halt() // the cancelled run's result, if it still comes, is dropped
 	m.setNotice("Grading cancelled.", false)
 }
 
-func (m *Model) finishGrade(r report) tea.Cmd {
-	m.grading = false
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
+// finishGrade shows the report of the screen's own grade, and starts its
+// verification when every step passed.
+func (m *Model) finishGrade(msg gradeDoneMsg) tea.Cmd {
+	ok, cmd := m.graded(msg, m.job(), m.now())
+	if !ok {
+		return nil
 	}
-	m.report = &r
 	m.verify = verifyUI{} // a report of the last grade's verification is gone
-	m.gradedAt = m.now()
 	m.pane = paneResults
 	m.afterGrade()
 	m.layout()
 	m.resultsVP.GotoTop()
-	if r.verifying() {
-		// Every step passed once; it counts once it passes again, under
-		// the race detector, every time (grade.Verify).
-		ctx, cancel := context.WithCancel(context.Background())
-		m.cancel = cancel
-		return tea.Batch(m.verifyCmd(ctx, m.gradeSeq, r.Lab), m.startVerify())
+	if m.report.verifying() {
+		return tea.Batch(cmd, m.startVerify())
 	}
 	// The first failing step's first hint opens by itself only once the
 	// learner asks (h); here we only make sure the failure is on screen.
-	return m.graded()
+	return cmd
 }
-
-// graded tells the root how a grade without a verified pass ended, for
-// the learner's progress; nil for a cancelled run.
-func (m *Model) graded() tea.Cmd { return gradedCmd(m.lab.ID, m.report) }
 
 // finishVerify settles a pass with its verification: only a verified pass
 // is reported to the root (and so recorded in progress).
 func (m *Model) finishVerify(msg verifyDoneMsg) tea.Cmd {
-	if msg.seq != m.gradeSeq || m.report == nil || !m.report.verifying() || msg.lab.Status == grade.LabCanceled {
+	ok, cmd := m.verified(msg, m.lab.ID)
+	if !ok {
 		return nil
 	}
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	m.report.Lab = msg.lab
 	m.layout()
-	if !m.report.verified() {
-		return m.graded()
+	if m.report.verified() {
+		m.passed = true
 	}
-	m.passed = true
-	lab := m.lab.ID
-	return screen.Send(screen.LabPassed{Lab: lab})
+	return cmd
 }
 
 func (m Model) hintAvailable() bool {

@@ -40,7 +40,7 @@ func TestRaceReportIsOneKeyAway(t *testing.T) {
 	m, _ = press(t, m, "enter")
 	m, _ = deliver(t, m, passingReport())
 	report := []string{"WARNING: DATA RACE", "", "Read by goroutine 8:", "  demo.(*Store).Get()   (your code)", "      /x/labs/00_demo/demo.go:40"}
-	m.Update(verifyDoneMsg{seq: m.gradeSeq, lab: &grade.Report{Status: grade.LabRacy, Message: "failed 1 of 5 runs under -race: a data race",
+	m.Update(verifyDoneMsg{seq: m.seq, lab: &grade.Report{Status: grade.LabRacy, Message: "failed 1 of 5 runs under -race: a data race",
 		Verify: &grade.Verification{Race: true, RaceReport: report}}})
 	var help []string
 	for _, b := range m.ShortHelp() {

@@ -42,12 +42,8 @@ type Watch struct {
 	gen  int                // bumped by every Start and Stop: stale events are dropped
 	stop context.CancelFunc // ends the folder watcher
 
-	seq       int // bumped by every grade and cancel: stale results are dropped
-	grading   bool
-	gradeFrom time.Time
-	cancel    context.CancelFunc // ends the grade or verification in flight
-	report    *report
-	gradedAt  time.Time
+	// gradeRun grades the watched lab, as the lab screen grades its own.
+	gradeRun
 
 	etcdEnv []string // the graders' etcd variable, once the TUI's etcd runs
 }
@@ -99,16 +95,6 @@ type (
 	}
 	// watchClosedMsg says the folder watcher's events ended.
 	watchClosedMsg struct{ gen int }
-	// watchGradedMsg carries the grade with sequence seq.
-	watchGradedMsg struct {
-		seq    int
-		report report
-	}
-	// watchVerifiedMsg carries the verification of the grade seq.
-	watchVerifiedMsg struct {
-		seq int
-		lab *grade.Report
-	}
 )
 
 // Start watches lab l (moving watch mode from the lab watched before, if
@@ -151,28 +137,19 @@ func (w *Watch) Stop() {
 func (w *Watch) Close() { w.Stop() }
 
 // Cancel stops the grade in flight, if any; watch mode goes on.
-func (w *Watch) Cancel() {
-	if w.cancel != nil {
-		w.cancel()
-		w.cancel = nil
-	}
-	w.grading = false
-	w.seq++
-}
+func (w *Watch) Cancel() { w.halt() }
 
 // Grade grades the watched lab now, cancelling a grade in flight.
 func (w *Watch) Grade() tea.Cmd {
 	if !w.on {
 		return nil
 	}
-	w.Cancel()
-	ctx, cancel := context.WithCancel(context.Background())
-	w.cancel = cancel
-	w.grading, w.gradeFrom = true, w.now()
-	seq, o, l := w.seq, w.gradeOptions(), w.lab
-	return func() tea.Msg {
-		return watchGradedMsg{seq: seq, report: runGrade(ctx, w.opts.Course, o, l)}
-	}
+	return w.begin(w.job(), w.now())
+}
+
+// job is what the watch's grade runs: the watched lab.
+func (w *Watch) job() gradeJob {
+	return gradeJob{kit: w.opts.Course, opts: w.gradeOptions(), lab: w.lab}
 }
 
 func (w *Watch) gradeOptions() grade.Options {
@@ -204,33 +181,24 @@ func (w *Watch) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return w.stopped(fmt.Errorf("watch %s: the file system stopped reporting saves", w.dir()))
-	case watchGradedMsg:
-		if msg.seq != w.seq || !w.grading || msg.report.Canceled {
-			return nil
-		}
-		w.grading = false
-		w.cancel = nil
-		r := msg.report
-		w.report, w.gradedAt = &r, w.now()
-		if r.verifying() {
-			ctx, cancel := context.WithCancel(context.Background())
-			w.cancel = cancel
-			seq, o, rep := w.seq, w.gradeOptions(), r.Lab
-			return func() tea.Msg { return watchVerifiedMsg{seq: seq, lab: runVerify(ctx, w.opts.Course, o, rep)} }
-		}
-		return gradedCmd(w.lab.ID, w.report)
-	case watchVerifiedMsg:
-		if msg.seq != w.seq || !w.report.verifying() || msg.lab.Status == grade.LabCanceled {
-			return nil
-		}
-		w.cancel = nil
-		w.report.Lab = msg.lab
-		if w.report.verified() {
-			return screen.Send(screen.LabPassed{Lab: w.lab.ID})
-		}
-		return gradedCmd(w.lab.ID, w.report)
+	case gradeDoneMsg:
+		_, cmd := w.graded(msg, w.job(), w.now())
+		return cmd
+	case verifyDoneMsg:
+		_, cmd := w.verified(msg, w.lab.ID)
+		return cmd
 	}
 	return nil
+}
+
+// changedBy reports whether msg changed watch mode's state, once Update
+// had it: the screen of the watched lab then shows the change.
+func (w *Watch) changedBy(msg tea.Msg) bool {
+	switch msg.(type) {
+	case watchStartedMsg, watchEventMsg, watchClosedMsg, WatchStopped:
+		return true
+	}
+	return w.owns(msg)
 }
 
 // stopped ends a watch that cannot go on, and says why.

@@ -40,7 +40,7 @@ func watchGraded(t *testing.T, w *Watch, r report) tea.Cmd {
 	if !w.grading {
 		t.Fatal("no watch grade in flight")
 	}
-	return w.Update(watchGradedMsg{seq: w.seq, report: r})
+	return w.Update(gradeDoneMsg{seq: w.seq, report: r})
 }
 
 func watchStatus(w *Watch) string { return ansi.Strip(w.Status(*testStyles(), 80)) }
@@ -69,7 +69,7 @@ func TestWatchStatusSaysWhatItLastGraded(t *testing.T) {
 	if got := watchStatus(w); got != "watch 00_demo: passed once, verifying…" || w.Passed() || !w.Grading() {
 		t.Fatalf("while verifying: %q", got)
 	}
-	cmd = w.Update(watchVerifiedMsg{seq: w.seq, lab: &grade.Report{Status: grade.LabPassed}})
+	cmd = w.Update(verifyDoneMsg{seq: w.seq, lab: &grade.Report{Status: grade.LabPassed}})
 	if got := watchStatus(w); got != "watch 00_demo: ✓ passed (verified)" || !w.Passed() {
 		t.Fatalf("after verification: %q", got)
 	}
@@ -111,7 +111,7 @@ func TestWatchDropsStaleResults(t *testing.T) {
 	w := watchedTest(t)
 	seq := w.seq
 	w.Grade() // a save while grading: the first run is cancelled
-	w.Update(watchGradedMsg{seq: seq, report: passingReport()})
+	w.Update(gradeDoneMsg{seq: seq, report: passingReport()})
 	if w.report != nil || !w.grading {
 		t.Fatal("the cancelled run's result was taken")
 	}
@@ -175,7 +175,7 @@ func TestWatchedLabScreenShowsTheWatch(t *testing.T) {
 	// gives the watch's messages to the watch first, then to the screens.
 	w.Grade()
 	r := passingReport()
-	msg := watchGradedMsg{seq: w.seq, report: r}
+	msg := gradeDoneMsg{seq: w.seq, report: r}
 	w.Update(msg)
 	m.Update(msg)
 	if v := view(m); !strings.Contains(v, "Passed once") {
@@ -259,5 +259,38 @@ func TestStopEndsTheFolderWatcher(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the folder watcher outlived Stop")
+	}
+}
+
+// TestScreenAndWatchTakeOnlyTheirOwnGrades: the screen and watch mode
+// share one grading state machine and one kind of message, and both see
+// every message; each takes only the grade it started.
+func TestScreenAndWatchTakeOnlyTheirOwnGrades(t *testing.T) {
+	w := NewWatch(Options{Root: fixtureRoot, Now: func() time.Time { return fixedNow }})
+	other := demoLab()
+	other.ID = "01_other"
+	w.Start(other) // grading, its commands not run: the test delivers the results
+	t.Cleanup(w.Close)
+	m := New(testContext(), Options{Lab: demoLab(), Root: fixtureRoot, Watch: w, Now: func() time.Time { return fixedNow }})
+	m.SetSize(80, 24)
+	m = runCmd(t, m, m.Init())
+	m, _ = press(t, m, "g")
+	if !m.grading || m.seq == w.seq {
+		t.Fatalf("the screen's grade did not start, or shares the watch's number %d", w.seq)
+	}
+	screenGrade := gradeDoneMsg{seq: m.seq, report: failingReport()}
+	w.Update(screenGrade)
+	if w.report != nil || !w.grading {
+		t.Fatal("watch mode took the screen's grade")
+	}
+	watchGrade := gradeDoneMsg{seq: w.seq, report: passingReport()}
+	m.Update(watchGrade)
+	if m.report != nil || !m.grading {
+		t.Fatal("the screen of another lab took the watch's grade")
+	}
+	m.Update(screenGrade)
+	w.Update(watchGrade)
+	if m.report == nil || m.report.allPassed() || m.grading || w.report == nil || !w.report.allPassed() {
+		t.Fatal("the screen and the watch did not each take their own grade")
 	}
 }

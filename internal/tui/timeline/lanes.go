@@ -1,15 +1,13 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -97,7 +95,7 @@ func replicaMark(s belief, t time.Duration) string {
 		return "▒"
 	case s.cut || t < s.stalledUntil:
 		return "░"
-	case s.role == experiment.RoleOwner:
+	case s.role == history.RoleOwner:
 		return "━"
 	}
 	return "─"

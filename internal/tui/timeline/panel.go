@@ -1,4 +1,4 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -106,12 +105,12 @@ func EventWords(e history.Event) string {
 // whichever the cursor is on (v steps to each).
 func (tl timeline) cursorLines(cur, w int) []string {
 	key := tl.keyItem(cur)
-	out := clampWords(tl.itemText(cur), w, 2+int(boolInt(key)))
+	out := text.ClampWords(tl.itemText(cur), w, 2+int(boolInt(key)))
 	if !key {
 		return out
 	}
 	for _, j := range tl.findingsWith(cur) {
-		out = append(out, clampWords("and at the same instant: "+tl.eventWords(j), w, 2)...)
+		out = append(out, text.ClampWords("and at the same instant: "+tl.eventWords(j), w, 2)...)
 	}
 	return out
 }
@@ -132,16 +131,16 @@ func (tl timeline) findingsWith(cur int) []int {
 // timelineHeading is the panel's first line: where the cursor is and the
 // keys that move it.
 func (m Model) timelineHeading(tl timeline, cur, w int) string {
-	st := m.Styles
+	st := m.styles
 	pos := fmt.Sprintf("%d/%d", cur+1, len(tl.items))
 	end := "end: live"
 	switch {
-	case m.isLive():
+	case m.following():
 		pos = "live"
-	case m.phase == phaseDone:
+	case m.run.Ended:
 		// Nothing more will come: say so, and when it ended.
 		end = "end: last"
-		if at, ok := endedAt(m.snap.events); ok {
+		if at, ok := endedAt(m.run.Events); ok {
 			pos += fmt.Sprintf(" · ended at %.3fs", at.Seconds())
 		} else {
 			pos += " · ended"
@@ -229,11 +228,11 @@ func atCursor(tl timeline, l, cur int) bool {
 	return s.seen && !s.gone
 }
 
-// timelinePanel draws the panel in at most n lines of w cells; detail
-// is how many lines the text of the cursor's item may take.
-func (m Model) timelinePanel(w, n, detail int) []string {
-	st := m.Styles
-	tl := m.timeline()
+// panel draws the timeline in at most n lines of w cells; detail is how
+// many lines the text of the cursor's item may take.
+func (m Model) panel(w, n, detail int) []string {
+	st := m.styles
+	tl := m.built()
 	cur := m.cursorOf(tl)
 	if n <= 0 {
 		return nil
@@ -263,7 +262,7 @@ func (m Model) timelinePanel(w, n, detail int) []string {
 // itemList is the items around the cursor, one a line, the cursor's
 // marked, in at most n lines; a legend first when there is room.
 func (m Model) itemList(tl timeline, cur, w, n int) []string {
-	st := m.Styles
+	st := m.styles
 	var out []string
 	if n >= 4 {
 		forms := legend
@@ -279,7 +278,7 @@ func (m Model) itemList(tl timeline, cur, w, n int) []string {
 		if i == cur {
 			mark = "▸ "
 		}
-		line := cutWords(mark+tl.itemText(i), w)
+		line := text.CutWords(mark+tl.itemText(i), w)
 		switch {
 		case tl.keyItem(i):
 			line = st.Error.Render(line)

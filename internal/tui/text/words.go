@@ -1,4 +1,4 @@
-package experiment
+package text
 
 import (
 	"strings"
@@ -6,12 +6,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Lines on this screen are cut between words, never inside one: a cut
-// word reads as a different word ("token 1…" for token 12).
+// CutWords and ClampWords cut lines between words, never inside one: a
+// cut word reads as a different word ("token 1…" for token 12). The
+// experiment screen and the timeline lay out their lines with them.
 
-// cutWords fits plain text s in w cells: whole, or cut after its last
+// CutWords fits plain text s in w cells: whole, or cut after its last
 // word that leaves room for "…".
-func cutWords(s string, w int) string {
+func CutWords(s string, w int) string {
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
@@ -25,10 +26,10 @@ func cutWords(s string, w int) string {
 	return head + "…"
 }
 
-// clampWords folds plain text s (whitespace collapsed) into at most n
+// ClampWords folds plain text s (whitespace collapsed) into at most n
 // lines of w cells (n <= 0: as many as it takes), the last ending in "…"
 // after a whole word when text was left out.
-func clampWords(s string, w, n int) []string {
+func ClampWords(s string, w, n int) []string {
 	w = max(w, 10)
 	lines := wrapWords(strings.Fields(s), w)
 	for i, l := range lines {
@@ -43,7 +44,7 @@ func clampWords(s string, w, n int) []string {
 	if last := lines[n-1]; ansi.StringWidth(last)+2 <= w {
 		lines[n-1] = last + " …"
 	} else {
-		lines[n-1] = cutWords(last+" …", w)
+		lines[n-1] = CutWords(last+" …", w)
 	}
 	return lines
 }

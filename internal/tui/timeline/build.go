@@ -1,4 +1,4 @@
-package experiment
+package timeline
 
 import (
 	"fmt"
@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
-	"github.com/ownership-election/playground/internal/experiment"
 )
 
 // The timeline is the run's history as columns a cursor moves through:
@@ -36,7 +34,7 @@ type fold struct {
 // belief is what one replica believed at an instant, from its own events.
 type belief struct {
 	seen                 bool
-	role                 experiment.Role
+	role                 history.Role
 	token                int64
 	paused, cut, crashed bool
 	gone                 bool          // retired: its part of the run is over
@@ -202,10 +200,10 @@ func campaigner(e history.Event, lane map[string]int) (int, bool) {
 // campaigning is b once etcd holds its key in a line: a candidate, unless
 // it already owns, or is down or gone.
 func campaigning(b belief) belief {
-	if b.role == experiment.RoleOwner || b.crashed || b.gone {
+	if b.role == history.RoleOwner || b.crashed || b.gone {
 		return b
 	}
-	b.seen, b.role = true, experiment.RoleCandidate
+	b.seen, b.role = true, history.RoleCandidate
 	return b
 }
 
@@ -247,20 +245,11 @@ func membersDown(down map[string]bool, e history.Event) int {
 func lanesOf(events []history.Event, names []string) []string {
 	out := append([]string(nil), names...)
 	for _, e := range events {
-		if replicaEvent(e) && !containsName(out, e.Replica) {
+		if replicaEvent(e) && !slices.Contains(out, e.Replica) {
 			out = append(out, e.Replica)
 		}
 	}
 	return out
-}
-
-func containsName(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // joins reports whether e goes into the last column: a routine event
@@ -317,18 +306,18 @@ func apply(b belief, e history.Event) belief {
 		}
 	case history.LeaseExpired:
 		b.leased = false
-		if b.role == experiment.RoleOwner {
-			b.role = experiment.RoleSteppedDown
+		if b.role == history.RoleOwner {
+			b.role = history.RoleSteppedDown
 		}
 	case history.Acquired:
-		b.role, b.token, b.acquired = experiment.RoleOwner, e.Token, true
+		b.role, b.token, b.acquired = history.RoleOwner, e.Token, true
 	case history.Lost, history.SteppedDown:
-		b.role = experiment.RoleSteppedDown
+		b.role = history.RoleSteppedDown
 	case history.Released:
-		b.role, b.token = experiment.RoleFollower, 0
+		b.role, b.token = history.RoleFollower, 0
 	case history.ShardClaimed:
-		if b.role == "" || b.role == experiment.RoleFollower {
-			b.role = experiment.RoleWorker // a worker owns shards, not the whole
+		if b.role == "" || b.role == history.RoleFollower {
+			b.role = history.RoleWorker // a worker owns shards, not the whole
 		}
 	case history.WriteAccepted:
 		b.wrote = true
@@ -352,9 +341,9 @@ func applyFault(b belief, e history.Event) belief {
 	case history.Stalled:
 		b.stalledUntil = e.At + time.Duration(e.Value*float64(time.Second))
 	case history.Crashed:
-		b.crashed, b.leased, b.role = true, false, experiment.RoleCrashed
+		b.crashed, b.leased, b.role = true, false, history.RoleCrashed
 	case history.Restarted:
-		b.crashed, b.role, b.token = false, experiment.RoleFollower, 0
+		b.crashed, b.role, b.token = false, history.RoleFollower, 0
 	case history.ClockChanged:
 		b.clock = e.Value
 	}
@@ -430,6 +419,13 @@ func holderOf(keys []history.StoreKey, dir string) (string, bool) {
 // at is the time of item i: when its last event happened.
 func (tl timeline) at(i int) time.Duration { return tl.events[tl.items[i].last].At }
 
+// keyEvent reports whether an event is one the run exists to show: an
+// invariant broken (two owners, a stale write accepted) or a stale write
+// refused.
+func keyEvent(e history.Event) bool {
+	return e.Kind == history.InvariantViolated || e.Kind == history.WriteRejected
+}
+
 // keyItem reports whether item i is an event the run exists to show: a
 // violation (two owners, a stale write accepted) or a refused write.
 func (tl timeline) keyItem(i int) bool {
@@ -464,11 +460,11 @@ func (tl timeline) nextKey(i int) int {
 }
 
 // focus is the item a finished run ends its cursor on: the one holding
-// the event the checker's verdict is about (experiment.Focus), a
-// violation or refusal of that instant before any other column of it;
-// the last item when the verdict points at nothing.
-func (tl timeline) focus(h *history.History) int {
-	at, ok := experiment.Focus(h)
+// the event of the instant at the checker's verdict is about
+// (experiment.Focus), a violation or refusal of that instant before any
+// other column of it; the last item when the verdict points at nothing
+// (ok false).
+func (tl timeline) focus(at time.Duration, ok bool) int {
 	if !ok || len(tl.items) == 0 {
 		return len(tl.items) - 1
 	}
