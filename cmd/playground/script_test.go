@@ -84,11 +84,12 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// goEnvironment is the developer's go settings that a fresh HOME would
-// lose (the build and module caches, the go env file, the proxy), for
-// the go command that grading starts inside a script.
+// goEnvironment is the developer's go settings that a fresh HOME and a
+// bare environment would lose (the build and module caches, the go env
+// file, the proxy, cgo and its compiler for -race), for the go command
+// that grading starts inside a script.
 func goEnvironment(t *testing.T) map[string]string {
-	names := []string{"GOENV", "GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOPROXY", "GOPRIVATE", "GOINSECURE", "GOTOOLCHAIN"}
+	names := []string{"GOENV", "GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOPROXY", "GOPRIVATE", "GOINSECURE", "GOTOOLCHAIN", "CGO_ENABLED", "CC"}
 	out, err := exec.Command("go", append([]string{"env", "-json"}, names...)...).Output()
 	if err != nil {
 		t.Fatalf("go env: %v", err)

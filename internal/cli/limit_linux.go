@@ -5,6 +5,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ownership-election/playground/internal/proctree"
 )
 
 // limitCPU caps the CPU seconds of process pid (and of what it starts
@@ -18,13 +20,10 @@ func limitCPU(pid int, seconds uint64) {
 // ownGroup starts cmd in a process group of its own, killed whole when
 // its context ends, and killed if this process dies first.
 func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proctree.Group(cmd)
+	proctree.DieWithParent(cmd, syscall.SIGKILL)
+	proctree.KillGroupOnCancel(cmd)
 }
 
 // killGroup ends what is left of cmd's process group.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
+func killGroup(cmd *exec.Cmd) { _ = proctree.KillGroup(cmd) }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ownership-election/playground/internal/proctree"
 )
 
 const supervisorSupported = true
@@ -40,7 +42,7 @@ func supervisedCommand(cmd *exec.Cmd, limit int64) (started, done func(), err er
 	cmd.Path = self
 	cmd.Env = append(cmd.Env, supervisorEnv+"="+strconv.FormatInt(limit, 10))
 	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proctree.Group(cmd)
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
@@ -71,7 +73,7 @@ func superviseMain(args []string, limit int64) int {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.Env = append(withoutEnv(os.Environ(), supervisorEnv), "TMPDIR="+tmp)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	proctree.DieWithParent(cmd, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "playground-supervisor: %v\n", err)
 		return 2

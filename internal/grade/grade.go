@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ownership-election/playground/internal/proctree"
 )
 
 // DefaultTimeout bounds the test binary of one run (go test -timeout).
@@ -225,7 +227,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if count <= 0 {
 		count = 1
 	}
-	overlay, cleanup, err := writeOverlay(o)
+	overlay, cleanup, err := WriteOverlay(o.Dir, o.Overlay)
 	if err != nil {
 		return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 	}
@@ -292,7 +294,7 @@ func (o Options) overlaidNames() *strings.Replacer {
 		if to == "" {
 			continue
 		}
-		abs, err := o.absPath(to)
+		abs, err := absPath(o.Dir, to)
 		if err != nil {
 			continue
 		}
@@ -302,7 +304,7 @@ func (o Options) overlaidNames() *strings.Replacer {
 		// the course's build folder (TMPDIR under HOME). Without this
 		// pair that compile error would be no lab file's, and the
 		// learner's mistake "not gradable".
-		if dir, err := o.absPath("."); err == nil {
+		if dir, err := absPath(o.Dir, "."); err == nil {
 			if rel, err := filepath.Rel(dir, abs); err == nil && strings.HasPrefix(rel, "..") {
 				pairs = append(pairs, rel, filepath.ToSlash(from))
 			}
@@ -315,10 +317,10 @@ func (o Options) overlaidNames() *strings.Replacer {
 }
 
 // absPath is an overlay's path made absolute, a relative one taken from
-// Dir.
-func (o Options) absPath(p string) (string, error) {
+// dir (Options.Dir).
+func absPath(dir, p string) (string, error) {
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(o.Dir, p)
+		p = filepath.Join(dir, p)
 	}
 	return filepath.Abs(p)
 }
@@ -337,7 +339,7 @@ func Warm(ctx context.Context, o Options) error {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	overlay, cleanup, err := writeOverlay(o)
+	overlay, cleanup, err := WriteOverlay(o.Dir, o.Overlay)
 	if err != nil {
 		return fmt.Errorf("warm lab %s: %w", o.name(), err)
 	}
@@ -396,7 +398,10 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 			return output{}, err
 		}
 	} else {
-		setProcessGroup(cmd)
+		// Cancelling kills the test binary the go command started too,
+		// not only go itself.
+		proctree.Group(cmd)
+		proctree.KillGroupOnCancel(cmd)
 	}
 	defer done()
 	cmd.WaitDelay = 5 * time.Second
@@ -434,15 +439,19 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 	return out, err
 }
 
-// writeOverlay writes o.Overlay as a go overlay JSON file with absolute
-// paths. It returns "" when there is no overlay.
-func writeOverlay(o Options) (string, func(), error) {
-	if len(o.Overlay) == 0 {
+// WriteOverlay writes overlay (each file, relative to dir or absolute,
+// replaced by the file it maps to, or deleted for "") as the JSON file
+// that go build and go test take with -overlay, with absolute paths, in
+// the temporary folder. It returns the file's path and a cleanup that
+// removes it; "" and a no-op when overlay is empty. A replacement that
+// does not exist is an error here rather than a compiler's puzzle later.
+func WriteOverlay(dir string, overlay map[string]string) (string, func(), error) {
+	if len(overlay) == 0 {
 		return "", func() {}, nil
 	}
 	replace := map[string]string{}
-	for from, to := range o.Overlay {
-		f, err := o.absPath(from)
+	for from, to := range overlay {
+		f, err := absPath(dir, from)
 		if err != nil {
 			return "", nil, fmt.Errorf("overlay %s: %w", from, err)
 		}
@@ -450,7 +459,7 @@ func writeOverlay(o Options) (string, func(), error) {
 			replace[f] = "" // go treats the file as deleted
 			continue
 		}
-		t, err := o.absPath(to)
+		t, err := absPath(dir, to)
 		if err != nil {
 			return "", nil, fmt.Errorf("overlay %s: %w", to, err)
 		}

@@ -9,9 +9,7 @@ package labrun
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +21,8 @@ import (
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/labstub"
+	"github.com/ownership-election/playground/internal/proctree"
 )
 
 // Lab is a lab whose code can play a replica.
@@ -113,7 +113,8 @@ func BuildWith(ctx context.Context, root string, l Lab, source string) (string, 
 	defer cancel()
 	cmd := exec.CommandContext(bctx, "go", args...)
 	cmd.Dir = root
-	setProcessGroup(cmd)
+	proctree.Group(cmd) // a cancelled build ends the compilers go started too
+	proctree.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -150,47 +151,13 @@ func overlay(root string, l Lab, source string) (string, func(), error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("overlay %s: %w", source, err)
 	}
-	m := map[string]string{filepath.Join(root, "labs", l.ID, l.File): abs}
-	b, err := json.Marshal(struct {
-		Replace map[string]string
-	}{m})
-	if err != nil {
-		return "", nil, err
-	}
-	f, err := os.CreateTemp("", "playground-labrun-overlay-*.json")
-	if err != nil {
-		return "", nil, fmt.Errorf("write overlay: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Write(b); err != nil {
-		os.Remove(f.Name())
-		return "", nil, fmt.Errorf("write overlay: %w", err)
-	}
-	return f.Name(), func() { os.Remove(f.Name()) }, nil
+	return grade.WriteOverlay(root, map[string]string{filepath.Join("labs", l.ID, l.File): abs})
 }
 
 // isStub reports whether the learner's file is the stub as shipped, by
 // its git blob hash in labs/stubs.sum.
 func isStub(root string, l Lab) (bool, error) {
-	rel := "labs/" + l.ID + "/" + l.File
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false, err
-	}
-	sums, err := os.ReadFile(filepath.Join(root, "labs", "stubs.sum"))
-	if err != nil {
-		return false, err
-	}
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	want := fmt.Sprintf("%x  %s", h.Sum(nil), rel)
-	for _, line := range strings.Split(string(sums), "\n") {
-		if strings.TrimSpace(line) == want {
-			return true, nil
-		}
-	}
-	return false, nil
+	return labstub.Untouched(root, "labs/"+l.ID+"/"+l.File)
 }
 
 // Spec is the experiment's description of a run of l's binary bin.

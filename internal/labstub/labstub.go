@@ -1,5 +1,7 @@
-// Package labstub puts a lab's stub file back as the course shipped it,
-// keeping the learner's code aside first: the lab screen's reset.
+// Package labstub knows a lab's stub file as the course shipped it: it
+// tells whether the learner's file is still that stub (by its git blob
+// hash in labs/stubs.sum, for lab runs and labcheck), and puts it back,
+// keeping the learner's code aside first (the lab screen's reset).
 package labstub
 
 import (

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/class/classtest"
@@ -42,14 +44,29 @@ func main() {
 	check(err)
 	defer root.Close()
 
+	course := benchCourse(*runs)
+	roster := seedClass(ctx, c, root, *learners, course)
+	status, board := statusFigure(ctx, root, course, *runs)
+	publish, update := passFigures(ctx, c, root, board, roster[0].Name, *runs)
+	flood := floodFigure(ctx, c, root, roster[len(roster)-1].Name)
+
+	fmt.Printf("%-52s %10s %10s %10s\n", "class figure (TLS + auth, 1 member)", "median", "p99", "bar")
+	row(fmt.Sprintf("class status, %d learners: read + draw", *learners), status, "100ms")
+	row("one learner's publication", publish, "5ms")
+	row("a pass reaches the watching board", update, "1s")
+	row(fmt.Sprintf("board draw, %d learners, one flooding", *learners), flood.renders, "100ms")
+	fmt.Printf("%-52s %10s %10s %10s\n", fmt.Sprintf("board peak memory, %d learners, one flooding", *learners), fmt.Sprintf("%d MB", flood.peakMB), "", "150 MB")
+}
+
+// seedClass puts n learners (password "pw") on the class's roster, each
+// having published something, as in the middle of a class.
+func seedClass(ctx context.Context, c *classtest.Cluster, root *clientv3.Client, n int, course class.Course) []class.Learner {
 	var roster []class.Learner
-	for i := range *learners {
+	for i := range n {
 		roster = append(roster, class.Learner{Name: fmt.Sprintf("learner%03d", i), Password: "pw"})
 	}
-	_, err = class.Setup(ctx, c.Root, root, roster, nil)
+	_, err := class.Setup(ctx, c.Root, root, roster, nil)
 	check(err)
-	course := benchCourse(*runs)
-	// Everyone has published something, as in the middle of a class.
 	for i, l := range roster {
 		s := class.Summary{Learner: l.Name, Updated: time.Now(), Lessons: map[string]class.LessonSummary{}, Labs: map[string]class.LabSummary{}}
 		for j := range i % 10 {
@@ -60,28 +77,37 @@ func main() {
 		_, err := root.Put(ctx, class.Prefix(l.Name)+class.SummaryKey, string(b))
 		check(err)
 	}
+	return roster
+}
 
-	// 1. class status: read the roster and every summary, then draw.
+// statusFigure is figure 1, class status: read the roster and every
+// summary, then draw, runs times; it returns the last board read.
+func statusFigure(ctx context.Context, root *clientv3.Client, course class.Course, runs int) ([]time.Duration, *class.Board) {
 	var status []time.Duration
 	var board *class.Board
-	for range *runs {
+	for range runs {
 		t0 := time.Now()
+		var err error
 		board, err = class.LoadBoard(ctx, root)
 		check(err)
 		m := classboard.New(classboard.Options{Course: course, Snapshot: board.Snapshot, Where: "bench"})
 		_ = m.Render()
 		status = append(status, time.Since(t0))
 	}
+	return status, board
+}
 
-	// 2. and 3.: a learner passes labs; the publication's cost, and the
-	// time until the watching board has it.
+// passFigures are figures 2 and 3: learner (password "pw") passes labs
+// runs times; the publication's cost, and the time until board, watching,
+// has it.
+func passFigures(ctx context.Context, c *classtest.Cluster, root *clientv3.Client, board *class.Board, learner string, runs int) (publish, update []time.Duration) {
 	changed := make(chan string, 16)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go board.Watch(wctx, root, func(name string) { changed <- name })
 	time.Sleep(200 * time.Millisecond) // let the watches register
 	ada := c.Plain
-	ada.User, ada.Password = roster[0].Name, "pw"
+	ada.User, ada.Password = learner, "pw"
 	r, err := embedetcd.Connect(ctx, ada, class.Prefix(ada.User))
 	check(err)
 	defer r.Close()
@@ -90,8 +116,7 @@ func main() {
 	pub := class.NewPublisher(cli.KV)
 	p := progress.New()
 	check(pub.Publish(ctx, class.FromProgress(ada.User, p))) // first read of the key
-	var publish, update []time.Duration
-	for i := range *runs {
+	for i := range runs {
 		p.MarkPageRead("lesson-01", i, time.Now())
 		s := class.FromProgress(ada.User, p)
 		t0 := time.Now()
@@ -104,16 +129,7 @@ func main() {
 		}
 		update = append(update, time.Since(t0))
 	}
-
-	cancel()
-	flood := floodFigure(ctx, c, root, roster[len(roster)-1].Name)
-
-	fmt.Printf("%-52s %10s %10s %10s\n", "class figure (TLS + auth, 1 member)", "median", "p99", "bar")
-	row(fmt.Sprintf("class status, %d learners: read + draw", *learners), status, "100ms")
-	row("one learner's publication", publish, "5ms")
-	row("a pass reaches the watching board", update, "1s")
-	row(fmt.Sprintf("board draw, %d learners, one flooding", *learners), flood.renders, "100ms")
-	fmt.Printf("%-52s %10s %10s %10s\n", fmt.Sprintf("board peak memory, %d learners, one flooding", *learners), fmt.Sprintf("%d MB", flood.peakMB), "", "150 MB")
+	return publish, update
 }
 
 // benchCourse is a course of ten 6-page lessons and nine labs; the first

@@ -49,77 +49,12 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 	}
 	defer os.RemoveAll(editDir)
 	for _, id := range ids {
-		data, err := os.ReadFile(filepath.Join(cfg.Root, "labs", id, "lab.yaml"))
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %s: %v\n", id, err)
-			return 1
-		}
-		lab, _ := lessons.ParseLab(id+"/lab.yaml", id, data, nil)
-		o := cfg.options(id)
-		o.Overlay = grade.SolutionOverlay(id, lab.File)
-		if err := grade.Warm(ctx, o); err != nil {
-			fmt.Fprintf(stderr, "labcheck: %v\n", err)
-			return 1
-		}
-		timeRuns := func(o grade.Options, runs int, before func(i int) error) (times, cpus []time.Duration, err error) {
-			for i := range runs {
-				if before != nil {
-					if err := before(i); err != nil {
-						return nil, nil, err
-					}
-				}
-				start := time.Now()
-				res, err := grade.Run(ctx, o)
-				d := time.Since(start)
-				if err != nil {
-					return nil, nil, err
-				}
-				if !res.Passed {
-					return nil, nil, fmt.Errorf("%s: the solution failed during the benchmark: %s", id, res.Message)
-				}
-				times = append(times, d)
-				cpus = append(cpus, res.CPU)
-			}
-			slices.Sort(times)
-			slices.Sort(cpus)
-			return times, cpus, nil
-		}
-		times, cpus, err := timeRuns(o, runs, nil)
+		b, err := benchLab(ctx, cfg, id, runs, editDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "labcheck: %v\n", err)
 			return 1
 		}
-		// The edited copy: the solution plus one more variable each run.
-		solution, err := os.ReadFile(filepath.Join(cfg.Root, "solutions", id, lab.File))
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %v\n", err)
-			return 1
-		}
-		edited := filepath.Join(editDir, id+"-"+lab.File)
-		oe := o
-		oe.Overlay = map[string]string{filepath.Join("labs", id, lab.File): edited}
-		edits, _, err := timeRuns(oe, runs, func(i int) error {
-			src := fmt.Sprintf("%s\nvar labcheckEdit%d = %d\n", solution, i, time.Now().UnixNano())
-			return os.WriteFile(edited, []byte(src), 0o644)
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %v\n", err)
-			return 1
-		}
-		// Verification, as grade.Verify runs it after a pass: the race
-		// build is compiled first (as the TUI's first verification does).
-		ov := o
-		ov.Race, ov.Count, ov.Timeout = true, grade.VerifyCount, 2*cfg.Timeout
-		if err := grade.Warm(ctx, ov); err != nil {
-			fmt.Fprintf(stderr, "labcheck: %v\n", err)
-			return 1
-		}
-		verifies, _, err := timeRuns(ov, min(runs, 3), nil)
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: verification: %v\n", err)
-			return 1
-		}
-		median, medianEdit, medianVerify := times[len(times)/2], edits[len(edits)/2], verifies[len(verifies)/2]
+		median, medianEdit, medianVerify := b.times[len(b.times)/2], b.edits[len(b.edits)/2], b.verifies[len(b.verifies)/2]
 		total += median
 		totalEdit += medianEdit
 		kind, budget, vbudget := "pure", pureBudget, pureVerifyBudget
@@ -135,13 +70,91 @@ func runBench(ctx context.Context, cfg config, ids []string, runs int, stdout, s
 			vverdict = "OVER"
 			over++
 		}
-		fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %-6s %s\n", id, kind, secs(median), secs(times[len(times)-1]), secs(cpus[len(cpus)/2]), secs(medianEdit), secs(budget), verdict, secs(medianVerify), secs(vbudget), vverdict, loadAverage())
+		fmt.Fprintf(stdout, "%-16s %-6s %-9s %-9s %-9s %-11s %-8s %-6s %-9s %-8s %-6s %s\n", id, kind, secs(median), secs(b.times[len(b.times)-1]), secs(b.cpus[len(b.cpus)/2]), secs(medianEdit), secs(budget), verdict, secs(medianVerify), secs(vbudget), vverdict, loadAverage())
 	}
 	fmt.Fprintf(stdout, "all %d labs' solutions, one after another: %s regrading, %s after an edit (wall times depend on how busy the machine is; cpu is the median processor time of one regrade; verify is %d runs under -race once the race build is compiled; load is the 1-minute load average as the lab's row was printed)\n", len(ids), secs(total), secs(totalEdit), grade.VerifyCount)
 	if over > 0 {
 		return 1
 	}
 	return 0
+}
+
+// labBench is one lab's timings, each sorted: regrades (wall and CPU),
+// gradings after an edit, and verifications.
+type labBench struct {
+	times, cpus, edits, verifies []time.Duration
+}
+
+// benchLab times lab id's solution: runs regrades, runs gradings after an
+// edit (the edited copy written in editDir) and up to 3 verifications.
+func benchLab(ctx context.Context, cfg config, id string, runs int, editDir string) (labBench, error) {
+	var b labBench
+	data, err := os.ReadFile(filepath.Join(cfg.Root, "labs", id, "lab.yaml"))
+	if err != nil {
+		return b, fmt.Errorf("%s: %w", id, err)
+	}
+	lab, _ := lessons.ParseLab(id+"/lab.yaml", id, data, nil)
+	o := cfg.options(id)
+	o.Overlay = grade.SolutionOverlay(id, lab.File)
+	if err := grade.Warm(ctx, o); err != nil {
+		return b, err
+	}
+	if b.times, b.cpus, err = timeRuns(ctx, id, o, runs, nil); err != nil {
+		return b, err
+	}
+	// The edited copy: the solution plus one more variable each run.
+	solution, err := os.ReadFile(filepath.Join(cfg.Root, "solutions", id, lab.File))
+	if err != nil {
+		return b, err
+	}
+	edited := filepath.Join(editDir, id+"-"+lab.File)
+	oe := o
+	oe.Overlay = map[string]string{filepath.Join("labs", id, lab.File): edited}
+	b.edits, _, err = timeRuns(ctx, id, oe, runs, func(i int) error {
+		src := fmt.Sprintf("%s\nvar labcheckEdit%d = %d\n", solution, i, time.Now().UnixNano())
+		return os.WriteFile(edited, []byte(src), 0o644)
+	})
+	if err != nil {
+		return b, err
+	}
+	// Verification, as grade.Verify runs it after a pass: the race
+	// build is compiled first (as the TUI's first verification does).
+	ov := o
+	ov.Race, ov.Count, ov.Timeout = true, grade.VerifyCount, 2*cfg.Timeout
+	if err := grade.Warm(ctx, ov); err != nil {
+		return b, err
+	}
+	if b.verifies, _, err = timeRuns(ctx, id, ov, min(runs, 3), nil); err != nil {
+		return b, fmt.Errorf("verification: %w", err)
+	}
+	return b, nil
+}
+
+// timeRuns grades lab id with o runs times, calling before (when not
+// nil) ahead of each, and returns the wall and CPU times, sorted; the
+// solution failing is an error.
+func timeRuns(ctx context.Context, id string, o grade.Options, runs int, before func(i int) error) (times, cpus []time.Duration, err error) {
+	for i := range runs {
+		if before != nil {
+			if err := before(i); err != nil {
+				return nil, nil, err
+			}
+		}
+		start := time.Now()
+		res, err := grade.Run(ctx, o)
+		d := time.Since(start)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !res.Passed {
+			return nil, nil, fmt.Errorf("%s: the solution failed during the benchmark: %s", id, res.Message)
+		}
+		times = append(times, d)
+		cpus = append(cpus, res.CPU)
+	}
+	slices.Sort(times)
+	slices.Sort(cpus)
+	return times, cpus, nil
 }
 
 // loadAverage is the machine's load average over the last minute, as the

@@ -88,69 +88,136 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("labcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	count := fs.Int("count", 3, "run the solutions' tests `N` times")
-	race := fs.Bool("race", true, "run solutions, variants and surviving mutants with the race detector")
-	root := fs.String("root", ".", "module root `DIR`")
-	timeout := fs.Duration("timeout", grade.DefaultTimeout, "go test -timeout for each run")
-	bench := fs.Bool("bench", false, "measure grading time per lab instead of checking")
-	mutate := fs.Bool("mutate", false, "grade automatic mutants of each solution and print the score per lab instead of checking (not part of make test)")
-	runs := fs.Int("bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
-	verbose := fs.Bool("v", false, "print progress")
-	writeStubs := fs.Bool("write-stubs", false, "record the stubs in labs/ as the pristine ones in "+StubsSum+" (for course authors, after changing a stub) and exit")
-	runners := fs.Bool("runners", false, "check the lab runners instead (slow, not part of make test): the reference holds under every prepared schedule in every run, and at least 3 learner bugs are shown failing")
-	runnerRuns := fs.Int("runner-runs", 5, "with -runners: runs of the reference per schedule")
-	runnerP := fs.Int("runner-p", 2, "with -runners: lab runs at a time")
-	allBugs := fs.Bool("runners-all-bugs", false, "with -runners: try every learner bug, not only until 3 are shown")
-	parallel := fs.Int("p", 1, "check `N` labs at a time (make test uses 2: most of an etcd lab's time is its tests waiting on leases and watches, not CPU)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	f, code := parseFlags(args, stderr)
+	if f == nil {
+		return code
 	}
-	if *count < 1 || *runs < 1 || *parallel < 1 {
-		fmt.Fprintln(stderr, "labcheck: -count, -bench-runs and -p must be at least 1")
-		return 2
-	}
-	absRoot, err := filepath.Abs(*root)
-	if err != nil {
-		fmt.Fprintln(stderr, "labcheck:", err)
-		return 1
-	}
-	if *runners {
-		if *runnerRuns < 1 || *runnerP < 1 {
+	if f.runners {
+		if f.runnerRuns < 1 || f.runnerP < 1 {
 			fmt.Fprintln(stderr, "labcheck: -runner-runs and -runner-p must be at least 1")
 			return 2
 		}
-		return runRunners(ctx, absRoot, fs.Args(), runnerOptions{Runs: *runnerRuns, Parallel: *runnerP, AllBugs: *allBugs}, stdout, stderr)
+		return runRunners(ctx, f.root, f.labs, runnerOptions{Runs: f.runnerRuns, Parallel: f.runnerP, AllBugs: f.allBugs}, stdout, stderr)
 	}
-	if *writeStubs {
-		if err := writeStubsSum(absRoot); err != nil {
+	if f.writeStubs {
+		if err := writeStubsSum(f.root); err != nil {
 			fmt.Fprintln(stderr, "labcheck: write", StubsSum+":", err)
 			return 1
 		}
-		fmt.Fprintln(stdout, "labcheck: wrote", filepath.Join(absRoot, filepath.FromSlash(StubsSum)))
+		fmt.Fprintln(stdout, "labcheck: wrote", filepath.Join(f.root, filepath.FromSlash(StubsSum)))
 		return 0
 	}
-	all, err := discover(absRoot)
-	if err != nil {
-		fmt.Fprintln(stderr, "labcheck:", err)
+	ids, code := selectLabs(f.root, f.labs, stderr)
+	if ids == nil {
+		return code
+	}
+	cfg := config{Root: f.root, Count: f.count, Race: f.race, Timeout: f.timeout}
+	cleanup, code := prepare(ctx, &cfg, stderr)
+	defer cleanup()
+	if code != 0 {
+		return code
+	}
+	if f.verbose {
+		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	}
+	if f.bench {
+		return runBench(ctx, cfg, ids, f.benchRuns, stdout, stderr)
+	}
+	if f.mutate {
+		return runMutate(ctx, cfg, ids, f.parallel, stdout, stderr)
+	}
+	start := time.Now()
+	reports := checkLabs(ctx, cfg, ids, f.parallel)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "labcheck: interrupted")
 		return 1
 	}
-	ids := fs.Args()
-	for _, id := range ids {
+	return printReports(stdout, reports, cfg, start)
+}
+
+// flags are labcheck's command line.
+type flags struct {
+	count, benchRuns, parallel   int
+	race, bench, mutate, verbose bool
+	writeStubs                   bool
+	root                         string // absolute
+	timeout                      time.Duration
+	runners, allBugs             bool
+	runnerRuns, runnerP          int
+	labs                         []string // the labs named, none for all
+}
+
+// parseFlags reads the command line; nil and the exit code when it is
+// wrong.
+func parseFlags(args []string, stderr io.Writer) (*flags, int) {
+	fs := flag.NewFlagSet("labcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &flags{}
+	fs.IntVar(&f.count, "count", 3, "run the solutions' tests `N` times")
+	fs.BoolVar(&f.race, "race", true, "run solutions, variants and surviving mutants with the race detector")
+	root := fs.String("root", ".", "module root `DIR`")
+	fs.DurationVar(&f.timeout, "timeout", grade.DefaultTimeout, "go test -timeout for each run")
+	fs.BoolVar(&f.bench, "bench", false, "measure grading time per lab instead of checking")
+	fs.BoolVar(&f.mutate, "mutate", false, "grade automatic mutants of each solution and print the score per lab instead of checking (not part of make test)")
+	fs.IntVar(&f.benchRuns, "bench-runs", 5, "with -bench: timed runs per lab (the median is printed)")
+	fs.BoolVar(&f.verbose, "v", false, "print progress")
+	fs.BoolVar(&f.writeStubs, "write-stubs", false, "record the stubs in labs/ as the pristine ones in "+StubsSum+" (for course authors, after changing a stub) and exit")
+	fs.BoolVar(&f.runners, "runners", false, "check the lab runners instead (slow, not part of make test): the reference holds under every prepared schedule in every run, and at least 3 learner bugs are shown failing")
+	fs.IntVar(&f.runnerRuns, "runner-runs", 5, "with -runners: runs of the reference per schedule")
+	fs.IntVar(&f.runnerP, "runner-p", 2, "with -runners: lab runs at a time")
+	fs.BoolVar(&f.allBugs, "runners-all-bugs", false, "with -runners: try every learner bug, not only until 3 are shown")
+	fs.IntVar(&f.parallel, "p", 1, "check `N` labs at a time (make test uses 2: most of an etcd lab's time is its tests waiting on leases and watches, not CPU)")
+	if err := fs.Parse(args); err != nil {
+		return nil, 2
+	}
+	if f.count < 1 || f.benchRuns < 1 || f.parallel < 1 {
+		fmt.Fprintln(stderr, "labcheck: -count, -bench-runs and -p must be at least 1")
+		return nil, 2
+	}
+	var err error
+	if f.root, err = filepath.Abs(*root); err != nil {
+		fmt.Fprintln(stderr, "labcheck:", err)
+		return nil, 1
+	}
+	f.labs = fs.Args()
+	return f, 0
+}
+
+// selectLabs is the labs to check: those named, else every lab under
+// root; nil and the exit code when a name is not a lab or there is none.
+func selectLabs(root string, named []string, stderr io.Writer) ([]string, int) {
+	all, err := discover(root)
+	if err != nil {
+		fmt.Fprintln(stderr, "labcheck:", err)
+		return nil, 1
+	}
+	for _, id := range named {
 		if !slices.Contains(all, id) {
 			fmt.Fprintf(stderr, "labcheck: no lab %q (have %v)\n", id, all)
-			return 2
+			return nil, 2
 		}
 	}
+	ids := named
 	if len(ids) == 0 {
 		ids = all
 	}
 	if len(ids) == 0 {
-		fmt.Fprintln(stderr, "labcheck: no labs found under", filepath.Join(absRoot, "labs"))
-		return 1
+		fmt.Fprintln(stderr, "labcheck: no labs found under", filepath.Join(root, "labs"))
+		return nil, 1
 	}
-	cfg := config{Root: absRoot, Count: *count, Race: *race, Timeout: *timeout}
+	return ids, 0
+}
+
+// prepare gives cfg what every grading of the check shares: an etcd, a
+// folder for this run's test binaries and the labs as shipped. The
+// cleanup undoes what was set up, also when the exit code is not 0.
+func prepare(ctx context.Context, cfg *config, stderr io.Writer) (cleanup func(), code int) {
+	var undo []func()
+	cleanup = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
 	// One etcd for every etcd lab's tests, as the TUI gives its own: the
 	// graders then neither start a server per run nor link one.
 	// The ticks of the terminal interface's etcd, which grades learners'
@@ -158,29 +225,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv, err := embedetcd.Start(ctx, embedetcd.WithTicks(embedetcd.IdleTicks))
 	if err != nil {
 		fmt.Fprintf(stderr, "labcheck: start etcd for the graders: %v (log: %s)\n", err, embedetcd.LogPath())
-		return 1
+		return cleanup, 1
 	}
-	defer srv.Close()
+	undo = append(undo, func() { srv.Close() })
 	cfg.Env = []string{grade.EtcdEnv(srv.Endpoints())}
 	// Test binaries of this run only: a TUI grading at the same time keeps
 	// its own in the user cache.
 	binDir, err := os.MkdirTemp("", "labcheck-bin-")
 	if err != nil {
 		fmt.Fprintln(stderr, "labcheck:", err)
-		return 1
+		return cleanup, 1
 	}
-	defer os.RemoveAll(binDir)
+	undo = append(undo, func() { os.RemoveAll(binDir) })
 	cfg.BinDir = binDir
 	// Check the labs as committed, whatever a learner wrote in labs/.
 	pristineDir, err := os.MkdirTemp("", "labcheck-labs-")
 	if err != nil {
 		fmt.Fprintln(stderr, "labcheck:", err)
-		return 1
+		return cleanup, 1
 	}
-	defer os.RemoveAll(pristineDir)
-	if cfg.Pristine, err = loadPristine(absRoot, pristineDir); err != nil {
+	undo = append(undo, func() { os.RemoveAll(pristineDir) })
+	if cfg.Pristine, err = loadPristine(cfg.Root, pristineDir); err != nil {
 		fmt.Fprintln(stderr, "labcheck: read the labs as shipped:", err)
-		return 1
+		return cleanup, 1
 	}
 	if len(cfg.Pristine.Changed) > 0 {
 		fmt.Fprintf(stderr, "labcheck: checking the labs as the course ships them (stubs from %s); %d file(s) in labs/ differ and are left out: %s\n", StubsSum, len(cfg.Pristine.Changed), strings.Join(cfg.Pristine.Changed, ", "))
@@ -188,20 +255,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, n := range cfg.Pristine.Notes {
 		fmt.Fprintln(stderr, "labcheck:", n)
 	}
-	if *verbose {
-		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	}
-	if *bench {
-		return runBench(ctx, cfg, ids, *runs, stdout, stderr)
-	}
-	if *mutate {
-		return runMutate(ctx, cfg, ids, *parallel, stdout, stderr)
-	}
-	start := time.Now()
+	return cleanup, 0
+}
+
+// checkLabs checks ids, parallel at a time, and returns their reports in
+// the order of ids.
+func checkLabs(ctx context.Context, cfg config, ids []string, parallel int) []report {
 	reports := make([]report, len(ids))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(*parallel, len(ids)) {
+	for range min(parallel, len(ids)) {
 		wg.Go(func() {
 			for i := range next {
 				reports[i] = checkLab(ctx, cfg, ids[i])
@@ -216,10 +279,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	close(next)
 	wg.Wait()
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "labcheck: interrupted")
-		return 1
-	}
+	return reports
+}
+
+// printReports prints the table and every problem, and returns the exit
+// code: 1 when there is a problem.
+func printReports(stdout io.Writer, reports []report, cfg config, start time.Time) int {
 	writeTable(stdout, reports, cfg)
 	bad := 0
 	for _, r := range reports {

@@ -280,17 +280,8 @@ func readEquivalents(path string) ([]equivalentEntry, error) {
 // grades them (parallel workers, each with its own test binaries) and
 // prints the score per lab and for labs 05-09 together.
 func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdout, stderr io.Writer) int {
-	type job struct {
-		lab   int
-		m     mutation
-		stub  string
-		file  string // the mutant source, written by the worker
-		src   []byte
-		tests []string
-		equiv string // why the lab's list says it is equivalent ("" if it does not)
-	}
 	scores := make([]mutateScore, len(ids))
-	var jobs []job
+	var jobs []mutantJob
 	tmp, err := os.MkdirTemp("", "labcheck-mutate-")
 	if err != nil {
 		fmt.Fprintln(stderr, "labcheck:", err)
@@ -299,53 +290,90 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 	defer os.RemoveAll(tmp)
 	for i, id := range ids {
 		scores[i].ID = id
-		dir := cfg.labsDir(id)
-		data, err := os.ReadFile(filepath.Join(dir, "lab.yaml"))
+		js, err := labMutants(cfg, i, id, tmp, &scores[i])
 		if err != nil {
 			fmt.Fprintf(stderr, "labcheck: %s: %v\n", id, err)
 			return 1
 		}
-		lab, _ := lessons.ParseLab(id+"/lab.yaml", id, data, nil)
-		if lab == nil || lab.File == "" {
-			fmt.Fprintf(stderr, "labcheck: %s: lab.yaml names no file\n", id)
-			return 1
-		}
-		tests, err := stepTests(dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %s: %v\n", id, err)
-			return 1
-		}
-		src, err := os.ReadFile(filepath.Join(cfg.Root, "solutions", id, lab.File))
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %s: %v\n", id, err)
-			return 1
-		}
-		ms, err := mutations(src)
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %s: parse the solution: %v\n", id, err)
-			return 1
-		}
-		equiv, err := readEquivalents(filepath.Join(cfg.Root, "solutions", id, equivalentFile))
-		if err != nil {
-			fmt.Fprintf(stderr, "labcheck: %s: %v\n", id, err)
-			return 1
-		}
-		reasons := map[string]string{}
-		for _, e := range equiv {
-			reasons[e.ID] = e.Reason
-			if !slices.ContainsFunc(ms, func(m mutation) bool { return m.ID() == e.ID }) {
-				scores[i].Problems = append(scores[i].Problems, fmt.Sprintf("stale entry (line %d of %s): no mutant %q", e.Line, equivalentFile, e.ID))
-			}
-		}
-		for k, m := range ms {
-			jobs = append(jobs, job{lab: i, m: m, stub: filepath.Join("labs", id, lab.File),
-				file: filepath.Join(tmp, fmt.Sprintf("%s-%03d.go", id, k)), src: src, tests: tests, equiv: reasons[m.ID()]})
-		}
+		jobs = append(jobs, js...)
 	}
 	fmt.Fprintf(stderr, "labcheck: %d automatic mutants of %d labs, %d at a time\n", len(jobs), len(ids), workers)
 	start := time.Now()
+	gradeMutants(ctx, cfg, ids, jobs, workers, tmp, scores)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "labcheck: interrupted")
+		return 1
+	}
+	writeMutateReport(stdout, scores, time.Since(start))
+	for _, s := range scores {
+		if len(s.Problems) > 0 {
+			return 1
+		}
+	}
+	return 0
+}
+
+// mutantJob is one mutant to grade.
+type mutantJob struct {
+	lab   int // its lab's index in the scores
+	m     mutation
+	stub  string
+	file  string // the mutant source, written by the worker
+	src   []byte
+	tests []string
+	equiv string // why the lab's list says it is equivalent ("" if it does not)
+}
+
+// labMutants lists the mutants of lab id's solution (the i-th lab),
+// their sources to be written under tmp; a stale entry of the lab's
+// equivalent list is a problem of its score.
+func labMutants(cfg config, i int, id, tmp string, score *mutateScore) ([]mutantJob, error) {
+	dir := cfg.labsDir(id)
+	data, err := os.ReadFile(filepath.Join(dir, "lab.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	lab, _ := lessons.ParseLab(id+"/lab.yaml", id, data, nil)
+	if lab == nil || lab.File == "" {
+		return nil, errors.New("lab.yaml names no file")
+	}
+	tests, err := stepTests(dir)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(filepath.Join(cfg.Root, "solutions", id, lab.File))
+	if err != nil {
+		return nil, err
+	}
+	ms, err := mutations(src)
+	if err != nil {
+		return nil, fmt.Errorf("parse the solution: %w", err)
+	}
+	equiv, err := readEquivalents(filepath.Join(cfg.Root, "solutions", id, equivalentFile))
+	if err != nil {
+		return nil, err
+	}
+	reasons := map[string]string{}
+	for _, e := range equiv {
+		reasons[e.ID] = e.Reason
+		if !slices.ContainsFunc(ms, func(m mutation) bool { return m.ID() == e.ID }) {
+			score.Problems = append(score.Problems, fmt.Sprintf("stale entry (line %d of %s): no mutant %q", e.Line, equivalentFile, e.ID))
+		}
+	}
+	var jobs []mutantJob
+	for k, m := range ms {
+		jobs = append(jobs, mutantJob{lab: i, m: m, stub: filepath.Join("labs", id, lab.File),
+			file: filepath.Join(tmp, fmt.Sprintf("%s-%03d.go", id, k)), src: src, tests: tests, equiv: reasons[m.ID()]})
+	}
+	return jobs, nil
+}
+
+// gradeMutants grades jobs, workers at a time (each with its test
+// binaries in a folder of its own under tmp), into scores; it stops
+// handing out jobs once ctx ends.
+func gradeMutants(ctx context.Context, cfg config, ids []string, jobs []mutantJob, workers int, tmp string, scores []mutateScore) {
 	var mu sync.Mutex
-	next := make(chan job)
+	next := make(chan mutantJob)
 	var wg sync.WaitGroup
 	done := 0
 	for w := range workers {
@@ -355,23 +383,7 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 				started := time.Now()
 				outcome, msg := gradeMutant(ctx, cfg, binDir, j.stub, j.file, j.m.apply(j.src), j.tests)
 				mu.Lock()
-				s := &scores[j.lab]
-				s.Elapsed += time.Since(started)
-				switch {
-				case outcome == mutantSurvived && j.equiv != "":
-					s.Equivalent = append(s.Equivalent, equivalentMutant{M: j.m, Reason: j.equiv})
-				case outcome == mutantKilled && j.equiv != "":
-					s.Killed++
-					s.Problems = append(s.Problems, fmt.Sprintf("line %d: %q is listed in %s as equivalent, but a test kills it: remove the entry", j.m.Line, j.m.ID(), equivalentFile))
-				case outcome == mutantKilled:
-					s.Killed++
-				case outcome == mutantSurvived:
-					s.Survived = append(s.Survived, j.m)
-				case outcome == mutantNoCompile:
-					s.NoCompile++
-				case outcome == mutantInfraFailed:
-					s.Errors = append(s.Errors, fmt.Sprintf("line %d %s: %s", j.m.Line, j.m.Desc, msg))
-				}
+				scores[j.lab].record(j, outcome, msg, time.Since(started))
 				done++
 				if cfg.Log != nil {
 					cfg.Log("%d/%d %s line %d %s: %v", done, len(jobs), ids[j.lab], j.m.Line, j.m.Desc, outcome)
@@ -388,17 +400,26 @@ func runMutate(ctx context.Context, cfg config, ids []string, workers int, stdou
 	}
 	close(next)
 	wg.Wait()
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "labcheck: interrupted")
-		return 1
+}
+
+// record counts how the grading of j ended, which took elapsed.
+func (s *mutateScore) record(j mutantJob, outcome mutantOutcome, msg string, elapsed time.Duration) {
+	s.Elapsed += elapsed
+	switch {
+	case outcome == mutantSurvived && j.equiv != "":
+		s.Equivalent = append(s.Equivalent, equivalentMutant{M: j.m, Reason: j.equiv})
+	case outcome == mutantKilled && j.equiv != "":
+		s.Killed++
+		s.Problems = append(s.Problems, fmt.Sprintf("line %d: %q is listed in %s as equivalent, but a test kills it: remove the entry", j.m.Line, j.m.ID(), equivalentFile))
+	case outcome == mutantKilled:
+		s.Killed++
+	case outcome == mutantSurvived:
+		s.Survived = append(s.Survived, j.m)
+	case outcome == mutantNoCompile:
+		s.NoCompile++
+	case outcome == mutantInfraFailed:
+		s.Errors = append(s.Errors, fmt.Sprintf("line %d %s: %s", j.m.Line, j.m.Desc, msg))
 	}
-	writeMutateReport(stdout, scores, time.Since(start))
-	for _, s := range scores {
-		if len(s.Problems) > 0 {
-			return 1
-		}
-	}
-	return 0
 }
 
 // gradeMutant grades one mutant without the race detector.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha1"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,12 +10,14 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/labstub"
 )
 
-// StubsSum is the manifest of the pristine stubs, relative to the module
-// root: one line per lab, "<git blob hash>  labs/<id>/<file>", for the
-// file each lab.yaml names. Lines starting with # are comments.
-const StubsSum = "labs/stubs.sum"
+// StubsSum is the manifest of the pristine stubs (labstub.SumsFile),
+// relative to the module root: one line per lab, "<git blob hash>
+// labs/<id>/<file>", for the file each lab.yaml names.
+const StubsSum = labstub.SumsFile
 
 // pristine makes labcheck check the labs as the course ships them, not as
 // a learner has edited them: `make test` must pass in a checkout where the
@@ -52,47 +52,6 @@ type pristine struct {
 	// differ from StubsSum and could not be restored: the untouched-stub
 	// check of their lab cannot run.
 	Unchecked map[string]bool
-}
-
-// stubEntry is one line of StubsSum.
-type stubEntry struct {
-	Hash string
-	Path string // labs/<id>/<file>, slash-separated
-}
-
-var stubLine = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})  (labs/\d\d_[a-z0-9_]+/[^/\s]+\.go)$`)
-
-// readStubsSum parses root's StubsSum. A missing file is (nil, nil).
-func readStubsSum(root string) ([]stubEntry, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(StubsSum)))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", StubsSum, err)
-	}
-	var out []stubEntry
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		m := stubLine.FindStringSubmatch(line)
-		if m == nil {
-			return nil, fmt.Errorf("%s:%d: want \"<git blob hash>  labs/NN_slug/file.go\", got %q", StubsSum, n, line)
-		}
-		out = append(out, stubEntry{Hash: m[1], Path: m[2]})
-	}
-	return out, nil
-}
-
-// blobHash is git's object id of a file holding data (SHA-1 repositories).
-func blobHash(data []byte) string {
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
-	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // labFileLine finds the `file:` line of a lab.yaml.
@@ -138,7 +97,7 @@ func writeStubsSum(root string) error {
 		if err != nil {
 			return fmt.Errorf("read stub: %w", err)
 		}
-		fmt.Fprintf(&b, "%s  %s\n", blobHash(data), s)
+		fmt.Fprintf(&b, "%s  %s\n", labstub.BlobHash(data), s)
 	}
 	return os.WriteFile(filepath.Join(root, filepath.FromSlash(StubsSum)), []byte(b.String()), 0o644)
 }
@@ -161,7 +120,7 @@ func gitRunner(root string) func(args ...string) ([]byte, error) {
 // the copies that differ from the working tree under tmp.
 func loadPristine(root, tmp string) (*pristine, error) {
 	p := &pristine{Dir: root, Overlay: map[string]string{}, Unchecked: map[string]bool{}}
-	entries, err := readStubsSum(root)
+	entries, err := labstub.ReadSums(root)
 	if err != nil {
 		return nil, err
 	}
@@ -172,113 +131,157 @@ func loadPristine(root, tmp string) (*pristine, error) {
 	for _, e := range entries {
 		stubHash[e.Path] = e.Hash
 	}
-	git := gitRunner(root)
-	haveGit := false
-	var prefix string
-	if _, err := exec.LookPath("git"); err == nil {
-		if top, err := git("rev-parse", "--show-prefix"); err == nil {
-			if _, err := git("rev-parse", "--verify", "-q", "HEAD"); err == nil {
-				haveGit = true
-				prefix = strings.TrimSpace(string(top)) // root's path inside the repository
-			}
-		}
-	}
+	git, prefix, haveGit := gitCheckout(root)
 	if !haveGit {
-		// Only the manifest's hashes can tell an edited stub here.
-		for _, e := range entries {
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
-			if err != nil || blobHash(data) != e.Hash {
-				p.Unchecked[e.Path] = true
-				p.Notes = append(p.Notes, fmt.Sprintf("%s is not the stub the course ships (it differs from %s), and without git (not installed, or not a git checkout) the shipped copy cannot be restored: the check that every step fails on the untouched stub is skipped for it", e.Path, StubsSum))
-			}
-		}
+		p.markEdited(root, entries)
 		return p, nil
 	}
-
-	dirty := false
-	// restore makes rel (slash-separated) read as data.
-	restore := func(rel string, data []byte) error {
-		dst := filepath.Join(tmp, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return fmt.Errorf("copy the shipped labs: %w", err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return fmt.Errorf("copy the shipped labs: %w", err)
-		}
-		cur, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err == nil && bytes.Equal(cur, data) {
-			return nil
-		}
-		dirty = true
-		if strings.HasSuffix(rel, ".go") {
-			p.Overlay[filepath.FromSlash(rel)] = dst
-			p.Changed = append(p.Changed, rel)
-		}
-		return nil
-	}
-	list, err := git("ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", "labs")
-	if err != nil {
+	r := &restorer{p: p, root: root, tmp: tmp, git: git, prefix: prefix, course: map[string]bool{}}
+	if err := r.restoreHead(stubHash); err != nil {
 		return nil, err
 	}
-	course := map[string]bool{}
+	if err := r.restoreStubs(entries); err != nil {
+		return nil, err
+	}
+	if err := r.hideLearnersFiles(); err != nil {
+		return nil, fmt.Errorf("list labs: %w", err)
+	}
+	if r.dirty {
+		p.Dir = tmp
+	}
+	return p, nil
+}
+
+// gitCheckout is a git runner for root and root's path inside its
+// repository; false when git is not installed or root is not in a work
+// tree with a commit.
+func gitCheckout(root string) (git func(args ...string) ([]byte, error), prefix string, ok bool) {
+	git = gitRunner(root)
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, "", false
+	}
+	top, err := git("rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, "", false
+	}
+	if _, err := git("rev-parse", "--verify", "-q", "HEAD"); err != nil {
+		return nil, "", false
+	}
+	return git, strings.TrimSpace(string(top)), true
+}
+
+// markEdited is what can be done without git: only the manifest's hashes
+// tell an edited stub, whose untouched-stub check is then skipped.
+func (p *pristine) markEdited(root string, entries []labstub.Sum) {
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
+		if err != nil || labstub.BlobHash(data) != e.Hash {
+			p.Unchecked[e.Path] = true
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is not the stub the course ships (it differs from %s), and without git (not installed, or not a git checkout) the shipped copy cannot be restored: the check that every step fails on the untouched stub is skipped for it", e.Path, StubsSum))
+		}
+	}
+}
+
+// restorer writes labs/ as shipped under tmp, from git, and puts in p's
+// overlay every Go file that differs from root's working tree.
+type restorer struct {
+	p         *pristine
+	root, tmp string
+	git       func(args ...string) ([]byte, error)
+	prefix    string          // root's path inside the repository
+	course    map[string]bool // the course's files under labs/, slash-separated
+	dirty     bool            // a file differs from the working tree
+}
+
+// restore makes rel (slash-separated) read as data.
+func (r *restorer) restore(rel string, data []byte) error {
+	dst := filepath.Join(r.tmp, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("copy the shipped labs: %w", err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		return fmt.Errorf("copy the shipped labs: %w", err)
+	}
+	cur, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(rel)))
+	if err == nil && bytes.Equal(cur, data) {
+		return nil
+	}
+	r.dirty = true
+	if strings.HasSuffix(rel, ".go") {
+		r.p.Overlay[filepath.FromSlash(rel)] = dst
+		r.p.Changed = append(r.p.Changed, rel)
+	}
+	return nil
+}
+
+// restoreHead restores every file of labs/ at HEAD but the stubs (which
+// come from the manifest) and the files a learner committed.
+func (r *restorer) restoreHead(stubHash map[string]string) error {
+	list, err := r.git("ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", "labs")
+	if err != nil {
+		return err
+	}
 	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
 		if name == "" {
 			continue
 		}
-		rel := strings.TrimPrefix(name, prefix) // ls-tree names are relative to the repository
+		rel := strings.TrimPrefix(name, r.prefix) // ls-tree names are relative to the repository
 		if _, ok := stubHash[rel]; ok {
-			continue // below, from the manifest
+			continue // restoreStubs, from the manifest
 		}
 		if learnersFile(rel, stubHash) {
 			continue // a helper file the learner committed
 		}
-		course[rel] = true
-		data, err := git("show", "HEAD:"+name)
+		r.course[rel] = true
+		data, err := r.git("show", "HEAD:"+name)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := restore(rel, data); err != nil {
-			return nil, err
+		if err := r.restore(rel, data); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// restoreStubs restores each stub the manifest names from git's object
+// store, or from HEAD (with a note) when git has no such object.
+func (r *restorer) restoreStubs(entries []labstub.Sum) error {
 	for _, e := range entries {
-		course[e.Path] = true
-		data, err := git("cat-file", "blob", e.Hash)
+		r.course[e.Path] = true
+		data, err := r.git("cat-file", "blob", e.Hash)
 		if err != nil {
-			data, err = git("show", "HEAD:"+prefix+e.Path)
+			data, err = r.git("show", "HEAD:"+r.prefix+e.Path)
 			if err != nil {
-				return nil, fmt.Errorf("read the stub %s: git has neither the object %s named in %s nor a committed copy: %w", e.Path, e.Hash[:12], StubsSum, err)
+				return fmt.Errorf("read the stub %s: git has neither the object %s named in %s nor a committed copy: %w", e.Path, e.Hash[:12], StubsSum, err)
 			}
-			p.Notes = append(p.Notes, fmt.Sprintf("git has no object %s for %s (named in %s; a clone without the course's history?): checking HEAD's copy, which holds your solution if you committed one", e.Hash[:12], e.Path, StubsSum))
+			r.p.Notes = append(r.p.Notes, fmt.Sprintf("git has no object %s for %s (named in %s; a clone without the course's history?): checking HEAD's copy, which holds your solution if you committed one", e.Hash[:12], e.Path, StubsSum))
 		}
-		if err := restore(e.Path, data); err != nil {
-			return nil, err
+		if err := r.restore(e.Path, data); err != nil {
+			return err
 		}
 	}
-	// Go files the learner added (helpers, a copy of the stub) would not
-	// compile next to the shipped stub: hide them.
-	err = filepath.WalkDir(filepath.Join(root, "labs"), func(path string, d fs.DirEntry, err error) error {
+	return nil
+}
+
+// hideLearnersFiles hides the Go files the learner added (helpers, a copy
+// of the stub), which would not compile next to the shipped stub.
+func (r *restorer) hideLearnersFiles() error {
+	return filepath.WalkDir(filepath.Join(r.root, "labs"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return err
 		}
-		rel, err := filepath.Rel(root, path)
+		rel, err := filepath.Rel(r.root, path)
 		if err != nil {
 			return err
 		}
-		if !course[filepath.ToSlash(rel)] {
-			dirty = true
-			p.Overlay[rel] = ""
-			p.Changed = append(p.Changed, filepath.ToSlash(rel)+" (not the course's)")
+		if !r.course[filepath.ToSlash(rel)] {
+			r.dirty = true
+			r.p.Overlay[rel] = ""
+			r.p.Changed = append(r.p.Changed, filepath.ToSlash(rel)+" (not the course's)")
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list labs: %w", err)
-	}
-	if dirty {
-		p.Dir = tmp
-	}
-	return p, nil
 }
 
 // learnersFile reports whether rel (slash-separated, under labs/) is a Go

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ownership-election/playground/internal/labstub"
 )
 
 // fixtureRepo copies the fixture module into a new git repository with
@@ -95,7 +97,7 @@ func TestPristineStubObjectMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash := blobHash(mustRead(t, filepath.Join(root, "labs/01_demo/demo.go")))
+	hash := labstub.BlobHash(mustRead(t, filepath.Join(root, "labs/01_demo/demo.go")))
 	write(t, sum, strings.Replace(string(data), hash, strings.Repeat("0", 40), 1))
 	git("commit", "-q", "-am", "a manifest naming an object nobody has")
 	p, err := loadPristine(root, t.TempDir())
@@ -159,7 +161,7 @@ func TestStubsSumMatchesTheCourse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := readStubsSum(root)
+	entries, err := labstub.ReadSums(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +189,7 @@ func TestStubsSumMatchesTheCourse(t *testing.T) {
 	if m == "" || modified != nil {
 		// Being written: it must describe the working tree.
 		for _, e := range entries {
-			if h := blobHash(mustRead(t, filepath.Join(root, filepath.FromSlash(e.Path)))); h != e.Hash {
+			if h := labstub.BlobHash(mustRead(t, filepath.Join(root, filepath.FromSlash(e.Path)))); h != e.Hash {
 				t.Errorf("%s names %s for %s, but the file's hash is %s: run go run ./internal/tools/labcheck -write-stubs", StubsSum, e.Hash[:12], e.Path, h[:12])
 			}
 		}

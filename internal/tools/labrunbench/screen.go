@@ -8,15 +8,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/screen/lab"
+	"github.com/ownership-election/playground/internal/tui/screen/lab/faults"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -214,7 +214,7 @@ func (p *probe) result(h history.History) runResult {
 // firstDrawn is when a frame first drew e's line (cut at the screen's
 // edge with "…").
 func (p *probe) firstDrawn(e history.Event) (time.Time, bool) {
-	want := strings.TrimSpace(lab.EventLine(e))
+	want := strings.TrimSpace(faults.EventLine(e))
 	for _, d := range p.seen[fmt.Sprintf("%.3fs", e.At.Seconds())] {
 		if strings.HasPrefix(want, strings.TrimSuffix(d.text, "…")) {
 			return d.at, true

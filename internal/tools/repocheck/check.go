@@ -181,12 +181,10 @@ func listed(list []*entry, p, name string) bool {
 }
 
 // product reports whether a tracked file is product Go code: not a test,
-// not a tool under internal/tools, not test data.
+// not test data. The tools under internal/tools count: they are read and
+// changed like the rest.
 func product(f string) bool {
 	if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
-		return false
-	}
-	if strings.HasPrefix(f, "internal/tools/") {
 		return false
 	}
 	for _, part := range strings.Split(f, "/") {

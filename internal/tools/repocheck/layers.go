@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -461,4 +462,40 @@ func checkLayers(root string) (problems, notes []string, err error) {
 		return nil, nil, err
 	}
 	return append(problems, linked...), notes, nil
+}
+
+// printLayers writes the module's packages rank by rank, top to bottom,
+// and those in no rank last: the table as it applies today.
+func printLayers(w io.Writer, root string) error {
+	t, err := readLayers(filepath.Join(root, layerTable))
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return fmt.Errorf("no %s", layerTable)
+	}
+	mod, err := modulePath(root)
+	if err != nil {
+		return err
+	}
+	g, err := moduleGraph(root, mod)
+	if err != nil {
+		return err
+	}
+	in := map[*rank][]string{}
+	var none []string
+	for _, p := range sortedKeys(g) {
+		if r := t.rankOf(p); r != nil {
+			in[r] = append(in[r], p)
+		} else {
+			none = append(none, p)
+		}
+	}
+	for _, r := range t.ranks {
+		fmt.Fprintf(w, "%-34s %s\n", r.String()+":", strings.Join(in[r], " "))
+	}
+	if len(none) > 0 {
+		fmt.Fprintf(w, "%-34s %s\n", "in no rank:", strings.Join(none, " "))
+	}
+	return nil
 }

@@ -225,3 +225,23 @@ func TestTheTreeKeepsItsLayers(t *testing.T) {
 		t.Log(n)
 	}
 }
+
+// TestPrintLayersShowsEveryPackageInItsRank: -layers lists each rank's
+// packages, top to bottom, and a package in no rank apart.
+func TestPrintLayersShowsEveryPackageInItsRank(t *testing.T) {
+	root := module(t, "")
+	writeFile(t, root, "stray/s.go", "package stray\n")
+	var out bytes.Buffer
+	if err := printLayers(&out, root); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"top/cli:", "cmd/tool", "middle/views:", "views/one", "middle/parts:", "a", "leaves/leaves:", "leaf", "in no rank:", "stray"}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(out.String()[at:], w)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order in:\n%s", w, out.String())
+		}
+		at += i + len(w)
+	}
+}

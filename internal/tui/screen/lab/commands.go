@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -104,12 +103,4 @@ func (m Model) resetCmd() tea.Cmd {
 		}
 		return resetDoneMsg{backup: backup}
 	}
-}
-
-// elapsed formats a duration the way the spinner line shows it.
-func elapsed(d time.Duration) string {
-	if d < 10*time.Second {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
 }

@@ -58,7 +58,7 @@ func (m Model) stepList(b *strings.Builder, w int) {
 		line(b, st.Heading.Render("Steps")+st.Muted.Render(" · not graded yet"))
 	case r.allPassed():
 		line(b, st.Heading.Render("Steps")+st.Success.Render(fmt.Sprintf(" · all %d passed", len(r.Steps)))+
-			st.Muted.Render(" in "+elapsed(r.Elapsed)))
+			st.Muted.Render(" in "+text.Elapsed(r.Elapsed)))
 	default:
 		line(b, st.Heading.Render("Steps")+st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
 	}

@@ -12,11 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -95,19 +92,19 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	waitFor(t, tm, "README")
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(harness)
-	if fm.lab.faults.open {
+	if fm.lab.faults.IsOpen() {
 		t.Fatal("the faults view is still open after esc")
 	}
 	// The timeline opened at the violation the verdict names.
-	mine := fm.lab.faults.runs[0]
-	if mine == nil || mine.history == nil || mine.view == nil {
+	mine, ok := fm.lab.faults.Run(false)
+	if !ok || mine.History == nil || mine.Timeline == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	f, ok := mine.history.Verdict.TimedViolation()
-	if got := mine.view.At(); !ok || got < f.At-5*time.Millisecond || got > f.At+time.Second {
-		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, f.At, ok, mine.history.Verdict.Sentence())
+	f, ok := mine.History.Verdict.TimedViolation()
+	if got := mine.Timeline.At(); !ok || got < f.At-5*time.Millisecond || got > f.At+time.Second {
+		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, f.At, ok, mine.History.Verdict.Sentence())
 	}
-	if ref := fm.lab.faults.runs[1]; ref == nil || ref.history == nil || !ref.history.Verdict.Showed || len(ref.history.Faults()) == 0 && c.schedule != "calm" {
+	if ref, ok := fm.lab.faults.Run(true); !ok || ref.History == nil || !ref.History.Verdict.Showed || len(ref.History.Faults()) == 0 && c.schedule != "calm" {
 		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)
 	}
 }
@@ -271,96 +268,21 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-// TestViolationMarkedInFold: a lab checker's finding that falls among
-// events the timeline folds (etcd's key changes) gets a mark of its own,
-// so the timeline opens at its time rather than at the fold's end; the
-// recorded history keeps only what the run recorded.
-func TestViolationMarkedInFold(t *testing.T) {
-	var events []history.Event
-	for i := range 6 {
-		events = append(events, history.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: history.KeyChanged, Text: "put group/shards/000"})
-	}
-	left := history.Finding{Property: "released-on-stop", Violation: "left-behind", At: 1800 * time.Millisecond, Timed: true, Replicas: []string{"r2"},
-		Text: "left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000"}
-	h := history.History{Events: events, Verdict: &history.Verdict{Findings: []history.Finding{
-		{Property: "no-failure", Held: true, Text: "the rest"}, left}}}
-	m := New(testContext(), Options{Lab: lessons.Lab{ID: "09_shards", Title: "Shards", File: "shards.go"}, Root: t.TempDir()})
-	m.SetSize(80, 24)
-	m.faults.seq = 1
-	m.faults.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
-	m.faultDone(faultDoneMsg{seq: 1, code: 1, history: &h})
-	r := m.faults.runs[0]
-	if r.view == nil {
-		t.Fatal("no timeline")
-	}
-	if got := r.view.At(); got != 1800*time.Millisecond {
-		t.Fatalf("the timeline opened at %v, want the violation's 1.8s", got)
-	}
-	if len(r.history.Events) != len(events) {
-		t.Fatalf("the recorded history has %d events, want the run's %d", len(r.history.Events), len(events))
-	}
-	marked := markViolation(h, left)
-	if e := marked.Events[4]; e.Kind != history.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
-		t.Fatalf("the mark is %+v", e)
-	}
-	if again := markViolation(marked, left); len(again.Events) != len(marked.Events) {
-		t.Fatal("a violation the run recorded itself was marked again")
-	}
-}
-
-// TestRunWithoutHistorySaysWhy: a child that ends without a word and
-// without writing its history is reported as such, not as a run that
-// "ended without saying why"; a child that said why (a lab that does not
-// compile) is shown in its words, without the exit status it implies.
-func TestRunWithoutHistorySaysWhy(t *testing.T) {
-	ch := make(chan tea.Msg, 1)
-	runChild(context.Background(), exec.Command("true", recordFile()), 1, ch)
-	done := (<-ch).(faultDoneMsg)
-	if done.history != nil || done.err == nil || !strings.Contains(done.err.Error(), "read the run's history") {
-		t.Fatalf("a child that wrote no history: history %v, err %v", done.history, done.err)
-	}
-
-	m := New(testContext(), Options{Lab: lessons.Lab{ID: "06_fenced_write", Title: "Fenced", File: "fenced.go"}, Root: t.TempDir()})
-	m.SetSize(80, 24)
-	m = runCmd(t, m, m.Init())
-	m.faults.open, m.faults.seq = true, 1
-	m.faults.runs[0] = &faultRun{schedule: "pause-owner", started: time.Now()}
-	m.faultDone(faultDoneMsg{seq: 1, code: 1, stderr: "lab 06_fenced_write does not compile:\nlabs/06_fenced_write/fenced.go:30:9: syntax error"})
-	view := ansi.Strip(m.View())
-	for _, want := range []string{"Your code under pause-owner: no verdict", "fenced.go:30:9: syntax error"} {
-		if !strings.Contains(view, want) {
-			t.Fatalf("the view does not say %q:\n%s", want, view)
-		}
-	}
-	if strings.Contains(view, "exit 1") {
-		t.Fatalf("the view gives the exit status the message already implies:\n%s", view)
-	}
-}
-
-// TestFaultsFullHelp: ? in the faults view lists its keys (and the
-// timeline's once a run ended), not the lab screen's.
+// TestFaultsFullHelp: ? in the faults view lists its keys, not the lab
+// screen's (the view's own, and the timeline's once a run ended:
+// faults.TestFullHelpAfterARun).
 func TestFaultsFullHelp(t *testing.T) {
 	m := New(testContext(), Options{Lab: lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, Root: t.TempDir()})
 	m.SetSize(80, 24)
 	m = runCmd(t, m, m.Init())
-	m.openFaults()
-	helps := func() []string {
-		var out []string
-		for _, col := range m.FullHelp() {
-			for _, b := range col {
-				out = append(out, b.Help().Key+" "+b.Help().Desc)
-			}
+	m.faults.Open()
+	var helps []string
+	for _, col := range m.FullHelp() {
+		for _, b := range col {
+			helps = append(helps, b.Help().Key+" "+b.Help().Desc)
 		}
-		return out
 	}
-	if got := strings.Join(helps(), "; "); !strings.Contains(got, "enter run it with your code") || strings.Contains(got, "grade") {
+	if got := strings.Join(helps, "; "); !strings.Contains(got, "enter run it with your code") || strings.Contains(got, "grade") {
 		t.Fatalf("the faults view's full help: %s", got)
-	}
-	h := history.History{Events: []history.Event{{At: time.Second, Kind: history.Note, Replica: "r1", Text: "started"}}, Verdict: &history.Verdict{Showed: true, Summary: "Every property held."}}
-	m.faults.seq = 1
-	m.faults.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
-	m.faultDone(faultDoneMsg{seq: 1, history: &h})
-	if got := strings.Join(helps(), "; "); !strings.Contains(got, "next violation") {
-		t.Fatalf("the full help after a run lacks the timeline's keys: %s", got)
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/testwait"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -56,7 +55,8 @@ func TestFlowByHand(t *testing.T) {
 	waitRun(t, tm, "Your code under by-hand: VIOLATION", "Left-behind at")
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(handProbe)
-	h := fm.lab.faults.runs[0].history
+	mine, _ := fm.lab.faults.Run(false)
+	h := mine.History
 	if h == nil {
 		t.Fatal("no history of the by-hand run")
 	}
@@ -105,13 +105,13 @@ func (p handProbe) Init() tea.Cmd { return p.lab.Init() } // no prewarm: x does 
 func (p handProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	h, cmd := p.harness.Update(msg)
 	p.harness = h.(harness)
-	r := p.lab.faults.runs[0]
-	if r == nil {
+	r, ok := p.lab.faults.Run(false)
+	if !ok {
 		return p, cmd
 	}
 	p.seen.mu.Lock()
 	defer p.seen.mu.Unlock()
-	for _, e := range r.events {
+	for _, e := range r.Events {
 		switch {
 		case e.Kind == history.Phase && strings.Contains(e.Text, "schedule by-hand"):
 			p.seen.phase = true

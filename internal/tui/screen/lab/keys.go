@@ -3,6 +3,7 @@ package lab
 import (
 	"charm.land/bubbles/v2/key"
 
+	"github.com/ownership-election/playground/internal/tui/screen/lab/faults"
 	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
@@ -38,16 +39,9 @@ type KeyMap struct {
 	// Report opens the verification's failing run (the race detector's
 	// report for a racy lab) when a pass did not hold up.
 	Report key.Binding
-	// Faults runs the learner's code under faults (labs with a runner);
-	// in its view RunFaults starts the chosen schedule, Reference runs the
-	// reference on it (then switches between the two), CloseFaults goes
-	// back (and stops a run).
-	Faults      key.Binding
-	RunFaults   key.Binding
-	Reference   key.Binding
-	CloseFaults key.Binding
-	// Hand are the faults a learner injects during a run (handfaults.go).
-	Hand HandKeys
+	// Faults opens the view of the learner's code under faults (labs
+	// with a runner), whose keys are its own (faults.KeyMap).
+	Faults key.Binding
 }
 
 // DefaultKeyMap returns the lab runner's bindings. "g" grades here, so the
@@ -79,11 +73,7 @@ func DefaultKeyMap() KeyMap {
 		Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff/whole")),
 		Report:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "failing run")),
 
-		Faults:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "faults")),
-		RunFaults:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
-		Reference:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reference")),
-		CloseFaults: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Hand:        defaultHandKeys(),
+		Faults: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "faults")),
 	}
 }
 
@@ -96,8 +86,8 @@ func (m Model) ShortHelp() []key.Binding {
 		k.Watch.SetHelp("w", "watch off")
 	}
 	switch {
-	case m.faults.open:
-		return m.faultsHelp()
+	case m.faults.IsOpen():
+		return m.faults.ShortHelp()
 	case m.confirm != confirmNone:
 		return []key.Binding{k.Yes, k.No}
 	case m.grading:
@@ -122,30 +112,10 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.pane == paneSolution && m.solution != "":
 		return []key.Binding{k.Grade, k.Diff, k.Edit, k.Pane}
 	}
-	if labHasRunner(m.lab.ID) {
+	if faults.HasRunner(m.lab.ID) {
 		return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Faults, k.Pane}
 	}
 	return []key.Binding{k.Grade, hint, k.Watch, k.Edit, k.Pane}
-}
-
-// faultsHelp is the faults view's one-line help.
-func (m Model) faultsHelp() []key.Binding {
-	k, f := m.keys, m.faults
-	if f.choosing {
-		return []key.Binding{withHelp(k.ChooseStep, "schedule"), k.RunFaults, k.CloseFaults}
-	}
-	if m.faultRunning() {
-		return append(m.handHelp(), withHelp(k.CloseFaults, "stop"))
-	}
-	ref := k.Reference
-	if f.runs[1] != nil {
-		ref = withHelp(ref, "yours/reference")
-	}
-	var out []key.Binding
-	if r := f.runs[f.showing]; r != nil && r.view != nil {
-		out = append(out, r.view.KeyMap.ShortHelp()...)
-	}
-	return append(out, ref, withHelp(k.Faults, "schedules"), k.CloseFaults)
 }
 
 // reportHelp names what v opens: the race report of a racy lab.
@@ -171,8 +141,8 @@ func withHelp(b key.Binding, desc string) key.Binding {
 // FullHelp is every binding of the screen, grouped in columns.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	if m.faults.open {
-		return m.faultsFullHelp()
+	if m.faults.IsOpen() {
+		return m.faults.FullHelp()
 	}
 	if !m.labsPresent {
 		return [][]key.Binding{
@@ -186,22 +156,4 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Edit, k.Solution, k.Diff, k.Reset, k.Report, k.Faults, k.Yes, k.No},
 		{k.Pane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
-}
-
-// faultsFullHelp is the faults view's keys: the schedule list's and a
-// run's, then the timeline's once a run ended.
-func (m Model) faultsFullHelp() [][]key.Binding {
-	k := m.keys
-	out := [][]key.Binding{{
-		withHelp(k.ChooseStep, "choose a schedule"), withHelp(k.RunFaults, "run it with your code"),
-		withHelp(k.Reference, "reference on the same schedule, then switch"), withHelp(k.Faults, "the schedules again"),
-		withHelp(k.CloseFaults, "stop the run, or back to the lab"),
-	}}
-	if hand := m.handFullHelp(); m.faultRunning() && len(hand) > 0 {
-		out = append(out, hand)
-	}
-	if r := m.faults.runs[m.faults.showing]; r != nil && r.view != nil {
-		out = append(out, r.view.KeyMap.ShortHelp())
-	}
-	return out
 }

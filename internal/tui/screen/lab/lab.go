@@ -18,7 +18,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/lab/faults"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/labs"
 	"github.com/ownership-election/playground/lessons"
@@ -143,7 +145,7 @@ type Model struct {
 	notice    string // one line of news: "stub reset, your code is in ..."
 	noticeErr bool
 
-	faults faultsUI // x: the learner's code under faults
+	faults faults.Model // x: the learner's code under faults
 }
 
 // New builds the runner for opts.Lab.
@@ -175,6 +177,7 @@ func New(ctx screen.Context, opts Options) *Model {
 		),
 	}
 	m.labDir = labDir(opts.Root, lab.ID)
+	m.faults = faults.New(faults.Options{Lab: lab.ID, Root: opts.Root, Env: opts.Env, Program: opts.Program, Now: now}, st)
 	m.watch, m.ownWatch = opts.Watch, opts.Watch == nil
 	if m.ownWatch {
 		m.watch = NewWatch(opts)
@@ -207,6 +210,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) SetStyles(st theme.Styles) {
 	m.Base.SetStyles(st)
 	m.spinner.Style = st.Accent
+	m.faults.SetStyles(st)
 	m.readmeRendered = map[int]string{}
 	m.readmeWant = 0
 	m.layout()
@@ -230,14 +234,14 @@ func (m *Model) SetSize(w, h int) {
 // not treat it as "back". A watch grade goes on in the background, so esc
 // leaves then (x cancels).
 func (m Model) Capturing() bool {
-	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen() || m.reportOpen() || m.faults.open
+	return m.grading && !m.watching || m.confirm != confirmNone || m.stepOpen() || m.reportOpen() || m.faults.IsOpen()
 }
 
 // Close stops a running grade, and watch mode when the screen has its
 // own; call it when leaving the screen for good. The root's watch mode
 // goes on.
 func (m *Model) Close() {
-	m.stopFaultRun()
+	m.faults.Stop()
 	m.release()
 	if m.ownWatch {
 		m.watch.Close()
@@ -290,3 +294,7 @@ func (m Model) stubPath() string { return filepath.Join(m.labDir, m.lab.File) }
 func (m Model) solutionPath() string {
 	return filepath.Join(m.opts.Root, "solutions", m.lab.ID, m.lab.File)
 }
+
+// FaultHistory returns the recorded history of the run the faults view
+// shows, once that run has ended with one; false before.
+func (m Model) FaultHistory() (history.History, bool) { return m.faults.History() }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/tui/screen"
+	"github.com/ownership-election/playground/internal/tui/screen/lab/faults"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 
@@ -66,17 +67,34 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 		m.resetDone(msg)
 	case solutionLoadedMsg:
 		m.solutionLoaded(msg)
-	case faultMsg:
-		return m.faultEvent(msg)
-	case faultDoneMsg:
-		m.faultDone(msg)
 	case tea.MouseWheelMsg:
 		vp := m.activeVP()
 		*vp, _ = vp.Update(msg)
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	default:
+		if faults.IsMsg(msg) { // a run's events and its end
+			return m.faultsUpdate(msg)
+		}
 	}
 	return nil
+}
+
+// faultsUpdate gives msg (a key while the view is open, a run's event or
+// its end) to the faults view, and keeps the spinner turning while a run
+// goes on. An event of a run that goes on leaves the layout as it was:
+// View draws the newest events.
+func (m *Model) faultsUpdate(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.faults, cmd = m.faults.Update(msg)
+	if _, key := msg.(tea.KeyPressMsg); key || !m.faults.Running() {
+		m.layout()
+	}
+	if m.faults.Running() && !m.spinning {
+		m.spinning = true
+		return tea.Batch(cmd, m.spinner.Tick)
+	}
+	return cmd
 }
 
 // openDone takes what Init found: the lab folder, the README.
@@ -111,7 +129,7 @@ func (m *Model) readmeDone(msg readmeRenderedMsg) {
 // spinnerTick turns the spinner while a grade or its verification runs, and lets the tick
 // chain end after.
 func (m *Model) spinnerTick(msg spinner.TickMsg) tea.Cmd {
-	if !m.grading && !m.report.verifying() && !m.faultRunning() {
+	if !m.grading && !m.report.verifying() && !m.faults.Running() {
 		m.spinning = false
 		return nil
 	}
@@ -151,8 +169,8 @@ func (m *Model) resetDone(msg resetDoneMsg) {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	if m.faults.open {
-		return m.faultsKey(msg)
+	if m.faults.IsOpen() {
+		return m.faultsUpdate(msg)
 	}
 	if m.confirm != confirmNone {
 		return m.confirmKey(msg)
@@ -201,11 +219,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Watch):
 		return m.toggleWatch()
 	case key.Matches(msg, k.Faults):
-		if !labHasRunner(m.lab.ID) {
+		if !faults.HasRunner(m.lab.ID) {
 			m.setNotice("This lab has no runner: its code cannot play a replica under faults.", false)
 			return nil
 		}
-		m.openFaults()
+		m.faults.Open()
+		m.layout()
 	case key.Matches(msg, k.Hint):
 		m.nextHint()
 	case key.Matches(msg, k.Edit):

@@ -64,7 +64,7 @@ func (m Model) verifyingText(w int) string {
 	s := st.Success.Render("Every step passes.") + " " +
 		st.Text.Render(fmt.Sprintf("Verifying it holds: %d more runs under the race detector…", grade.VerifyCount))
 	if !m.verify.from.IsZero() {
-		s += st.Muted.Render(" " + elapsed(m.now().Sub(m.verify.from)))
+		s += st.Muted.Render(" " + text.Elapsed(m.now().Sub(m.verify.from)))
 	}
 	out := text.Wrap(s, w)
 	if m.verify.first {
@@ -125,5 +125,5 @@ func (m Model) verifyElapsed() string {
 	if m.verify.from.IsZero() {
 		return ""
 	}
-	return elapsed(m.now().Sub(m.verify.from))
+	return text.Elapsed(m.now().Sub(m.verify.from))
 }

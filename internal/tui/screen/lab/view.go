@@ -72,9 +72,12 @@ func (m Model) View() string {
 		return head + "\n" + st.Muted.Render("Opening the lab…")
 	}
 	lines := []string{head, st.Subtitle.Render(m.subtitle()), ansi.Truncate(m.tabs(), m.Width, "")}
-	if m.faults.open {
+	if m.faults.IsOpen() {
 		lines[2] = st.Selected.Render(" Under faults ") + st.Muted.Render("  esc back to the lab")
-		lines = append(lines, m.faultsBody(m.Width, m.readmeVP.Height()))
+		f := m.faults
+		f.SetSize(m.Width, m.readmeVP.Height())
+		f.SetSpinner(m.spinner.View())
+		lines = append(lines, f.View())
 	} else if m.wide() {
 		right := &m.resultsVP
 		if m.pane == paneSolution {
@@ -147,7 +150,7 @@ func (m Model) statusLine() string {
 	st := m.Styles
 	var s string
 	switch {
-	case m.faults.open:
+	case m.faults.IsOpen():
 		s = st.Muted.Render(ansi.Truncate("Your code runs in child processes, never inside the playground.", m.Width, "…"))
 	case m.confirm == confirmSolution:
 		s = st.Warning.Render("Not passed yet. Show the reference solution anyway? (y/n)")
@@ -155,7 +158,7 @@ func (m Model) statusLine() string {
 		s = st.Warning.Render("Reset " + m.lab.File + " to the original? Your code is kept aside. (y/n)")
 	case m.grading:
 		d := m.now().Sub(m.gradeFrom)
-		s = m.spinner.View() + " " + st.Text.Render("Grading… "+elapsed(d)) + st.Muted.Render(" · x cancels")
+		s = m.spinner.View() + " " + st.Text.Render("Grading… "+text.Elapsed(d)) + st.Muted.Render(" · x cancels")
 		if d >= slowBuild {
 			s += st.Muted.Render(" · a lab's first build can take a minute")
 		}
@@ -187,16 +190,16 @@ func (m Model) statusLine() string {
 			}
 			s = st.Error.Render(label+": not passed") + st.Muted.Render(" · "+m.report.Lab.Message)
 		case m.report.verifying():
-			s = m.spinner.View() + " " + st.Success.Render("Passed once") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… %s (graded at %s in %s)", grade.VerifyCount, m.verifyElapsed(), at, elapsed(m.report.Elapsed)))
+			s = m.spinner.View() + " " + st.Success.Render("Passed once") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… %s (graded at %s in %s)", grade.VerifyCount, m.verifyElapsed(), at, text.Elapsed(m.report.Elapsed)))
 			if m.verify.first {
 				s += st.Muted.Render(" · the first one compiles the race build")
 			}
 		case m.report.allPassed():
-			s = st.Success.Render("Passed") + st.Muted.Render(" · graded at "+at+" in "+elapsed(m.report.Elapsed))
+			s = st.Success.Render("Passed") + st.Muted.Render(" · graded at "+at+" in "+text.Elapsed(m.report.Elapsed))
 		case m.report.Err != nil:
 			s = st.Muted.Render("Grading failed at " + at)
 		default:
-			s = st.Muted.Render(fmt.Sprintf("Graded at %s: %d of %d steps passed in %s", at, m.report.passedCount(), len(m.report.Steps), elapsed(m.report.Elapsed)))
+			s = st.Muted.Render(fmt.Sprintf("Graded at %s: %d of %d steps passed in %s", at, m.report.passedCount(), len(m.report.Steps), text.Elapsed(m.report.Elapsed)))
 		}
 		if m.watching {
 			s += st.Muted.Render(" · watching saves")

@@ -1,4 +1,4 @@
-package lab
+package faults
 
 import (
 	"context"
@@ -177,7 +177,7 @@ func (r *faultRun) picked() (string, handState, bool) {
 // handKey sends the fault a key asks for to the running child, or the
 // end of a by-hand run.
 func (m *Model) handKey(msg tea.KeyPressMsg) {
-	r := m.faults.runs[m.faults.showing]
+	r := m.runs[m.showing]
 	if r == nil {
 		return
 	}
@@ -254,7 +254,7 @@ func (m Model) handLines(r *faultRun) []string {
 // keys that act on the picked replica in the state its events say it is
 // in, and e while the run waits to be ended.
 func (m Model) handHelp() []key.Binding {
-	r := m.faults.runs[m.faults.showing]
+	r := m.runs[m.showing]
 	if r == nil {
 		return nil
 	}
@@ -285,7 +285,7 @@ func (m Model) handHelp() []key.Binding {
 
 // handFullHelp is every key of faults by hand during a run, for ?.
 func (m Model) handFullHelp() []key.Binding {
-	r := m.faults.runs[m.faults.showing]
+	r := m.runs[m.showing]
 	if r == nil {
 		return nil
 	}
@@ -322,9 +322,8 @@ func (m *Model) startReference(mine *faultRun) tea.Cmd {
 	}
 	file, err := replayFile(*mine.history)
 	if err != nil {
-		m.faults.runs[1] = &faultRun{schedule: name, reference: true, done: true, err: err}
-		m.faults.showing = 1
-		m.layout()
+		m.runs[1] = &faultRun{schedule: name, reference: true, done: true, err: err}
+		m.showing = 1
 		return nil
 	}
 	return m.startRun(&faultRun{schedule: name, reference: true, replay: file})

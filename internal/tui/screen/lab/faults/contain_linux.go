@@ -1,4 +1,4 @@
-package lab
+package faults
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package lab
+package faults
 
 import (
 	"fmt"
@@ -14,13 +14,13 @@ import (
 	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
-// faultsBody draws the faults view in w × h cells: the schedule list, the
-// run's events as they come, or its verdict over the timeline.
-func (m Model) faultsBody(w, h int) string {
-	f := m.faults
+// View draws the faults view in the size given by SetSize: the schedule
+// list, the run's events as they come, or its verdict over the timeline.
+func (m Model) View() string {
+	w, h := m.width, m.height
 	var lines []string
-	switch r := f.runs[f.showing]; {
-	case f.choosing:
+	switch r := m.runs[m.showing]; {
+	case m.choosing:
 		lines = m.scheduleList(w, h)
 	case r == nil:
 	case !r.done:
@@ -36,16 +36,16 @@ func (m Model) faultsBody(w, h int) string {
 
 // scheduleList is the prepared schedules, the chosen one with what it does.
 func (m Model) scheduleList(w, h int) []string {
-	st := m.Styles
+	st := m.styles
 	out := []string{st.Heading.Render("Run your code under faults")}
-	intro := "Three copies of labs/" + m.lab.ID + " run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand)."
+	intro := "Three copies of labs/" + m.opts.Lab + " run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand)."
 	for _, l := range strings.Split(text.Wrap(intro, w), "\n") {
 		out = append(out, st.Muted.Render(l))
 	}
 	out = append(out, "")
 	names := experiment.LabScheduleNames()
 	for i, n := range names {
-		if i == m.faults.choice {
+		if i == m.choice {
 			out = append(out, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
 			for _, l := range strings.Split(text.Wrap(experiment.LabScheduleSays(n), max(w-4, 10)), "\n") {
 				out = append(out, st.Text.Render("    "+l))
@@ -67,8 +67,8 @@ func whose(r *faultRun) string {
 
 // runningLines is the run so far: the newest events that fit.
 func (m Model) runningLines(r *faultRun, w, h int) []string {
-	st := m.Styles
-	head := fmt.Sprintf("%s %s under %s… %s · %d events", m.spinner.View(), sentence.Capitalize(whose(r)), r.schedule, elapsed(m.now().Sub(r.started)), len(r.events))
+	st := m.styles
+	head := fmt.Sprintf("%s %s under %s… %s · %d events", m.spinner, sentence.Capitalize(whose(r)), r.schedule, text.Elapsed(m.opts.Now().Sub(r.started)), len(r.events))
 	out := []string{st.Heading.Render(ansi.Truncate(head, w, "…"))}
 	if len(r.events) == 0 {
 		out = append(out, st.Muted.Render("Building the lab's replica program (a first build can take a minute)…"))
@@ -116,7 +116,7 @@ func newestShown(events []history.Event, n int) []history.Event {
 
 // doneLines is the verdict, the comparison, then the timeline.
 func (m Model) doneLines(r *faultRun, w, h int) []string {
-	st := m.Styles
+	st := m.styles
 	if r.history == nil || r.history.Verdict == nil {
 		return m.failedRunLines(r, w)
 	}
@@ -130,14 +130,14 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 	for _, l := range clampLines(text.Wrap(violationText(v), w), 2, w) {
 		out = append(out, st.Text.Render(l))
 	}
-	if other := m.faults.runs[1-m.faults.showing]; other != nil && other.history != nil && other.history.Verdict != nil {
+	if other := m.runs[1-m.showing]; other != nil && other.history != nil && other.history.Verdict != nil {
 		ov := other.history.Verdict
 		word := "held"
 		if !ov.Showed {
 			word = "violation: " + violationText(ov)
 		}
 		same := "schedule"
-		if m.faults.runs[1] != nil && m.faults.runs[1].replay != "" {
+		if m.runs[1] != nil && m.runs[1].replay != "" {
 			same = "faults" // the reference replayed my run's faults
 		}
 		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same %s: %s", sentence.Capitalize(whose(other)), same, word), w, "…")))
@@ -153,7 +153,7 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 // failedRunLines says why a run has no verdict: the lab does not compile,
 // is not written yet, or the run failed; in the child's words.
 func (m Model) failedRunLines(r *faultRun, w int) []string {
-	st := m.Styles
+	st := m.styles
 	head := fmt.Sprintf("%s under %s: no verdict", sentence.Capitalize(whose(r)), r.schedule)
 	if r.code != 1 { // 1 is a lab not written or not compiling, which the child says
 		head += fmt.Sprintf(" (exit %d)", r.code)

@@ -1,4 +1,4 @@
-package lab
+package faults
 
 import (
 	"context"
@@ -11,14 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/testwait"
-	"github.com/ownership-election/playground/lessons"
 )
 
 // sentLines is a child's standard input as a test sees it, written by
@@ -27,18 +25,17 @@ type sentLines struct{ testwait.Buffer }
 
 func (s *sentLines) Close() error { return nil }
 
-// handRun is a lab screen at 80x24 in a run of schedule whose child reads
-// control (its replicas r1 to r3 running), and its key presser.
+// handRun is the faults view of a lab screen at 80x24 in a run of
+// schedule whose child reads control (its replicas r1 to r3 running), and
+// its key presser.
 func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *faultRun, func(k string)) {
 	t.Helper()
-	m := New(testContext(), Options{Lab: lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, Root: t.TempDir()})
-	m.SetSize(80, 24)
-	m = runCmd(t, m, m.Init())
-	m.faults.open, m.faults.seq = true, 1
+	m := newView(t, "07_election")
+	m.open, m.seq = true, 1
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	r := &faultRun{schedule: schedule, started: time.Now(), control: newControlPipe(ctx, control)}
-	m.faults.runs[0] = r
+	m.runs[0] = r
 	for _, n := range []string{"r1", "r2", "r3"} {
 		r.events = append(r.events, history.Event{Kind: history.Note, Replica: n, Text: "runs the lab's code"})
 	}
@@ -48,7 +45,7 @@ func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *fa
 		if k == "tab" {
 			msg = tea.KeyPressMsg{Code: tea.KeyTab}
 		}
-		m.Update(msg)
+		*m, _ = m.Update(msg)
 	}
 	return m, r, press
 }
@@ -59,7 +56,7 @@ func handRun(t *testing.T, schedule string, control io.WriteCloser) (*Model, *fa
 func endedRun(t *testing.T, schedule string, faults ...history.Event) (*Model, history.History, func(k string)) {
 	t.Helper()
 	m, _, press := handRun(t, schedule, &sentLines{})
-	m.faults.program = "true"
+	m.opts.Program = "true"
 	h := history.History{Format: history.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: append([]history.Event{
 		{Kind: history.Phase, Step: 1, Text: "start 3 replicas"},
 		{At: 2 * time.Second, Kind: history.Phase, Step: 2, Text: "schedule " + schedule},
@@ -102,7 +99,8 @@ func TestFaultsByHand(t *testing.T) {
 	}
 }
 
-// helpLine is the one-line help as the keys' own words.
+// helpLine is the one-line help as the keys' own words (the lab screen's
+// while the view is open).
 func helpLine(m *Model) string {
 	var out []string
 	for _, b := range m.ShortHelp() {
@@ -187,7 +185,7 @@ func TestReferenceOnByHandFaults(t *testing.T) {
 		history.Event{At: 3 * time.Second, Kind: history.Paused, Step: 2, Replica: "r2", Origin: history.ByLearner},
 		history.Event{At: 5 * time.Second, Kind: history.Resumed, Step: 2, Replica: "r2", Origin: history.ByLearner})
 	press("r")
-	ref := m.faults.runs[1]
+	ref := m.runs[1]
 	if ref == nil || ref.replay == "" || ref.schedule != yourFaults || ref.endsByHand() {
 		t.Fatalf("the reference's run after a by-hand run: %+v", ref)
 	}
@@ -211,7 +209,7 @@ func TestReferenceOnByHandFaults(t *testing.T) {
 
 	m, _, press = endedRun(t, experiment.LabByHand)
 	press("r")
-	if ref := m.faults.runs[1]; ref == nil || ref.replay != "" || ref.schedule != experiment.LabByHand {
+	if ref := m.runs[1]; ref == nil || ref.replay != "" || ref.schedule != experiment.LabByHand {
 		t.Fatalf("the reference's run after a by-hand run without faults: %+v", ref)
 	}
 }
@@ -234,7 +232,7 @@ func TestReferenceOnYourFaultsToo(t *testing.T) {
 			history.Event{At: 2 * time.Second, Kind: history.Paused, Step: 2, Replica: "r3", Origin: history.ByScript},
 			history.Event{At: 3 * time.Second, Kind: history.Partitioned, Step: 2, Replica: "r1", Origin: c.origin})
 		press("r")
-		if ref := m.faults.runs[1]; ref == nil || ref.schedule != c.want || (ref.replay != "") != c.replay {
+		if ref := m.runs[1]; ref == nil || ref.schedule != c.want || (ref.replay != "") != c.replay {
 			t.Fatalf("after a run with a %s cut: the reference's run %+v, want %q (replay %v)", c.origin, ref, c.want, c.replay)
 		}
 	}

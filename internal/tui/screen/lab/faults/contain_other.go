@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lab
+package faults
 
 import "os/exec"
 

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package labrun
-
-import "os/exec"
-
-func setProcessGroup(*exec.Cmd) {}
