@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 )
 
 func init() {
@@ -85,7 +86,7 @@ func runExperiment(ctx context.Context, env *Env, args []string) error {
 }
 
 func listExperiments(env *Env) {
-	for _, s := range experiment.Scenarios() {
+	for _, s := range scenario.Scenarios() {
 		where := ""
 		if s.SharedCluster(env.Etcd) != nil {
 			where = " [in-process etcd only]"

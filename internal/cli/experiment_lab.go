@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -12,11 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/content"
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -32,9 +29,9 @@ type labFlags struct {
 
 func (lf *labFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&lf.id, "lab", "", "run the lab's code (yours, or --reference) as the replicas: "+strings.Join(labrun.IDs(), ", "))
-	fs.StringVar(&lf.schedule, "schedule", "", "with --lab: a prepared fault schedule ("+strings.Join(experiment.LabScheduleNames(), ", ")+"; default pause-owner)")
+	fs.StringVar(&lf.schedule, "schedule", "", "with --lab: a prepared fault schedule ("+strings.Join(labrun.ScheduleNames(), ", ")+"; default pause-owner)")
 	fs.BoolVar(&lf.reference, "reference", false, "with --lab: run the reference solution instead of your code")
-	fs.BoolVar(&lf.control, "control", false, "with --lab: read faults from standard input, one a line: pause|resume|cut|heal|crash|restart REPLICA (the lab screen's keys); end (or the input's end) ends a --schedule "+experiment.LabByHand+" run")
+	fs.BoolVar(&lf.control, "control", false, "with --lab: read faults from standard input, one a line: pause|resume|cut|heal|crash|restart REPLICA (the lab screen's keys); end (or the input's end) ends a --schedule "+labrun.ByHand+" run")
 }
 
 // used says whether a --lab-only flag was given.
@@ -59,9 +56,9 @@ func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.Flag
 		return rf, Usagef("unexpected argument %q", rest[0])
 	case lf.schedule != "" && rf.faults != "":
 		return rf, Usagef("--schedule and --faults: give one of them")
-	case lf.schedule != "" && experiment.LabScheduleSays(lf.schedule) == "":
-		return rf, Usagef("--schedule %s: no such schedule (%s)", lf.schedule, strings.Join(experiment.LabScheduleNames(), ", "))
-	case experiment.LabScheduleEndsByHand(lf.schedule) && !lf.control:
+	case lf.schedule != "" && labrun.ScheduleSays(lf.schedule) == "":
+		return rf, Usagef("--schedule %s: no such schedule (%s)", lf.schedule, strings.Join(labrun.ScheduleNames(), ", "))
+	case labrun.EndsByHand(lf.schedule) && !lf.control:
 		return rf, Usagef("--schedule %s injects no faults and runs until you end it: give --control too, then type faults (pause r2) and end, a line each, on standard input", lf.schedule)
 	case rf.stepDelay != 0:
 		return rf, Usagef("--step-delay does not go with --lab")
@@ -74,7 +71,7 @@ func (lf *labFlags) check(rf runFlags, name string, rest []string, fs *flag.Flag
 	if lf.schedule == "" && rf.faults == "" {
 		lf.schedule = "pause-owner"
 	}
-	rf.name = experiment.LabScenarioName(l.ID)
+	rf.name = labrun.ScenarioName(l.ID)
 	rf.lab = *lf
 	return rf, nil
 }
@@ -111,7 +108,7 @@ func runnerChoices() []string {
 // exit 0 when the code held, 1 when the checker found a violation.
 func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	start := time.Now()
-	sc := experiment.LabScenario(rf.lab.id)
+	sc := labrun.Scenario(rf.lab.id)
 	if err := rf.withLabSchedule(); err != nil {
 		return err
 	}
@@ -149,24 +146,24 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	// with the learner's TLS files and user; a schedule that moves etcd's
 	// raft leader needs the in-process cluster.
 	where := *sc
-	where.NeedsCluster = experiment.LabScheduleNeedsCluster(rf.lab.schedule) || experiment.LabFaultsNeedCluster(rf.params.Faults)
+	where.NeedsCluster = labrun.NeedsCluster(rf.lab.schedule, rf.params.Faults)
 	xenv, done, err := experimentEnv(ctx, env, &where)
 	if err != nil {
 		return err
 	}
 	defer done()
-	spec := labrun.Spec(l, bin, rf.lab.reference, rf.lab.schedule)
+	spec := l.Spec(bin, rf.lab.reference, rf.lab.schedule)
 	var end func() // ends a by-hand run; nil for a run that ends by itself
-	if experiment.LabScheduleEndsByHand(rf.lab.schedule) {
+	if labrun.EndsByHand(rf.lab.schedule) {
 		ended := make(chan struct{})
 		spec.End, end = ended, sync.OnceFunc(func() { close(ended) })
 	}
-	run, err := experiment.StartLab(ctx, spec, rf.params, xenv, labPrinter(env.Stdout, rf.asJSON, rf.verbose))
+	run, err := labrun.Start(ctx, spec, rf.params, xenv, labPrinter(env.Stdout, rf.asJSON, rf.verbose))
 	if err != nil {
 		return fmt.Errorf("lab %s: %w", l.ID, err)
 	}
 	if rf.lab.control {
-		go labControl(run, env.Stdin, env.Stderr, end)
+		go labrun.Control(run, env.Stdin, env.Stderr, end)
 	}
 	v, err := run.Wait()
 	if rf.record != "" {
@@ -229,13 +226,13 @@ func (rf *runFlags) withLabSchedule() error {
 		return err
 	}
 	p := &rf.params
-	p.Faults = experiment.LabFaultSchedule(h)
+	p.Faults = labrun.FaultSchedule(h)
 	if len(p.Faults) == 0 {
 		return Usagef("--faults %s: the run has no faults to replay", rf.faults)
 	}
 	for _, f := range p.Faults {
 		if f.Kind == history.ClockChanged {
-			return Usagef("--faults %s: %v", rf.faults, experiment.ErrLabClock)
+			return Usagef("--faults %s: %v", rf.faults, labrun.ErrClock)
 		}
 	}
 	return nil
@@ -252,66 +249,4 @@ func labRoot() (string, error) {
 		return "", errors.New("lab run: not inside a checkout of the course (a folder whose go.mod is " + grade.ModulePath + " with labs/ in it)")
 	}
 	return root, nil
-}
-
-// labControl does the faults read from in, one a line ("pause r2"), to
-// the run's replicas, as the experiment screen's keys do to its own: the
-// lab screen sends them, since the run is in this process and the screen
-// in another. A line it cannot do is said on errs, and the run goes on.
-// An end line ends a by-hand run (end; nil for a run that ends by
-// itself), and so does the end of in: no line can come to end it then.
-func labControl(run *experiment.Run, in io.Reader, errs io.Writer, end func()) {
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		var err error
-		if strings.TrimSpace(sc.Text()) == "end" {
-			err = endByHand(end)
-		} else {
-			err = labFault(run, sc.Text())
-		}
-		if err != nil {
-			fmt.Fprintf(errs, "control: %v\n", err)
-		}
-	}
-	if end != nil {
-		end()
-	}
-}
-
-// endByHand does an end line.
-func endByHand(end func()) error {
-	if end == nil {
-		return fmt.Errorf(`"end": this run ends by itself (only --schedule %s waits for an end)`, experiment.LabByHand)
-	}
-	end()
-	return nil
-}
-
-// labFault does one control line's fault.
-func labFault(run *experiment.Run, line string) error {
-	verb, name, ok := strings.Cut(strings.TrimSpace(line), " ")
-	if !ok {
-		return fmt.Errorf("%q: want a fault and a replica (pause r2)", line)
-	}
-	r := run.Replica(strings.TrimSpace(name))
-	if r == nil {
-		return fmt.Errorf("%q: no replica %s", line, name)
-	}
-	switch verb {
-	case "pause":
-		r.Pause()
-	case "resume":
-		r.Resume()
-	case "cut":
-		r.Partition()
-	case "heal":
-		r.Heal()
-	case "crash":
-		r.Crash()
-	case "restart":
-		return r.Restart()
-	default:
-		return fmt.Errorf("%q: no fault %s (pause, resume, cut, heal, crash, restart)", line, verb)
-	}
-	return nil
 }

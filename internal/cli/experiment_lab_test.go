@@ -6,13 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 func TestExperimentLabUsage(t *testing.T) {
@@ -114,34 +112,5 @@ func TestExperimentLabByCourseNumber(t *testing.T) {
 	code, _, stderr := runCLI(t, "experiment", "run", "--lab", "3.1")
 	if code != 2 || !strings.Contains(stderr, "7.2 (07_election)") {
 		t.Errorf("--lab 3.1: exit %d, stderr %q", code, stderr)
-	}
-}
-
-// TestLabControlEndsByHand: an end line ends a by-hand run, once, and
-// so does the end of the input, after which no line could end it.
-func TestLabControlEndsByHand(t *testing.T) {
-	ends := 0
-	var errs strings.Builder
-	labControl(&experiment.Run{}, strings.NewReader(" end \nend\n"), &errs, func() { ends++ })
-	if ends < 1 || errs.Len() != 0 {
-		t.Fatalf("end lines: %d ends, errors %q", ends, errs.String())
-	}
-	ends = 0
-	labControl(&experiment.Run{}, strings.NewReader("pause r9\n"), &errs, func() { ends++ })
-	if ends != 1 {
-		t.Fatalf("the input's end: %d ends, want 1", ends)
-	}
-}
-
-// TestLabControlSaysWhatItCannotDo: a control line that is not a fault
-// and a replica, names no replica of the run, or names no fault is said
-// on standard error, and the lines after it are still read.
-func TestLabControlSaysWhatItCannotDo(t *testing.T) {
-	var errs strings.Builder
-	labControl(&experiment.Run{}, strings.NewReader("pause\npause r9\n\nfreeze r1\nend\n"), &errs, nil)
-	for _, want := range []string{`"pause": want a fault and a replica`, `"pause r9": no replica r9`, `"": want a fault`, `"end": this run ends by itself`} {
-		if !strings.Contains(errs.String(), want) {
-			t.Errorf("control errors %q do not say %q", errs.String(), want)
-		}
 	}
 }

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/testwait"
 )
 
@@ -77,7 +76,7 @@ func TestLabRunByHand(t *testing.T) {
 	if resumed < 0 || ended < resumed || watch < ended || stop < watch {
 		t.Fatalf("want r2 resumed, then the end by hand, the watch and the stop; at events %d, %d, %d, %d", resumed, ended, watch, stop)
 	}
-	mine := experiment.LabFaultSchedule(&h)
+	mine := labrun.FaultSchedule(&h)
 	if len(mine) != 2 || h.Events[resumed].Origin != history.ByLearner {
 		t.Fatalf("the learner's faults: %+v (the resume's origin %q)", mine, h.Events[resumed].Origin)
 	}
@@ -97,7 +96,7 @@ func replayByHand(t *testing.T, record string, mine []history.ScheduledFault) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := experiment.LabFaultSchedule(&h)
+	got := labrun.FaultSchedule(&h)
 	if len(got) != len(mine) {
 		t.Fatalf("the replay's faults %+v, want %+v", got, mine)
 	}
@@ -113,7 +112,7 @@ func replayByHand(t *testing.T, record string, mine []history.ScheduledFault) {
 	if indexOf(h, history.Phase, "your schedule: 2 faults") < 0 || watch < last || indexOf(h, history.Note, "ended by hand") >= 0 {
 		t.Fatalf("the replay did not play the learner's schedule, then watch:\n%s", stdout)
 	}
-	if h.Events[watch].At-h.Events[last].At >= experiment.LabByHandLimit {
+	if h.Events[watch].At-h.Events[last].At >= labrun.ByHandLimit {
 		t.Fatalf("the replay waited %v after its last fault", h.Events[watch].At-h.Events[last].At)
 	}
 }

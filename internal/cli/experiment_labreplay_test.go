@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/labrun"
 )
 
 // A lab run's history replays as the live run printed it: the step that
@@ -16,7 +15,7 @@ import (
 // accepted writes only with -v, and the verdict reads HELD or VIOLATION
 // with the run's exit code.
 func TestLabReplayPrintsAsTheRun(t *testing.T) {
-	h := history.History{Format: history.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"),
+	h := history.History{Format: history.HistoryFormat, Scenario: labrun.ScenarioName("07_election"),
 		Params: history.Params{Replicas: 3, TTL: 2}, Timing: history.Timing{AskedTTL: 2}, Events: []history.Event{
 			{At: 0, Kind: history.Phase, Step: 1, Text: "start 3 replicas"},
 			{At: time.Second, Kind: history.WriteAccepted, Replica: "r1", Token: 5, Text: `write "r1#1" with token 5 accepted`},

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/progress"
 )
 

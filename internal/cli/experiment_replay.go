@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/labrun"
 )
 
 // replayExperiment prints a recorded run's events and the checker's
@@ -31,7 +32,7 @@ func replayExperiment(env *Env, args []string) error {
 		return err
 	}
 	// A lab run's history is printed and judged as the live run was.
-	lab := experiment.IsLabRun(h.Scenario)
+	lab := labrun.IsLabRun(h.Scenario)
 	print := eventPrinter(env.Stdout, *asJSON, *verbose)
 	if lab {
 		print = labPrinter(env.Stdout, *asJSON, *verbose)
@@ -39,7 +40,7 @@ func replayExperiment(env *Env, args []string) error {
 	for _, e := range h.Events {
 		print(e)
 	}
-	v := experiment.Replay(&h)
+	v := experiment.Replay(&h, runScenario(h.Scenario))
 	var took time.Duration
 	if n := len(h.Events); n > 0 {
 		took = h.Events[n-1].At

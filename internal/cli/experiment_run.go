@@ -13,6 +13,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 )
 
@@ -136,7 +137,7 @@ func readHistoryFile(path string) (history.History, error) {
 		return history.History{}, Usagef("%v", err)
 	}
 	defer f.Close()
-	h, err := experiment.ReadHistory(f)
+	h, err := experiment.ReadHistory(f, runScenario)
 	if err != nil {
 		return history.History{}, Usagef("%s: %v", path, err)
 	}
@@ -151,7 +152,7 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 	if rf.lab.id != "" {
 		return runLab(ctx, env, rf)
 	}
-	sc := experiment.Lookup(rf.name)
+	sc := scenario.Lookup(rf.name)
 	if sc == nil {
 		return Usagef("no experiment named %q (see: playground experiment list)", rf.name)
 	}
@@ -168,7 +169,7 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 	defer done()
 	rf.params.StepDelay = rf.stepDelay
 	start := time.Now()
-	run, err := experiment.Start(ctx, rf.name, rf.params, xenv, eventPrinter(env.Stdout, rf.asJSON, rf.verbose))
+	run, err := scenario.Start(ctx, rf.name, rf.params, xenv, eventPrinter(env.Stdout, rf.asJSON, rf.verbose))
 	if errors.Is(err, experiment.ErrNeedsCluster) || errors.Is(err, experiment.ErrNeedsInProcess) {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", rf.name, err)
 		return &ExitError{Code: exitNeedsInProcess}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 )
 
@@ -148,7 +148,7 @@ func TestExperimentReplaysLearnerFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := experiment.ReadHistory(f)
+	got, err := scenario.ReadHistory(f)
 	if err != nil {
 		t.Fatal(err)
 	}

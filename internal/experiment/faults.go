@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/history"
 )
 
-// stopMember stops an etcd member of the in-process cluster, as a fault
+// StopMember stops an etcd member of the in-process cluster, as a fault
 // of the script's, recorded in the history.
-func (run *Run) stopMember(m *embedetcd.Member) error {
+func (run *Run) StopMember(m *embedetcd.Member) error {
 	if err := m.Stop(); err != nil {
 		return fmt.Errorf("stop member %s: %w", m.Name, err)
 	}
@@ -20,8 +19,8 @@ func (run *Run) stopMember(m *embedetcd.Member) error {
 	return nil
 }
 
-// restartMember starts a stopped member again.
-func (run *Run) restartMember(ctx context.Context, m *embedetcd.Member) error {
+// RestartMember starts a stopped member again.
+func (run *Run) RestartMember(ctx context.Context, m *embedetcd.Member) error {
 	if err := m.Restart(ctx); err != nil {
 		return fmt.Errorf("restart member %s: %w", m.Name, err)
 	}
@@ -29,8 +28,8 @@ func (run *Run) restartMember(ctx context.Context, m *embedetcd.Member) error {
 	return nil
 }
 
-// moveLeader hands raft leadership from member from to member to.
-func (run *Run) moveLeader(ctx context.Context, from, to int) error {
+// MoveLeader hands raft leadership from member from to member to.
+func (run *Run) MoveLeader(ctx context.Context, from, to int) error {
 	members := run.cluster.Members()
 	if err := run.cluster.MoveLeader(ctx, to); err != nil {
 		return fmt.Errorf("move the raft leader to %s: %w", members[to].Name, err)
@@ -46,57 +45,57 @@ func (run *Run) moveLeader(ctx context.Context, from, to int) error {
 // until the run ends.
 func (run *Run) injectSchedule(ctx context.Context) {
 	for _, f := range run.Params.Faults {
-		if !run.waitStep(ctx, f.Step) {
+		if !run.WaitStep(ctx, f.Step) {
 			return
 		}
-		if sleep(ctx, f.After-run.sinceStep()) != nil {
+		if Sleep(ctx, f.After-run.SinceStep()) != nil {
 			return
 		}
-		r := run.awaitReplica(ctx, f.Replica)
+		r := run.AwaitReplica(ctx, f.Replica)
 		if r == nil {
 			run.Note("the schedule's %s of %s in step %d is skipped: no replica of that name by then", f.Kind, f.Replica, f.Step)
 			continue
 		}
-		if err := applyFault(r, f); err != nil {
+		if err := ApplyFault(r, f); err != nil {
 			run.Note("the schedule's %s of %s: %v", f.Kind, f.Replica, err)
 		}
 	}
 }
 
-// applyFault does what the learner's key for f.Kind does.
-func applyFault(r *Replica, f history.ScheduledFault) error {
+// ApplyFault does what the learner's key for f.Kind does.
+func ApplyFault(r *Replica, f history.ScheduledFault) error {
 	switch f.Kind {
 	case history.Paused:
-		r.Pause()
+		r.Pause(history.ByLearner)
 	case history.Resumed:
-		r.Resume()
+		r.Resume(history.ByLearner)
 	case history.Partitioned:
-		r.Partition()
+		r.Partition(history.ByLearner)
 	case history.Healed:
-		r.Heal()
+		r.Heal(history.ByLearner)
 	case history.Crashed:
-		r.Crash()
+		r.Crash(history.ByLearner)
 	case history.Restarted:
-		return r.Restart()
+		return r.Restart(history.ByLearner)
 	case history.ClockChanged:
-		r.SetClockRate(f.Value)
+		r.SetClockRate(f.Value, history.ByLearner)
 	default:
 		return fmt.Errorf("a learner cannot inject %s", f.Kind)
 	}
 	return nil
 }
 
-// waitStep waits until the script has reached step n (or gone past it).
-func (run *Run) waitStep(ctx context.Context, n int) bool {
-	return waitFor(ctx, 24*time.Hour, func() bool {
+// WaitStep waits until the script has reached step n (or gone past it).
+func (run *Run) WaitStep(ctx context.Context, n int) bool {
+	return WaitFor(ctx, 24*time.Hour, func() bool {
 		run.mu.Lock()
 		defer run.mu.Unlock()
 		return run.step >= n
 	})
 }
 
-// sinceStep is the time since the current step began.
-func (run *Run) sinceStep() time.Duration {
+// SinceStep is the time since the current step began.
+func (run *Run) SinceStep() time.Duration {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	for i := len(run.events) - 1; i >= 0; i-- {
@@ -107,10 +106,10 @@ func (run *Run) sinceStep() time.Duration {
 	return time.Since(run.start)
 }
 
-// awaitReplica returns the replica named name, waiting a little for a
+// AwaitReplica returns the replica named name, waiting a little for a
 // script that creates it later in the step.
-func (run *Run) awaitReplica(ctx context.Context, name string) *Replica {
+func (run *Run) AwaitReplica(ctx context.Context, name string) *Replica {
 	var r *Replica
-	waitFor(ctx, 5*time.Second, func() bool { r = run.Replica(name); return r != nil })
+	WaitFor(ctx, 5*time.Second, func() bool { r = run.Replica(name); return r != nil })
 	return r
 }

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Lease is a replica's etcd lease, optionally kept alive by a renewal loop
@@ -41,7 +41,7 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 	}
 	sent, sentReal := r.Now(), time.Now()
 	var resp *clientv3.LeaseGrantResponse
-	err := retryTransient(ctx, func(ctx context.Context) error {
+	err := RetryTransient(ctx, func(ctx context.Context) error {
 		var err error
 		resp, err = cli.Grant(ctx, ttl)
 		return err
@@ -63,8 +63,7 @@ func (r *Replica) grant(ctx context.Context, ttl int64, keep, quiet bool) (*Leas
 		every := time.Duration(resp.TTL) * time.Second / 3
 		kctx, cancel := context.WithCancel(ctx)
 		l.stopKeep = cancel
-		r.keepers.Add(1)
-		go func() { defer r.keepers.Done(); l.keep(kctx, every) }()
+		r.Keep(func() { l.keep(kctx, every) })
 	}
 	return l, nil
 }
@@ -78,9 +77,9 @@ func (l *Lease) Left() time.Duration {
 	return l.expiresAt.Sub(now)
 }
 
-// abandon stops renewing the lease and asks etcd to revoke it (best
+// Abandon stops renewing the lease and asks etcd to revoke it (best
 // effort: a partitioned replica cannot, and the lease then simply expires).
-func (l *Lease) abandon(ctx context.Context) {
+func (l *Lease) Abandon(ctx context.Context) {
 	l.stopKeep()
 	if cli := l.r.Client(); cli != nil {
 		rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -118,14 +117,16 @@ func (l *Lease) keep(ctx context.Context, every time.Duration) {
 			if ctx.Err() != nil {
 				return
 			}
-			if errors.Is(err, errLeaseGone) {
+			if errors.Is(err, ErrLeaseGone) {
 				return
 			}
 		}
 	}
 }
 
-var errLeaseGone = errors.New("lease expired")
+// ErrLeaseGone: etcd no longer knows the lease (it expired or was
+// revoked), so renewing it is over.
+var ErrLeaseGone = errors.New("lease expired")
 
 // Renew sends one keep-alive, and sends it again while the cluster
 // elects a leader or a member is gone, for as long as the lease has time
@@ -134,12 +135,12 @@ var errLeaseGone = errors.New("lease expired")
 // answered for a whole TTL.
 func (l *Lease) Renew(ctx context.Context) error { return l.renew(ctx, false) }
 
-// renewAnswered is Renew for a script that wants etcd's own answer to a
+// RenewAnswered is Renew for a script that wants etcd's own answer to a
 // renewal schedule: once the replica's deadline has passed it keeps
 // asking, for as long as a leader change may take, and the renewal says
 // when etcd's answer came after that deadline. A leader change restarts
 // every lease's TTL, so etcd may well still have the lease then.
-func (l *Lease) renewAnswered(ctx context.Context) error { return l.renew(ctx, true) }
+func (l *Lease) RenewAnswered(ctx context.Context) error { return l.renew(ctx, true) }
 
 // keepAliveTry is the last try of a keep-alive and what the earlier
 // ones met.
@@ -154,22 +155,22 @@ type keepAliveTry struct {
 func (l *Lease) renew(ctx context.Context, untilAnswered bool) error {
 	select {
 	case <-l.lost:
-		return errLeaseGone
+		return ErrLeaseGone
 	default:
 	}
 	cli := l.r.Client()
 	if cli == nil {
 		return fmt.Errorf("renew lease: crashed")
 	}
-	budget := max(l.r.realDuration(l.Left()), 100*time.Millisecond)
+	budget := max(l.r.RealDuration(l.Left()), 100*time.Millisecond)
 	if untilAnswered {
-		budget = max(l.r.realDuration(l.Left()), 0) + l.r.run.timing.electionWait()
+		budget = max(l.r.RealDuration(l.Left()), 0) + l.r.run.timing.electionWait()
 	}
 	rctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	deadline := l.deadline()
 	var t keepAliveTry
-	err := retryEach(rctx, l.r.run.timing.tryTimeout(), func(ctx context.Context) error {
+	err := RetryEach(rctx, l.r.run.timing.tryTimeout(), func(ctx context.Context) error {
 		t.tries++
 		t.sent, t.sentReal = l.r.Now(), time.Now()
 		var err error
@@ -184,14 +185,14 @@ func (l *Lease) renew(ctx context.Context, untilAnswered bool) error {
 		return nil
 	case err == nil || isLeaseNotFound(err):
 		l.markLost("renewal refused: etcd no longer knows the lease (it expired or was revoked)", &history.Facts{Op: "keepalive", Lease: int64(l.ID), TTLLeft: -1, Err: errText(err, "TTL 0"), Tries: t.tries})
-		return errLeaseGone
+		return ErrLeaseGone
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case untilAnswered:
 		return fmt.Errorf("renew lease: etcd answered no keep-alive for %s: %w", budget.Round(100*time.Millisecond), err)
 	case l.Left() <= 0:
 		l.markLost("no renewal answered within the TTL: by its own clock the lease is over", &history.Facts{Op: "keepalive", Lease: int64(l.ID), Err: errText(err, ""), Tries: t.tries})
-		return errLeaseGone
+		return ErrLeaseGone
 	default:
 		return fmt.Errorf("renew lease: %w", err)
 	}
@@ -218,12 +219,12 @@ func (l *Lease) renewed(t keepAliveTry, deadline time.Time) {
 	if late := l.r.Now().Sub(deadline); late > 0 {
 		f.Overdue = late.Seconds()
 	}
-	l.r.Emit(history.Event{Kind: history.LeaseRenewed, TTL: t.resp.TTL, Text: renewedText(f), Facts: f})
+	l.r.Emit(history.Event{Kind: history.LeaseRenewed, TTL: t.resp.TTL, Text: RenewedText(f), Facts: f})
 }
 
-// renewedText says what etcd answered a keep-alive, and what the tries
+// RenewedText says what etcd answered a keep-alive, and what the tries
 // before met.
-func renewedText(f *history.Facts) string {
+func RenewedText(f *history.Facts) string {
 	text := fmt.Sprintf("renewed: %s again", history.TTLLabel(f.GrantedTTL))
 	if f.Overdue > 0 {
 		text = fmt.Sprintf("renewed, %.2fs after its own deadline had passed: etcd still knew the lease, %s again", f.Overdue, history.TTLLabel(f.GrantedTTL))

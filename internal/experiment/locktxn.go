@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // A write whose answer is lost may still have been applied: a request
@@ -21,13 +21,13 @@ import (
 // entry answers it), then take the result or send again, and keep what
 // each read found in their Facts (Resolved).
 
-// createKey is the lock transaction: put key = value, under lease when
+// CreateKey is the lock transaction: put key = value, under lease when
 // it is not 0, if the key does not exist; else read the key. Value and
 // lease together are the writer's own (a replica's name, its lease), so
 // a key that holds them is this put's.
-type createKey struct {
-	key, value string
-	lease      clientv3.LeaseID
+type CreateKey struct {
+	Key, Value string
+	Lease      clientv3.LeaseID
 }
 
 // created is etcd's answer to a createKey, or what reads found when
@@ -44,18 +44,18 @@ type created struct {
 	Resolved []history.Resolution
 }
 
-// facts are the answer as the history keeps it.
-func (c createKey) facts(a created) *history.Facts {
-	return &history.Facts{Op: "txn", Key: c.key, If: "create_revision(" + c.key + ") = 0", Revision: a.Revision,
-		Succeeded: a.Succeeded, Lease: int64(c.lease), Held: a.Held, Tries: a.Tries, Resolved: a.Resolved}
+// Facts are the answer as the history keeps it.
+func (c CreateKey) Facts(a created) *history.Facts {
+	return &history.Facts{Op: "txn", Key: c.Key, If: "create_revision(" + c.Key + ") = 0", Revision: a.Revision,
+		Succeeded: a.Succeeded, Lease: int64(c.Lease), Held: a.Held, Tries: a.Tries, Resolved: a.Resolved}
 }
 
-// commit sends the transaction until etcd answers it, the first try for
+// Commit sends the transaction until etcd answers it, the first try for
 // at most perTry, each later one for twice as long as the one before;
 // after a try whose outcome is unknown it reads the key and
 // takes the key as its own if an earlier try had created it, else sends
 // again (the comparison keeps a second try from creating the key twice).
-func (c createKey) commit(ctx context.Context, kv clientv3.KV, perTry time.Duration) (created, error) {
+func (c CreateKey) Commit(ctx context.Context, kv clientv3.KV, perTry time.Duration) (created, error) {
 	var a created
 	wait := 50 * time.Millisecond
 	for {
@@ -66,49 +66,49 @@ func (c createKey) commit(ctx context.Context, kv clientv3.KV, perTry time.Durat
 		if err == nil {
 			return c.answered(a, resp), nil
 		}
-		if ctx.Err() != nil || !unknownOutcome(err) {
-			return a, fmt.Errorf("create %s: %w", c.key, err)
+		if ctx.Err() != nil || !UnknownOutcome(err) {
+			return a, fmt.Errorf("create %s: %w", c.Key, err)
 		}
 		res, err := c.check(ctx, kv, err, perTry)
 		if err != nil {
 			return a, err
 		}
-		perTry = nextTry(perTry)
+		perTry = NextTry(perTry)
 		a.Resolved = append(a.Resolved, res)
 		if res.Applied {
 			a.Succeeded, a.Revision, a.Held = true, res.Held.CreateRevision, res.Held
 			return a, nil
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := Sleep(ctx, wait); err != nil {
 			return a, err
 		}
 		wait = min(2*wait, 500*time.Millisecond)
 	}
 }
 
-func (c createKey) txn(ctx context.Context, kv clientv3.KV) (*clientv3.TxnResponse, error) {
-	put := clientv3.OpPut(c.key, c.value)
-	if c.lease != 0 {
-		put = clientv3.OpPut(c.key, c.value, clientv3.WithLease(c.lease))
+func (c CreateKey) txn(ctx context.Context, kv clientv3.KV) (*clientv3.TxnResponse, error) {
+	put := clientv3.OpPut(c.Key, c.Value)
+	if c.Lease != 0 {
+		put = clientv3.OpPut(c.Key, c.Value, clientv3.WithLease(c.Lease))
 	}
-	return kv.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(c.key), "=", 0)).
-		Then(put).Else(clientv3.OpGet(c.key)).Commit()
+	return kv.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(c.Key), "=", 0)).
+		Then(put).Else(clientv3.OpGet(c.Key)).Commit()
 }
 
 // answered reads etcd's answer. A failed comparison that finds the key
 // its own is an earlier try applied after the read that checked it.
-func (c createKey) answered(a created, resp *clientv3.TxnResponse) created {
+func (c CreateKey) answered(a created, resp *clientv3.TxnResponse) created {
 	a.Revision = resp.Header.Revision
 	if resp.Succeeded {
 		a.Succeeded = true
-		a.Held = &history.StoreKey{Key: c.key, Value: c.value, CreateRevision: a.Revision, ModRevision: a.Revision, Version: 1, Lease: int64(c.lease)}
+		a.Held = &history.StoreKey{Key: c.Key, Value: c.Value, CreateRevision: a.Revision, ModRevision: a.Revision, Version: 1, Lease: int64(c.Lease)}
 		return a
 	}
 	kvs := resp.Responses[0].GetResponseRange().Kvs
 	if len(kvs) == 0 {
 		return a
 	}
-	k := storeKey(kvs[0])
+	k := StoreKeyOf(kvs[0])
 	a.Held = &k
 	if c.mine(kvs[0]) {
 		a.Succeeded, a.Revision = true, k.CreateRevision
@@ -117,25 +117,25 @@ func (c createKey) answered(a created, resp *clientv3.TxnResponse) created {
 	return a
 }
 
-func (c createKey) mine(kv *mvccpb.KeyValue) bool {
-	return string(kv.Value) == c.value && clientv3.LeaseID(kv.Lease) == c.lease
+func (c CreateKey) mine(kv *mvccpb.KeyValue) bool {
+	return string(kv.Value) == c.Value && clientv3.LeaseID(kv.Lease) == c.Lease
 }
 
 // check reads the key after a try that ended with cause.
-func (c createKey) check(ctx context.Context, kv clientv3.KV, cause error, perTry time.Duration) (history.Resolution, error) {
-	res, kvs, err := readAfterLoss(ctx, kv, c.key, cause, perTry)
+func (c CreateKey) check(ctx context.Context, kv clientv3.KV, cause error, perTry time.Duration) (history.Resolution, error) {
+	res, kvs, err := ReadAfterLoss(ctx, kv, c.Key, cause, perTry)
 	if err == nil && len(kvs) > 0 {
 		res.Applied = c.mine(kvs[0])
 	}
 	return res, err
 }
 
-// readAfterLoss reads key after a write to it that ended with cause, its
+// ReadAfterLoss reads key after a write to it that ended with cause, its
 // outcome unknown, and says what it found.
-func readAfterLoss(ctx context.Context, kv clientv3.KV, key string, cause error, perTry time.Duration) (history.Resolution, []*mvccpb.KeyValue, error) {
+func ReadAfterLoss(ctx context.Context, kv clientv3.KV, key string, cause error, perTry time.Duration) (history.Resolution, []*mvccpb.KeyValue, error) {
 	res := history.Resolution{Err: cause.Error()}
 	var g *clientv3.GetResponse
-	err := retryEach(ctx, perTry, func(ctx context.Context) error {
+	err := RetryEach(ctx, perTry, func(ctx context.Context) error {
 		var err error
 		g, err = kv.Get(ctx, key)
 		return err
@@ -145,15 +145,15 @@ func readAfterLoss(ctx context.Context, kv clientv3.KV, key string, cause error,
 	}
 	res.Revision = g.Header.Revision
 	if len(g.Kvs) > 0 {
-		k := storeKey(g.Kvs[0])
+		k := StoreKeyOf(g.Kvs[0])
 		res.Held = &k
 	}
 	return res, g.Kvs, nil
 }
 
-// resolvedText says, for an event's text, what the reads after lost
+// ResolvedText says, for an event's text, what the reads after lost
 // answers found ("" when every answer came).
-func resolvedText(rs []history.Resolution) string {
+func ResolvedText(rs []history.Resolution) string {
 	if len(rs) == 0 {
 		return ""
 	}

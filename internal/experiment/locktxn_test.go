@@ -85,7 +85,7 @@ func TestLockTxnAfterALostAnswer(t *testing.T) {
 	key := func(name string) string { return fmt.Sprintf("locktxn/%d/%s", time.Now().UnixNano(), name) }
 	commit := func(t *testing.T, kv *losingKV, k string) created {
 		t.Helper()
-		a, err := createKey{key: k, value: "p1", lease: lease.ID}.commit(ctx, kv, 10*time.Second)
+		a, err := CreateKey{Key: k, Value: "p1", Lease: lease.ID}.Commit(ctx, kv, 10*time.Second)
 		if err != nil {
 			t.Fatalf("commit: %v", err)
 		}
@@ -144,7 +144,7 @@ func TestLockTxnAfterALostAnswer(t *testing.T) {
 		if len(a.Resolved) != 1 || a.Resolved[0].Applied || a.Resolved[0].Held == nil || a.Resolved[0].Held.Value != "p2" {
 			t.Errorf("resolved %+v, want a read that found p2's key", a.Resolved)
 		}
-		if text := resolvedText(a.Resolved); !strings.Contains(text, "found p2 holding the key") {
+		if text := ResolvedText(a.Resolved); !strings.Contains(text, "found p2 holding the key") {
 			t.Errorf("text %q does not say whose key the read found", text)
 		}
 	})

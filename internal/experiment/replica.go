@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
 	"go.uber.org/zap"
@@ -16,6 +14,7 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/ownership-election/playground/internal/faultproxy"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Body is what a replica does while it runs: campaign, write, renew. It is
@@ -68,13 +67,10 @@ const (
 type ReplicaState = history.ReplicaState
 
 func (r *Replica) dial() (*clientv3.Client, error) {
-	addrs := make([]string, len(r.proxies))
-	for i, p := range r.proxies {
-		addrs[i] = p.Addr()
-	}
+	addrs := r.Endpoints()
 	// Through the replica's own fault proxies, with the learner's TLS
 	// files and user when the cluster is a shared one.
-	cfg, err := r.run.access().ClientConfigVia(addrs, zap.NewNop())
+	cfg, err := r.run.Access().ClientConfigVia(addrs, zap.NewNop())
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", r.Name, err)
 	}
@@ -156,17 +152,17 @@ func (r *Replica) Emit(e history.Event) {
 	r.run.Emit(e)
 }
 
-// setRole records what the replica currently believes it is, for display.
-func (r *Replica) setRole(role Role, token int64) {
+// SetRole records what the replica currently believes it is, for display.
+func (r *Replica) SetRole(role Role, token int64) {
 	r.mu.Lock()
 	r.role, r.token = role, token
 	r.mu.Unlock()
 }
 
-// checkpoint blocks while the replica is paused. Bodies call it between
+// Checkpoint blocks while the replica is paused. Bodies call it between
 // steps: that is where a paused process stands still, and from where it
 // carries on, unaware of the time it lost.
-func (r *Replica) checkpoint(ctx context.Context) error {
+func (r *Replica) Checkpoint(ctx context.Context) error {
 	r.mu.Lock()
 	gate := r.gate
 	r.mu.Unlock()
@@ -181,17 +177,19 @@ func (r *Replica) checkpoint(ctx context.Context) error {
 // Sleep waits d of the replica's local time (see SetClockRate), then
 // passes a Checkpoint.
 func (r *Replica) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(r.realDuration(d))
+	t := time.NewTimer(r.RealDuration(d))
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return r.checkpoint(ctx)
+	return r.Checkpoint(ctx)
 }
 
-func (r *Replica) realDuration(local time.Duration) time.Duration {
+// RealDuration is how long local lasts in real time on the replica's
+// clock (SetClockRate): a replica whose clock runs slow waits longer.
+func (r *Replica) RealDuration(local time.Duration) time.Duration {
 	r.mu.Lock()
 	rate := r.clockRate
 	r.mu.Unlock()
@@ -217,11 +215,9 @@ func (r *Replica) nowLocked(real time.Time) time.Time {
 }
 
 // Pause freezes the replica's work and its network, like a long GC pause.
-// Pause and the other exported faults are the learner's (ByLearner); the
-// scripts inject theirs with the unexported forms, recorded ByScript.
-func (r *Replica) Pause() { r.pause(history.ByLearner) }
-
-func (r *Replica) pause(by history.Origin) {
+// Every fault says who injected it, for the history: the learner's keys
+// (history.ByLearner) or the script (history.ByScript).
+func (r *Replica) Pause(by history.Origin) {
 	r.mu.Lock()
 	if r.paused {
 		r.mu.Unlock()
@@ -237,9 +233,7 @@ func (r *Replica) pause(by history.Origin) {
 }
 
 // Resume ends a pause; the replica carries on where it stopped.
-func (r *Replica) Resume() { r.resume(history.ByLearner) }
-
-func (r *Replica) resume(by history.Origin) {
+func (r *Replica) Resume(by history.Origin) {
 	r.mu.Lock()
 	if !r.paused {
 		r.mu.Unlock()
@@ -258,9 +252,7 @@ func (r *Replica) resume(by history.Origin) {
 }
 
 // Partition cuts the replica off the network; its work goes on.
-func (r *Replica) Partition() { r.partition(history.ByLearner) }
-
-func (r *Replica) partition(by history.Origin) {
+func (r *Replica) Partition(by history.Origin) {
 	r.mu.Lock()
 	r.partitioned = true
 	r.mu.Unlock()
@@ -271,9 +263,7 @@ func (r *Replica) partition(by history.Origin) {
 }
 
 // Heal ends a partition.
-func (r *Replica) Heal() { r.heal(history.ByLearner) }
-
-func (r *Replica) heal(by history.Origin) {
+func (r *Replica) Heal(by history.Origin) {
 	r.mu.Lock()
 	r.partitioned = false
 	r.mu.Unlock()
@@ -283,9 +273,9 @@ func (r *Replica) heal(by history.Origin) {
 	r.Emit(history.Event{Kind: history.Healed, Origin: by, Text: "network back"})
 }
 
-// stall freezes only the replica's network for d (jitter): its work goes
+// Stall freezes only the replica's network for d (jitter): its work goes
 // on. Only scripts stall.
-func (r *Replica) stall(ctx context.Context, d time.Duration) {
+func (r *Replica) Stall(ctx context.Context, d time.Duration) {
 	r.Emit(history.Event{Kind: history.Stalled, Origin: history.ByScript, Value: d.Seconds(), Unit: "s", Text: fmt.Sprintf("network stalls for %s (work goes on)", d)})
 	for _, p := range r.proxies {
 		p.Freeze()
@@ -303,9 +293,7 @@ func (r *Replica) stall(ctx context.Context, d time.Duration) {
 
 // SetClockRate makes the replica's local clock run at rate times real time
 // (0.5: slow, it thinks less time passed; 2: fast).
-func (r *Replica) SetClockRate(rate float64) { r.setClockRate(rate, history.ByLearner) }
-
-func (r *Replica) setClockRate(rate float64, by history.Origin) {
+func (r *Replica) SetClockRate(rate float64, by history.Origin) {
 	r.mu.Lock()
 	now := time.Now()
 	r.clockBase = r.nowLocked(now)
@@ -317,9 +305,7 @@ func (r *Replica) setClockRate(rate float64, by history.Origin) {
 
 // Crash kills the replica the way etcd sees a crash: its work stops, its
 // client is closed and its lease is orphaned, never revoked.
-func (r *Replica) Crash() { r.crash(history.ByLearner) }
-
-func (r *Replica) crash(by history.Origin) {
+func (r *Replica) Crash(by history.Origin) {
 	r.mu.Lock()
 	if r.crashed {
 		r.mu.Unlock()
@@ -367,9 +353,9 @@ func (r *Replica) dropClient(cli *clientv3.Client) {
 	}
 }
 
-// retire stops a replica quietly at the end of a part of a script; an
+// Retire stops a replica quietly at the end of a part of a script; an
 // owner is recorded as stepping down.
-func (r *Replica) retire() {
+func (r *Replica) Retire() {
 	r.mu.Lock()
 	owner := r.role == RoleOwner
 	r.mu.Unlock()
@@ -384,9 +370,7 @@ func (r *Replica) retire() {
 
 // Restart brings a crashed replica back with a fresh client and runs its
 // body again.
-func (r *Replica) Restart() error { return r.restart(history.ByLearner) }
-
-func (r *Replica) restart(by history.Origin) error {
+func (r *Replica) Restart(by history.Origin) error {
 	r.mu.Lock()
 	if !r.crashed {
 		r.mu.Unlock()
@@ -439,9 +423,9 @@ func (r *Replica) stop() {
 	}
 }
 
-// startWith runs a new body on a replica that is fresh or crashed (a
+// StartWith runs a new body on a replica that is fresh or crashed (a
 // crashed one gets a new client first).
-func (r *Replica) startWith(body Body) error {
+func (r *Replica) StartWith(body Body) error {
 	r.mu.Lock()
 	was := r.crashed
 	r.body = body
@@ -471,13 +455,13 @@ func (r *Replica) held() (why string, gate chan struct{}) {
 	return "", nil
 }
 
-// await is what a script calls before it uses the replica's client itself
+// Await is what a script calls before it uses the replica's client itself
 // (not from the replica's body, whose own calls simply stand still): while
 // the learner holds the replica paused or cut off, the script cannot take
 // its next step, and it says so at once, naming the replica and the step,
 // instead of hanging in silence. It returns when the replica is free again
 // or ctx is done.
-func (r *Replica) await(ctx context.Context, step string) error {
+func (r *Replica) Await(ctx context.Context, step string) error {
 	said := ""
 	for {
 		why, gate := r.held()
@@ -497,9 +481,9 @@ func (r *Replica) await(ctx context.Context, step string) error {
 	}
 }
 
-// awaitAny is await for a step any one of rs can take (a takeover): the
+// AwaitAny is Await for a step any one of rs can take (a takeover): the
 // script waits, and says so, only while the learner holds all of them.
-func (run *Run) awaitAny(ctx context.Context, rs []*Replica, step string) error {
+func (run *Run) AwaitAny(ctx context.Context, rs []*Replica, step string) error {
 	said := ""
 	for {
 		var held []string
@@ -532,7 +516,7 @@ func (run *Run) awaitAny(ctx context.Context, rs []*Replica, step string) error 
 // cut off, a little while before the caller looks again.
 func waitFree(ctx context.Context, gate chan struct{}) error {
 	if gate == nil {
-		return sleep(ctx, 50*time.Millisecond)
+		return Sleep(ctx, 50*time.Millisecond)
 	}
 	select {
 	case <-gate:
@@ -550,4 +534,50 @@ func replicaNames(rs []*Replica) string {
 		out[i] = r.Name
 	}
 	return strings.Join(out, ", ")
+}
+
+// Run is the run the replica belongs to.
+func (r *Replica) Run() *Run { return r.run }
+
+// Keep runs f beside the replica's body, as a lease's keep-alive loop
+// does: a crash, or the end of the run, waits for f to return before it
+// closes the client f uses.
+func (r *Replica) Keep(f func()) {
+	r.keepers.Add(1)
+	go func() {
+		defer r.keepers.Done()
+		f()
+	}()
+}
+
+// Cancel cancels the context of the replica's body, as a shutdown tells
+// a process to stop (SIGTERM): its code is asked to return. The replica
+// is not crashed, and its client stays open until the body returns.
+func (r *Replica) Cancel() {
+	r.mu.Lock()
+	cancel := r.cancel
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// MarkCrashed records that the replica's body is gone by itself (a lab
+// run's replica process that exited): it counts as crashed from then
+// on, and Restart starts it again.
+func (r *Replica) MarkCrashed() {
+	r.mu.Lock()
+	r.crashed, r.role, r.token = true, RoleCrashed, 0
+	r.mu.Unlock()
+}
+
+// Endpoints are the addresses of the replica's own fault proxies, one
+// for each etcd endpoint: where its client, or a process that plays the
+// replica, dials etcd.
+func (r *Replica) Endpoints() []string {
+	addrs := make([]string, len(r.proxies))
+	for i, p := range r.proxies {
+		addrs[i] = p.Addr()
+	}
+	return addrs
 }

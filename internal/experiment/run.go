@@ -1,12 +1,15 @@
-// Package experiment runs the course's experiments: scripted scenarios on a
-// real etcd in which replicas, each with its own client behind its own fault
-// proxy, compete for ownership while the learner (or the script) pauses,
-// crashes, partitions and restarts them. Every scenario reports what happened
-// as a stream of timestamped events and ends with a verdict saying whether it
-// showed what it exists to show.
+// Package experiment is the experiment engine: it runs a scenario (a
+// *Scenario its caller gives it, from internal/experiment/scenario or
+// internal/labrun) on a real etcd, with replicas that each hold their own
+// client behind their own fault proxy, while the learner (or the script)
+// pauses, crashes, partitions and restarts them. It keeps the run's
+// history (internal/history): every replica's events, every fault, and
+// what etcd held for the run's keys, from a watch; at the end the checker
+// judges it by the scenario's properties.
 //
-// The package knows nothing about terminals: the headless CLI prints the
-// events and the TUI draws them.
+// The package knows nothing about terminals, the course or the lab
+// runs: the headless CLI prints the events, the TUI draws them, and
+// titles and text reach it in the Scenario its caller passes.
 package experiment
 
 import (
@@ -21,13 +24,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/faultproxy"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // Errors a run can end with before it starts.
@@ -102,19 +104,12 @@ type Run struct {
 	err        error
 }
 
-// Start begins a run of the named scenario. sink, if not nil, receives
-// every event as it happens (from many goroutines, one at a time).
-func Start(ctx context.Context, name string, p history.Params, env Env, sink func(history.Event)) (*Run, error) {
-	sc := Lookup(name)
-	if sc == nil {
-		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
-	}
-	return startScenario(ctx, sc, p, env, sink)
-}
-
-func startScenario(ctx context.Context, sc *Scenario, p history.Params, env Env, sink func(history.Event)) (*Run, error) {
+// Start begins a run of sc (its caller looked it up: the engine knows
+// no scenario by name). sink, if not nil, receives every event as it
+// happens (from many goroutines, one at a time).
+func Start(ctx context.Context, sc *Scenario, p history.Params, env Env, sink func(history.Event)) (*Run, error) {
 	name := sc.Name
-	p = sc.normalize(p)
+	p = sc.Normalize(p)
 	run := &Run{Scenario: sc, Params: p, sink: sink, autoplay: !p.Step, stepc: make(chan struct{}, 1),
 		done: make(chan struct{}), updated: make(chan struct{}, 1),
 		rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}
@@ -151,11 +146,11 @@ func (run *Run) prepare(ctx context.Context) error {
 	return nil
 }
 
-// Execute runs the named scenario to the end and returns its verdict.
-func Execute(ctx context.Context, name string, p history.Params, env Env, sink func(history.Event)) (history.Verdict, error) {
-	run, err := Start(ctx, name, p, env, sink)
+// Execute runs sc to the end and returns its verdict.
+func Execute(ctx context.Context, sc *Scenario, p history.Params, env Env, sink func(history.Event)) (history.Verdict, error) {
+	run, err := Start(ctx, sc, p, env, sink)
 	if err != nil {
-		return history.Verdict{Scenario: name}, err
+		return history.Verdict{Scenario: sc.Name}, err
 	}
 	return run.Wait()
 }
@@ -240,7 +235,7 @@ func (run *Run) execute() {
 	run.stopKeyWatch()
 	if len(run.Scenario.Shows) > 0 && !run.asLearner {
 		h := run.History()
-		v = Check(&h, err)
+		v = history.Judge(&h, run.Scenario.Shows, err)
 	}
 	v.Scenario = run.Scenario.Name
 	if err != nil {
@@ -265,9 +260,9 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// onClose runs f when the run ends, after the final reading of the store.
+// OnClose runs f when the run ends, after the final reading of the store.
 // Only the script's goroutine calls it.
-func (run *Run) onClose(f func()) { run.cleanup = append(run.cleanup, f) }
+func (run *Run) OnClose(f func()) { run.cleanup = append(run.cleanup, f) }
 
 func (run *Run) close() {
 	run.cancel()
@@ -332,8 +327,8 @@ func (run *Run) Events(since int) []history.Event {
 	return append([]history.Event(nil), run.events[since:]...)
 }
 
-// resetMonitor forgets owners and violations (between variants).
-func (run *Run) resetMonitor() {
+// ResetMonitor forgets owners and violations (between variants).
+func (run *Run) ResetMonitor() {
 	run.mu.Lock()
 	run.monitor = monitor{}
 	run.mu.Unlock()
@@ -452,8 +447,8 @@ func (run *Run) AutoPlay() bool {
 	return run.autoplay
 }
 
-// newReplica adds a replica with its own fault proxies and client.
-func (run *Run) newReplica(name string) (*Replica, error) {
+// NewReplica adds a replica with its own fault proxies and client.
+func (run *Run) NewReplica(name string) (*Replica, error) {
 	r := &Replica{Name: name, run: run, role: RoleFollower, gate: make(chan struct{}), clockRate: 1}
 	close(r.gate)
 	for _, ep := range run.etcd.Endpoints() {
@@ -481,11 +476,11 @@ func (run *Run) newReplica(name string) (*Replica, error) {
 	return r, nil
 }
 
-// newReplicas adds n replicas named r1..rn.
-func (run *Run) newReplicas(n int) ([]*Replica, error) {
+// NewReplicas adds n replicas named r1..rn.
+func (run *Run) NewReplicas(n int) ([]*Replica, error) {
 	out := make([]*Replica, n)
 	for i := range n {
-		r, err := run.newReplica(fmt.Sprintf("r%d", i+1))
+		r, err := run.NewReplica(fmt.Sprintf("r%d", i+1))
 		if err != nil {
 			return nil, err
 		}
@@ -531,9 +526,9 @@ func (run *Run) NewResource(fencing bool) *Resource {
 // Admin is an observer's client (not behind any fault proxy).
 func (run *Run) Admin() *clientv3.Client { return run.admin }
 
-// access is how the run's etcd is reached: with the learner's TLS files
+// Access is how the run's etcd is reached: with the learner's TLS files
 // and user on a shared cluster, by plain endpoints otherwise.
-func (run *Run) access() access.Settings {
+func (run *Run) Access() access.Settings {
 	if r, ok := run.etcd.(*embedetcd.Remote); ok {
 		return r.Access()
 	}
@@ -543,14 +538,14 @@ func (run *Run) access() access.Settings {
 // Cluster is the in-process cluster of a NeedsCluster scenario.
 func (run *Run) Cluster() *embedetcd.Cluster { return run.cluster }
 
-// elapsed is the time since the run started.
-func (run *Run) elapsed() time.Duration { return time.Since(run.start) }
+// Elapsed is the time since the run started.
+func (run *Run) Elapsed() time.Duration { return time.Since(run.start) }
 
 // TTL is the run's lease TTL in seconds.
 func (run *Run) TTL() int64 { return run.Params.TTL }
 
-// tTLDuration is the run's lease TTL as a duration.
-func (run *Run) tTLDuration() time.Duration { return time.Duration(run.Params.TTL) * time.Second }
+// TTLDuration is the run's lease TTL as a duration.
+func (run *Run) TTLDuration() time.Duration { return time.Duration(run.Params.TTL) * time.Second }
 
 // measure emits a measured figure.
 func (run *Run) measure(value float64, unit, text string) {
@@ -569,8 +564,8 @@ func (run *Run) Intn(n int) int {
 	return run.rng.IntN(n)
 }
 
-// waitFor polls cond every 20 ms until it is true, ctx is done or d passes.
-func waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
+// WaitFor polls cond every 20 ms until it is true, ctx is done or d passes.
+func WaitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if cond() {
@@ -586,7 +581,8 @@ func waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d of real time, or until ctx is done (its error then).
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -615,7 +611,7 @@ func (run *Run) Part(name string) {
 
 // Figure records a measured number under a name the verdict's Figures
 // keep and the properties read.
-func (run *Run) figure(name string, value float64, unit, text string) {
+func (run *Run) Figure(name string, value float64, unit, text string) {
 	run.Emit(history.Event{Kind: history.Measured, Figure: name, Value: value, Unit: unit, Text: text})
 }
 
@@ -634,11 +630,10 @@ func (run *Run) History() history.History {
 	return h
 }
 
-// Replay is the verdict on a recorded history, computed again by the
-// checker (the recorded verdict for a scenario the checker does not
-// judge, or a run as the learner on a class cluster).
-func Replay(h *history.History) history.Verdict {
-	sc := Lookup(h.Scenario)
+// Replay is the verdict on a recorded history of sc, computed again by
+// the checker (the recorded verdict when sc is nil or judges nothing,
+// or for a run as the learner on a class cluster).
+func Replay(h *history.History, sc *Scenario) history.Verdict {
 	if sc == nil || len(sc.Shows) == 0 || h.AsLearner {
 		if h.Verdict != nil {
 			return *h.Verdict
@@ -649,10 +644,30 @@ func Replay(h *history.History) history.Verdict {
 	if h.Error != "" {
 		runErr = errors.New(h.Error)
 	}
-	return Check(h, runErr)
+	return history.Judge(h, sc.Shows, runErr)
 }
 
 // Updated receives a value (at most one waits) whenever events were
 // recorded since the last receive: a screen waits on it instead of
 // polling, and then reads Events from where it left off.
 func (run *Run) Updated() <-chan struct{} { return run.updated }
+
+// Namespace is what the run's replicas put in front of every key: the
+// run's own prefix (under the learner's on a shared cluster).
+func (run *Run) Namespace() string { return run.keyPrefix }
+
+// InNamespace puts every key, watch and lease of cli, a client the
+// script dialled itself, under the run's namespace.
+func (run *Run) InNamespace(cli *clientv3.Client) { namespaced(cli, run.keyPrefix) }
+
+// Etcd is the etcd the run uses.
+func (run *Run) Etcd() embedetcd.Etcd { return run.etcd }
+
+// TryTimeout is how long the first try of a request may go unanswered
+// before it is given up and sent again (or, for a write, checked), by
+// the cluster's timing: see clusterTiming.tryTimeout.
+func (run *Run) TryTimeout() time.Duration { return run.timing.tryTimeout() }
+
+// ElectionWait is how long a request may keep meeting a leader change
+// before the run gives up on the cluster: see clusterTiming.electionWait.
+func (run *Run) ElectionWait() time.Duration { return run.timing.electionWait() }

@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/statedir"
 )
 
@@ -81,4 +81,17 @@ func prune(dir string) {
 func (run *Run) HistoryFile() (string, error) {
 	<-run.done
 	return run.savedTo, run.saveErr
+}
+
+// ReadHistory reads a history file (history.Read) of a scenario that
+// lookup knows: the catalog of scenarios, of lab runs, or both.
+func ReadHistory(r io.Reader, lookup func(name string) *Scenario) (history.History, error) {
+	h, err := history.Read(r)
+	if err != nil {
+		return history.History{}, err
+	}
+	if lookup(h.Scenario) == nil {
+		return history.History{}, fmt.Errorf("read history: %w: %q", ErrUnknown, h.Scenario)
+	}
+	return h, nil
 }

@@ -2,10 +2,6 @@ package experiment
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"slices"
-	"time"
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/history"
@@ -62,25 +58,6 @@ type Scenario struct {
 	OwnRules bool
 }
 
-// scenarios is every scenario, in course order: the order of the lessons
-// that use them. Each one lives in the file named after it.
-var scenarios = []*Scenario{
-	singletonVsElectionScenario, // singleton_vs_election.go
-	casRaceScenario,             // cas_race.go
-	ttlUnlockBugScenario,        // ttl_unlock_bug.go
-	renewalScenario,             // renewal.go
-	fencingScenario,             // fencing.go
-	failoverTimingScenario,      // failover_timing.go
-	quorumScenario,              // quorum.go
-	leaderChangeScenario,        // leader_change.go
-	lockWaitersScenario,         // lock_waiters.go
-	shardOwnershipScenario,      // shard_ownership.go
-	leastPrivilegeScenario,      // least_privilege.go
-	partitionedPrimaryScenario,  // partitioned_primary.go
-	flappingLinkScenario,        // flapping_link.go
-	zombieControllerScenario,    // zombie_controller.go
-}
-
 // MaxTTL is the longest lease TTL an experiment accepts: scripts wait for
 // leases to expire, several times over, so a longer one would keep the
 // learner waiting for many minutes.
@@ -102,31 +79,9 @@ func (s *Scenario) ReplicaRange() (lo, hi int) {
 	return lo, hi
 }
 
-// Scenarios returns every scenario in course order.
-func Scenarios() []*Scenario { return slices.Clone(scenarios) }
-
-// Names returns every scenario's name in course order.
-func Names() []string {
-	out := make([]string, len(scenarios))
-	for i, s := range scenarios {
-		out[i] = s.Name
-	}
-	return out
-}
-
-// Lookup returns the scenario with the given name, or nil. A name the
-// scenario went by before it was renamed finds it too (CurrentName).
-func Lookup(name string) *Scenario {
-	name = history.CurrentName(name)
-	for _, s := range scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return lookupLab(name) // lab.go: a lab run's scenario
-}
-
-func (s *Scenario) normalize(p history.Params) history.Params {
+// Normalize is p with the scenario's defaults for what p leaves zero
+// and its limits on the number of replicas.
+func (s *Scenario) Normalize(p history.Params) history.Params {
 	if p.Replicas == 0 {
 		p.Replicas = s.DefaultReplicas
 	}
@@ -151,18 +106,6 @@ func (s *Scenario) normalize(p history.Params) history.Params {
 	return p
 }
 
-// variants returns the values of an optional on/off choice to run: the
-// one chosen, or both (off first, then on).
-func variants(choice *bool) []bool {
-	if choice != nil {
-		return []bool{*choice}
-	}
-	return []bool{false, true}
-}
-
-// runs says whether a run with the on/off choice runs the variant v.
-func runs(choice *bool, v bool) bool { return choice == nil || *choice == v }
-
 // SharedCluster says whether the scenario can run on a shared cluster
 // reached with settings a (nil), or why not (ErrNeedsCluster,
 // ErrNeedsInProcess): stopping members needs the in-process cluster, and
@@ -176,36 +119,4 @@ func (s *Scenario) SharedCluster(a access.Settings) error {
 		return ErrNeedsInProcess
 	}
 	return nil
-}
-
-// Check judges a history by its scenario's properties (see history.Judge).
-func Check(h *history.History, runErr error) history.Verdict {
-	sc := Lookup(h.Scenario)
-	if sc == nil {
-		return history.Verdict{Scenario: h.Scenario, Summary: "unknown scenario " + h.Scenario}
-	}
-	return history.Judge(h, sc.Shows, runErr)
-}
-
-// Focus is the instant h's verdict is about (see history.Focus), judged
-// by its scenario's properties; false for a scenario this build lacks.
-func Focus(h *history.History) (time.Duration, bool) {
-	sc := Lookup(h.Scenario)
-	if sc == nil {
-		return 0, false
-	}
-	return history.Focus(h, sc.Shows)
-}
-
-// ReadHistory reads a history file (history.Read) of a scenario this
-// build has.
-func ReadHistory(r io.Reader) (history.History, error) {
-	h, err := history.Read(r)
-	if err != nil {
-		return history.History{}, err
-	}
-	if Lookup(h.Scenario) == nil {
-		return history.History{}, fmt.Errorf("read history: %w: %q", ErrUnknown, h.Scenario)
-	}
-	return h, nil
 }

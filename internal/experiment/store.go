@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The store's view: what etcd itself holds under the run's prefix, read by
@@ -158,11 +158,11 @@ func (run *Run) Store() StoreState {
 	return run.store
 }
 
-// readStoreAs makes the store's view read with cli from now on: a script
+// ReadStoreAs makes the store's view read with cli from now on: a script
 // that turns etcd's authentication on (least-privilege) gives it a client
 // logged in as root, as the admin client it read with before is refused.
 // The script keeps cli open until the run ends (onClose).
-func (run *Run) readStoreAs(cli *clientv3.Client) {
+func (run *Run) ReadStoreAs(cli *clientv3.Client) {
 	run.mu.Lock()
 	run.storeCli = cli
 	run.mu.Unlock()

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // clusterTiming is the cluster's timing as the run uses it: the history's
@@ -29,7 +29,7 @@ func readTiming(ctx context.Context, cli *clientv3.Client, asked int64) (history
 	defer cancel()
 	for _, ttl := range []int64{asked, 1} {
 		var resp *clientv3.LeaseGrantResponse
-		err := retryTransient(tctx, func(ctx context.Context) error {
+		err := RetryTransient(tctx, func(ctx context.Context) error {
 			var err error
 			resp, err = cli.Grant(ctx, ttl)
 			return err
@@ -95,8 +95,8 @@ func (t clusterTiming) tryTimeout() time.Duration {
 	return max(2*t.Election, 500*time.Millisecond)
 }
 
-// nextTry is the time limit of the try after one limited to d.
-func nextTry(d time.Duration) time.Duration { return min(2*d, 30*time.Second) }
+// NextTry is the time limit of the try after one limited to d.
+func NextTry(d time.Duration) time.Duration { return min(2*d, 30*time.Second) }
 
 // electionWait is how long a request may keep meeting a leader change
 // before the run gives up on the cluster: raft elects within one to two
@@ -109,11 +109,11 @@ func (t clusterTiming) electionWait() time.Duration {
 	return 5 * t.Election
 }
 
-// unknownOutcome reports whether a write that ended with err may still
+// UnknownOutcome reports whether a write that ended with err may still
 // have been applied: the leader changed or its member went away while
 // the request was out, or it went unanswered (a timeout). Only a read
 // can tell.
-func unknownOutcome(err error) bool {
+func UnknownOutcome(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
@@ -123,23 +123,23 @@ func unknownOutcome(err error) bool {
 	return transient(err)
 }
 
-// retryEach is retryTransient with a time limit on each try: a first try
+// RetryEach is RetryTransient with a time limit on each try: a first try
 // left unanswered for perTry is sent again, as one that met a leader
 // change is, with twice the time (nextTry). Only for requests that are
 // safe to send twice (reads, keep-alives).
-func retryEach(ctx context.Context, perTry time.Duration, f func(ctx context.Context) error) error {
-	return retryWhile(ctx, unknownOutcome, func(ctx context.Context) error {
+func RetryEach(ctx context.Context, perTry time.Duration, f func(ctx context.Context) error) error {
+	return retryWhile(ctx, UnknownOutcome, func(ctx context.Context) error {
 		tctx, cancel := context.WithTimeout(ctx, perTry)
 		defer cancel()
-		perTry = nextTry(perTry)
+		perTry = NextTry(perTry)
 		return f(tctx)
 	})
 }
 
-// retryTransient calls f until it succeeds, fails for good, or ctx ends,
+// RetryTransient calls f until it succeeds, fails for good, or ctx ends,
 // waiting a little between tries: a member crash that keeps quorum costs
 // a retry, not the run.
-func retryTransient(ctx context.Context, f func(ctx context.Context) error) error {
+func RetryTransient(ctx context.Context, f func(ctx context.Context) error) error {
 	return retryWhile(ctx, transient, f)
 }
 
@@ -153,7 +153,7 @@ func retryWhile(ctx context.Context, again func(error) bool, f func(ctx context.
 		if err == nil || !again(err) || ctx.Err() != nil {
 			return err
 		}
-		if sleep(ctx, wait) != nil {
+		if Sleep(ctx, wait) != nil {
 			return err
 		}
 		wait = min(2*wait, 500*time.Millisecond)

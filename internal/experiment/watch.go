@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // keyWatch records every change etcd makes under the run's prefix as a
@@ -30,7 +30,7 @@ func (run *Run) startKeyWatch(rev int64) {
 		defer close(w.done)
 		for ctx.Err() == nil {
 			run.watchFrom(ctx, w)
-			if sleep(ctx, 100*time.Millisecond) != nil {
+			if Sleep(ctx, 100*time.Millisecond) != nil {
 				return
 			}
 		}
@@ -63,7 +63,7 @@ func (run *Run) watchFrom(ctx context.Context, w *keyWatch) {
 
 // keyChanged turns a watch event into the history's KeyChanged event.
 func keyChanged(ev *clientv3.Event) history.Event {
-	kv := storeKey(ev.Kv)
+	kv := StoreKeyOf(ev.Kv)
 	f := &history.Facts{Op: "put", Key: kv.Key, Revision: ev.Kv.ModRevision, Succeeded: true, Lease: kv.Lease}
 	text := fmt.Sprintf("etcd: %s = %s (revision %d", kv.Key, shownValue(kv.Value), kv.ModRevision)
 	if kv.Lease != 0 {
@@ -74,7 +74,7 @@ func keyChanged(ev *clientv3.Event) history.Event {
 		f.Op, f.Deleted = "delete", 1
 		text = fmt.Sprintf("etcd: %s deleted (revision %d)", kv.Key, kv.ModRevision)
 		if ev.PrevKv != nil {
-			prev := storeKey(ev.PrevKv)
+			prev := StoreKeyOf(ev.PrevKv)
 			f.Prev = []history.StoreKey{prev}
 			text = fmt.Sprintf("etcd: %s deleted, it held %s (revision %d)", kv.Key, shownValue(prev.Value), kv.ModRevision)
 		}
@@ -83,7 +83,8 @@ func keyChanged(ev *clientv3.Event) history.Event {
 	return history.Event{Kind: history.KeyChanged, Text: text, Facts: f}
 }
 
-func storeKey(kv *mvccpb.KeyValue) history.StoreKey {
+// StoreKeyOf is a key as etcd answered it, as the history keeps it.
+func StoreKeyOf(kv *mvccpb.KeyValue) history.StoreKey {
 	return history.StoreKey{Key: string(kv.Key), Value: string(kv.Value), CreateRevision: kv.CreateRevision,
 		ModRevision: kv.ModRevision, Version: kv.Version, Lease: kv.Lease}
 }

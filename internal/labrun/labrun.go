@@ -1,9 +1,16 @@
 // Package labrun runs the learner's own lab code as an experiment's
-// replicas: it builds a lab's replica program (the learner's file from
-// labs/NN_*/, or the reference through a build overlay, as grading does)
-// and hands internal/experiment the command that starts one replica
-// process. The parent keeps etcd, the fault proxies, the fenced resource,
-// the history and the checker; see internal/experiment/lab.go.
+// replicas: every lab run is here, above the engine (internal/experiment),
+// which it drives as any scenario's script does. It owns the one registry
+// of labs with a runner (registry.go: each lab's file, replica program,
+// the properties its runs are held to), the build of a lab's replica
+// program (the learner's file from labs/NN_*/, or the reference through a
+// build overlay, as grading does), the prepared fault schedules
+// (schedule.go), the control lines the lab screen sends a run in another
+// process (control.go), the replica processes themselves (process.go),
+// and each lab's rules (lab05.go ... lab09.go, verdict.go). The parent
+// process keeps etcd, the fault proxies, the fenced resource, the history
+// and the checker; a replica process (labrun/replica) reports what the
+// lab's code did.
 package labrun
 
 import (
@@ -15,51 +22,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labstub"
 	"github.com/ownership-election/playground/internal/proctree"
 )
-
-// Lab is a lab whose code can play a replica.
-type Lab struct {
-	ID   string // "07_election"
-	File string // the learner's file in labs/<ID>/
-	Main string // the replica program's package, relative to the root
-}
-
-// labs are the labs with a runner.
-var labs = []Lab{
-	{ID: "05_etcd_lock", File: "lock.go", Main: "./internal/labrun/lock05"},
-	{ID: "06_fenced_write", File: "fenced.go", Main: "./internal/labrun/fenced06"},
-	{ID: "07_election", File: "election.go", Main: "./internal/labrun/election07"},
-	{ID: "08_herd", File: "queue.go", Main: "./internal/labrun/herd08"},
-	{ID: "09_shards", File: "shards.go", Main: "./internal/labrun/shards09"},
-}
-
-// Find returns the lab whose id is id or starts with "id_" (07 finds
-// 07_election), or false.
-func Find(id string) (Lab, bool) {
-	for _, l := range labs {
-		if l.ID == id || strings.HasPrefix(l.ID, id+"_") {
-			return l, true
-		}
-	}
-	return Lab{}, false
-}
-
-// IDs lists the labs with a runner.
-func IDs() []string {
-	out := make([]string, len(labs))
-	for i, l := range labs {
-		out[i] = l.ID
-	}
-	return out
-}
 
 // ErrNotWritten: the learner's file is still the stub the course ships.
 var ErrNotWritten = errors.New("labrun: the lab is not written yet")
@@ -158,16 +127,4 @@ func overlay(root string, l Lab, source string) (string, func(), error) {
 // its git blob hash in labs/stubs.sum.
 func isStub(root string, l Lab) (bool, error) {
 	return labstub.Untouched(root, "labs/"+l.ID+"/"+l.File)
-}
-
-// Spec is the experiment's description of a run of l's binary bin.
-func Spec(l Lab, bin string, reference bool, schedule string) experiment.LabSpec {
-	who := "your code"
-	if reference {
-		who = "the reference solution"
-	}
-	return experiment.LabSpec{Lab: l.ID, Who: who, Schedule: schedule, Command: func(r experiment.LabReplica) *exec.Cmd {
-		return exec.Command(bin, "-name", r.Name, "-endpoints", strings.Join(r.Endpoints, ","),
-			"-namespace", r.Namespace, "-prefix", r.Prefix, "-ttl", strconv.FormatInt(r.TTL, 10))
-	}}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 )
 
@@ -43,10 +42,15 @@ func checkout(t *testing.T, id string) (string, Lab) {
 }
 
 // Every lab with a replica program has a scenario to judge its runs, and
-// the other way round.
+// the other way round: the registry gives each lab both.
 func TestEveryLabHasAScenario(t *testing.T) {
-	if got, want := strings.Join(experiment.LabIDs(), " "), strings.Join(IDs(), " "); got != want {
-		t.Fatalf("labs with a scenario: %s; labs with a replica program: %s", got, want)
+	for _, l := range registry() {
+		if sc := Scenario(l.ID); sc == nil || sc.Name != ScenarioName(l.ID) || LookupScenario(sc.Name) != sc {
+			t.Errorf("lab %s: no scenario to judge its runs by its name %s", l.ID, ScenarioName(l.ID))
+		}
+		if l.Main == "" || l.File == "" {
+			t.Errorf("lab %s has a scenario but no replica program", l.ID)
+		}
 	}
 }
 

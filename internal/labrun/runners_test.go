@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 )
 
 // The runners' own tests: for each lab, the reference holds under the
@@ -120,7 +119,7 @@ func bugJobs(t *testing.T, root string, l Lab, cases []bugCase) []labJob {
 // again it is the same.
 func sameVerdictAgain(t *testing.T, h history.History) {
 	t.Helper()
-	if again := experiment.Replay(&h); again.Showed != h.Verdict.Showed || again.Sentence() != h.Verdict.Sentence() {
+	if again := experiment.Replay(&h, LookupScenario(h.Scenario)); again.Showed != h.Verdict.Showed || again.Sentence() != h.Verdict.Sentence() {
 		t.Fatalf("replayed verdict %q, recorded %q", again.Sentence(), h.Verdict.Sentence())
 	}
 }
@@ -222,7 +221,7 @@ func (b *builds) get(ctx context.Context, j labJob) (string, error) {
 }
 
 func runOne(ctx context.Context, env experiment.Env, l Lab, bin, schedule string) (history.History, error) {
-	run, err := experiment.StartLab(ctx, Spec(l, bin, false, schedule), history.Params{}, env, nil)
+	run, err := Start(ctx, l.Spec(bin, false, schedule), history.Params{}, env, nil)
 	if err != nil {
 		return history.History{}, err
 	}
@@ -308,7 +307,7 @@ func panicIsOneReplicasFailure(t *testing.T, h history.History) {
 	leaders := map[string]bool{}
 	for _, e := range h.Events {
 		switch {
-		case e.Kind == experiment.ReplicaFailed && failed == "":
+		case e.Kind == ReplicaFailed && failed == "":
 			failed = e.Replica
 		case e.Kind == history.Acquired:
 			leaders[e.Replica] = true

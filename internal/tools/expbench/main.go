@@ -26,6 +26,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/statedir"
 )
@@ -91,11 +92,11 @@ func bench(runs int, ttl int64, durations bool, learner time.Duration) error {
 // failoverFigure measures the gap between an owner's crash and the next
 // owner, runs times; 19 in 20 must be within the TTL and the slack.
 func failoverFigure(ctx context.Context, env experiment.Env, runs int, ttl int64) (bool, error) {
-	limit := time.Duration(ttl)*time.Second + experiment.FailoverSlack
+	limit := time.Duration(ttl)*time.Second + scenario.FailoverSlack
 	var gaps []time.Duration
 	within := 0
 	for range runs {
-		g, err := experiment.FailoverGap(ctx, env, 3, ttl)
+		g, err := scenario.FailoverGap(ctx, env, 3, ttl)
 		if err != nil {
 			return false, fmt.Errorf("failover: %w", err)
 		}
@@ -106,7 +107,7 @@ func failoverFigure(ctx context.Context, env experiment.Env, runs int, ttl int64
 	}
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
 	fmt.Printf("failover gap after crash, TTL %d s: %d/%d within TTL + %s; min %.2f s, median %.2f s, max %.2f s\n",
-		ttl, within, runs, experiment.FailoverSlack, gaps[0].Seconds(), gaps[len(gaps)/2].Seconds(), gaps[len(gaps)-1].Seconds())
+		ttl, within, runs, scenario.FailoverSlack, gaps[0].Seconds(), gaps[len(gaps)/2].Seconds(), gaps[len(gaps)-1].Seconds())
 	return within >= runs*19/20, nil
 }
 
@@ -116,9 +117,9 @@ func failoverFigure(ctx context.Context, env experiment.Env, runs int, ttl int64
 func everyScenario(ctx context.Context, env experiment.Env) bool {
 	ok := true
 	fmt.Println("every scenario headless, then replayed from its recorded history:")
-	for _, sc := range experiment.Scenarios() {
+	for _, sc := range scenario.Scenarios() {
 		start := time.Now()
-		run, err := experiment.Start(ctx, sc.Name, history.Params{}, env, nil)
+		run, err := scenario.Start(ctx, sc.Name, history.Params{}, env, nil)
 		if err != nil {
 			fmt.Printf("  %-30s MISSED: %v\n", sc.Name, err)
 			ok = false
@@ -151,11 +152,11 @@ func replaysTo(h history.History, v history.Verdict) (bool, string) {
 	if err := history.Write(&b, h); err != nil {
 		return false, err.Error()
 	}
-	back, err := experiment.ReadHistory(&b)
+	back, err := scenario.ReadHistory(&b)
 	if err != nil {
 		return false, err.Error()
 	}
-	r := experiment.Replay(&back)
+	r := scenario.Replay(&back)
 	if r.Showed != v.Showed || r.Sentence() != v.Sentence() {
 		return false, fmt.Sprintf("replayed %q", r.Sentence())
 	}
@@ -197,7 +198,7 @@ func stepEveryScenario(ctx context.Context, env experiment.Env, pause time.Durat
 	}
 	var wg sync.WaitGroup
 	var cluster []string
-	for _, sc := range experiment.Scenarios() {
+	for _, sc := range scenario.Scenarios() {
 		if sc.NeedsCluster {
 			cluster = append(cluster, sc.Name)
 			continue
@@ -220,7 +221,7 @@ func stepEveryScenario(ctx context.Context, env experiment.Env, pause time.Durat
 // stepThrough runs a scenario in step mode and takes each step after
 // pause, as a learner reading the screen would.
 func stepThrough(ctx context.Context, name string, env experiment.Env, pause time.Duration) (int, history.Verdict, error) {
-	run, err := experiment.Start(ctx, name, history.Params{Step: true}, env, nil)
+	run, err := scenario.Start(ctx, name, history.Params{Step: true}, env, nil)
 	if err != nil {
 		return 0, history.Verdict{}, err
 	}

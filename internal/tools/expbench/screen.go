@@ -10,13 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/embedetcd"
-	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	expscreen "github.com/ownership-election/playground/internal/tui/screen/experiment"
 	"github.com/ownership-election/playground/internal/tui/theme"
@@ -36,7 +35,7 @@ func screenLatencies(ctx context.Context, srv embedetcd.Etcd, stateDir string) (
 	fmt.Println("every scenario through the experiment screen at 80x24, auto-play with no pause:")
 	var all []time.Duration
 	ok := true
-	for _, sc := range experiment.Scenarios() {
+	for _, sc := range scenario.Scenarios() {
 		lat, atEnd, err := screenLatency(ctx, srv, sc.Name, stateDir)
 		if err != nil {
 			fmt.Printf("  %-30s MISSED: %v\n", sc.Name, err)
@@ -126,7 +125,7 @@ func savedHistory(dir, name string) (history.History, error) {
 		return history.History{}, err
 	}
 	defer f.Close()
-	return experiment.ReadHistory(f)
+	return scenario.ReadHistory(f)
 }
 
 // onScreen is, for each event the timeline draws, how long after it

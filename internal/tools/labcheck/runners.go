@@ -10,10 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 )
 
@@ -148,7 +147,7 @@ func runJobs(ctx context.Context, l labrun.Lab, jobs []labJob, parallel int) []l
 func runOnce(ctx context.Context, l labrun.Lab, j labJob) labResult {
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	run, err := experiment.StartLab(rctx, labrun.Spec(l, j.bin, j.reference, j.schedule), history.Params{Seed: j.seed}, experiment.Env{}, nil)
+	run, err := labrun.Start(rctx, l.Spec(j.bin, j.reference, j.schedule), history.Params{Seed: j.seed}, experiment.Env{}, nil)
 	if err != nil {
 		return labResult{history.Verdict{Summary: "the run did not start: " + err.Error()}, err}
 	}
@@ -174,10 +173,10 @@ func finding(v history.Verdict) string {
 // and returns the findings of the runs that did not hold.
 func referenceHolds(ctx context.Context, l labrun.Lab, bin string, o runnerOptions, w io.Writer) (bool, refFindings) {
 	var schedules []string
-	for _, s := range experiment.LabScheduleNames() {
+	for _, s := range labrun.ScheduleNames() {
 		// by-hand injects nothing and waits up to 5 minutes for a learner
 		// to end the run: it would only be a slow calm run here.
-		if !experiment.LabScheduleEndsByHand(s) {
+		if !labrun.EndsByHand(s) {
 			schedules = append(schedules, s)
 		}
 	}

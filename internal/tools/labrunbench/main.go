@@ -35,7 +35,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labrun"
 )
@@ -50,11 +49,11 @@ func main() {
 	ids := flag.String("labs", "05,06,07,08,09", "the labs to time, comma separated")
 	schedule := flag.String("schedule", "pause-owner", "the schedule each run plays")
 	flag.Parse()
-	if !slices.Contains(experiment.LabScheduleNames(), *schedule) {
-		fmt.Fprintf(os.Stderr, "labrunbench: no schedule %q (%s)\n", *schedule, strings.Join(experiment.LabScheduleNames(), ", "))
+	if !slices.Contains(labrun.ScheduleNames(), *schedule) {
+		fmt.Fprintf(os.Stderr, "labrunbench: no schedule %q (%s)\n", *schedule, strings.Join(labrun.ScheduleNames(), ", "))
 		os.Exit(2)
 	}
-	if experiment.LabScheduleEndsByHand(*schedule) {
+	if labrun.EndsByHand(*schedule) {
 		fmt.Fprintf(os.Stderr, "labrunbench: %s waits for a learner to end the run: time another schedule\n", *schedule)
 		os.Exit(2)
 	}

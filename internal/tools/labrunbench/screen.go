@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/tui/screen"
@@ -51,7 +50,7 @@ func screenRun(prog, root string, l labrun.Lab, schedule string) (runResult, err
 	if err := pr.wait(pr.listed, "the schedule list", 10*time.Second); err != nil {
 		return runResult{}, err
 	}
-	for range indexOf(experiment.LabScheduleNames(), schedule) {
+	for range indexOf(labrun.ScheduleNames(), schedule) {
 		p.Send(tea.KeyPressMsg{Code: tea.KeyDown})
 	}
 	p.Send(tea.KeyPressMsg{Code: tea.KeyEnter})

@@ -461,7 +461,7 @@ func (tl timeline) nextKey(i int) int {
 
 // focus is the item a finished run ends its cursor on: the one holding
 // the event of the instant at the checker's verdict is about
-// (experiment.Focus), a violation or refusal of that instant before any
+// (scenario.Focus), a violation or refusal of that instant before any
 // other column of it; the last item when the verdict points at nothing
 // (ok false).
 func (tl timeline) focus(at time.Duration, ok bool) int {

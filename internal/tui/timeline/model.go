@@ -126,7 +126,7 @@ func (m *Model) Follow() { m.cursor, m.live = 0, true }
 func (m *Model) Seek(i int) { m.cursor, m.live = i, false }
 
 // Focus puts the cursor on the instant at the checker's verdict is about,
-// as experiment.Focus gives it (m.Focus(experiment.Focus(&h))): on the
+// as scenario.Focus gives it (m.Focus(scenario.Focus(&h))): on the
 // finding of that instant, or on the last item when ok is false (the
 // verdict points at nothing). The instant depends on the properties the
 // run's scenario judges, which only the scenario knows.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 )

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
@@ -116,7 +117,7 @@ func done(m *Model) *Model {
 	}
 	m.judgePrediction(&h)
 	t := m.timeline()
-	t.Focus(experiment.Focus(&h))
+	t.Focus(scenario.Focus(&h))
 	m.tl = t
 	return m
 }
@@ -154,10 +155,10 @@ func TestPredictionIsTheScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range experiment.Names() {
+	for _, name := range scenario.Names() {
 		m := newModel(t, name, true, 158, 43)
 		v := flat(view(m))
-		sc := experiment.Lookup(name)
+		sc := scenario.Lookup(name)
 		if m.phase != phasePredict || !strings.Contains(v, flat(sc.Predict.Prompt)) {
 			t.Errorf("%s: the screen does not ask the scenario's prediction:\n%s", name, v)
 		}
@@ -210,13 +211,13 @@ var answerWords = map[string]struct {
 // the answer the run exists to show. The scenario's name is checked too:
 // two were renamed for saying their outcome (internal/experiment/aliases).
 func TestPredictionKeepsTheAnswer(t *testing.T) {
-	for _, name := range experiment.Names() {
+	for _, name := range scenario.Names() {
 		want, ok := answerWords[name]
 		if !ok {
 			t.Errorf("%s: no answer words listed: read its header and list them", name)
 			continue
 		}
-		sc := experiment.Lookup(name)
+		sc := scenario.Lookup(name)
 		if !slices.ContainsFunc(sc.Predict.Options, func(o experiment.Option) bool { return strings.HasPrefix(o.Text, want.option) }) {
 			t.Errorf("%s: no option begins %q", name, want.option)
 		}
@@ -398,7 +399,7 @@ func TestFitsTheSize(t *testing.T) {
 		}
 		// Every experiment's header, with a store holding a queue, a
 		// plain key and shards, and a pending step.
-		for _, name := range experiment.Names() {
+		for _, name := range scenario.Names() {
 			m := running(newModel(t, name, false, size[0], size[1]))
 			m.snap.atStep = true
 			m.snap.store.Keys = append(m.snap.store.Keys,
@@ -515,7 +516,7 @@ func TestRealRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := experiment.ReadHistory(f)
+	h, err := scenario.ReadHistory(f)
 	if err != nil || h.Verdict == nil || !h.Verdict.Showed || len(h.Events) != len(m.snap.events) {
 		t.Fatalf("saved history: err %v, verdict %v, %d events (the screen had %d)", err, h.Verdict, len(h.Events), len(m.snap.events))
 	}

@@ -4,9 +4,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ownership-election/playground/internal/history"
-
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/text"
 )
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd"
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/timeline"
@@ -121,7 +122,7 @@ type (
 // New builds the screen for the experiment opts.Name. An unknown name
 // gives a screen that says so.
 func New(ctx screen.Context, opts Options) *Model {
-	sc := experiment.Lookup(opts.Name)
+	sc := scenario.Lookup(opts.Name)
 	if sc == nil {
 		return &Model{Base: screen.NewBase(ctx), keys: DefaultKeyMap(), picked: -1, now: time.Now,
 			err: fmt.Errorf("no experiment %q (see: playground experiment list)", opts.Name)}
@@ -250,7 +251,7 @@ func (m Model) start() (Model, tea.Cmd) {
 	return m, func() tea.Msg {
 		env.HistoryDir = experiment.HistoryDir() // every run's history is kept (replay FILE)
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := experiment.Start(ctx, name, p, env, nil)
+		run, err := scenario.Start(ctx, name, p, env, nil)
 		if err != nil {
 			cancel()
 		}
@@ -338,7 +339,7 @@ func (m *Model) refresh() {
 		m.judgePrediction(&h)
 		// The cursor goes to what the verdict is about.
 		t := m.timeline()
-		t.Focus(experiment.Focus(&h))
+		t.Focus(scenario.Focus(&h))
 		m.tl = t
 		if m.cancel != nil {
 			m.cancel()
@@ -465,15 +466,15 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case target == nil:
 	case key.Matches(msg, k.Pause):
 		if m.snap.replicas[m.sel].Paused {
-			go target.Resume()
+			go target.Resume(history.ByLearner)
 		} else {
-			go target.Pause()
+			go target.Pause(history.ByLearner)
 		}
 	case key.Matches(msg, k.Crash):
-		go target.Crash()
+		go target.Crash(history.ByLearner)
 	case key.Matches(msg, k.Restart):
 		go func() {
-			if err := target.Restart(); err != nil {
+			if err := target.Restart(history.ByLearner); err != nil {
 				run.Note("%v", err)
 			}
 		}()
@@ -484,12 +485,12 @@ func (m Model) runningKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		if r := m.snap.replicas[m.sel].ClockRate; r != 0 && r != 1 {
 			rate = 1
 		}
-		go target.SetClockRate(rate)
+		go target.SetClockRate(rate, history.ByLearner)
 	case key.Matches(msg, k.Partition):
 		if m.snap.replicas[m.sel].Partitioned {
-			go target.Heal()
+			go target.Heal(history.ByLearner)
 		} else {
-			go target.Partition()
+			go target.Partition(history.ByLearner)
 		}
 	}
 	return m, nil

@@ -2,9 +2,10 @@ package experiment
 
 import (
 	tea "charm.land/bubbletea/v2"
-	"github.com/ownership-election/playground/internal/history"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/quiz"
@@ -63,7 +64,7 @@ func (m Model) outcomeTexts() []string {
 // prediction or the outcome names none of its options.
 func ReviewQuestion(id string, outcome []string) *quiz.Question {
 	name, ok := progress.PredictReviewExperiment(id)
-	sc := experiment.Lookup(name)
+	sc := scenario.Lookup(name)
 	if !ok || sc == nil || sc.Predict == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
 )
 
@@ -116,7 +117,7 @@ func TestRunEndsOnWhatItShows(t *testing.T) {
 		}
 	}
 	tl := m.timeline()
-	at, ok := experiment.Focus(&history.History{Scenario: "fencing", Events: m.snap.events})
+	at, ok := scenario.Focus(&history.History{Scenario: "fencing", Events: m.snap.events})
 	if cur := tl.Cursor(); !ok || tl.TimeOf(cur) != at || cursorEvent(m).Kind != history.WriteRejected {
 		t.Errorf("the cursor is on item %d at %v, the checker's focus is %v (%v)", cur, tl.TimeOf(cur), at, ok)
 	}
@@ -165,7 +166,7 @@ func noWordCut(t *testing.T, m *Model, name string) {
 // TestNoWordCutAt80: no experiment's screen, predicting, running or
 // done, cuts a line inside a word at 80 columns.
 func TestNoWordCutAt80(t *testing.T) {
-	for _, name := range experiment.Names() {
+	for _, name := range scenario.Names() {
 		m := running(newModel(t, name, false, 78, 22))
 		m.snap.atStep = true
 		noWordCut(t, m, "running "+name)
@@ -246,7 +247,7 @@ func TestWideShowsMoreLanes(t *testing.T) {
 		}
 		m.snap.all = append(retired, m.snap.replicas...)
 		tl := m.timeline()
-		tl.Focus(experiment.Focus(&history.History{Scenario: "fencing", Events: evs}))
+		tl.Focus(scenario.Focus(&history.History{Scenario: "fencing", Events: evs}))
 		m.tl = tl
 		v = view(m)
 		return strings.Count(v, "\n a") + strings.Count(v, "\n▸a") + strings.Count(v, "\n b") + strings.Count(v, "\n▸b"), v

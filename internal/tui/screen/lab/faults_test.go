@@ -16,8 +16,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -134,7 +134,7 @@ func pickSchedule(tm *teatest.TestModel, n int) {
 // says is the start of what the schedule list says the chosen schedule
 // does, short enough to stay on the first line at 80 columns.
 func says(schedule string) string {
-	s := experiment.LabScheduleSays(schedule)
+	s := labrun.ScheduleSays(schedule)
 	if len(s) > 24 {
 		s = s[:24]
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/testwait"
 	"github.com/ownership-election/playground/lessons"
 )
@@ -41,7 +41,7 @@ func TestFlowByHand(t *testing.T) {
 	tm.Type("x")
 	waitFor(t, tm, "Run your code under faults", says("pause-owner"))
 	pickSchedule(tm, -2) // by-hand, before calm at the end
-	waitFor(t, tm, says(experiment.LabByHand))
+	waitFor(t, tm, says(labrun.ByHand))
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	// The renderer redraws only the cells that changed, so what the
 	// events say is awaited in the model; the verdict's heading is drawn

@@ -16,8 +16,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/internal/tui/timeline"
 )
@@ -91,7 +91,7 @@ func New(opts Options, st theme.Styles) Model {
 }
 
 // HasRunner reports whether lab's code can play a replica.
-func HasRunner(lab string) bool { return experiment.LabScenario(lab) != nil }
+func HasRunner(lab string) bool { return labrun.Scenario(lab) != nil }
 
 // faultMsg is one event of a run, faultDoneMsg its end.
 type (
@@ -230,7 +230,7 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 		if f, ok := h.Verdict.TimedViolation(); ok {
 			at, shown = f.At, markViolation(*h, f)
 		}
-		v := timeline.OfHistory(m.styles, shown.Events, experiment.IsLabRun(h.Scenario), at)
+		v := timeline.OfHistory(m.styles, shown.Events, labrun.IsLabRun(h.Scenario), at)
 		r.view = &v
 	}
 }
@@ -298,7 +298,7 @@ func (m Model) Run(reference bool) (Seen, bool) {
 // faultsKey handles a key while the view is open.
 func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	names := experiment.LabScheduleNames()
+	names := labrun.ScheduleNames()
 	if m.choosing {
 		switch {
 		case key.Matches(msg, k.Up):

@@ -13,8 +13,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 )
 
 // Faults by hand: while a run goes on, tab picks a replica and p, x, c
@@ -24,7 +24,9 @@ import (
 // (experiment run --control), and what the replica then did comes back
 // as its events, like everything else the screen shows. The by-hand
 // schedule does nothing of its own and goes on until e sends the child
-// end. The lines go through controlPipe, never written in Update.
+// end. The lines are labrun's control lines (labrun.ControlLine, read
+// by labrun.Control in the child), and go through controlPipe, never
+// written in Update.
 
 // HandKeys are the bindings of faults by hand; End ends a run of the
 // by-hand schedule, which goes on until it does.
@@ -192,15 +194,15 @@ func (m *Model) handKey(msg tea.KeyPressMsg) {
 		r.pick = (r.pick + 1) % len(runReplicas(r.events))
 		return
 	case key.Matches(msg, k.End) && r.endsByHand():
-		line = "end"
+		line = labrun.EndLine
 	case key.Matches(msg, k.Pause) && !s.crashed:
-		line = map[bool]string{false: "pause", true: "resume"}[s.paused] + " " + name
+		line = labrun.ControlLine(map[bool]labrun.Fault{false: labrun.Pause, true: labrun.Resume}[s.paused], name)
 	case key.Matches(msg, k.Cut) && !s.crashed:
-		line = map[bool]string{false: "cut", true: "heal"}[s.cut] + " " + name
+		line = labrun.ControlLine(map[bool]labrun.Fault{false: labrun.Cut, true: labrun.Heal}[s.cut], name)
 	case key.Matches(msg, k.Crash) && !s.crashed:
-		line = "crash " + name
+		line = labrun.ControlLine(labrun.Crash, name)
 	case key.Matches(msg, k.Restart) && s.crashed:
-		line = "restart " + name
+		line = labrun.ControlLine(labrun.Restart, name)
 	default:
 		return
 	}
@@ -210,13 +212,13 @@ func (m *Model) handKey(msg tea.KeyPressMsg) {
 		return
 	}
 	r.unsent = ""
-	r.ended = r.ended || line == "end"
+	r.ended = r.ended || line == labrun.EndLine
 }
 
 // endsByHand says whether the run goes on until the learner ends it, and
 // has not been ended yet.
 func (r *faultRun) endsByHand() bool {
-	return experiment.LabScheduleEndsByHand(r.schedule) && !r.ended
+	return labrun.EndsByHand(r.schedule) && !r.ended
 }
 
 // handLines say which replica the keys act on and what they would do,
@@ -240,8 +242,8 @@ func (m Model) handLines(r *faultRun) []string {
 	}
 	switch {
 	case r.endsByHand():
-		out = append(out, fmt.Sprintf("the run goes on until you end it: e (%.0f minutes at most)", experiment.LabByHandLimit.Minutes()))
-	case experiment.LabScheduleEndsByHand(r.schedule):
+		out = append(out, fmt.Sprintf("the run goes on until you end it: e (%.0f minutes at most)", labrun.ByHandLimit.Minutes()))
+	case labrun.EndsByHand(r.schedule):
 		out = append(out, "ended: a watch, then every replica is told to stop, then the verdict")
 	}
 	if r.unsent != "" {
@@ -313,11 +315,11 @@ const (
 // by-hand run of the reference would have none of them, and would wait
 // to be ended; a schedule alone would leave the learner's out).
 func (m *Model) startReference(mine *faultRun) tea.Cmd {
-	if mine.history == nil || len(experiment.LabFaultSchedule(mine.history)) == 0 || !byHand(mine) {
+	if mine.history == nil || len(labrun.FaultSchedule(mine.history)) == 0 || !byHand(mine) {
 		return m.startFaultRun(mine.schedule, true)
 	}
 	name := yourFaults
-	if !experiment.LabScheduleEndsByHand(mine.schedule) {
+	if !labrun.EndsByHand(mine.schedule) {
 		name = mine.schedule + yourFaultsToo
 	}
 	file, err := replayFile(*mine.history)
@@ -332,7 +334,7 @@ func (m *Model) startReference(mine *faultRun) tea.Cmd {
 // byHand says whether the learner broke replicas by hand in r: it is a
 // by-hand run, or its history has a fault of the learner's keys.
 func byHand(r *faultRun) bool {
-	if experiment.LabScheduleEndsByHand(r.schedule) {
+	if labrun.EndsByHand(r.schedule) {
 		return true
 	}
 	return slices.ContainsFunc(r.history.Events, func(e history.Event) bool {

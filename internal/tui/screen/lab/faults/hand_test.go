@@ -14,8 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/testwait"
 )
 
@@ -57,7 +57,7 @@ func endedRun(t *testing.T, schedule string, faults ...history.Event) (*Model, h
 	t.Helper()
 	m, _, press := handRun(t, schedule, &sentLines{})
 	m.opts.Program = "true"
-	h := history.History{Format: history.HistoryFormat, Scenario: experiment.LabScenarioName("07_election"), Events: append([]history.Event{
+	h := history.History{Format: history.HistoryFormat, Scenario: labrun.ScenarioName("07_election"), Events: append([]history.Event{
 		{Kind: history.Phase, Step: 1, Text: "start 3 replicas"},
 		{At: 2 * time.Second, Kind: history.Phase, Step: 2, Text: "schedule " + schedule},
 	}, faults...), Verdict: &history.Verdict{Showed: true, Summary: "Every property held."}}
@@ -115,7 +115,7 @@ func helpLine(m *Model) string {
 // that ends by itself offers no e, and e there sends nothing.
 func TestEndByHand(t *testing.T) {
 	sent := &sentLines{}
-	m, r, press := handRun(t, experiment.LabByHand, sent)
+	m, r, press := handRun(t, labrun.ByHand, sent)
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "the run goes on until you end it: e (5 minutes at most)") {
 		t.Fatalf("the view does not say how the run ends:\n%s", v)
 	}
@@ -181,7 +181,7 @@ func TestHandKeysNeverBlock(t *testing.T) {
 // on another by-hand run, which would have none and wait to be ended;
 // after a by-hand run without faults, on the schedule as after any run.
 func TestReferenceOnByHandFaults(t *testing.T) {
-	m, h, press := endedRun(t, experiment.LabByHand,
+	m, h, press := endedRun(t, labrun.ByHand,
 		history.Event{At: 3 * time.Second, Kind: history.Paused, Step: 2, Replica: "r2", Origin: history.ByLearner},
 		history.Event{At: 5 * time.Second, Kind: history.Resumed, Step: 2, Replica: "r2", Origin: history.ByLearner})
 	press("r")
@@ -203,13 +203,13 @@ func TestReferenceOnByHandFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := experiment.LabFaultSchedule(&back), experiment.LabFaultSchedule(&h); !slices.Equal(got, want) || len(got) != 2 {
+	if got, want := labrun.FaultSchedule(&back), labrun.FaultSchedule(&h); !slices.Equal(got, want) || len(got) != 2 {
 		t.Fatalf("the replay file's faults %+v, want %+v", got, want)
 	}
 
-	m, _, press = endedRun(t, experiment.LabByHand)
+	m, _, press = endedRun(t, labrun.ByHand)
 	press("r")
-	if ref := m.runs[1]; ref == nil || ref.replay != "" || ref.schedule != experiment.LabByHand {
+	if ref := m.runs[1]; ref == nil || ref.replay != "" || ref.schedule != labrun.ByHand {
 		t.Fatalf("the reference's run after a by-hand run without faults: %+v", ref)
 	}
 }

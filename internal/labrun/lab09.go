@@ -1,0 +1,393 @@
+package labrun
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun/replica"
+)
+
+// Lab 09 (shard ownership) as the replicas: each replica process runs the
+// learner's Worker over ten shards, reports every change of its Owned(),
+// and commits an offset for each shard it owns with the learner's
+// CommitOffset and the shard's token (internal/labrun/shards09).
+var lab09 = Lab{
+	ID: "09_shards", File: "shards.go", Main: "./internal/labrun/shards09",
+	scenario: &experiment.Scenario{
+		Name:            "lab-09_shards",
+		Title:           "your shard workers under faults", // numbered by the course (registry)
+		Summary:         "Each replica runs the lab's Worker over " + strconv.Itoa(lab09ShardCount) + " shards and commits an offset for every shard it owns with CommitOffset and the shard's token.",
+		Faults:          "the schedule's (pause, cut off, crash, restart a worker that owns shards)",
+		DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
+		Shows: lab09Shows, OwnRules: true, Run: labWithoutSpec,
+	},
+	prefix:   lab09Group,
+	owned:    lab09Shards,
+	returned: lab09Returned,
+}
+
+// The group's prefix inside the run's namespace, where its shard keys
+// and offsets live, and the note a replica sends when Run returned
+// (internal/labrun/shards09, labs/09_shards's ShardKey and OffsetKey).
+const (
+	lab09Group    = "group"
+	lab09Shards   = lab09Group + "/shards/"
+	lab09Offsets  = lab09Group + "/offsets/"
+	lab09Returned = "Worker.Run returned"
+	lab09Started  = "the lab's Worker.Run started"
+)
+
+var lab09Shows = []history.Property{
+	{Name: "no-failure", Find: labNoFailure},
+	{Name: "no-stale-commit", Find: shardsStaleCommit},
+	{Name: "one-owner", Find: shardsOneOwner},
+	{Name: "owned-again", Find: shardsOwnedAgain},
+	labReleasedOnStop(lab09Shards, lab09Returned),
+}
+
+// shardGrace is how long after etcd deleted a shard's key (or after its
+// worker was woken, or after its etcd client's own deadline for the
+// lease, if later) the worker may still list the shard: the client checks
+// its leases' deadlines once a second.
+const shardGrace = 2 * time.Second
+
+// shardsStaleCommit: every offset etcd stored was committed with the
+// token of the shard's key at that revision. The commit's offset (unique
+// to a replica process) ties the watch's put to the replica and token
+// that sent it.
+func shardsStaleCommit(f *history.Findings) history.Finding {
+	type commit struct {
+		replica string
+		token   int64
+	}
+	sent := map[string]commit{} // offset -> who committed it, with which token
+	for _, e := range f.Events {
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "commit" && e.Value > 0 {
+			sent[strconv.FormatInt(int64(e.Value), 10)] = commit{e.Replica, e.Facts.Token}
+		}
+	}
+	held := map[string]history.StoreKey{}
+	for _, e := range f.Events {
+		if e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Held == nil {
+			continue
+		}
+		k := *e.Facts.Held
+		if num, ok := strings.CutPrefix(k.Key, lab09Offsets); ok && e.Facts.Op == "put" {
+			c, known := sent[k.Value]
+			shard := lab09Shards + num
+			owner, owned := held[shard]
+			if known && (!owned || owner.CreateRevision != c.token) {
+				return breaks("stale-commit", e.At, []string{c.replica}, []history.Event{e}, "etcd stored %s's offset %s for shard %s at revision %d with token %d, but %s: CommitOffset let a worker that no longer owned the shard commit.", c.replica, k.Value, num, k.ModRevision, c.token, shardState(shard, owner, owned))
+			}
+			continue
+		}
+		trackHeld(held, e)
+	}
+	return holds("Every offset etcd stored carried the token of the shard's key at that revision.")
+}
+
+func shardState(key string, k history.StoreKey, held bool) string {
+	if !held {
+		return fmt.Sprintf("etcd held no key %s then", key)
+	}
+	return fmt.Sprintf("the shard's key %s was %s's, created at revision %d", key, k.Value, k.CreateRevision)
+}
+
+// shardBelief is a shard as one worker's Owned() listed it.
+type shardBelief struct {
+	replica, key string
+	token        int64
+	from, to     time.Duration
+	open         bool
+}
+
+// shardBeliefs reads the replicas' own/disown notes (a crash ends them
+// all: the process is gone).
+func shardBeliefs(events []history.Event) []shardBelief {
+	open := map[string]*shardBelief{} // replica + key
+	var out []shardBelief
+	end := func(b *shardBelief, t time.Duration) {
+		b.to, b.open = t, false
+		out = append(out, *b)
+	}
+	for _, e := range events {
+		switch {
+		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "own":
+			open[e.Replica+" "+e.Facts.Key] = &shardBelief{replica: e.Replica, key: e.Facts.Key, token: e.Facts.Token, from: e.At, open: true}
+		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == "disown":
+			if b := open[e.Replica+" "+e.Facts.Key]; b != nil {
+				end(b, e.At)
+				delete(open, e.Replica+" "+e.Facts.Key)
+			}
+		case e.Kind == history.Crashed:
+			for id, b := range open {
+				if b.replica == e.Replica {
+					end(b, e.At)
+					delete(open, id)
+				}
+			}
+		}
+	}
+	last := time.Duration(0)
+	if len(events) > 0 {
+		last = events[len(events)-1].At
+	}
+	for _, b := range open {
+		b.to = last
+		out = append(out, *b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].from < out[j].from })
+	return out
+}
+
+// shardsOneOwner: a worker stops listing a shard soon after etcd deleted
+// the key it owned it by (soon after it was woken, if it was paused, or
+// after its etcd client's own deadline for the key's lease, if later):
+// until then two workers may think the shard is theirs.
+func shardsOneOwner(f *history.Findings) history.Finding {
+	gone := map[string][]shardGone{} // key@token -> when etcd deleted it
+	woke := map[string]time.Duration{}
+	next := map[string][]string{} // key@token -> who etcd gave the shard to next
+	var lastDel = map[string]string{}
+	for _, e := range f.Events {
+		switch {
+		case e.Kind == history.Resumed:
+			woke[e.Replica] = e.At
+		case e.Kind == history.KeyChanged && e.Facts != nil && strings.HasPrefix(e.Facts.Key, lab09Shards):
+			if e.Facts.Op == "delete" && len(e.Facts.Prev) == 1 {
+				id := fmt.Sprintf("%s@%d", e.Facts.Key, e.Facts.Prev[0].CreateRevision)
+				gone[id] = append(gone[id], shardGone{e.At, e.Facts.Prev[0].Lease})
+				lastDel[e.Facts.Key] = id
+			} else if e.Facts.Op == "put" && e.Facts.Held != nil && lastDel[e.Facts.Key] != "" {
+				id := lastDel[e.Facts.Key]
+				next[id] = append(next[id], e.Facts.Held.Value)
+				delete(lastDel, e.Facts.Key)
+			}
+		}
+	}
+	var trusted trustedBeliefs // kept past shardGrace by the client's deadline
+	for _, b := range shardBeliefs(f.Events) {
+		id := fmt.Sprintf("%s@%d", b.key, b.token)
+		ds := gone[id]
+		if len(ds) == 0 || ds[0].at < b.from {
+			continue
+		}
+		from, shard := max(ds[0].at, woke[b.replica]), strings.TrimPrefix(b.key, lab09Shards)
+		why := ""
+		if dl, said, ok := clientDeadline(f.Events, b.replica, ds[0].lease, ds[0].at); ok && dl > from {
+			from, why = dl, fmt.Sprintf(", and %.1f s after its client's own deadline for the lease: %s", (b.to-dl).Seconds(), said)
+			if b.to > ds[0].at+shardGrace {
+				trusted.add(b.replica, shard, said, b.to-ds[0].at)
+			}
+		}
+		if late := b.to - from; late > shardGrace {
+			then, who := "", []string{b.replica}
+			if n := next[id]; len(n) > 0 {
+				then, who = fmt.Sprintf(", and gave the shard to %s", n[0]), append(who, n[0])
+			}
+			still := "when the run ended"
+			if !b.open {
+				still = "until " + at(b.to)
+			}
+			return breaks("two-owners", from+shardGrace, who, nil, "%s's Owned() still listed shard %s (token %d) %s, %.1f s after etcd deleted that key at %s%s%s.", b.replica, shard, b.token, still, (b.to - ds[0].at).Seconds(), at(ds[0].at), why, then)
+		}
+	}
+	held := fmt.Sprintf("Every worker stopped listing a shard within %s of etcd deleting its key", shardGrace)
+	if len(trusted) > 0 {
+		return holds(held + ", or of its etcd client's own deadline for the key's lease (" + trusted.String() + ").")
+	}
+	return holds(held + ".")
+}
+
+// trustedBeliefs are the shards workers listed past shardGrace after etcd
+// deleted them, within their client's deadline, by worker and lease.
+type trustedBeliefs []*trustedBelief
+
+type trustedBelief struct {
+	replica, said string
+	shards        []string
+	longest       time.Duration
+}
+
+func (t *trustedBeliefs) add(replica, shard, said string, late time.Duration) {
+	for _, b := range *t {
+		if b.replica == replica && b.said == said {
+			b.shards, b.longest = append(b.shards, shard), max(b.longest, late)
+			return
+		}
+	}
+	*t = append(*t, &trustedBelief{replica: replica, said: said, shards: []string{shard}, longest: late})
+}
+
+func (t trustedBeliefs) String() string {
+	out := make([]string, len(t))
+	for i, b := range t {
+		out[i] = fmt.Sprintf("%s listed shards %s up to %.1f s after etcd deleted them: %s", b.replica, strings.Join(b.shards, ", "), b.longest.Seconds(), b.said)
+	}
+	return strings.Join(out, "; ")
+}
+
+// shardGone is a shard key's deletion by etcd, with the lease it had.
+type shardGone struct {
+	at    time.Duration
+	lease int64
+}
+
+// clientDeadline is when, by what it had been told before t, who's etcd
+// client took lease to run out (replica.keepAlives): a TTL after the
+// last keep-alive answer it received, or, before any answer, the trust
+// it gives a lease from its first KeepAlive call. said puts it in words.
+// ok is false when the history says nothing of the lease's keep-alives.
+func clientDeadline(events []history.Event, who string, lease int64, t time.Duration) (dl time.Duration, said string, ok bool) {
+	var answered bool
+	for _, e := range events {
+		if e.At > t {
+			break
+		}
+		if e.Replica != who || e.Facts == nil || e.Facts.Lease != lease || lease == 0 {
+			continue
+		}
+		switch {
+		case e.Kind == history.Note && e.Facts.Op == "keepalive-start" && !answered:
+			trust := time.Duration(e.Value * float64(time.Second)) // replica.FirstKeepAliveTrust
+			dl, ok = e.At+trust, true
+			said = fmt.Sprintf("etcd had answered none of lease %x's keep-alives since it began at %s, and until then the client takes a lease to live %.0f s, so it trusted it until %s", lease, at(e.At), trust.Seconds(), at(dl))
+		case e.Kind == history.LeaseRenewed && e.Facts.Op == "keepalive":
+			answered, ok = true, true
+			dl = e.At + time.Duration(e.Facts.GrantedTTL)*time.Second
+			said = fmt.Sprintf("etcd's last answer to a keep-alive of lease %x reached it at %s and gave the lease %d s, so it trusted it until %s", lease, at(e.At), e.Facts.GrantedTTL, at(dl))
+		case e.Kind == history.LeaseExpired:
+			answered, ok = true, true
+			dl, said = e.At, fmt.Sprintf("etcd told it at %s that lease %x was gone", at(e.At), lease)
+		}
+	}
+	return dl, said, ok
+}
+
+// leaderMoveGrace is etcd's request timeout on the in-process cluster
+// (5 s and two 500 ms election timeouts): a request whose proposal the
+// moving raft leader dropped is answered, with an error, only then, so a
+// worker's claim can stand that long through no fault of its code.
+const leaderMoveGrace = 6 * time.Second
+
+// shardsOwnedAgain: no shard stood without an owner, by etcd's watch,
+// for longer than TTL + 2 s while the workers ran (from the first
+// worker's start, or from when its key was deleted), up to the shutdown;
+// leaderMoveGrace longer when etcd's raft leader moved from a bound
+// before the shard came free until then.
+func shardsOwnedAgain(f *history.Findings) history.Finding {
+	bound := time.Duration(f.Params.TTL)*time.Second + 2*time.Second
+	var moves []time.Duration
+	for _, e := range f.Events {
+		if e.Kind == history.LeaderMoved {
+			moves = append(moves, e.At)
+		}
+	}
+	boundFor := func(from, now time.Duration) (time.Duration, string) {
+		for _, m := range moves {
+			if m >= from-bound && m <= now {
+				return bound + leaderMoveGrace, fmt.Sprintf(" (TTL + 2 s, and %s for etcd's raft leader moving at %s)", leaderMoveGrace, at(m))
+			}
+		}
+		return bound, ""
+	}
+	start, ok := f.FirstEvent(func(e history.Event) bool {
+		return e.Kind == history.Note && strings.HasPrefix(e.Text, lab09Started)
+	})
+	if !ok {
+		return holds("No worker ran.")
+	}
+	stop, stopped := stopAt(f.Events)
+	if !stopped {
+		stop = f.Events[len(f.Events)-1].At
+	}
+	free := map[string]time.Duration{} // shard key -> since when it had no owner
+	last := map[string]string{}        // shard key -> its last owner
+	for i := 0; i < lab09ShardCount; i++ {
+		free[fmt.Sprintf("%s%03d", lab09Shards, i)] = start.At
+	}
+	check := func(now time.Duration) (history.Finding, bool) {
+		for _, k := range sortedFree(free) {
+			b, why := boundFor(free[k], now)
+			if now-free[k] <= b {
+				continue
+			}
+			since := "since the first worker started"
+			if o := last[k]; o != "" {
+				since = "since " + o + "'s key for it was deleted"
+			}
+			live, ran := liveWorkers(f.Events, now), "no worker"
+			if len(live) > 0 {
+				ran = strings.Join(live, ", ")
+			}
+			return breaks("unowned", free[k]+b, append([]string{last[k]}, live...), nil, "shard %s had no owner in etcd from %s (%s) for more than %s%s while %s ran: its work stood still.", strings.TrimPrefix(k, lab09Shards), at(free[k]), since, b, why, ran), true
+		}
+		return history.Finding{}, false
+	}
+	for _, e := range f.Events {
+		if e.At > stop {
+			break
+		}
+		if fd, bad := check(e.At); bad {
+			return fd
+		}
+		if e.Kind != history.KeyChanged || e.Facts == nil || !strings.HasPrefix(e.Facts.Key, lab09Shards) {
+			continue
+		}
+		if e.Facts.Op == "delete" {
+			free[e.Facts.Key] = e.At
+			if len(e.Facts.Prev) == 1 {
+				last[e.Facts.Key] = e.Facts.Prev[0].Value
+			}
+		} else {
+			delete(free, e.Facts.Key)
+		}
+	}
+	if fd, bad := check(stop); bad {
+		return fd
+	}
+	if len(moves) > 0 {
+		return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one (%s when etcd's raft leader moved meanwhile).", bound, bound+leaderMoveGrace))
+	}
+	return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one.", bound))
+}
+
+// liveWorkers are the replicas that had started the lab's Worker by t
+// and not crashed since.
+func liveWorkers(events []history.Event, t time.Duration) []string {
+	live := map[string]bool{}
+	for _, e := range events {
+		if e.At > t {
+			break
+		}
+		switch {
+		case e.Kind == history.Note && strings.HasPrefix(e.Text, lab09Started):
+			live[e.Replica] = true
+		case e.Kind == history.Crashed:
+			delete(live, e.Replica)
+		}
+	}
+	out := make([]string, 0, len(live))
+	for n := range live {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lab09ShardCount is how many shards the replicas share.
+const lab09ShardCount = replica.Shards
+
+func sortedFree(free map[string]time.Duration) []string {
+	out := make([]string, 0, len(free))
+	for k := range free {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

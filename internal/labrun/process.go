@@ -1,0 +1,295 @@
+package labrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/embedetcd/access"
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+)
+
+// The parent's side of a replica process: start it, read its events,
+// answer its writes, and end it the way the fault or the shutdown says.
+
+// labShutdownGrace is how long a replica's code has to return once told
+// to stop before it is killed and reported as hanging.
+const labShutdownGrace = 5 * time.Second
+
+// labMaxLine bounds one line of a replica's protocol.
+const labMaxLine = 64 << 10
+
+// body runs one replica process until the replica is crashed (killed at
+// once) or the run stops it (SIGTERM, then killed after the grace).
+func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
+	cmd := lr.spec.Command(lr.replicaConfig(r))
+	cmd.Env = labEnv(cmd.Env, lr.run.Access())
+	setReplicaGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("replica %s: %w", r.Name, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("replica %s: %w", r.Name, err)
+	}
+	stderr := &tailBuffer{max: 16 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		r.Emit(history.Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
+		return nil
+	}
+	p := &labProc{lr: lr, r: r, in: stdin, kill: make(chan struct{}), down: make(chan struct{})}
+	lr.setProc(r.Name, p)
+	exited := make(chan error, 1)
+	go func() {
+		p.pump(ctx, stdout)
+		exited <- cmd.Wait()
+	}()
+	select {
+	case err := <-exited:
+		if ctx.Err() == nil {
+			p.endedByItself(err, stderr.String())
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	if r.State().Crashed {
+		killGroup(cmd)
+		<-exited
+		return nil
+	}
+	terminateGroup(cmd)
+	select {
+	case err := <-exited:
+		p.stoppedBadly(err, stderr.String())
+		p.leasesLeft()
+	case <-p.kill:
+		killGroup(cmd)
+		<-exited
+	case <-time.After(labShutdownGrace):
+		r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
+		killGroup(cmd)
+		<-exited
+	}
+	return nil
+}
+
+func (lr *labRun) replicaConfig(r *experiment.Replica) ReplicaConfig {
+	return ReplicaConfig{Name: r.Name, Endpoints: r.Endpoints(), Namespace: lr.run.Namespace(), Prefix: lr.lab.prefix, TTL: lr.run.TTL()}
+}
+
+// labProc is one replica process as the parent sees it.
+type labProc struct {
+	lr       *labRun
+	r        *experiment.Replica
+	in       io.WriteCloser
+	reported bool          // the process said itself how it failed
+	leases   []int64       // the leases its client was granted
+	kill     chan struct{} // closed: kill it now, even while it stops
+	killOnce sync.Once
+	down     chan struct{} // closed when it first reports stepping down
+	downOnce sync.Once
+}
+
+// killNow kills the process at once, even in the middle of stopping.
+func (p *labProc) killNow() { p.killOnce.Do(func() { close(p.kill) }) }
+
+// labEnv is a replica process's environment: the playground's own,
+// without any etcd settings of the learner's shell, and with the run's
+// (the learner's TLS files and user on a shared cluster; the child dials
+// its own fault proxies in any case).
+func labEnv(env []string, a access.Settings) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+8)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PLAYGROUND_ETCD_") && !strings.HasPrefix(kv, access.EnvClass+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, a.Env()...)
+}
+
+// leasesLeft asks etcd, once a process told to stop has exited, about
+// every lease it was granted: one still alive outlived the code that
+// held it (a session orphaned instead of closed), and keeps whatever is
+// attached to it, or at least etcd's memory, for up to a TTL.
+func (p *labProc) leasesLeft() {
+	for _, id := range p.leases {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		resp, err := p.lr.run.Admin().TimeToLive(ctx, clientv3.LeaseID(id))
+		cancel()
+		if err != nil || resp.TTL < 0 {
+			continue
+		}
+		p.r.Emit(history.Event{Kind: history.Note, TTL: resp.GrantedTTL,
+			Text:  fmt.Sprintf("its process has exited, but etcd still holds its lease %x (TimeToLive: %d s left of %d s)", id, resp.TTL, resp.GrantedTTL),
+			Facts: &history.Facts{Op: "timetolive", Lease: id, GrantedTTL: resp.GrantedTTL, TTLLeft: resp.TTL, Succeeded: true, Revision: resp.ResponseHeader.GetRevision()}})
+	}
+}
+
+// pump reads the process's events until its output ends.
+func (p *labProc) pump(ctx context.Context, out io.Reader) {
+	defer p.in.Close()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 4096), labMaxLine)
+	for sc.Scan() {
+		var e history.Event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		p.handle(ctx, e)
+	}
+	if err := sc.Err(); err != nil {
+		p.reported = true
+		p.r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("its process wrote a protocol line longer than %d KiB: %v", labMaxLine>>10, err)})
+		io.Copy(io.Discard, out)
+	}
+}
+
+// handle records one event of the process (a write goes to the resource
+// first, once the replica is not paused: that is where its work stands
+// still; a checkpoint only waits for that).
+func (p *labProc) handle(ctx context.Context, e history.Event) {
+	r := p.r
+	switch e.Kind {
+	case "write":
+		r.Checkpoint(ctx)
+		res := p.lr.run.Resource()
+		ok := res.Write(r, e.Token, e.Text)
+		b, _ := json.Marshal(struct {
+			OK      bool  `json:"ok"`
+			Highest int64 `json:"highest"`
+		}{ok, res.State().Highest})
+		p.in.Write(append(b, '\n'))
+		return
+	case "checkpoint":
+		// A lab whose resource is etcd itself asks before each write,
+		// so that a pause stops its work there too.
+		r.Checkpoint(ctx)
+		p.in.Write([]byte(`{"ok":true}` + "\n"))
+		return
+	case history.Acquired:
+		r.SetRole(experiment.RoleOwner, e.Token)
+		e.TTL = p.lr.run.TTL()
+	case history.SteppedDown, history.Lost, history.Released:
+		r.SetRole(experiment.RoleFollower, 0)
+		p.downOnce.Do(func() { close(p.down) })
+	case history.LeaseGranted:
+		// A grant its client reported (replica.Dial): kept as a note
+		// with etcd's answer, and remembered for the check, once the
+		// process has exited, that the lease went with it.
+		if e.Facts != nil && e.Facts.Lease != 0 {
+			p.leases = append(p.leases, e.Facts.Lease)
+		}
+		e.Kind = history.Note
+	case "owns":
+		// A lab whose replicas each own a part at once (shards) says so
+		// without the sole ownership Acquired stands for: it only makes
+		// the replica a schedule's target, until it steps down.
+		r.SetRole(experiment.RoleOwner, e.Token)
+		e.Kind = history.Note
+	case history.WriteAccepted, history.WriteRejected:
+		// A lab whose resource is etcd: what the lab's write returned.
+	case history.LeaseRenewed, history.LeaseExpired:
+		// etcd's answers to the keep-alives its client sent: what the
+		// lab's code was told of its lease (replica.keepAlives).
+	case "running":
+		p.lr.markRunning(r.Name)
+		e.Kind = history.Note
+	case "not-written", ReplicaFailed:
+		if e.Kind == "not-written" {
+			p.lr.markNotWritten(r.Name)
+		}
+		p.reported = true
+		e.Kind = ReplicaFailed
+	default:
+		e.Kind = history.Note
+	}
+	r.Emit(history.Event{Kind: e.Kind, Token: e.Token, TTL: e.TTL, Value: e.Value, Text: e.Text, Facts: e.Facts})
+}
+
+// endedByItself reports a process that exited while it was meant to run:
+// a panic, a fatal error, or Run returning early. The replica counts as
+// crashed from then on (its process is gone); a restart starts it again.
+func (p *labProc) endedByItself(err error, stderr string) {
+	r := p.r
+	if !p.reported {
+		r.Emit(history.Event{Kind: ReplicaFailed, Text: "its process ended by itself: " + exitWhy(err, stderr)})
+	}
+	r.MarkCrashed()
+	r.Emit(history.Event{Kind: history.Crashed, Text: "its process is gone; etcd keeps its lease until the TTL runs out"})
+}
+
+// stoppedBadly reports a process that, told to stop, exited with an error
+// it did not explain itself.
+func (p *labProc) stoppedBadly(err error, stderr string) {
+	if err != nil && !p.reported {
+		p.r.Emit(history.Event{Kind: ReplicaFailed, Text: "when told to stop, its process " + exitWhy(err, stderr)})
+	}
+}
+
+// exitWhy says how a process ended, from its exit status and what it
+// printed: the panic or fatal error line and the first frame in the lab.
+func exitWhy(err error, stderr string) string {
+	var why []string
+	lines := strings.Split(stderr, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			why = append(why, strings.TrimSpace(l))
+			for _, f := range lines[i:] {
+				if strings.Contains(f, "/labs/") && strings.Contains(f, ".go:") {
+					why = append(why, "at "+strings.TrimSpace(strings.Fields(f)[0]))
+					break
+				}
+			}
+			break
+		}
+	}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		why = append([]string{ee.ProcessState.String()}, why...)
+	case err != nil:
+		why = append([]string{err.Error()}, why...)
+	default:
+		why = append([]string{"exit status 0"}, why...)
+	}
+	return strings.Join(why, ": ")
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append([]byte(nil), t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package labrun
+
+import "syscall"
+
+func setParentDeathSignal(*syscall.SysProcAttr) {}
