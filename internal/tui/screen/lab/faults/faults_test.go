@@ -32,8 +32,10 @@ func TestViolationMarkedInFold(t *testing.T) {
 	for i := range 6 {
 		events = append(events, history.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: history.KeyChanged, Text: "put group/shards/000"})
 	}
-	summary := "Not shown: Left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000. What it did show: the rest."
-	h := history.History{Events: events, Verdict: &history.Verdict{Summary: summary}}
+	left := history.Finding{Property: "released-on-stop", Violation: "left-behind", At: 1800 * time.Millisecond, Timed: true, Replicas: []string{"r2"},
+		Text: "left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000"}
+	h := history.History{Events: events, Verdict: &history.Verdict{Findings: []history.Finding{
+		{Property: "no-failure", Held: true, Text: "the rest"}, left}}}
 	m := newView(t, "09_shards")
 	m.seq = 1
 	m.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
@@ -48,11 +50,11 @@ func TestViolationMarkedInFold(t *testing.T) {
 	if len(r.history.Events) != len(events) {
 		t.Fatalf("the recorded history has %d events, want the run's %d", len(r.history.Events), len(events))
 	}
-	marked := markViolation(h, 1800*time.Millisecond)
+	marked := markViolation(h, left)
 	if e := marked.Events[4]; e.Kind != history.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
 		t.Fatalf("the mark is %+v", e)
 	}
-	if again := markViolation(marked, 1800*time.Millisecond); len(again.Events) != len(marked.Events) {
+	if again := markViolation(marked, left); len(again.Events) != len(marked.Events) {
 		t.Fatal("a violation the run recorded itself was marked again")
 	}
 }
