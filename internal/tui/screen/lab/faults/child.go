@@ -16,8 +16,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/proctree"
 )
 
@@ -128,7 +128,7 @@ func readRecord(path string) (history.History, error) {
 		return history.History{}, fmt.Errorf("read the run's history: %w", err)
 	}
 	defer f.Close()
-	h, err := scenario.ReadHistory(f)
+	h, err := labrun.ReadHistory(f)
 	if err != nil {
 		return h, fmt.Errorf("read the run's history %s: %w", path, err)
 	}

@@ -2,7 +2,9 @@ package faults
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
@@ -110,5 +113,25 @@ func TestFullHelpAfterARun(t *testing.T) {
 	m.faultDone(faultDoneMsg{seq: 1, history: &h})
 	if got := strings.Join(helps(), "; "); !strings.Contains(got, "next violation") {
 		t.Fatalf("the full help after a run lacks the timeline's keys: %s", got)
+	}
+}
+
+// TestReadRecordReadsALabRun: the history a child records names a lab
+// run, which the lab registry knows and the scenario catalog does not.
+// Read through the catalog, every run ended "no verdict (exit 0)".
+func TestReadRecordReadsALabRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := history.History{Format: history.HistoryFormat, Scenario: labrun.ScenarioName("07_election")}
+	if err := history.Write(f, h); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := readRecord(path)
+	if err != nil || got.Scenario != h.Scenario {
+		t.Fatalf("readRecord = %q, %v; want the lab run's history", got.Scenario, err)
 	}
 }
