@@ -111,8 +111,9 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	switch {
 	case rerr == nil:
 		done.history = &h
-	case done.err == nil && done.stderr == "":
-		// The child said nothing of a failure, so a history was due.
+	case done.err == nil && (done.code == 0 || done.stderr == ""):
+		// The child ended well, or said nothing of a failure, so a
+		// history was due (what it printed while building is no reason).
 		done.err = rerr
 	}
 	select {

@@ -73,6 +73,13 @@ func TestRunWithoutHistorySaysWhy(t *testing.T) {
 	if done.history != nil || done.err == nil || !strings.Contains(done.err.Error(), "read the run's history") {
 		t.Fatalf("a child that wrote no history: history %v, err %v", done.history, done.err)
 	}
+	// One that printed its build's progress and exited 0 without a
+	// history is no better explained by what it printed.
+	runChild(context.Background(), exec.Command("sh", "-c", "echo building the replica program >&2", recordFile()), 1, ch)
+	done = (<-ch).(faultDoneMsg)
+	if done.err == nil || !strings.Contains(done.err.Error(), "read the run's history") {
+		t.Fatalf("a child that exited 0 after printing, with no history: err %v", done.err)
+	}
 
 	m := newView(t, "06_fenced_write")
 	m.open, m.seq = true, 1
