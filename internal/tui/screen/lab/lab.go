@@ -7,11 +7,12 @@
 package lab
 
 import (
-	"github.com/ownership-election/playground/internal/progress"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ownership-election/playground/internal/progress"
 
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/viewport"

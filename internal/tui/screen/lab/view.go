@@ -2,9 +2,10 @@ package lab
 
 import (
 	"fmt"
-	"github.com/ownership-election/playground/internal/progress"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/progress"
 
 	"charm.land/bubbles/v2/viewport"
 	"charm.land/lipgloss/v2"

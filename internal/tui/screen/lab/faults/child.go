@@ -11,13 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
+	"github.com/ownership-election/playground/internal/proctree"
 )
 
 // The run is a child process: `playground experiment run --lab ID
@@ -43,7 +44,9 @@ func (m Model) faultCommand(ctx context.Context, r *faultRun) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = m.opts.Root // the child finds the learner's checkout from here
 	cmd.Env = append(os.Environ(), m.opts.Env...)
-	containChild(cmd)
+	// The child ends with the playground, even killed with -9: the kernel
+	// sends it SIGTERM when its parent dies (Linux).
+	proctree.DieWithParent(cmd, syscall.SIGTERM)
 	// Stopped (esc, leaving the program): SIGTERM lets the child stop its
 	// replicas and etcd; it is killed if it has not after WaitDelay.
 	cmd.Cancel = func() error { return terminate(cmd) }
@@ -77,8 +80,8 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 		ch <- faultDoneMsg{seq: seq, err: err}
 		return
 	}
-	var stderr tailWriter
-	cmd.Stderr = &stderr
+	stderr := proctree.NewTail(8 << 10) // bounded: a chatty child
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		ch <- faultDoneMsg{seq: seq, err: fmt.Errorf("start the run: %w", err)}
 		return
@@ -96,7 +99,7 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 		}
 	}
 	werr := cmd.Wait()
-	done := faultDoneMsg{seq: seq, stderr: stderr.String()}
+	done := faultDoneMsg{seq: seq, stderr: strings.TrimSpace(stderr.String())}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(werr, &ee):
@@ -108,8 +111,9 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	switch {
 	case rerr == nil:
 		done.history = &h
-	case done.err == nil && done.stderr == "":
-		// The child said nothing of a failure, so a history was due.
+	case done.err == nil && (done.code == 0 || done.stderr == ""):
+		// The child ended well, or said nothing of a failure, so a
+		// history was due (what it printed while building is no reason).
 		done.err = rerr
 	}
 	select {
@@ -135,27 +139,4 @@ func readRecord(path string) (history.History, error) {
 // waitFault waits for the run's next message.
 func waitFault(ch <-chan tea.Msg) tea.Cmd {
 	return func() tea.Msg { return <-ch }
-}
-
-// tailWriter keeps the last 8 KiB written to it: a child's standard
-// error, bounded.
-type tailWriter struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - 8<<10; over > 0 {
-		t.b = append([]byte(nil), t.b[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
 }
