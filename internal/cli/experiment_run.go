@@ -249,13 +249,7 @@ func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool,
 
 func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err error, took time.Duration) {
 	if asJSON {
-		b, _ := json.Marshal(struct {
-			Kind string `json:"kind"`
-			history.VerdictRecord
-			Seconds float64 `json:"seconds"`
-			Error   string  `json:"error,omitempty"`
-		}{"verdict", v.Record(), took.Seconds(), errString(err)})
-		fmt.Fprintln(out, string(b))
+		fmt.Fprintln(out, verdictLine(v, err, took))
 		return
 	}
 	mark := "SHOWN"
@@ -263,6 +257,26 @@ func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err e
 		mark = "NOT SHOWN"
 	}
 	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
+}
+
+// verdictLine is the verdict as the last line of --json: the verdict as
+// its JSON writes it (history.VerdictRecord: its sentence as "summary",
+// its findings), the findings that did not hold apart as "violations"
+// (each with its property, instant in seconds, replicas, events and
+// sentence), the run's length and its error.
+func verdictLine(v history.Verdict, err error, took time.Duration) string {
+	violations := v.Violations()
+	if violations == nil {
+		violations = []history.Finding{}
+	}
+	b, _ := json.Marshal(struct {
+		Kind string `json:"kind"`
+		history.VerdictRecord
+		Violations []history.Finding `json:"violations"`
+		Seconds    float64           `json:"seconds"`
+		Error      string            `json:"error,omitempty"`
+	}{"verdict", v.Record(), violations, took.Seconds(), errString(err)})
+	return string(b)
 }
 
 // saveHistory writes h to path through a temporary file, so a reader

@@ -195,3 +195,29 @@ func TestVerdictOfAnEarlierFile(t *testing.T) {
 		t.Fatalf("judged again: %+v", fd)
 	}
 }
+
+// TimedViolation is the first violation at an instant (what
+// experiment.LabViolationAt read from the summary's first "name at 6.06
+// s"): a violation of the run as a whole is passed over, and a verdict
+// that held has none.
+func TestTimedViolation(t *testing.T) {
+	whole := Finding{Property: "leader-again", Violation: "no-leader", Text: "no-leader: no replica's Work was ever called"}
+	left := Finding{Property: "released-on-stop", Violation: "left-behind", At: 6060 * time.Millisecond, Timed: true, Replicas: []string{"r1"}, Text: "left-behind at 6.06 s: r1's process had exited"}
+	kept := Finding{Property: "stops-when-lost", Violation: "kept-working", At: 12500 * time.Millisecond, Timed: true, Text: "kept-working at 12.50 s: r2 kept working"}
+	held := Finding{Property: "no-failure", Held: true, Text: "every replica's code ran until it was told to stop, and then stopped"}
+	for _, c := range []struct {
+		findings []Finding
+		want     time.Duration
+		ok       bool
+	}{
+		{[]Finding{held, left, kept}, 6060 * time.Millisecond, true},
+		{[]Finding{whole, kept}, 12500 * time.Millisecond, true},
+		{[]Finding{held}, 0, false},
+		{[]Finding{whole}, 0, false},
+	} {
+		f, ok := Verdict{Findings: c.findings}.TimedViolation()
+		if ok != c.ok || f.At != c.want {
+			t.Errorf("TimedViolation of %q = %v, %v; want %v, %v", Verdict{Findings: c.findings}.Sentence(), f.At, ok, c.want, c.ok)
+		}
+	}
+}

@@ -37,18 +37,18 @@ const (
 
 // What a run of lab 05 holds the learner's lock to.
 var lab05Shows = []history.Property{
-	{Check: labNoFailure},
-	{Check: lab05OneHolder},
-	{Check: lab05ReleasesOwn},
-	{Check: lab05FreedAfterCrash},
-	{Check: lab05Turns},
+	{Name: "no-failure", Find: labNoFailure},
+	{Name: "one-holder", Find: lab05OneHolder},
+	{Name: "releases-own", Find: lab05ReleasesOwn},
+	{Name: "freed-after-crash", Find: lab05FreedAfterCrash},
+	{Name: "turns-go-on", Find: lab05Turns},
 	labReleasedOnStop(lab05Key, lab05Returned),
 }
 
 // lab05OneHolder: every Acquire that succeeded created the lock key
 // (none wrote over a lock someone held: two holders by etcd's truth),
 // and returned that key's CreateRevision as its token.
-func lab05OneHolder(f *history.Findings) (bool, string) {
+func lab05OneHolder(f *history.Findings) history.Finding {
 	log := newKeyLog(f.Events)
 	for _, e := range f.Events {
 		if e.Kind != history.Acquired || e.Facts == nil || e.Facts.Op != "acquire" {
@@ -56,29 +56,29 @@ func lab05OneHolder(f *history.Findings) (bool, string) {
 		}
 		rev := e.Facts.Revision
 		if rev == 0 {
-			return false, fmt.Sprintf("took-without-write at %s: %s's Acquire returned token %d, but its requests wrote nothing to etcd.", at(e.At), e.Replica, e.Token)
+			return breaks("took-without-write", e.At, []string{e.Replica}, []history.Event{e}, "%s's Acquire returned token %d, but its requests wrote nothing to etcd.", e.Replica, e.Token)
 		}
 		ch, ok := log.at(lab05Key, rev)
 		if !ok {
 			if log.reached(rev) {
-				return false, fmt.Sprintf("wrong-key at %s: %s's Acquire wrote at revision %d, but not the lock key %s.", at(e.At), e.Replica, rev, lab05Key)
+				return breaks("wrong-key", e.At, []string{e.Replica}, []history.Event{e}, "%s's Acquire wrote at revision %d, but not the lock key %s.", e.Replica, rev, lab05Key)
 			}
 			continue
 		}
 		k := ch.Facts.Held
 		if before, held := log.asOf(lab05Key, rev-1); held {
-			return false, fmt.Sprintf("two-holders at %s: %s's Acquire wrote the lock key at revision %d while etcd held it for %s (created at revision %d): two replicas took the lock.", at(e.At), e.Replica, rev, before.Value, before.CreateRevision)
+			return breaks("two-holders", e.At, []string{e.Replica, before.Value}, []history.Event{e, ch}, "%s's Acquire wrote the lock key at revision %d while etcd held it for %s (created at revision %d): two replicas took the lock.", e.Replica, rev, before.Value, before.CreateRevision)
 		}
 		if e.Token != k.CreateRevision {
-			return false, fmt.Sprintf("wrong-token at %s: %s took the lock with token %d, but etcd created its lock key at revision %d; the token must be that CreateRevision.", at(e.At), e.Replica, e.Token, k.CreateRevision)
+			return breaks("wrong-token", e.At, []string{e.Replica}, []history.Event{e, ch}, "%s took the lock with token %d, but etcd created its lock key at revision %d; the token must be that CreateRevision.", e.Replica, e.Token, k.CreateRevision)
 		}
 	}
-	return true, "Every Acquire that succeeded created the lock key, and its token was that key's CreateRevision."
+	return holds("Every Acquire that succeeded created the lock key, and its token was that key's CreateRevision.")
 }
 
 // lab05ReleasesOwn: a Release deletes only the lock of the replica that
 // calls it.
-func lab05ReleasesOwn(f *history.Findings) (bool, string) {
+func lab05ReleasesOwn(f *history.Findings) history.Finding {
 	log := newKeyLog(f.Events)
 	mine := map[string]int64{} // replica -> CreateRevision of the lock it took last
 	for _, e := range f.Events {
@@ -94,11 +94,11 @@ func lab05ReleasesOwn(f *history.Findings) (bool, string) {
 		case e.Facts.Op == "release" && e.Facts.Revision > 0:
 			prev, ok := log.deletedPrev(lab05Key, e.Facts.Revision)
 			if ok && prev.CreateRevision != mine[e.Replica] {
-				return false, fmt.Sprintf("released-another at %s: %s's Release (its lock was created at revision %d) deleted %s's lock, created at revision %d, at revision %d.", at(e.At), e.Replica, mine[e.Replica], prev.Value, prev.CreateRevision, e.Facts.Revision)
+				return breaks("released-another", e.At, []string{e.Replica, prev.Value}, []history.Event{e}, "%s's Release (its lock was created at revision %d) deleted %s's lock, created at revision %d, at revision %d.", e.Replica, mine[e.Replica], prev.Value, prev.CreateRevision, e.Facts.Revision)
 			}
 		}
 	}
-	return true, "Every Release deleted only its caller's own lock."
+	return holds("Every Release deleted only its caller's own lock.")
 }
 
 // lab05FreeBound is how soon after its holder crashed etcd must have
@@ -111,7 +111,7 @@ func lab05FreeBound(p history.Params) time.Duration {
 
 // lab05FreedAfterCrash: the lock of a holder whose process died goes
 // when its lease runs out: the key was attached to the lease.
-func lab05FreedAfterCrash(f *history.Findings) (bool, string) {
+func lab05FreedAfterCrash(f *history.Findings) history.Finding {
 	log := newKeyLog(f.Events)
 	bound := lab05FreeBound(f.Params)
 	end := time.Duration(0) // the last event's, the verdict's left out
@@ -133,17 +133,17 @@ func lab05FreedAfterCrash(f *history.Findings) (bool, string) {
 		case e.Kind == history.Crashed && holding[e.Replica] != 0:
 			created := holding[e.Replica]
 			delete(holding, e.Replica)
-			if msg, late := lab05FreedLate(f.Events, e, created, bound, end); late {
-				return false, msg
+			if fd, late := lab05FreedLate(f.Events, e, created, bound, end); late {
+				return fd
 			}
 		}
 	}
-	return true, fmt.Sprintf("Every lock whose holder crashed was freed within %s.", bound)
+	return holds(fmt.Sprintf("Every lock whose holder crashed was freed within %s.", bound))
 }
 
 // lab05FreedLate says whether the lock created at created, whose holder
 // crashed at c, outlived the bound.
-func lab05FreedLate(events []history.Event, c history.Event, created int64, bound, end time.Duration) (string, bool) {
+func lab05FreedLate(events []history.Event, c history.Event, created int64, bound, end time.Duration) (history.Finding, bool) {
 	for _, e := range events {
 		if e.At < c.At || e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Op != "delete" || e.Facts.Key != lab05Key {
 			continue
@@ -152,26 +152,26 @@ func lab05FreedLate(events []history.Event, c history.Event, created int64, boun
 			continue
 		}
 		if e.At-c.At > bound {
-			return fmt.Sprintf("not-freed at %s: %s crashed at %s holding the lock (created at revision %d); etcd freed it only at %s, %.1f s later (the bound is %s).", at(c.At+bound), c.Replica, at(c.At), created, at(e.At), (e.At - c.At).Seconds(), bound), true
+			return breaks("not-freed", c.At+bound, []string{c.Replica}, []history.Event{c, e}, "%s crashed at %s holding the lock (created at revision %d); etcd freed it only at %s, %.1f s later (the bound is %s).", c.Replica, at(c.At), created, at(e.At), (e.At - c.At).Seconds(), bound), true
 		}
-		return "", false
+		return history.Finding{}, false
 	}
 	if end-c.At > bound {
 		why := ""
 		if k, ok := newKeyLog(events).at(lab05Key, created); ok && k.Facts.Held != nil && k.Facts.Held.Lease == 0 {
 			why = ": its key was put without a lease"
 		}
-		return fmt.Sprintf("not-freed at %s: %s crashed at %s holding the lock (created at revision %d), and etcd still held it when the run ended, %.1f s later%s.", at(c.At+bound), c.Replica, at(c.At), created, (end - c.At).Seconds(), why), true
+		return breaks("not-freed", c.At+bound, []string{c.Replica}, []history.Event{c}, "%s crashed at %s holding the lock (created at revision %d), and etcd still held it when the run ended, %.1f s later%s.", c.Replica, at(c.At), created, (end - c.At).Seconds(), why), true
 	}
-	return "", false
+	return history.Finding{}, false
 }
 
 // lab05Turns: someone took the lock, and after every turn someone took
 // it again within a bound, up to the shutdown.
-func lab05Turns(f *history.Findings) (bool, string) {
+func lab05Turns(f *history.Findings) history.Finding {
 	bound := lab05FreeBound(f.Params) + 2*time.Second
 	if len(f.Terms) == 0 {
-		return false, "no-holder: no replica's Acquire ever took the lock."
+		return breaksRun("no-holder", "no replica's Acquire ever took the lock.")
 	}
 	stop, stopped := stopAt(f.Events)
 	for _, g := range f.Gaps {
@@ -179,13 +179,13 @@ func lab05Turns(f *history.Findings) (bool, string) {
 			continue
 		}
 		if g.Length() > bound {
-			return false, fmt.Sprintf("no-holder at %s: after %s's %s no replica held the lock for %.1f s (more than %s).", at(g.From+bound), g.Replica, g.After, g.Length().Seconds(), bound)
+			return breaks("no-holder", g.From+bound, []string{g.Replica}, nil, "after %s's %s no replica held the lock for %.1f s (more than %s).", g.Replica, g.After, g.Length().Seconds(), bound)
 		}
 	}
 	if last, open := lastTermEnd(f.Terms); stopped && !open && stop-last.To > bound {
-		return false, fmt.Sprintf("no-holder at %s: after %s's turn ended at %s (%s) no replica took the lock before the shutdown.", at(last.To+bound), last.Replica, at(last.To), last.Ended)
+		return breaks("no-holder", last.To+bound, []string{last.Replica}, nil, "after %s's turn ended at %s (%s) no replica took the lock before the shutdown.", last.Replica, at(last.To), last.Ended)
 	}
-	return true, fmt.Sprintf("The lock changed hands, and was taken again within %s every time.", bound)
+	return holds(fmt.Sprintf("The lock changed hands, and was taken again within %s every time.", bound))
 }
 
 // lastTermEnd is the term that ended last, and whether some term was

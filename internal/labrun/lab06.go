@@ -37,10 +37,10 @@ const (
 
 // What a run of lab 06 holds the learner's Write to.
 var lab06Shows = []history.Property{
-	{Check: labNoFailure},
-	{Check: lab06NoStaleWrite},
-	{Check: lab06OwnerNotRefused},
-	{Check: lab06WritesLanded},
+	{Name: "no-failure", Find: labNoFailure},
+	{Name: "no-stale-write", Find: lab06NoStaleWrite},
+	{Name: "owner-not-refused", Find: lab06OwnerNotRefused},
+	{Name: "writes-landed", Find: lab06WritesLanded},
 }
 
 // lab06Value reads who wrote a value and with which token (the replica
@@ -53,7 +53,7 @@ func lab06Value(v string) (who string, token int64, ok bool) {
 
 // lab06NoStaleWrite: every value etcd took was written while the lock
 // was the writer's: created at the writer's token.
-func lab06NoStaleWrite(f *history.Findings) (bool, string) {
+func lab06NoStaleWrite(f *history.Findings) history.Finding {
 	log := newKeyLog(f.Events)
 	landed := 0
 	for _, e := range log.byKey[lab06Data] {
@@ -69,20 +69,20 @@ func lab06NoStaleWrite(f *history.Findings) (bool, string) {
 		lock, held := log.asOf(lab06Lock, rev-1)
 		switch {
 		case !held:
-			return false, fmt.Sprintf("stale-write at %s: etcd took %s's write with token %d at revision %d while no one held the lock.", at(e.At), who, token, rev)
+			return breaks("stale-write", e.At, []string{who}, []history.Event{e}, "etcd took %s's write with token %d at revision %d while no one held the lock.", who, token, rev)
 		case lock.CreateRevision != token:
-			return false, fmt.Sprintf("stale-write at %s: etcd took %s's write with token %d at revision %d while the lock was %s's, created at revision %d.", at(e.At), who, token, rev, lock.Value, lock.CreateRevision)
+			return breaks("stale-write", e.At, []string{who, lock.Value}, []history.Event{e}, "etcd took %s's write with token %d at revision %d while the lock was %s's, created at revision %d.", who, token, rev, lock.Value, lock.CreateRevision)
 		}
 	}
 	if landed == 0 {
-		return false, "no-write: no value written with the lab's Write ever reached etcd."
+		return breaksRun("no-write", "no value written with the lab's Write ever reached etcd.")
 	}
-	return true, fmt.Sprintf("All %d values etcd took were written while the lock was their writer's.", landed)
+	return holds(fmt.Sprintf("All %d values etcd took were written while the lock was their writer's.", landed))
 }
 
 // lab06OwnerNotRefused: Write refused no holder whose lock etcd still
 // held, by etcd's answer's revision.
-func lab06OwnerNotRefused(f *history.Findings) (bool, string) {
+func lab06OwnerNotRefused(f *history.Findings) history.Finding {
 	log := newKeyLog(f.Events)
 	for _, e := range f.Events {
 		if e.Kind != history.WriteRejected || e.Facts == nil || e.Facts.Op != "write" {
@@ -90,18 +90,18 @@ func lab06OwnerNotRefused(f *history.Findings) (bool, string) {
 		}
 		rev := e.Facts.Revision
 		if rev == 0 {
-			return false, fmt.Sprintf("refused-unasked at %s: %s's Write refused token %d without asking etcd.", at(e.At), e.Replica, e.Token)
+			return breaks("refused-unasked", e.At, []string{e.Replica}, []history.Event{e}, "%s's Write refused token %d without asking etcd.", e.Replica, e.Token)
 		}
 		if lock, held := log.asOf(lab06Lock, rev); held && lock.CreateRevision == e.Token && log.reached(rev) {
-			return false, fmt.Sprintf("owner-refused at %s: %s's Write refused token %d, but at revision %d, etcd's answer, the lock was still its own (created at revision %d, last written at %d).", at(e.At), e.Replica, e.Token, rev, lock.CreateRevision, lock.ModRevision)
+			return breaks("owner-refused", e.At, []string{e.Replica}, []history.Event{e}, "%s's Write refused token %d, but at revision %d, etcd's answer, the lock was still its own (created at revision %d, last written at %d).", e.Replica, e.Token, rev, lock.CreateRevision, lock.ModRevision)
 		}
 	}
-	return true, "Write refused only writers whose lock was gone or someone else's."
+	return holds("Write refused only writers whose lock was gone or someone else's.")
 }
 
 // lab06WritesLanded: every Write that reported success returned the
 // revision at which etcd took its value.
-func lab06WritesLanded(f *history.Findings) (bool, string) {
+func lab06WritesLanded(f *history.Findings) history.Finding {
 	log := newKeyLog(f.Events)
 	for _, e := range f.Events {
 		if e.Kind != history.WriteAccepted || e.Facts == nil || e.Facts.Op != "write" {
@@ -117,8 +117,8 @@ func lab06WritesLanded(f *history.Findings) (bool, string) {
 			who, token, _ = lab06Value(ch.Facts.Held.Value)
 		}
 		if who != e.Replica || token != e.Token {
-			return false, fmt.Sprintf("phantom-write at %s: %s's Write with token %d returned revision %d, but etcd took no value of %s's at that revision.", at(e.At), e.Replica, e.Token, rev, e.Replica)
+			return breaks("phantom-write", e.At, []string{e.Replica}, []history.Event{e}, "%s's Write with token %d returned revision %d, but etcd took no value of %s's at that revision.", e.Replica, e.Token, rev, e.Replica)
 		}
 	}
-	return true, "Every Write that reported success returned the revision at which etcd took its value."
+	return holds("Every Write that reported success returned the revision at which etcd took its value.")
 }

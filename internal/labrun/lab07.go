@@ -40,11 +40,11 @@ const (
 // history like every scenario's properties. A violation is named with
 // its time and the replicas in it.
 var lab07Shows = []history.Property{
-	{Check: labNoFailure},
-	{Check: labTokenIsKey},
-	{Check: labStopsWhenLost},
-	{Check: labLeaderNotRefused},
-	{Check: labLeaderAgain},
+	{Name: "no-failure", Find: labNoFailure},
+	{Name: "token-is-key", Find: labTokenIsKey},
+	{Name: "stops-when-lost", Find: labStopsWhenLost},
+	{Name: "leader-not-refused", Find: labLeaderNotRefused},
+	{Name: "leader-again", Find: labLeaderAgain},
 	labReleasedOnStop(lab07Owned, lab07Returned),
 }
 
@@ -58,7 +58,7 @@ const labStopGrace = 2 * time.Second
 // report travel apart, so the watch may report a key's creation after
 // the Work it led to: a key counts as gone only once the watch reported
 // its deletion before the term's start (by more than labWatchSlack).
-func labTokenIsKey(f *history.Findings) (bool, string) {
+func labTokenIsKey(f *history.Findings) history.Finding {
 	puts := map[string]history.StoreKey{} // key -> how etcd first held it
 	dels := map[string]time.Duration{}    // key -> when the watch saw it deleted
 	for _, e := range f.Events {
@@ -79,14 +79,14 @@ func labTokenIsKey(f *history.Findings) (bool, string) {
 		d, gone := dels[e.Facts.Key]
 		switch {
 		case !ok:
-			return false, fmt.Sprintf("work-without-key at %s: %s's Work began with token %d, but etcd never held its key %s.", at(e.At), e.Replica, e.Token, e.Facts.Key)
+			return breaks("work-without-key", e.At, []string{e.Replica}, []history.Event{e}, "%s's Work began with token %d, but etcd never held its key %s.", e.Replica, e.Token, e.Facts.Key)
 		case k.CreateRevision != e.Token:
-			return false, fmt.Sprintf("wrong-token at %s: %s's term carries token %d, but its key %s was created at revision %d.", at(e.At), e.Replica, e.Token, e.Facts.Key, k.CreateRevision)
+			return breaks("wrong-token", e.At, []string{e.Replica}, []history.Event{e}, "%s's term carries token %d, but its key %s was created at revision %d.", e.Replica, e.Token, e.Facts.Key, k.CreateRevision)
 		case gone && d < e.At-labWatchSlack:
-			return false, fmt.Sprintf("work-without-key at %s: %s's Work began with token %d, but etcd had deleted its key %s at %s.", at(e.At), e.Replica, e.Token, e.Facts.Key, at(d))
+			return breaks("work-without-key", e.At, []string{e.Replica}, []history.Event{e}, "%s's Work began with token %d, but etcd had deleted its key %s at %s.", e.Replica, e.Token, e.Facts.Key, at(d))
 		}
 	}
-	return true, "Every term's token was its key's CreateRevision, the key still in etcd."
+	return holds("Every term's token was its key's CreateRevision, the key still in etcd.")
 }
 
 // labWatchSlack is how far apart the key watch's report and a replica's
@@ -95,7 +95,7 @@ const labWatchSlack = 100 * time.Millisecond
 
 // labStopsWhenLost: a leader stops working soon after etcd deleted its
 // key (soon after it was woken, if it was paused then).
-func labStopsWhenLost(f *history.Findings) (bool, string) {
+func labStopsWhenLost(f *history.Findings) history.Finding {
 	gone := map[string]time.Duration{} // key -> when etcd deleted it
 	woke := map[string]time.Duration{} // replica -> last Resumed
 	for _, e := range f.Events {
@@ -117,15 +117,15 @@ func labStopsWhenLost(f *history.Findings) (bool, string) {
 			if t.Ended != "" {
 				ended = fmt.Sprintf("it stopped only at %s", at(t.To))
 			}
-			return false, fmt.Sprintf("kept-working at %s: %s kept working as leader with token %d after etcd deleted its key %s at %s; %s (%.1f s late).", at(from+labStopGrace), t.Replica, t.Token, t.Key, at(d), ended, late.Seconds())
+			return breaks("kept-working", from+labStopGrace, []string{t.Replica}, nil, "%s kept working as leader with token %d after etcd deleted its key %s at %s; %s (%.1f s late).", t.Replica, t.Token, t.Key, at(d), ended, late.Seconds())
 		}
 	}
-	return true, fmt.Sprintf("Every leader stopped working within %s of losing its key.", labStopGrace)
+	return holds(fmt.Sprintf("Every leader stopped working within %s of losing its key.", labStopGrace))
 }
 
 // labLeaderNotRefused: the fenced resource never refused the leader etcd
 // held (the oldest key under the lab's prefix).
-func labLeaderNotRefused(f *history.Findings) (bool, string) {
+func labLeaderNotRefused(f *history.Findings) history.Finding {
 	held := map[string]history.StoreKey{}
 	keyOf := map[string]string{} // replica -> key of its current term
 	for _, e := range f.Events {
@@ -137,10 +137,10 @@ func labLeaderNotRefused(f *history.Findings) (bool, string) {
 			continue
 		}
 		if k := keyOf[e.Replica]; k != "" && oldestKey(held) == k {
-			return false, fmt.Sprintf("leader-refused at %s: the resource refused %s's write with token %d although etcd held %s's key %s as the leader's (the resource had accepted token %d).", at(e.At), e.Replica, e.Token, e.Replica, k, e.Facts.Highest)
+			return breaks("leader-refused", e.At, []string{e.Replica}, []history.Event{e}, "the resource refused %s's write with token %d although etcd held %s's key %s as the leader's (the resource had accepted token %d).", e.Replica, e.Token, e.Replica, k, e.Facts.Highest)
 		}
 	}
-	return true, "The resource never refused the leader etcd held."
+	return holds("The resource never refused the leader etcd held.")
 }
 
 func oldestKey(held map[string]history.StoreKey) string {
@@ -155,10 +155,10 @@ func oldestKey(held map[string]history.StoreKey) string {
 
 // labLeaderAgain: a leader was elected, and after losing one the group
 // had another within a bound, up to the shutdown.
-func labLeaderAgain(f *history.Findings) (bool, string) {
+func labLeaderAgain(f *history.Findings) history.Finding {
 	bound := 2*time.Duration(f.Params.TTL)*time.Second + 4*time.Second
 	if len(f.Terms) == 0 {
-		return false, "no-leader: no replica's Work was ever called."
+		return breaksRun("no-leader", "no replica's Work was ever called.")
 	}
 	stop := time.Duration(-1)
 	if e, ok := f.FirstEvent(func(e history.Event) bool { return e.Kind == history.Phase && e.Text == labStopPhase }); ok {
@@ -169,13 +169,13 @@ func labLeaderAgain(f *history.Findings) (bool, string) {
 			continue
 		}
 		if g.Length() > bound {
-			return false, fmt.Sprintf("no-leader at %s: after %s's %s there was no working leader for %.1f s (more than %s).", at(g.From), g.Replica, g.After, g.Length().Seconds(), bound)
+			return breaks("no-leader", g.From, []string{g.Replica}, nil, "after %s's %s there was no working leader for %.1f s (more than %s).", g.Replica, g.After, g.Length().Seconds(), bound)
 		}
 	}
 	if stop >= 0 {
 		if last := f.Terms[len(f.Terms)-1]; last.To < stop && stop-last.To > bound {
-			return false, fmt.Sprintf("no-leader at %s: the last leader, %s, stopped working at %s and none followed before the shutdown.", at(last.To), last.Replica, at(last.To))
+			return breaks("no-leader", last.To, []string{last.Replica}, nil, "the last leader, %s, stopped working at %s and none followed before the shutdown.", last.Replica, at(last.To))
 		}
 	}
-	return true, fmt.Sprintf("A leader worked again within %s of every loss.", bound)
+	return holds(fmt.Sprintf("A leader worked again within %s of every loss.", bound))
 }

@@ -59,11 +59,11 @@ func herdNeighbour(ctx context.Context, run *experiment.Run) error {
 }
 
 var lab08Shows = []history.Property{
-	{Check: labNoFailure},
-	{Check: herdOneHolder},
-	{Check: herdTicketKept},
-	{Check: herdTurnsGoOn},
-	{Check: herdReleasedOnStop},
+	{Name: "no-failure", Find: labNoFailure},
+	{Name: "one-holder", Find: herdOneHolder},
+	{Name: "ticket-kept", Find: herdTicketKept},
+	{Name: "turns-go-on", Find: herdTurnsGoOn},
+	{Name: "released-on-stop", Find: herdReleasedOnStop},
 }
 
 // heldAtRev is what etcd held under prefix at revision rev, by the key
@@ -92,7 +92,7 @@ func heldAtRev(events []history.Event, prefix string, rev int64) map[string]hist
 // taken on a read at which the key was gone (its lease ran out while the
 // waiter was kept from etcd) is a turn with no place in line, while the
 // oldest key in line is someone else's.
-func herdOneHolder(f *history.Findings) (bool, string) {
+func herdOneHolder(f *history.Findings) history.Finding {
 	owner := herdKeyOwners(f.Events)
 	read := map[string]history.Event{}
 	for _, e := range f.Events {
@@ -104,28 +104,28 @@ func herdOneHolder(f *history.Findings) (bool, string) {
 		}
 		if r, ok := read[e.Replica]; ok && r.Facts.Key == e.Facts.Key {
 			delete(read, e.Replica)
-			if s, bad := herdTurnWithoutKey(f.Events, e, r.Facts.Revision, owner); bad {
-				return false, s
+			if fd, bad := herdTurnWithoutKey(f.Events, e, r.Facts.Revision, owner); bad {
+				return fd
 			}
 		}
 		held := heldAtRev(f.Events, lab08Owned, e.Facts.Revision)
 		mine, ok := held[e.Facts.Key]
 		if ok && mine.CreateRevision != e.Token {
-			return false, fmt.Sprintf("wrong-token at %s: %s's turn carries token %d, but its key %s was created at revision %d.", at(e.At), e.Replica, e.Token, e.Facts.Key, mine.CreateRevision)
+			return breaks("wrong-token", e.At, []string{e.Replica}, []history.Event{e}, "%s's turn carries token %d, but its key %s was created at revision %d.", e.Replica, e.Token, e.Facts.Key, mine.CreateRevision)
 		}
 		if older, ok := oldestBefore(held, e.Token); ok {
-			return false, fmt.Sprintf("two-holders at %s: WaitTurn gave %s its turn (token %d) while etcd still held %s's older key %s (token %d) at revision %d: two replicas held the lock at once.", at(e.At), e.Replica, e.Token, orSomeone(owner[older.Key]), older.Key, older.CreateRevision, e.Facts.Revision)
+			return breaks("two-holders", e.At, []string{e.Replica, owner[older.Key]}, []history.Event{e}, "WaitTurn gave %s its turn (token %d) while etcd still held %s's older key %s (token %d) at revision %d: two replicas held the lock at once.", e.Replica, e.Token, orSomeone(owner[older.Key]), older.Key, older.CreateRevision, e.Facts.Revision)
 		}
 	}
-	return true, "Every turn went to the oldest key in line, by etcd's watch, with that key's CreateRevision as its token."
+	return holds("Every turn went to the oldest key in line, by etcd's watch, with that key's CreateRevision as its token.")
 }
 
 // herdTurnWithoutKey: turn e was given after WaitTurn's last read, at
 // revision rev, by when etcd no longer held the waiter's key.
-func herdTurnWithoutKey(events []history.Event, e history.Event, rev int64, owner map[string]string) (string, bool) {
+func herdTurnWithoutKey(events []history.Event, e history.Event, rev int64, owner map[string]string) (history.Finding, bool) {
 	held := heldAtRev(events, lab08Owned, rev)
 	if _, ok := held[e.Facts.Key]; ok {
-		return "", false
+		return history.Finding{}, false
 	}
 	gone := "deleted"
 	if d, ok := deletedAt(events, e.Facts.Key, rev); ok {
@@ -135,7 +135,7 @@ func herdTurnWithoutKey(events []history.Event, e history.Event, rev int64, owne
 	if k, ok := oldestBefore(held, rev+1); ok {
 		first = fmt.Sprintf("and the oldest key in line was %s's %s (token %d)", orSomeone(owner[k.Key]), k.Key, k.CreateRevision)
 	}
-	return fmt.Sprintf("turn-without-key at %s: WaitTurn gave %s its turn (token %d), but at revision %d, its last answer from etcd, its key %s was already gone (%s, by etcd's watch) %s: it holds the lock with no place in line.", at(e.At), e.Replica, e.Token, rev, e.Facts.Key, gone, first), true
+	return breaks("turn-without-key", e.At, []string{e.Replica}, []history.Event{e}, "WaitTurn gave %s its turn (token %d), but at revision %d, its last answer from etcd, its key %s was already gone (%s, by etcd's watch) %s: it holds the lock with no place in line.", e.Replica, e.Token, rev, e.Facts.Key, gone, first), true
 }
 
 // deletedAt is the revision at which the watch saw key deleted, at or
@@ -201,22 +201,22 @@ func orSomeone(name string) string {
 // herdTicketKept: WaitTurn said ErrTicketLost only when the waiter's key
 // was gone, by etcd's watch at the revision of the replica's read just
 // after.
-func herdTicketKept(f *history.Findings) (bool, string) {
+func herdTicketKept(f *history.Findings) history.Finding {
 	for _, e := range f.Events {
 		if e.Kind != history.Note || e.Facts == nil || e.Facts.Op != "ticket-lost" || e.Facts.Revision == 0 {
 			continue
 		}
 		if k, ok := heldAtRev(f.Events, lab08Owned, e.Facts.Revision)[e.Facts.Key]; ok {
-			return false, fmt.Sprintf("ticket-lost-but-held at %s: WaitTurn told %s its key %s was gone (ErrTicketLost), but etcd still held it at revision %d (created at %d): its place in line was thrown away.", at(e.At), e.Replica, e.Facts.Key, e.Facts.Revision, k.CreateRevision)
+			return breaks("ticket-lost-but-held", e.At, []string{e.Replica}, []history.Event{e}, "WaitTurn told %s its key %s was gone (ErrTicketLost), but etcd still held it at revision %d (created at %d): its place in line was thrown away.", e.Replica, e.Facts.Key, e.Facts.Revision, k.CreateRevision)
 		}
 	}
-	return true, "WaitTurn said a ticket was lost only when etcd no longer held its key."
+	return holds("WaitTurn said a ticket was lost only when etcd no longer held its key.")
 }
 
 // herdTurnsGoOn: someone got a turn, and while replicas waited in line
 // the lock never stood unused for longer than a bound: a holder's key
 // outlives it by at most its TTL, and then the next in line must wake.
-func herdTurnsGoOn(f *history.Findings) (bool, string) {
+func herdTurnsGoOn(f *history.Findings) history.Finding {
 	bound := 2*time.Duration(f.Params.TTL)*time.Second + 2*time.Second
 	stop, stopped := stopAt(f.Events)
 	if !stopped && len(f.Events) > 0 {
@@ -224,21 +224,21 @@ func herdTurnsGoOn(f *history.Findings) (bool, string) {
 	}
 	if len(f.Terms) == 0 {
 		if joined, ok := herdFirstJoin(f.Events); ok && stop-joined > bound {
-			return false, herdMissed(f, joined, stop, bound)
+			return herdMissed(f, joined, stop, bound)
 		}
-		return false, "no-turn: WaitTurn never gave any replica its turn."
+		return breaksRun("no-turn", "WaitTurn never gave any replica its turn.")
 	}
 	from := f.Terms[0].To
 	for _, t := range f.Terms[1:] {
 		if t.From-from > bound && from < stop {
-			return false, herdMissed(f, from, t.From, bound)
+			return herdMissed(f, from, t.From, bound)
 		}
 		from = max(from, t.To)
 	}
 	if stop-from > bound {
-		return false, herdMissed(f, from, stop, bound)
+		return herdMissed(f, from, stop, bound)
 	}
-	return true, fmt.Sprintf("While replicas waited, a turn came within %s of the last one.", bound)
+	return holds(fmt.Sprintf("While replicas waited, a turn came within %s of the last one.", bound))
 }
 
 // herdFirstJoin is when a replica first joined the line.
@@ -251,7 +251,7 @@ func herdFirstJoin(events []history.Event) (time.Duration, bool) {
 	return 0, false
 }
 
-func herdMissed(f *history.Findings, from, to time.Duration, bound time.Duration) string {
+func herdMissed(f *history.Findings, from, to time.Duration, bound time.Duration) history.Finding {
 	waiting := map[string]bool{}
 	for _, e := range f.Events {
 		if e.At > from+bound {
@@ -273,15 +273,15 @@ func herdMissed(f *history.Findings, from, to time.Duration, bound time.Duration
 	if len(names) > 0 {
 		who = strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("missed-turn at %s: no replica held the lock from %s to %s (%.1f s, more than %s) while %s waited in line.", at(from+bound), at(from), at(to), (to - from).Seconds(), bound, who)
+	return breaks("missed-turn", from+bound, names, nil, "no replica held the lock from %s to %s (%.1f s, more than %s) while %s waited in line.", at(from), at(to), (to - from).Seconds(), bound, who)
 }
 
 // herdReleasedOnStop: told to stop, every replica's queue key was gone
 // (released, or taken with its revoked lease) before its loop returned.
-func herdReleasedOnStop(f *history.Findings) (bool, string) {
+func herdReleasedOnStop(f *history.Findings) history.Finding {
 	stop, ok := stopAt(f.Events)
 	if !ok {
-		return true, "The run did not reach its shutdown."
+		return holds("The run did not reach its shutdown.")
 	}
 	owner := herdKeyOwners(f.Events)
 	back, gone := map[string]time.Duration{}, map[string]time.Duration{}
@@ -302,14 +302,14 @@ func herdReleasedOnStop(f *history.Findings) (bool, string) {
 		}
 		d, deleted := gone[k.Key]
 		if !deleted {
-			return false, fmt.Sprintf("left-behind at %s: %s's loop returned at %s, but etcd still held its queue key %s when the run ended (no lease on it, or a lease nobody revoked).", at(ret+labReleaseWait), name, at(ret), k.Key)
+			return breaks("left-behind", ret+labReleaseWait, []string{name}, nil, "%s's loop returned at %s, but etcd still held its queue key %s when the run ended (no lease on it, or a lease nobody revoked).", name, at(ret), k.Key)
 		}
 		if d-ret > labReleaseWait {
-			return false, fmt.Sprintf("left-behind at %s: %s's loop returned at %s, but its queue key %s went only at %s, when its lease ran out.", at(ret+labReleaseWait), name, at(ret), k.Key, at(d))
+			return breaks("left-behind", ret+labReleaseWait, []string{name}, nil, "%s's loop returned at %s, but its queue key %s went only at %s, when its lease ran out.", name, at(ret), k.Key, at(d))
 		}
 	}
 	if k, ok := leaseOutlived(f.Events); ok {
-		return false, k
+		return k
 	}
-	return true, "Told to stop, every replica's queue key was gone before its loop returned, and its leases before its process exited."
+	return holds("Told to stop, every replica's queue key was gone before its loop returned, and its leases before its process exited.")
 }

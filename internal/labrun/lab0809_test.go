@@ -38,16 +38,16 @@ func TestHerdOneHolder(t *testing.T) {
 	// b's report arrives before the watch shows a's delete: b read at
 	// revision 4, when a was gone, so the turn was b's.
 	late := append(append([]history.Event{}, line...), herdTurn(time.Second, "r2", "queue/b", 3, 4), watchDel(time.Second, "queue/a", "", 2, 4))
-	if ok, s := herdOneHolder(&history.Findings{Events: late}); !ok {
+	if ok, s := said(herdOneHolder(&history.Findings{Events: late})); !ok {
 		t.Fatalf("a turn read after the delete: %s", s)
 	}
 	// b read at revision 3, with a still in line.
 	early := append(append([]history.Event{}, line...), herdTurn(time.Second, "r2", "queue/b", 3, 3))
-	if ok, s := herdOneHolder(&history.Findings{Events: early}); ok || !strings.HasPrefix(s, "two-holders at") {
+	if ok, s := said(herdOneHolder(&history.Findings{Events: early})); ok || !strings.HasPrefix(s, "two-holders at") {
 		t.Fatalf("a turn while the older key was held: %v %s", ok, s)
 	}
 	wrong := append(append([]history.Event{}, line...), herdTurn(time.Second, "r1", "queue/a", 9, 3))
-	if ok, s := herdOneHolder(&history.Findings{Events: wrong}); ok || !strings.HasPrefix(s, "wrong-token at") {
+	if ok, s := said(herdOneHolder(&history.Findings{Events: wrong})); ok || !strings.HasPrefix(s, "wrong-token at") {
 		t.Fatalf("a token that is not the key's CreateRevision: %v %s", ok, s)
 	}
 }
@@ -57,11 +57,11 @@ func TestHerdTicketKept(t *testing.T) {
 		return history.Event{At: time.Second, Kind: history.Note, Replica: "r2", Facts: &history.Facts{Op: "ticket-lost", Key: "queue/b", Revision: rev}}
 	}
 	h := []history.Event{watchPut(0, "queue/b", "", 3, 3), watchDel(2*time.Second, "queue/b", "", 3, 5), lost(5)}
-	if ok, s := herdTicketKept(&history.Findings{Events: h}); !ok {
+	if ok, s := said(herdTicketKept(&history.Findings{Events: h})); !ok {
 		t.Fatalf("ErrTicketLost once the key was gone: %s", s)
 	}
 	h = []history.Event{watchPut(0, "queue/b", "", 3, 3), lost(4)}
-	if ok, s := herdTicketKept(&history.Findings{Events: h}); ok || !strings.HasPrefix(s, "ticket-lost-but-held at") {
+	if ok, s := said(herdTicketKept(&history.Findings{Events: h})); ok || !strings.HasPrefix(s, "ticket-lost-but-held at") {
 		t.Fatalf("ErrTicketLost with the key held: %v %s", ok, s)
 	}
 }
@@ -79,11 +79,11 @@ func TestShardsStaleCommit(t *testing.T) {
 		commit("r1", 2, 11),
 		commit("r2", 5, 21),
 	}
-	if ok, s := shardsStaleCommit(&history.Findings{Events: h}); !ok {
+	if ok, s := said(shardsStaleCommit(&history.Findings{Events: h})); !ok {
 		t.Fatalf("each commit with the token of its time: %s", s)
 	}
 	h = append(h, watchPut(2*time.Second, "group/offsets/000", "12", 3, 7), commit("r1", 2, 12))
-	if ok, s := shardsStaleCommit(&history.Findings{Events: h}); ok || !strings.HasPrefix(s, "stale-commit at") || !strings.Contains(s, "r1's offset 12") {
+	if ok, s := said(shardsStaleCommit(&history.Findings{Events: h})); ok || !strings.HasPrefix(s, "stale-commit at") || !strings.Contains(s, "r1's offset 12") {
 		t.Fatalf("r1's commit after r2 took the shard: %v %s", ok, s)
 	}
 }
@@ -101,11 +101,11 @@ func TestHerdTurnWithoutKey(t *testing.T) {
 		watchPut(3*time.Second, "queue/c", "", 6, 6),
 	}
 	gone := append(append([]history.Event{}, line...), read(7), herdTurn(5*time.Second, "r1", "queue/a", 2, 8))
-	if ok, s := herdOneHolder(&history.Findings{Events: gone}); ok || !strings.HasPrefix(s, "turn-without-key at") || !strings.Contains(s, "deleted at revision 5") || !strings.Contains(s, "queue/c") {
+	if ok, s := said(herdOneHolder(&history.Findings{Events: gone})); ok || !strings.HasPrefix(s, "turn-without-key at") || !strings.Contains(s, "deleted at revision 5") || !strings.Contains(s, "queue/c") {
 		t.Fatalf("a turn on a read after the key went: %v %s", ok, s)
 	}
 	held := append(append([]history.Event{}, line[:1]...), read(3), herdTurn(time.Second, "r1", "queue/a", 2, 4))
-	if ok, s := herdOneHolder(&history.Findings{Events: held}); !ok {
+	if ok, s := said(herdOneHolder(&history.Findings{Events: held})); !ok {
 		t.Fatalf("a turn on a read that showed the key: %s", s)
 	}
 }
@@ -117,7 +117,7 @@ func TestHerdNoTurnNamesTheWaiters(t *testing.T) {
 		return history.Event{At: at, Kind: history.Note, Replica: who, Facts: &history.Facts{Op: "enqueue", Key: "queue/" + who, Succeeded: true}}
 	}
 	h := []history.Event{join(time.Second, "r1"), join(time.Second, "r2"), {At: 20 * time.Second, Kind: history.Phase, Text: labStopPhase}}
-	ok, s := herdTurnsGoOn(&history.Findings{Events: h, Params: history.Params{TTL: 2}})
+	ok, s := said(herdTurnsGoOn(&history.Findings{Events: h, Params: history.Params{TTL: 2}}))
 	if ok || !strings.HasPrefix(s, "missed-turn at 7.00 s") || !strings.Contains(s, "r1, r2") {
 		t.Fatalf("nobody's turn in 19 s: %v %s", ok, s)
 	}
@@ -135,18 +135,18 @@ func TestShardsOwnedAgainThroughALeaderMove(t *testing.T) {
 	key := lab09Shards + "003"
 	freed := append(events, watchDel(150*time.Millisecond, key, "r1", 5, 20), watchPut(6050*time.Millisecond, key, "r2", 21, 21))
 	f := &history.Findings{Events: freed, Params: history.Params{TTL: 2}}
-	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "unowned at 4.15 s: shard 003") {
+	if ok, s := said(shardsOwnedAgain(f)); ok || !strings.Contains(s, "unowned at 4.15 s: shard 003") {
 		t.Fatalf("a shard free for 5.9 s with no leader move: %v, %s", ok, s)
 	}
 	moved := append(append([]history.Event{}, events...), history.Event{At: 110 * time.Millisecond, Kind: history.LeaderMoved, Replica: "m2"})
 	moved = append(moved, freed[len(events):]...)
 	f = &history.Findings{Events: moved, Params: history.Params{TTL: 2}}
-	if ok, s := shardsOwnedAgain(f); !ok {
+	if ok, s := said(shardsOwnedAgain(f)); !ok {
 		t.Fatalf("a shard free for 5.9 s across a raft leader move: %s", s)
 	}
 	late := append(append([]history.Event{}, moved[:len(moved)-1]...), watchPut(10200*time.Millisecond, key, "r2", 21, 21))
 	f = &history.Findings{Events: late, Params: history.Params{TTL: 2}}
-	if ok, s := shardsOwnedAgain(f); ok || !strings.Contains(s, "for etcd's raft leader moving at 0.11 s") {
+	if ok, s := said(shardsOwnedAgain(f)); ok || !strings.Contains(s, "for etcd's raft leader moving at 0.11 s") {
 		t.Fatalf("a shard free for 10 s across a raft leader move: %v, %s", ok, s)
 	}
 }
@@ -167,7 +167,7 @@ func TestShardsOneOwnerByTheClientsDeadline(t *testing.T) {
 	answer := history.Event{At: 200 * time.Millisecond, Kind: history.LeaseRenewed, Replica: "r1", TTL: 2, Facts: &history.Facts{Op: "keepalive", Lease: lease, GrantedTTL: 2, Succeeded: true}}
 	judge := func(events ...history.Event) (bool, string) {
 		slices.SortStableFunc(events, func(a, b history.Event) int { return cmp.Compare(a.At, b.At) })
-		return shardsOneOwner(&history.Findings{Events: events, Params: history.Params{TTL: 2}})
+		return said(shardsOneOwner(&history.Findings{Events: events, Params: history.Params{TTL: 2}}))
 	}
 	if ok, s := judge(start, note(100*time.Millisecond, "own"), del, note(4500*time.Millisecond, "disown")); !ok || !strings.Contains(s, "r1 listed shards 003 up to 2.5 s") || !strings.Contains(s, "until 4.05 s") {
 		t.Fatalf("no keep-alive answered: the client trusted the lease until 4.05 s, so 4.5 s is in time: %v, %s", ok, s)

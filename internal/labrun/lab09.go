@@ -43,10 +43,10 @@ const (
 )
 
 var lab09Shows = []history.Property{
-	{Check: labNoFailure},
-	{Check: shardsStaleCommit},
-	{Check: shardsOneOwner},
-	{Check: shardsOwnedAgain},
+	{Name: "no-failure", Find: labNoFailure},
+	{Name: "no-stale-commit", Find: shardsStaleCommit},
+	{Name: "one-owner", Find: shardsOneOwner},
+	{Name: "owned-again", Find: shardsOwnedAgain},
 	labReleasedOnStop(lab09Shards, lab09Returned),
 }
 
@@ -60,7 +60,7 @@ const shardGrace = 2 * time.Second
 // token of the shard's key at that revision. The commit's offset (unique
 // to a replica process) ties the watch's put to the replica and token
 // that sent it.
-func shardsStaleCommit(f *history.Findings) (bool, string) {
+func shardsStaleCommit(f *history.Findings) history.Finding {
 	type commit struct {
 		replica string
 		token   int64
@@ -82,13 +82,13 @@ func shardsStaleCommit(f *history.Findings) (bool, string) {
 			shard := lab09Shards + num
 			owner, owned := held[shard]
 			if known && (!owned || owner.CreateRevision != c.token) {
-				return false, fmt.Sprintf("stale-commit at %s: etcd stored %s's offset %s for shard %s at revision %d with token %d, but %s: CommitOffset let a worker that no longer owned the shard commit.", at(e.At), c.replica, k.Value, num, k.ModRevision, c.token, shardState(shard, owner, owned))
+				return breaks("stale-commit", e.At, []string{c.replica}, []history.Event{e}, "etcd stored %s's offset %s for shard %s at revision %d with token %d, but %s: CommitOffset let a worker that no longer owned the shard commit.", c.replica, k.Value, num, k.ModRevision, c.token, shardState(shard, owner, owned))
 			}
 			continue
 		}
 		trackHeld(held, e)
 	}
-	return true, "Every offset etcd stored carried the token of the shard's key at that revision."
+	return holds("Every offset etcd stored carried the token of the shard's key at that revision.")
 }
 
 func shardState(key string, k history.StoreKey, held bool) string {
@@ -149,7 +149,7 @@ func shardBeliefs(events []history.Event) []shardBelief {
 // the key it owned it by (soon after it was woken, if it was paused, or
 // after its etcd client's own deadline for the key's lease, if later):
 // until then two workers may think the shard is theirs.
-func shardsOneOwner(f *history.Findings) (bool, string) {
+func shardsOneOwner(f *history.Findings) history.Finding {
 	gone := map[string][]shardGone{} // key@token -> when etcd deleted it
 	woke := map[string]time.Duration{}
 	next := map[string][]string{} // key@token -> who etcd gave the shard to next
@@ -186,22 +186,22 @@ func shardsOneOwner(f *history.Findings) (bool, string) {
 			}
 		}
 		if late := b.to - from; late > shardGrace {
-			then := ""
+			then, who := "", []string{b.replica}
 			if n := next[id]; len(n) > 0 {
-				then = fmt.Sprintf(", and gave the shard to %s", n[0])
+				then, who = fmt.Sprintf(", and gave the shard to %s", n[0]), append(who, n[0])
 			}
 			still := "when the run ended"
 			if !b.open {
 				still = "until " + at(b.to)
 			}
-			return false, fmt.Sprintf("two-owners at %s: %s's Owned() still listed shard %s (token %d) %s, %.1f s after etcd deleted that key at %s%s%s.", at(from+shardGrace), b.replica, shard, b.token, still, (b.to - ds[0].at).Seconds(), at(ds[0].at), why, then)
+			return breaks("two-owners", from+shardGrace, who, nil, "%s's Owned() still listed shard %s (token %d) %s, %.1f s after etcd deleted that key at %s%s%s.", b.replica, shard, b.token, still, (b.to - ds[0].at).Seconds(), at(ds[0].at), why, then)
 		}
 	}
 	held := fmt.Sprintf("Every worker stopped listing a shard within %s of etcd deleting its key", shardGrace)
 	if len(trusted) > 0 {
-		return true, held + ", or of its etcd client's own deadline for the key's lease (" + trusted.String() + ")."
+		return holds(held + ", or of its etcd client's own deadline for the key's lease (" + trusted.String() + ").")
 	}
-	return true, held + "."
+	return holds(held + ".")
 }
 
 // trustedBeliefs are the shards workers listed past shardGrace after etcd
@@ -280,7 +280,7 @@ const leaderMoveGrace = 6 * time.Second
 // worker's start, or from when its key was deleted), up to the shutdown;
 // leaderMoveGrace longer when etcd's raft leader moved from a bound
 // before the shard came free until then.
-func shardsOwnedAgain(f *history.Findings) (bool, string) {
+func shardsOwnedAgain(f *history.Findings) history.Finding {
 	bound := time.Duration(f.Params.TTL)*time.Second + 2*time.Second
 	var moves []time.Duration
 	for _, e := range f.Events {
@@ -300,7 +300,7 @@ func shardsOwnedAgain(f *history.Findings) (bool, string) {
 		return e.Kind == history.Note && strings.HasPrefix(e.Text, lab09Started)
 	})
 	if !ok {
-		return true, "No worker ran."
+		return holds("No worker ran.")
 	}
 	stop, stopped := stopAt(f.Events)
 	if !stopped {
@@ -311,7 +311,7 @@ func shardsOwnedAgain(f *history.Findings) (bool, string) {
 	for i := 0; i < lab09ShardCount; i++ {
 		free[fmt.Sprintf("%s%03d", lab09Shards, i)] = start.At
 	}
-	check := func(now time.Duration) (string, bool) {
+	check := func(now time.Duration) (history.Finding, bool) {
 		for _, k := range sortedFree(free) {
 			b, why := boundFor(free[k], now)
 			if now-free[k] <= b {
@@ -321,16 +321,20 @@ func shardsOwnedAgain(f *history.Findings) (bool, string) {
 			if o := last[k]; o != "" {
 				since = "since " + o + "'s key for it was deleted"
 			}
-			return fmt.Sprintf("unowned at %s: shard %s had no owner in etcd from %s (%s) for more than %s%s while %s ran: its work stood still.", at(free[k]+b), strings.TrimPrefix(k, lab09Shards), at(free[k]), since, b, why, strings.Join(liveWorkers(f.Events, now), ", ")), true
+			live, ran := liveWorkers(f.Events, now), "no worker"
+			if len(live) > 0 {
+				ran = strings.Join(live, ", ")
+			}
+			return breaks("unowned", free[k]+b, append([]string{last[k]}, live...), nil, "shard %s had no owner in etcd from %s (%s) for more than %s%s while %s ran: its work stood still.", strings.TrimPrefix(k, lab09Shards), at(free[k]), since, b, why, ran), true
 		}
-		return "", false
+		return history.Finding{}, false
 	}
 	for _, e := range f.Events {
 		if e.At > stop {
 			break
 		}
-		if s, bad := check(e.At); bad {
-			return false, s
+		if fd, bad := check(e.At); bad {
+			return fd
 		}
 		if e.Kind != history.KeyChanged || e.Facts == nil || !strings.HasPrefix(e.Facts.Key, lab09Shards) {
 			continue
@@ -344,13 +348,13 @@ func shardsOwnedAgain(f *history.Findings) (bool, string) {
 			delete(free, e.Facts.Key)
 		}
 	}
-	if s, bad := check(stop); bad {
-		return false, s
+	if fd, bad := check(stop); bad {
+		return fd
 	}
 	if len(moves) > 0 {
-		return true, fmt.Sprintf("Every shard had an owner again within %s of losing one (%s when etcd's raft leader moved meanwhile).", bound, bound+leaderMoveGrace)
+		return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one (%s when etcd's raft leader moved meanwhile).", bound, bound+leaderMoveGrace))
 	}
-	return true, fmt.Sprintf("Every shard had an owner again within %s of losing one.", bound)
+	return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one.", bound))
 }
 
 // liveWorkers are the replicas that had started the lab's Worker by t
@@ -373,9 +377,6 @@ func liveWorkers(events []history.Event, t time.Duration) []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
-	if len(out) == 0 {
-		return []string{"no worker"}
-	}
 	return out
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -443,22 +441,4 @@ func (lr *labRun) moveLeaderTo(ctx context.Context, run *experiment.Run, name st
 		}
 	}
 	return fmt.Errorf("no etcd member %s", name)
-}
-
-// violationAt is how a lab run's checker names a violation: its name and
-// when ("kept-working at 7.20 s").
-var violationAt = regexp.MustCompile(`(?i)\b[a-z]+(?:-[a-z]+)* at (\d+(?:\.\d+)?) s\b`)
-
-// ViolationAt is the time of the first violation a lab run's verdict
-// summary names, for a timeline to open at.
-func ViolationAt(summary string) (time.Duration, bool) {
-	m := violationAt.FindStringSubmatch(summary)
-	if m == nil {
-		return 0, false
-	}
-	s, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return 0, false
-	}
-	return time.Duration(s * float64(time.Second)), true
 }

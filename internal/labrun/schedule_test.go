@@ -38,25 +38,6 @@ func TestLabByHandNeedsAnEnd(t *testing.T) {
 	}
 }
 
-func TestLabViolationAt(t *testing.T) {
-	for _, c := range []struct {
-		summary string
-		want    time.Duration
-		ok      bool
-	}{
-		{"Not shown: Left-behind at 6.06 s: r1's process had exited", 6060 * time.Millisecond, true},
-		{"kept-working at 12.5 s: r2 kept working", 12500 * time.Millisecond, true},
-		{"Not shown: Unowned at 4.15 s: shard 003 had no owner in etcd from 0.16 s", 4150 * time.Millisecond, true},
-		{"Every replica's code ran until it was told to stop.", 0, false},
-		{"no-leader: no replica's Work was ever called.", 0, false},
-	} {
-		got, ok := ViolationAt(c.summary)
-		if ok != c.ok || got != c.want {
-			t.Errorf("LabViolationAt(%q) = %v, %v; want %v, %v", c.summary, got, ok, c.want, c.ok)
-		}
-	}
-}
-
 // A replica process gets the run's etcd settings, never the ones of the
 // shell the playground was started from.
 func TestLabEnvDropsTheShellsEtcd(t *testing.T) {

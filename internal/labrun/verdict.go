@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -11,12 +12,42 @@ import (
 
 func at(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
-// labNoFailure: no replica's code panicked, hung, or returned early.
-func labNoFailure(f *history.Findings) (bool, string) {
-	if e, ok := f.FirstEvent(history.KindIs(ReplicaFailed, "")); ok {
-		return false, fmt.Sprintf("replica-failed at %s: %s's code failed: %s.", at(e.At), e.Replica, strings.TrimSuffix(e.Text, "."))
+// A lab's rules judge the learner's code by its own reports and etcd's
+// watch, and write their findings themselves: the violation's name, its
+// instant, the replica whose act broke the rule first and the events it
+// rests on, which the lab screen's timeline opens at and marks.
+
+// breaks is a rule's finding that it did not hold: the violation's name,
+// when, who (the replica whose act broke it first; names unknown ("") and
+// repeated are left out) and on what events; its sentence begins with
+// the name and the instant ("released-another at 5.63 s: ") and goes on
+// in the rule's words.
+func breaks(name string, t time.Duration, who []string, events []history.Event, format string, args ...any) history.Finding {
+	var replicas []string
+	for _, r := range who {
+		if r != "" && !slices.Contains(replicas, r) {
+			replicas = append(replicas, r)
+		}
 	}
-	return true, "Every replica's code ran until it was told to stop, and then stopped."
+	return history.Finding{Violation: name, At: t, Timed: true, Replicas: replicas, Events: events,
+		Text: fmt.Sprintf("%s at %s: ", name, at(t)) + fmt.Sprintf(format, args...)}
+}
+
+// breaksRun is a rule's finding that the run as a whole broke it, at no
+// instant ("no-holder: no replica's Acquire ever took the lock.").
+func breaksRun(name, text string) history.Finding {
+	return history.Finding{Violation: name, Text: name + ": " + text}
+}
+
+// holds is a rule's finding that it held, in its words.
+func holds(text string) history.Finding { return history.Finding{Held: true, Text: text} }
+
+// labNoFailure: no replica's code panicked, hung, or returned early.
+func labNoFailure(f *history.Findings) history.Finding {
+	if e, ok := f.FirstEvent(history.KindIs(ReplicaFailed, "")); ok {
+		return breaks("replica-failed", e.At, []string{e.Replica}, []history.Event{e}, "%s's code failed: %s.", e.Replica, strings.TrimSuffix(e.Text, "."))
+	}
+	return holds("Every replica's code ran until it was told to stop, and then stopped.")
 }
 
 func trackHeld(held map[string]history.StoreKey, e history.Event) {
@@ -36,33 +67,33 @@ func trackHeld(held map[string]history.StoreKey, e history.Event) {
 // returned: a key left behind waits out its lease, and the next owner
 // with it. Nor may a lease it was granted outlive its process.
 func labReleasedOnStop(owned, returned string) history.Property {
-	return history.Property{Check: func(f *history.Findings) (bool, string) {
+	return history.Property{Name: "released-on-stop", Find: func(f *history.Findings) history.Finding {
 		if k, ok := lateRelease(f.Events, owned, returned); ok {
-			return false, k
+			return k
 		}
 		if k, ok := leaseOutlived(f.Events); ok {
-			return false, k
+			return k
 		}
-		return true, "Told to stop, every replica deleted its keys and ended its leases before its process exited."
+		return holds("Told to stop, every replica deleted its keys and ended its leases before its process exited.")
 	}}
 }
 
 // lateRelease finds a key of a replica stopped (not crashed) that etcd
 // still held more than labReleaseWait after the replica's Run returned.
-func lateRelease(events []history.Event, owned, returned string) (string, bool) {
+func lateRelease(events []history.Event, owned, returned string) (history.Finding, bool) {
 	h := &history.History{Events: events}
 	stop, ok := stopAt(events)
 	if !ok {
-		return "", false
+		return history.Finding{}, false
 	}
-	back := map[string]time.Duration{}
+	back := map[string]history.Event{} // replica -> its note that its code returned
 	gone := map[string]time.Duration{}
 	for _, e := range events {
 		if e.At < stop {
 			continue
 		}
 		if e.Kind == history.Note && e.Replica != "" && strings.HasPrefix(e.Text, returned) {
-			back[e.Replica] = e.At
+			back[e.Replica] = e
 		}
 		if e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete" {
 			gone[e.Facts.Key] = e.At
@@ -70,19 +101,20 @@ func lateRelease(events []history.Event, owned, returned string) (string, bool) 
 	}
 	log := newKeyLog(events)
 	for _, k := range heldAt(h, stop, owned) {
-		ret, ok := back[k.Value]
+		r, ok := back[k.Value]
 		if !ok || orphaned(events, log, k) {
 			continue
 		}
+		ret, who := r.At, []string{k.Value}
 		d, deleted := gone[k.Key]
 		if !deleted {
-			return fmt.Sprintf("left-behind at %s: %s's code returned at %s, but etcd still held its key %s (lease %x) when the run ended.", at(ret+labReleaseWait), k.Value, at(ret), k.Key, k.Lease), true
+			return breaks("left-behind", ret+labReleaseWait, who, []history.Event{r}, "%s's code returned at %s, but etcd still held its key %s (lease %x) when the run ended.", k.Value, at(ret), k.Key, k.Lease), true
 		}
 		if d-ret > labReleaseWait {
-			return fmt.Sprintf("left-behind at %s: %s's code returned at %s without deleting its key %s; etcd deleted it only at %s, when its lease ran out.", at(ret+labReleaseWait), k.Value, at(ret), k.Key, at(d)), true
+			return breaks("left-behind", ret+labReleaseWait, who, []history.Event{r}, "%s's code returned at %s without deleting its key %s; etcd deleted it only at %s, when its lease ran out.", k.Value, at(ret), k.Key, at(d)), true
 		}
 	}
-	return "", false
+	return history.Finding{}, false
 }
 
 // orphaned reports whether key k was created before its replica (named
@@ -104,18 +136,18 @@ func orphaned(events []history.Event, log keyLog, k history.StoreKey) bool {
 // leaseOutlived finds a lease that etcd still held after the process it
 // was granted to had exited when told to stop: TimeToLive, asked by the
 // playground once the process was gone, still counted it down.
-func leaseOutlived(events []history.Event) (string, bool) {
+func leaseOutlived(events []history.Event) (history.Finding, bool) {
 	stop, ok := stopAt(events)
 	if !ok {
-		return "", false
+		return history.Finding{}, false
 	}
 	for _, e := range events {
 		if e.At < stop || e.Kind != history.Note || e.Facts == nil || e.Facts.Op != "timetolive" || e.Facts.TTLLeft < 0 {
 			continue
 		}
-		return fmt.Sprintf("left-behind at %s: %s's process had exited when told to stop, but etcd still held the lease %x it was granted (TimeToLive: %d s left of %d s): the session was not closed, so nothing revoked its lease.", at(e.At), e.Replica, e.Facts.Lease, e.Facts.TTLLeft, e.Facts.GrantedTTL), true
+		return breaks("left-behind", e.At, []string{e.Replica}, []history.Event{e}, "%s's process had exited when told to stop, but etcd still held the lease %x it was granted (TimeToLive: %d s left of %d s): the session was not closed, so nothing revoked its lease.", e.Replica, e.Facts.Lease, e.Facts.TTLLeft, e.Facts.GrantedTTL), true
 	}
-	return "", false
+	return history.Finding{}, false
 }
 
 func stopAt(events []history.Event) (time.Duration, bool) {

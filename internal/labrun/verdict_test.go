@@ -1,6 +1,8 @@
 package labrun
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,11 +40,17 @@ func let(at int, who string, token, rev int64) history.Event {
 	return history.Event{At: ms(at), Kind: history.Note, Replica: who, Token: token, Facts: &history.Facts{Op: "release", Key: lab05Key, Revision: rev, Succeeded: true}}
 }
 
-func judged(t *testing.T, check func(*history.Findings) (bool, string), ttl int64, events ...history.Event) (bool, string) {
+// judged is what check found in events: whether it held, and its
+// sentence.
+func judged(t *testing.T, check func(*history.Findings) history.Finding, ttl int64, events ...history.Event) (bool, string) {
 	t.Helper()
 	h := history.History{Scenario: "lab-05_etcd_lock", Params: history.Params{TTL: ttl}, Events: events}
-	return check(history.Find(&h, ""))
+	return said(check(history.Find(&h, "")))
 }
+
+// said is a finding as the rules' tests read it: whether it held, and
+// its sentence.
+func said(f history.Finding) (bool, string) { return f.Held, f.Text }
 
 func wantNamed(t *testing.T, ok bool, say, name string) {
 	t.Helper()
@@ -140,7 +148,7 @@ func TestLab06WritesLanded(t *testing.T) {
 
 // A key left by a crashed process is not the restarted one's to release.
 func TestLabLeftBehindIsTheReturnedProcesss(t *testing.T) {
-	check := labReleasedOnStop(lab05Key, lab05Returned).Check
+	check := labReleasedOnStop(lab05Key, lab05Returned).Find
 	stop := history.Event{At: ms(5000), Kind: history.Phase, Text: labStopPhase}
 	back := history.Event{At: ms(5100), Kind: history.Note, Replica: "r1", Text: lab05Returned + " after its context ended"}
 	ok, say := judged(t, check, 2, lockPut(10, lab05Key, "r1", 2, 2, 1), stop, back, ev(6000, history.Note, ""))
@@ -157,6 +165,75 @@ func TestLabRunsLeaveOwnershipToTheirRules(t *testing.T) {
 	for _, id := range IDs() {
 		if !Scenario(id).OwnRules {
 			t.Errorf("lab %s's runs are judged by the generic monitor", id)
+		}
+	}
+}
+
+// A lab rule's finding carries what broke, when, who and on what
+// events, and the verdict's first violation at an instant is it: what the
+// lab screen opens its timeline at and marks, read from the fields.
+func TestLabFindingNamesTheViolation(t *testing.T) {
+	release := let(40, "r1", 2, 5)
+	h := history.History{Scenario: ScenarioName("05_etcd_lock"), Params: history.Params{TTL: 2}, Events: []history.Event{
+		lockPut(10, lab05Key, "r1", 2, 2, 1), took(11, "r1", 2, 2),
+		lockDelete(20, lab05Key, "r1", 3, 2),
+		lockPut(30, lab05Key, "r2", 4, 4, 1), took(31, "r2", 4, 4),
+		release, lockDelete(41, lab05Key, "r2", 5, 4),
+	}}
+	v := history.Judge(&h, Scenario("05_etcd_lock").Shows, nil)
+	bad := v.Violations()
+	if v.Showed || len(bad) != 1 {
+		t.Fatalf("verdict %q, violations %+v", v.Sentence(), bad)
+	}
+	f := bad[0]
+	if f.Property != "releases-own" || f.Violation != "released-another" || !f.Timed || f.At != ms(40) {
+		t.Fatalf("finding %+v", f)
+	}
+	if !slices.Equal(f.Replicas, []string{"r1", "r2"}) || len(f.Events) != 1 || !reflect.DeepEqual(f.Events[0], release) {
+		t.Fatalf("who and what: %v, %+v", f.Replicas, f.Events)
+	}
+	if first, ok := v.TimedViolation(); !ok || first.Violation != "released-another" {
+		t.Fatalf("the first violation at an instant: %+v, %v", first, ok)
+	}
+	if want := "Not shown: Released-another at 0.04 s: r1's Release"; !strings.HasPrefix(v.Sentence(), want) {
+		t.Fatalf("the sentence %q does not begin %q", v.Sentence(), want)
+	}
+	for _, f := range v.Findings {
+		if f.Property == "" || (f.Held && (f.Violation != "" || f.Timed)) {
+			t.Fatalf("finding without a name, or held with a violation: %+v", f)
+		}
+	}
+}
+
+// A rule's finding about the run as a whole has no instant; one about a
+// crashed holder is at the bound's end, naming the holder and its crash.
+func TestLabFindingInstants(t *testing.T) {
+	h := history.History{Params: history.Params{TTL: 2}}
+	if f := lab05Turns(history.Find(&h, "")); f.Held || f.Timed || f.Violation != "no-holder" || f.Replicas != nil {
+		t.Fatalf("no holder at all: %+v", f)
+	}
+	crash := ev(1000, history.Crashed, "r1")
+	h.Events = []history.Event{lockPut(10, lab05Key, "r1", 2, 2, 1), took(11, "r1", 2, 2), crash, ev(12000, history.Note, "")}
+	f := lab05FreedAfterCrash(history.Find(&h, ""))
+	if f.Violation != "not-freed" || f.At != crash.At+lab05FreeBound(h.Params) || !slices.Equal(f.Replicas, []string{"r1"}) || len(f.Events) != 1 || f.Events[0].Kind != history.Crashed {
+		t.Fatalf("not freed: %+v", f)
+	}
+}
+
+// Every property a lab run is judged by has a name, one to a part, and
+// judges with Check or Find: the name is what a finding is known by.
+func TestLabPropertiesAreNamed(t *testing.T) {
+	for _, id := range IDs() {
+		sc := Scenario(id)
+		seen := map[string]bool{}
+		for _, p := range sc.Shows {
+			if p.Name == "" || seen[p.Part+"/"+p.Name] {
+				t.Errorf("%s: property of part %q named %q: unnamed or named twice", sc.Name, p.Part, p.Name)
+			}
+			seen[p.Part+"/"+p.Name] = true
+			if (p.Check == nil) == (p.Find == nil) {
+				t.Errorf("%s: property %s has both Check and Find, or neither", sc.Name, p.Name)
+			}
 		}
 	}
 }

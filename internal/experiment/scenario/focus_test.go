@@ -68,3 +68,20 @@ func TestResourceAfter(t *testing.T) {
 		t.Errorf("fencing switched off: %+v", off)
 	}
 }
+
+// Every property a scenario is judged by has a name, one to a part, and
+// judges with Check or Find: the name is what its finding is known by.
+func TestPropertiesAreNamed(t *testing.T) {
+	for _, sc := range Scenarios() {
+		seen := map[string]bool{}
+		for _, p := range sc.Shows {
+			if p.Name == "" || seen[p.Part+"/"+p.Name] {
+				t.Errorf("%s: property of part %q named %q: unnamed or named twice", sc.Name, p.Part, p.Name)
+			}
+			seen[p.Part+"/"+p.Name] = true
+			if (p.Check == nil) == (p.Find == nil) {
+				t.Errorf("%s: property %s has both Check and Find, or neither", sc.Name, p.Name)
+			}
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -161,13 +160,11 @@ func runOnce(ctx context.Context, l labrun.Lab, j labJob) labResult {
 // under that schedule is not shown by its own doing.
 type refFindings map[string]map[string]bool
 
-// findingName is the name a verdict's violation goes by ("two-owners"),
-// or "".
-var findingName = regexp.MustCompile(`(?i)\b([a-z]+(?:-[a-z]+)*) at \d+(?:\.\d+)? s\b`)
-
-func finding(summary string) string {
-	if m := findingName.FindStringSubmatch(summary); m != nil {
-		return strings.ToLower(m[1])
+// finding is the name a verdict's first violation at an instant goes by
+// ("two-owners"), or "".
+func finding(v history.Verdict) string {
+	if f, ok := v.TimedViolation(); ok {
+		return f.Violation
 	}
 	return ""
 }
@@ -199,14 +196,14 @@ func referenceHolds(ctx context.Context, l labrun.Lab, bin string, o runnerOptio
 				n++
 				continue
 			}
-			if f := finding(v.Sentence()); v.err == nil && f != "" {
+			if f := finding(v.Verdict); v.err == nil && f != "" {
 				if ref[s] == nil {
 					ref[s] = map[string]bool{}
 				}
 				ref[s][f] = true
 			}
 			if first == "" {
-				first = fmt.Sprintf(" (seed %d: %s)", i+1, shorten(v.Sentence()))
+				first = fmt.Sprintf(" (seed %d: %s)", i+1, shorten(v.Verdict))
 			}
 		}
 		mark := "ok"
@@ -248,7 +245,7 @@ func bugsShown(ctx context.Context, root, tmp string, l labrun.Lab, o runnerOpti
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "  bug %-28s shown by %s: %s\n", b.Name, by, shorten(summary))
+		fmt.Fprintf(w, "  bug %-28s shown by %s: %s\n", b.Name, by, summary)
 	}
 	return shown
 }
@@ -273,8 +270,8 @@ func firstShowing(ctx context.Context, l labrun.Lab, bin string, parallel int, r
 			jobs[k] = labJob{bin: bin, schedule: s, seed: 1}
 		}
 		for k, v := range runJobs(ctx, l, jobs, parallel) {
-			if v.err == nil && !v.Showed && !ref[batch[k]][finding(v.Sentence())] {
-				return batch[k], v.Sentence()
+			if v.err == nil && !v.Showed && !ref[batch[k]][finding(v.Verdict)] {
+				return batch[k], shorten(v.Verdict)
 			}
 		}
 		if ctx.Err() != nil {
@@ -284,15 +281,13 @@ func firstShowing(ctx context.Context, l labrun.Lab, bin string, parallel int, r
 	return "", ""
 }
 
-// shorten keeps the violation's sentence of a verdict's summary.
-func shorten(s string) string {
-	for _, sent := range strings.SplitAfter(s, ". ") {
-		if strings.Contains(sent, " at ") && strings.Contains(sent, ":") {
-			s = sent
-			break
-		}
+// shorten is the sentence of a verdict's first violation at an instant
+// (else the verdict's), cut to a line or so.
+func shorten(v history.Verdict) string {
+	s := v.Sentence()
+	if f, ok := v.TimedViolation(); ok {
+		s = f.Sentence()
 	}
-	s = strings.TrimSpace(s)
 	if len(s) > 220 {
 		s = s[:217] + "..."
 	}

@@ -1,18 +1,31 @@
 package main
 
-import "testing"
+import (
+	"testing"
+	"time"
 
-// TestFindingNames: a lab run's violation goes by the name its verdict
-// gives it first, hyphenated or not; a summary with none has none.
+	"github.com/ownership-election/playground/internal/history"
+)
+
+// TestFindingNames: a lab run's violation goes by the name its verdict's
+// first violation at an instant gives it; a verdict with none has none.
 func TestFindingNames(t *testing.T) {
-	for summary, want := range map[string]string{
-		"Not shown: Two-owners at 9.82 s: r1's Owned() still listed shard 009 until 10.27 s.": "two-owners",
-		"Not shown: Unowned at 4.15 s: shard 003 had no owner in etcd from 0.16 s.":           "unowned",
-		"Not shown: Left-behind at 1.80 s: r2's code returned at 1.30 s.":                     "left-behind",
-		"Every replica's code ran until it was told to stop.":                                 "",
+	at := func(name string, s float64) history.Finding {
+		return history.Finding{Violation: name, At: time.Duration(s * float64(time.Second)), Timed: true, Text: name + " at ..."}
+	}
+	held := history.Finding{Held: true, Text: "every replica's code ran until it was told to stop"}
+	for _, c := range []struct {
+		findings []history.Finding
+		want     string
+	}{
+		{[]history.Finding{held, at("two-owners", 9.82)}, "two-owners"},
+		{[]history.Finding{at("unowned", 4.15), at("left-behind", 1.8)}, "unowned"},
+		{[]history.Finding{{Violation: "no-leader", Text: "no-leader: ..."}, at("left-behind", 1.8)}, "left-behind"},
+		{[]history.Finding{held}, ""},
 	} {
-		if got := finding(summary); got != want {
-			t.Errorf("finding(%q) = %q, want %q", summary, got, want)
+		v := history.Verdict{Findings: c.findings}
+		if got := finding(v); got != c.want {
+			t.Errorf("finding(%q) = %q, want %q", v.Sentence(), got, c.want)
 		}
 	}
 }

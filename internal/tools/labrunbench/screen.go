@@ -192,7 +192,7 @@ func (p *probe) result(h history.History) runResult {
 	if h.Verdict != nil {
 		r.verdict = "held"
 		if !h.Verdict.Showed {
-			r.verdict = "violation: " + firstSentence(h.Verdict.Sentence())
+			r.verdict = "violation: " + violationSentence(h.Verdict)
 		}
 	}
 	for _, e := range h.Events {
@@ -222,9 +222,11 @@ func (p *probe) firstDrawn(e history.Event) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-func firstSentence(s string) string {
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
+// violationSentence is how a verdict that did not hold begins: its first
+// violation's sentence ("Not shown: Left-behind at 1.80 s: ...").
+func violationSentence(v *history.Verdict) string {
+	if bad := v.Violations(); len(bad) > 0 {
+		return "Not shown: " + bad[0].Sentence()
 	}
-	return s
+	return v.Sentence()
 }

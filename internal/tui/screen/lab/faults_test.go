@@ -100,9 +100,9 @@ func flowFaults(t *testing.T, c faultsFlow) {
 	if !ok || mine.History == nil || mine.Timeline == nil {
 		t.Fatal("no history of the learner's run")
 	}
-	at, ok := labrun.ViolationAt(mine.History.Verdict.Sentence())
-	if got := mine.Timeline.At(); !ok || got < at-5*time.Millisecond || got > at+time.Second {
-		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, at, ok, mine.History.Verdict.Sentence())
+	f, ok := mine.History.Verdict.TimedViolation()
+	if got := mine.Timeline.At(); !ok || got < f.At-5*time.Millisecond || got > f.At+time.Second {
+		t.Fatalf("the timeline opened at %v; the violation is at %v (%v): %s", got, f.At, ok, mine.History.Verdict.Sentence())
 	}
 	if ref, ok := fm.lab.faults.Run(true); !ok || ref.History == nil || !ref.History.Verdict.Showed || len(ref.History.Faults()) == 0 && c.schedule != "calm" {
 		t.Fatalf("the reference's run did not hold under %s with its faults: %+v", c.schedule, ref)

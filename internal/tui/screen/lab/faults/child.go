@@ -16,8 +16,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ownership-election/playground/internal/experiment/scenario"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/proctree"
 )
 
@@ -111,8 +111,9 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	switch {
 	case rerr == nil:
 		done.history = &h
-	case done.err == nil && done.stderr == "":
-		// The child said nothing of a failure, so a history was due.
+	case done.err == nil && (done.code == 0 || done.stderr == ""):
+		// The child ended well, or said nothing of a failure, so a
+		// history was due (what it printed while building is no reason).
 		done.err = rerr
 	}
 	select {
@@ -128,7 +129,7 @@ func readRecord(path string) (history.History, error) {
 		return history.History{}, fmt.Errorf("read the run's history: %w", err)
 	}
 	defer f.Close()
-	h, err := scenario.ReadHistory(f)
+	h, err := labrun.ReadHistory(f)
 	if err != nil {
 		return h, fmt.Errorf("read the run's history %s: %w", path, err)
 	}

@@ -10,7 +10,6 @@ package faults
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"time"
 
@@ -227,47 +226,42 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 	r.control.close()
 	r.took = m.opts.Now().Sub(r.started)
 	if h := r.history; h != nil && h.Verdict != nil {
-		at := time.Duration(-1)
-		if !h.Verdict.Showed {
-			if t, ok := labrun.ViolationAt(h.Verdict.Sentence()); ok {
-				at = t
-			}
+		at, shown := time.Duration(-1), *h
+		if f, ok := h.Verdict.TimedViolation(); ok {
+			at, shown = f.At, markViolation(*h, f)
 		}
-		v := timeline.OfHistory(m.styles, markViolation(*h, at).Events, labrun.IsLabRun(h.Scenario), at)
+		v := timeline.OfHistory(m.styles, shown.Events, labrun.IsLabRun(h.Scenario), at)
 		r.view = &v
 	}
 }
 
-// markViolation is h with the checker's finding at at (the violation its
-// verdict names) as an event of the timeline, unless the run recorded one
+// markViolation is h with the checker's finding f (the violation its
+// verdict is about, at an instant) as an event of the timeline, on the
+// lane of the replica that broke the rule, unless the run recorded one
 // there itself: a lab's checker judges the whole history once the run
 // ended, and a finding such as a key left behind falls between events
 // the timeline folds, so without its mark the cursor could not stop on
 // it. The recorded history is left as it was.
-func markViolation(h history.History, at time.Duration) history.History {
-	if at < 0 || h.Verdict == nil {
+func markViolation(h history.History, f history.Finding) history.History {
+	if !f.Timed {
 		return h
 	}
 	for _, e := range h.Events {
-		if e.Kind == history.InvariantViolated && (e.At-at).Abs() <= 5*time.Millisecond {
+		if e.Kind == history.InvariantViolated && (e.At-f.At).Abs() <= 5*time.Millisecond {
 			return h
 		}
 	}
-	i := slices.IndexFunc(h.Events, func(e history.Event) bool { return e.At >= at })
+	i := slices.IndexFunc(h.Events, func(e history.Event) bool { return e.At >= f.At })
 	if i < 0 {
 		i = len(h.Events)
 	}
-	text := violationText(h.Verdict)
-	mark := history.Event{At: at, Kind: history.InvariantViolated, Replica: replicaIn.FindString(text), Text: text}
+	mark := history.Event{At: f.At, Kind: history.InvariantViolated, Text: f.Sentence()}
+	if len(f.Replicas) > 0 {
+		mark.Replica = f.Replicas[0]
+	}
 	h.Events = slices.Insert(slices.Clone(h.Events), i, mark)
 	return h
 }
-
-// violationName finds where a violation's sentence names it.
-var violationName = regexp.MustCompile(`\b[A-Za-z]+(?:-[a-z]+)+ at [0-9]`)
-
-// replicaIn finds the first replica a sentence names ("r2").
-var replicaIn = regexp.MustCompile(`\br[0-9]+\b`)
 
 // History returns the recorded history of the run the view shows, once
 // that run has ended with one (its events, with the time the run began,

@@ -2,7 +2,9 @@ package faults
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/tui/theme"
 )
 
@@ -32,8 +35,10 @@ func TestViolationMarkedInFold(t *testing.T) {
 	for i := range 6 {
 		events = append(events, history.Event{At: time.Duration(i) * 500 * time.Millisecond, Kind: history.KeyChanged, Text: "put group/shards/000"})
 	}
-	summary := "Not shown: Left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000. What it did show: the rest."
-	h := history.History{Events: events, Verdict: &history.Verdict{Summary: summary}}
+	left := history.Finding{Property: "released-on-stop", Violation: "left-behind", At: 1800 * time.Millisecond, Timed: true, Replicas: []string{"r2"},
+		Text: "left-behind at 1.80 s: r2's code returned at 1.30 s without deleting its key group/shards/000"}
+	h := history.History{Events: events, Verdict: &history.Verdict{Findings: []history.Finding{
+		{Property: "no-failure", Held: true, Text: "the rest"}, left}}}
 	m := newView(t, "09_shards")
 	m.seq = 1
 	m.runs[0] = &faultRun{schedule: "calm", started: time.Now()}
@@ -48,11 +53,11 @@ func TestViolationMarkedInFold(t *testing.T) {
 	if len(r.history.Events) != len(events) {
 		t.Fatalf("the recorded history has %d events, want the run's %d", len(r.history.Events), len(events))
 	}
-	marked := markViolation(h, 1800*time.Millisecond)
+	marked := markViolation(h, left)
 	if e := marked.Events[4]; e.Kind != history.InvariantViolated || e.Replica != "r2" || !strings.HasPrefix(e.Text, "Left-behind at 1.80 s") {
 		t.Fatalf("the mark is %+v", e)
 	}
-	if again := markViolation(marked, 1800*time.Millisecond); len(again.Events) != len(marked.Events) {
+	if again := markViolation(marked, left); len(again.Events) != len(marked.Events) {
 		t.Fatal("a violation the run recorded itself was marked again")
 	}
 }
@@ -67,6 +72,13 @@ func TestRunWithoutHistorySaysWhy(t *testing.T) {
 	done := (<-ch).(faultDoneMsg)
 	if done.history != nil || done.err == nil || !strings.Contains(done.err.Error(), "read the run's history") {
 		t.Fatalf("a child that wrote no history: history %v, err %v", done.history, done.err)
+	}
+	// One that printed its build's progress and exited 0 without a
+	// history is no better explained by what it printed.
+	runChild(context.Background(), exec.Command("sh", "-c", "echo building the replica program >&2", recordFile()), 1, ch)
+	done = (<-ch).(faultDoneMsg)
+	if done.err == nil || !strings.Contains(done.err.Error(), "read the run's history") {
+		t.Fatalf("a child that exited 0 after printing, with no history: err %v", done.err)
 	}
 
 	m := newView(t, "06_fenced_write")
@@ -108,5 +120,25 @@ func TestFullHelpAfterARun(t *testing.T) {
 	m.faultDone(faultDoneMsg{seq: 1, history: &h})
 	if got := strings.Join(helps(), "; "); !strings.Contains(got, "next violation") {
 		t.Fatalf("the full help after a run lacks the timeline's keys: %s", got)
+	}
+}
+
+// TestReadRecordReadsALabRun: the history a child records names a lab
+// run, which the lab registry knows and the scenario catalog does not.
+// Read through the catalog, every run ended "no verdict (exit 0)".
+func TestReadRecordReadsALabRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := history.History{Format: history.HistoryFormat, Scenario: labrun.ScenarioName("07_election")}
+	if err := history.Write(f, h); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := readRecord(path)
+	if err != nil || got.Scenario != h.Scenario {
+		t.Fatalf("readRecord = %q, %v; want the lab run's history", got.Scenario, err)
 	}
 }

@@ -165,6 +165,11 @@ func TestHandKeysNeverBlock(t *testing.T) {
 	unread, w := io.Pipe()
 	defer unread.CloseWithError(errors.New("the test is over")) // frees the writer
 	m, r, press := handRun(t, "calm", w)
+	// The first line is taken by the writer, which then waits on the
+	// pipe for ever; until it has taken it, a later press may still find
+	// room (on a busy machine the writer can start late), so wait for it.
+	press("c")
+	testwait.Until(t, time.Minute, "the writer to take the first line", func() bool { return len(r.control.lines) == 0 })
 	for range 10 * controlBuffer {
 		press("c")
 	}

@@ -172,19 +172,13 @@ func (m Model) failedRunLines(r *faultRun, w int) []string {
 	return out
 }
 
-// violationText is the violation's sentence of a verdict (the one that
-// names it, "kept-working at 7.20 s: ..."), else the whole summary.
+// violationText is the sentence of a verdict's violation at an instant
+// ("Kept-working at 7.20 s: ..."), else the whole verdict's: what the
+// checker held the code to, each held, or violations of the run as a
+// whole.
 func violationText(v *history.Verdict) string {
-	if v.Showed {
-		return v.Sentence() // what the checker held the code to, each held
-	}
-	for _, s := range strings.SplitAfter(v.Sentence(), ". ") {
-		if _, ok := labrun.ViolationAt(s); ok {
-			if loc := violationName.FindStringIndex(s); loc != nil {
-				s = s[loc[0]:] // "Left-behind at 6.61 s: ...", not "Not shown: Left-behind ..."
-			}
-			return strings.TrimSpace(s)
-		}
+	if f, ok := v.TimedViolation(); ok {
+		return f.Sentence()
 	}
 	return v.Sentence()
 }
