@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # design until solved; their honesty is checked by labcheck instead.
 PKGS = $(shell $(GO) list ./... | grep -v '/labs/[0-9][0-9]_')
 
-.PHONY: run test quick fmt vet unit repocheck labcheck labrun-check contentcheck bench stress-tests
+.PHONY: run test quick fmt vet unit pacecheck repocheck labcheck labrun-check contentcheck bench stress-tests
 
 # make run: build the program, saying so and showing progress (the first
 # build compiles etcd, which takes minutes on a small machine), then start
@@ -19,7 +19,7 @@ run:
 		     END { if (n) printf "\r%*s\r", 40, "" }'
 	@exec bin/playground $(ARGS)
 
-test: fmt vet repocheck unit labcheck contentcheck
+test: fmt vet repocheck unit pacecheck labcheck contentcheck
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -30,6 +30,12 @@ vet:
 
 unit:
 	$(GO) test -race -timeout 20m $(PKGS)
+
+# The scenarios at a reader's pace (15 s a step), alone: eleven runs
+# starting at once beside the other packages' builds and tests starve on
+# two cores. About 3 minutes, mostly waiting.
+pacecheck:
+	PLAYGROUND_PACE_TESTS=1 $(GO) test -race -count=1 -timeout 15m -run '^TestScenariosAtAReadersPace$$' ./internal/experiment/scenario/
 
 # make stress-tests: the unit tests with two CPU-bound loops beside them,
 # as on a shared CI machine (HOGS sets how many). A test that passes on a

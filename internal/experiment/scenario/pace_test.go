@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +21,16 @@ const readerDelay = 15 * time.Second
 // show, and every event that carries etcd's answer says what it was. The
 // scenarios on the server run side by side; those on the cluster, which
 // stop members, one after the other beside them.
+//
+// It runs alone, in make test's pace step (make pacecheck sets
+// PLAYGROUND_PACE_TESTS): eleven runs starting at once beside the other
+// packages' -race builds and tests were starved for 17 s and more on this
+// 2-core machine (no first owner within a step's window), which says
+// nothing about a reader's pace. Alone under -race it takes about 160 s.
 func TestScenariosAtAReadersPace(t *testing.T) {
+	if os.Getenv("PLAYGROUND_PACE_TESTS") == "" {
+		t.Skip("runs alone in make test's pace step: make pacecheck")
+	}
 	t.Parallel() // mostly waiting: beside the other slow one, after the rest
 	srv, cluster := etcds(t)
 	var onCluster []*experiment.Scenario
