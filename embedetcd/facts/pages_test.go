@@ -40,6 +40,7 @@ var statedIn = map[string][]string{
 		"# The etcd recipe in one transaction",
 		"# What the losers do while they wait",
 		"# etcd's concurrency package",
+		"# A lock belongs to its session",
 	},
 	"10-failure-modes-and-security": {
 		"# No leader after an outage",
