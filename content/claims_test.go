@@ -122,7 +122,7 @@ func TestCorrectedClaimsStayCorrected(t *testing.T) {
 		{"06-tuning-the-ttl", "cannot by itself outlast a lease that its client is renewing correctly", "the client's deadline (last reply + TTL) can pass during a long election"},
 		{"06-tuning-the-ttl", "unless the (alpha) lease-checkpoint feature gates are switched on", "checkpoints matter only for leases with over 5 minutes left"},
 		{"04-renewable-leases", "every 4 s for a 12-second TTL", "the 500 ms send tick makes it 4.0 to 4.5 s"},
-		{"11-timing-sessions-and-fencing", "chrony can be told to slew faster", "chrony's default maxslewrate is 83,333 ppm"},
+		{"11-timing-and-system-models", "chrony can be told to slew faster", "chrony's default maxslewrate is 83,333 ppm"},
 	} {
 		if strings.Contains(squash(lesson(t, c.dir)), squash(c.phrase)) {
 			t.Errorf("lesson %s says %q again; it was corrected: %s", c.dir, c.phrase, c.why)
