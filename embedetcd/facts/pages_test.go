@@ -40,6 +40,7 @@ var statedIn = map[string][]string{
 		"# What the losers do while they wait",
 		"# etcd's concurrency package",
 		"# A lock belongs to its session",
+		"# When Campaign returns an error",
 	},
 	"10-failure-modes-and-security": {
 		"# No leader after an outage",
