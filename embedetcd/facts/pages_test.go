@@ -45,6 +45,8 @@ var statedIn = map[string][]string{
 	"10-failure-modes-and-security": {
 		"# No leader after an outage",
 		"# Starting over after an outage",
+		"# A waiter on a cut-off member",
+		"# Watch events come from your member",
 	},
 }
 
