@@ -41,10 +41,13 @@ var statedIn = map[string][]string{
 		"# What the losers do while they wait",
 		"# etcd's concurrency package",
 		"# A lock belongs to its session",
+		"# When Campaign returns an error",
 	},
 	"10-failure-modes-and-security": {
 		"# No leader after an outage",
 		"# Starting over after an outage",
+		"# A waiter on a cut-off member",
+		"# Watch events come from your member",
 	},
 }
 
