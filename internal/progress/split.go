@@ -34,7 +34,7 @@ func SplitLessons() map[string]SplitLesson {
 				{coordinators, 7},
 				{fencing, 0}, {fencing, 1}, {fencing, 2}, {fencing, 3}, {fencing, 4},
 				{coordinators, 8},
-				{failures, 12},
+				{failures, 14},
 			},
 			Titles: []string{
 				"System models: what a design may assume",

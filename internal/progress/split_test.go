@@ -83,7 +83,7 @@ func TestSplitLessonProgressMoves(t *testing.T) {
 		if !slices.Equal(oc.PagesRead, []int{0, 1, 7}) || oc.LastPage != 1 {
 			t.Errorf("%s: lesson 8's record %+v, want pages 0, 1 and 7 (the ZooKeeper sessions page), still last on 1", when, oc)
 		}
-		if !slices.Equal(p.Peek("failure-modes-and-security").PagesRead, []int{12}) {
+		if !slices.Equal(p.Peek("failure-modes-and-security").PagesRead, []int{14}) {
 			t.Errorf("%s: the auth-token page was not filed under lesson 10", when)
 		}
 		if p.Last != (Position{Lesson: "fencing-beyond-one-store", Page: 0}) {
