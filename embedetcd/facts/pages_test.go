@@ -33,6 +33,7 @@ var statedIn = map[string][]string{
 		"# What losing quorum does to leases",
 		"# Predict: etcd changes its own leader",
 		"# When etcd's own leader changes",
+		"# A leader change, in numbers",
 		"# Putting it together",
 	},
 	"07-etcd-election-recipe": {
