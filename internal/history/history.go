@@ -83,6 +83,10 @@ type Prediction struct {
 	Question string `json:"question"`
 	Picked   string `json:"picked"`
 	Correct  bool   `json:"correct"`
+	// Unjudged, when set, says why the run could not judge the pick
+	// (the story the question is about did not happen: a fault of the
+	// learner's changed it); Correct is false then and means nothing.
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // Timing is the cluster's timing as the run read it: what a scenario
