@@ -10,6 +10,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // A pass on the board is a claim until the instructor has graded the same
@@ -73,6 +75,9 @@ func readSubmission(value []byte, rev int64) (Submission, error) {
 		return s, fmt.Errorf("class: decode a submission: %w", err)
 	}
 	sum := sha256.Sum256([]byte(s.Source))
+	// The names are printed; the source is not (it is graded, and
+	// must hash as it was written).
+	s.Lab, s.File = sanitize.Line(s.Lab), sanitize.Line(s.File)
 	if hex.EncodeToString(sum[:]) != s.SHA256 {
 		return s, fmt.Errorf("class: the submission of %s does not match its hash", s.Lab)
 	}
@@ -89,7 +94,7 @@ func Submissions(ctx context.Context, root *clientv3.Client, learner string) (ma
 	out := map[string]Submission{}
 	var bad []error
 	for _, kv := range r.Kvs {
-		lab := strings.TrimPrefix(string(kv.Key), Prefix(learner)+SubmissionPrefix)
+		lab := sanitize.Line(strings.TrimPrefix(string(kv.Key), Prefix(learner)+SubmissionPrefix))
 		s, err := readSubmission(kv.Value, kv.ModRevision)
 		if err != nil || s.Lab != lab {
 			bad = append(bad, fmt.Errorf("%s/%s: %v", learner, lab, err))
@@ -144,6 +149,8 @@ func addVerdict(m map[string]map[string]Verdict, key, value []byte) {
 	if !ok || json.Unmarshal(value, &v) != nil {
 		return
 	}
+	// Root wrote it, but its reason quotes the learner's test output.
+	sanitize.Strings(&v)
 	if m[learner] == nil {
 		m[learner] = map[string]Verdict{}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/sanitize"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -216,6 +217,9 @@ func (v verifier) runGrade(ctx context.Context, dir, file, lab string) (gradeRep
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil || r.Lab != lab {
 		return gradeReport{}, fmt.Errorf("the regrade gave no report (%v)", errors.Join(werr, err))
 	}
+	// The report quotes the learner's test output; the verdict's reason
+	// goes to the board and to this terminal.
+	sanitize.Strings(&r)
 	return r, nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // The sealed report (labs/internal/labtest/seal.go has the other side).
@@ -91,6 +93,7 @@ func (res *Result) checkSeal(line string) {
 	}
 	var rep sealReport
 	if json.Unmarshal(data, &rep) == nil {
+		sanitize.Strings(&rep) // its test names are printed
 		res.sealed = &rep
 	}
 }
