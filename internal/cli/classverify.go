@@ -36,7 +36,7 @@ func publishPass(ctx context.Context, env *Env, lab lessons.Lab, root string, p 
 	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" {
 		return nil
 	}
-	src, err := os.ReadFile(filepath.Join(root, "labs", lab.ID, lab.File))
+	src, err := class.ReadSource(filepath.Join(root, "labs", lab.ID, lab.File))
 	if err != nil {
 		return fmt.Errorf("read the graded file: %w", err)
 	}
