@@ -30,6 +30,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/faultproxy"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // Errors a run can end with before it starts.
@@ -290,6 +291,10 @@ func (run *Run) Wait() (history.Verdict, error) {
 // Emit records an event, stamps its time and lets the invariant monitor
 // look at it.
 func (run *Run) Emit(e history.Event) {
+	// A lab run's events and the values in etcd come from the learner's
+	// code: whatever it wrote reaches the screen and the history file
+	// without escape sequences.
+	sanitize.Strings(&e)
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	e.At = time.Since(run.start)

@@ -28,6 +28,7 @@ import (
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labstub"
 	"github.com/ownership-election/playground/internal/proctree"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // ErrNotWritten: the learner's file is still the stub the course ships.
@@ -94,7 +95,8 @@ func BuildWith(ctx context.Context, root string, l Lab, source string) (string, 
 		if bctx.Err() != nil {
 			return "", fmt.Errorf("build lab %s: no result after %s", l.ID, BuildTimeout)
 		}
-		return "", &BuildError{Lab: l.ID, Output: out.String()}
+		// The compiler quotes the learner's lines.
+		return "", &BuildError{Lab: l.ID, Output: sanitize.Text(out.String())}
 	}
 	return bin, nil
 }
