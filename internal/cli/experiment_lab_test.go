@@ -114,3 +114,4 @@ func TestExperimentLabByCourseNumber(t *testing.T) {
 		t.Errorf("--lab 3.1: exit %d, stderr %q", code, stderr)
 	}
 }
+
