@@ -114,4 +114,3 @@ func TestExperimentLabByCourseNumber(t *testing.T) {
 		t.Errorf("--lab 3.1: exit %d, stderr %q", code, stderr)
 	}
 }
-
