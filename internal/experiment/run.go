@@ -237,7 +237,7 @@ func (run *Run) execute() {
 	run.stopKeyWatch()
 	if len(run.Scenario.Shows) > 0 && !run.asLearner {
 		h := run.History()
-		v = history.Judge(&h, run.Scenario.Shows, err)
+		v = run.Scenario.Judge(&h, err)
 	}
 	v.Scenario = run.Scenario.Name
 	if err != nil {
@@ -672,7 +672,7 @@ func Replay(h *history.History, sc *Scenario) history.Verdict {
 	if h.Error != "" {
 		runErr = errors.New(h.Error)
 	}
-	return history.Judge(h, sc.Shows, runErr)
+	return sc.Judge(h, runErr)
 }
 
 // Updated receives a value (at most one waits) whenever events were
