@@ -3,6 +3,7 @@ package facts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/testwait"
 )
 
 // startTrio starts the playground's 3-member cluster (ClusterTicks: a
@@ -26,10 +28,10 @@ func startTrio(t *testing.T, ctx context.Context) (cl *embedetcd.Cluster, f int,
 		t.Fatalf("start cluster: %v", err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	lead, err := cl.Leader()
-	if err != nil {
-		t.Fatalf("leader: %v", err)
-	}
+	// A loaded machine can hold an election right after the start.
+	lead := -1
+	testwait.Until(t, 20*time.Second, "a raft leader", func() bool { lead, err = cl.Leader(); return err == nil },
+		func() string { return fmt.Sprint(err) })
 	f = (lead + 1) % 3
 	for i, m := range cl.Members() {
 		if i != f {
