@@ -43,8 +43,9 @@ Flags of run:
 Your own lab code as the replicas (run with no NAME):
   --lab LAB          run N copies of the lab's code (labs/LAB), each a process
                      behind its own fault proxy, and judge what it did; exit 0
-                     when it held, 1 on a violation (named), a lab not written
-                     yet or one that does not compile
+                     when it held, 1 on a violation (named), 2 when it could
+                     not run: not written yet, does not compile (the
+                     compiler's message), or the build timed out
   --schedule NAME    faults aimed at the leader: pause-owner (default),
                      cut-off-owner, crash-owner, crash-during-stepdown,
                      flapping-network; at a replica that waits:
