@@ -30,9 +30,9 @@ func TestExploreUsage(t *testing.T) {
 // the faults and the replay command, and the grid marks the cell; a held
 // exploration with runs left untried says so rather than only "held".
 func TestExploreReportSaysWhatWasFound(t *testing.T) {
-	site := history.Site{File: "labs/06_fenced_write/fenced.go", Line: 38, Func: "Write", Entry: "Write", RPC: "Txn"}
+	site := history.CallSite{File: "labs/06_fenced_write/fenced.go", Line: 38, Func: "Write", Entry: "Write", RPC: "Txn"}
 	f := history.RequestFault{ID: 1, Fault: history.PauseAfter, Role: "owner", Site: site, Occurrence: 1}
-	row := labrun.SiteRow{Site: site, Roles: []string{"owner"}, Cells: map[history.FaultAt]labrun.Cell{}}
+	row := labrun.SiteRow{Site: site, Role: "owner", Cells: map[history.FaultAt]labrun.Cell{}}
 	for _, k := range history.FaultKinds() {
 		row.Cells[k] = labrun.CellHeld
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/ownership-election/playground/internal/history"
 )
 
-var exploreSite = history.Site{File: "labs/06_fenced_write/fenced.go", Line: 38, Func: "Write", Entry: "Write", RPC: "Txn"}
+var exploreSite = history.CallSite{File: "labs/06_fenced_write/fenced.go", Line: 38, Func: "Write", Entry: "Write", RPC: "Txn"}
 
 // TestExploreFaultsFileReplaysWhatWasArmed: a history of a run with
 // request faults replays its armed faults, not the cut and the stop they
@@ -62,12 +62,12 @@ func TestExploreArmsEachReplica(t *testing.T) {
 // TestExploreMatchesTheReferencesSite: a learner's site is matched to the
 // reference's by the lab function and RPC, in line order.
 func TestExploreMatchesTheReferencesSite(t *testing.T) {
-	mine := []history.Site{
+	mine := []history.CallSite{
 		{File: "a.go", Line: 10, Entry: "Acquire", RPC: "Txn"},
 		{File: "a.go", Line: 30, Entry: "Acquire", RPC: "Txn"},
 		{File: "a.go", Line: 50, Entry: "Release", RPC: "Txn"},
 	}
-	theirs := []history.Site{
+	theirs := []history.CallSite{
 		{File: "a.go", Line: 7, Entry: "Release", RPC: "Txn"},
 		{File: "a.go", Line: 22, Entry: "Acquire", RPC: "Txn"},
 	}
@@ -77,7 +77,7 @@ func TestExploreMatchesTheReferencesSite(t *testing.T) {
 	if s, ok := matchSite(mine[2], mine, theirs); !ok || s.Line != 7 {
 		t.Errorf("the Release Txn matched %+v, %v; want line 7", s, ok)
 	}
-	if _, ok := matchSite(history.Site{Entry: "Acquire", RPC: "Put"}, mine, theirs); ok {
+	if _, ok := matchSite(history.CallSite{Entry: "Acquire", RPC: "Put"}, mine, theirs); ok {
 		t.Error("a Put the reference never sends was matched")
 	}
 }
