@@ -78,7 +78,15 @@ func runExplore(ctx context.Context, env *Env, args []string) error {
 		Progress: func(p labrun.ExploreProgress) {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(env.Stderr, "explore %s: %d of %d runs, %d of %d call sites covered; %s\n", l.ID, p.Done, p.Planned, p.Covered, p.Sites, p.Last)
+			line := fmt.Sprintf("explore %s: %d of %d runs, %d of %d call sites covered; %s", l.ID, p.Done, p.Planned, p.Covered, p.Sites, p.Last)
+			if xf.asJSON {
+				// One event a line, as experiment run --json prints
+				// them (the lab screen shows them as the run's).
+				b, _ := json.Marshal(history.Event{Kind: history.Note, Value: float64(p.Done), Unit: "runs", Text: line})
+				fmt.Fprintln(env.Stdout, string(b))
+				return
+			}
+			fmt.Fprintln(env.Stderr, line)
 		}}
 	fmt.Fprintf(env.Stderr, "explore %s: building your code and the reference, then a calm run of each (a first build can take a minute or more)...\n", l.ID)
 	rep, err := labrun.Explore(ctx, o)
@@ -112,9 +120,16 @@ func runExplore(ctx context.Context, env *Env, args []string) error {
 }
 
 // saveSmallest saves the first violation's smallest run as a faults
-// file: to path, or in the state folder's explore/ when path is "".
+// file: to path, or in the state folder's explore/ when path is "". With
+// no violation it saves the calm run to path, if given (the lab screen
+// draws it), and names no faults file.
 func saveSmallest(rep *labrun.ExploreReport, path string) (string, error) {
 	if len(rep.Violations) == 0 {
+		if path != "" && len(rep.CalmRun.Events) > 0 {
+			// Asked for a file: the calm run, which a violation without
+			// faults is, or which shows what held.
+			return "", saveHistory(path, rep.CalmRun)
+		}
 		return "", nil
 	}
 	if path == "" {

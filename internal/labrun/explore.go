@@ -105,9 +105,10 @@ type ExploreReport struct {
 	Violations []Violation
 	Limits     []Limit
 	// Calm is set when the learner's code broke the rules without any
-	// fault: the calm run's findings.
-	Calm []history.Finding
-	Took time.Duration
+	// fault: the calm run's findings. CalmRun is that run.
+	Calm    []history.Finding
+	CalmRun history.History
+	Took    time.Duration
 }
 
 // plannedRun is one run of the plan: its faults (one at depth 1).
@@ -214,6 +215,7 @@ func (x *explorer) calm(ctx context.Context) error {
 		return fmt.Errorf("calm run of the reference: %w", errRef)
 	}
 	x.report.Runs = 2
+	x.report.CalmRun = mine
 	if mine.Verdict != nil && !mine.Verdict.Showed {
 		x.report.Calm = failed(*mine.Verdict)
 	}
