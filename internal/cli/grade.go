@@ -263,8 +263,10 @@ func (g *grader) gradeOne(ctx context.Context, lab *lessons.Lab, rep reporter) *
 		out.NotGradable = why
 		return out
 	}
-	rep.steps(r)
 	if r.Status == grade.LabUnverified {
+		// The steps are listed once the runs under the race detector
+		// have settled them: a step that passed the first run only is
+		// not shown as passed.
 		stop := rep.verifying(o)
 		grade.Verify(ctx, o, r)
 		stop()
@@ -272,6 +274,7 @@ func (g *grader) gradeOne(ctx context.Context, lab *lessons.Lab, rep reporter) *
 			out.NotGradable = why
 		}
 	}
+	rep.steps(r)
 	return out
 }
 
