@@ -46,7 +46,7 @@ func init() {
 // scope keeps it from reading any process's outside the sandbox.
 func TestAttackReadAnAncestorsEnviron(t *testing.T) {
 	secret := mark(t)
-	t.Setenv("PLAYGROUND_ETCD_PASSWORD_ATTACK", secret)
+	t.Setenv("ETCDCTL_PASSWORD", "root:"+secret) // an instructor's etcdctl root login
 	code := `
 func init() {
 	for _, pid := range []int{os.Getppid(), ` + strconv.Itoa(os.Getpid()) + `} {
