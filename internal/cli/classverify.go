@@ -21,6 +21,7 @@ import (
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/sanitize"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -35,7 +36,7 @@ func publishPass(ctx context.Context, env *Env, lab lessons.Lab, root string, p 
 	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" {
 		return nil
 	}
-	src, err := os.ReadFile(filepath.Join(root, "labs", lab.ID, lab.File))
+	src, err := class.ReadSource(filepath.Join(root, "labs", lab.ID, lab.File))
 	if err != nil {
 		return fmt.Errorf("read the graded file: %w", err)
 	}
@@ -220,6 +221,9 @@ func (v verifier) runGrade(ctx context.Context, dir, file, lab string) (gradeRep
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil || r.Lab != lab {
 		return gradeReport{}, fmt.Errorf("the regrade gave no report (%v)", errors.Join(werr, err))
 	}
+	// The report quotes the learner's test output; the verdict's reason
+	// goes to the board and to this terminal.
+	sanitize.Strings(&r)
 	return r, nil
 }
 

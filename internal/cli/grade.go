@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/lessons"
@@ -309,7 +310,7 @@ func (g *grader) labFiles(lab *lessons.Lab) (grade.Submission, error) {
 	if g.submission == "" {
 		return g.kit.FromCheckout(g.root, lab.ID, g.cfg.Overlay)
 	}
-	src, err := os.ReadFile(g.submission)
+	src, err := class.ReadSource(g.submission)
 	if err != nil {
 		return grade.Submission{}, fmt.Errorf("read the submission: %w", err)
 	}
