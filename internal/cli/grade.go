@@ -82,8 +82,17 @@ type gradeArgs struct {
 }
 
 func runGrade(ctx context.Context, env *Env, args []string) error {
+	if os.Getenv(regradeEnv) != "" {
+		// class verify's child: everything the learner's code started,
+		// even what left the supervisor's tree, ends with this process.
+		defer grade.KeepDescendants()()
+	}
 	return gradeLabs(ctx, env, args, gradeConfig{})
 }
+
+// regradeEnv marks the `grade --submission` process that class verify
+// starts: a process of its own, which may end all its descendants.
+const regradeEnv = "PLAYGROUND_REGRADE"
 
 // gradeLabs parses, grades each lab, records the passes and reports.
 func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) error {
@@ -96,6 +105,9 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 		return err
 	}
 	defer g.close()
+	if note := grade.SandboxNote(); note != "" {
+		fmt.Fprintf(env.Stderr, "playground grade: no full sandbox: %s.\n", note)
+	}
 	// Ctrl-C or SIGTERM: end the grading's go test and test binary at
 	// once, even if the command itself is not waited for.
 	defer context.AfterFunc(ctx, grade.StopAll)()
