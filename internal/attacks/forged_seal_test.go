@@ -38,8 +38,9 @@ func TestAttackForgedSeal(t *testing.T) {
 			t.Errorf("%s counted as passed", tt.Name)
 		}
 	}
-	if !strings.Contains(res.Message, "ended before the grader's harness reported") {
-		t.Errorf("message %q, want the one for a binary that never reported", res.Message)
+	// Either message says the truth: no test ran, no report came.
+	if !strings.Contains(res.Message, "before running any test") && !strings.Contains(res.Message, "ended before the grader's harness reported") {
+		t.Errorf("message %q, want one saying the binary ended before any test ran or any report came", res.Message)
 	}
 }
 
