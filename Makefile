@@ -88,4 +88,5 @@ bench:
 	-$(GO) run ./internal/tools/expbench -step-learner 15s
 	-$(GO) run ./internal/tools/classbench
 	-$(GO) run ./internal/tools/labrunbench
+	-$(GO) run ./internal/tools/explorebench
 	-$(GO) run ./internal/tools/labcheck -runners

@@ -32,8 +32,11 @@ progress, as in the terminal interface.
 Only the lab's own file (labs/01_cas/cas.go) comes from the checkout: the
 tests, the harness, go.mod and go.sum are the course's copies built into
 this program. Another .go file in a lab's folder, or a lab file that
-calls os.Exit, imports unsafe, syscall or os/exec, or uses //go:linkname,
-is refused with the line that does it.
+imports a package not on its lab's list (the lab's README shows it: the
+plain standard library, and etcd's client for the etcd labs; never os,
+net, flag, reflect, runtime, unsafe, syscall or cgo), uses //go:linkname
+or calls os.Exit, is refused with the line that does it. For a debug
+print use log or fmt.
 
 A LAB is its number in the course (3.1: lesson 3's first lab), its
 folder (01_cas), the folder's number (01 or 1) or its name (cas).

@@ -10,6 +10,11 @@ import "github.com/ownership-election/playground/internal/history"
 type Question struct {
 	Prompt  string
 	Options []Option
+	// Unjudged, when set, says why a run cannot judge the pick ("" when
+	// it can): what happened in it is not the story the question asks
+	// about (the learner's own fault changed it), so no option is right
+	// or wrong by it.
+	Unjudged func(h *history.History) string
 }
 
 // Option is one outcome a learner may predict.
@@ -34,5 +39,12 @@ func (q *Question) Predicted(h *history.History, picked int) {
 	if picked < 0 || picked >= len(q.Options) {
 		return
 	}
-	h.Prediction = &history.Prediction{Question: q.Prompt, Picked: q.Options[picked].Text, Correct: q.Judge(h)[picked]}
+	p := &history.Prediction{Question: q.Prompt, Picked: q.Options[picked].Text}
+	if q.Unjudged != nil {
+		p.Unjudged = q.Unjudged(h)
+	}
+	if p.Unjudged == "" {
+		p.Correct = q.Judge(h)[picked]
+	}
+	h.Prediction = p
 }

@@ -98,7 +98,8 @@ type Run struct {
 	resource   *Resource
 	monitor    monitor
 	autoplay   bool
-	atStep     bool // waiting in Phase for Step
+	atStep     bool   // waiting in Phase for Step
+	pending    string // the step Phase waits to begin, while atStep
 	stepc      chan struct{}
 	done       chan struct{}
 	verdict    history.Verdict
@@ -236,7 +237,7 @@ func (run *Run) execute() {
 	run.stopKeyWatch()
 	if len(run.Scenario.Shows) > 0 && !run.asLearner {
 		h := run.History()
-		v = history.Judge(&h, run.Scenario.Shows, err)
+		v = run.Scenario.Judge(&h, err)
 	}
 	v.Scenario = run.Scenario.Name
 	if err != nil {
@@ -375,24 +376,35 @@ func (run *Run) inPhase(err error) error {
 	return fmt.Errorf("step %d (%s): %w", step, text, err)
 }
 
-// Phase announces the next step of the script and, in step mode, waits
-// for Step.
+// Phase begins the next step of the script; in step mode it first
+// waits for Step, with the step pending (PendingStep) meanwhile. The
+// step's event is recorded when it begins, not when it is announced: a
+// step logged before it ran read, in step mode, as if its effects were
+// late, and what happened while the learner read was counted in it.
 func (run *Run) Phase(ctx context.Context, text string) error {
-	run.Emit(history.Event{Kind: history.Phase, Text: text})
 	run.mu.Lock()
 	auto := run.autoplay
+	if !auto {
+		run.atStep, run.pending = true, text
+	}
 	run.mu.Unlock()
 	if auto {
+		run.Emit(history.Event{Kind: history.Phase, Text: text})
 		return ctx.Err()
 	}
+	err := run.awaitStep(ctx)
 	run.mu.Lock()
-	run.atStep = true
+	run.atStep, run.pending = false, ""
 	run.mu.Unlock()
-	defer func() {
-		run.mu.Lock()
-		run.atStep = false
-		run.mu.Unlock()
-	}()
+	if err != nil {
+		return err
+	}
+	run.Emit(history.Event{Kind: history.Phase, Text: text})
+	return nil
+}
+
+// awaitStep waits for Step, or the step delay of a reader's pace.
+func (run *Run) awaitStep(ctx context.Context) error {
 	var delay <-chan time.Time
 	if d := run.Params.StepDelay; d > 0 {
 		t := time.NewTimer(d)
@@ -409,6 +421,17 @@ func (run *Run) Phase(ctx context.Context, text string) error {
 	}
 }
 
+// PendingStep is the step the script waits, in step mode, for Step to
+// begin; "" when it waits for none.
+func (run *Run) PendingStep() string {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if !run.atStep {
+		return ""
+	}
+	return run.pending
+}
+
 // Announce is Phase for a step the script must not wait at, even in step
 // mode: one whose timing is what it measures (a lease's clock is
 // running).
@@ -416,8 +439,8 @@ func (run *Run) Announce(text string) {
 	run.Emit(history.Event{Kind: history.Phase, Text: text})
 }
 
-// AtStep reports whether the script, in step mode, has announced its next
-// phase and waits for Step to take it.
+// AtStep reports whether the script, in step mode, waits for Step to
+// begin its next phase (PendingStep).
 func (run *Run) AtStep() bool {
 	run.mu.Lock()
 	defer run.mu.Unlock()
@@ -649,7 +672,7 @@ func Replay(h *history.History, sc *Scenario) history.Verdict {
 	if h.Error != "" {
 		runErr = errors.New(h.Error)
 	}
-	return history.Judge(h, sc.Shows, runErr)
+	return sc.Judge(h, runErr)
 }
 
 // Updated receives a value (at most one waits) whenever events were

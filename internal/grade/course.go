@@ -256,7 +256,7 @@ func (c *Course) refusals(sub Submission, stubs []string) []Refusal {
 			out = append(out, Refusal{File: rel, Why: fmt.Sprintf("not part of the lab: only %s is graded (move what this file holds into it, or delete the file)", strings.Join(stubs, ", "))})
 			continue
 		}
-		out = append(out, CheckLabFile(rel, sub.Files[name])...)
+		out = append(out, CheckLabFile(sub.Lab, rel, sub.Files[name])...)
 	}
 	for _, name := range stubs {
 		if _, ok := sub.Files[name]; !ok {

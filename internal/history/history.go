@@ -85,6 +85,10 @@ type Prediction struct {
 	Question string `json:"question"`
 	Picked   string `json:"picked"`
 	Correct  bool   `json:"correct"`
+	// Unjudged, when set, says why the run could not judge the pick
+	// (the story the question is about did not happen: a fault of the
+	// learner's changed it); Correct is false then and means nothing.
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // Timing is the cluster's timing as the run read it: what a scenario
@@ -162,6 +166,9 @@ type Facts struct {
 	// Resolved is what reads found after writes whose answer was lost
 	// (see Resolution), in order: whether each had been applied.
 	Resolved []Resolution `json:"resolved,omitempty"`
+	// Request is the request fault a note arms (Op OpArmed), or a fault
+	// event fired, or the call site a note says was reached (OpReached).
+	Request *RequestFault `json:"request,omitempty"`
 }
 
 // IsFault reports whether k is a fault: something done to a replica or
@@ -169,7 +176,8 @@ type Facts struct {
 func (k Kind) IsFault() bool {
 	switch k {
 	case Paused, Resumed, Crashed, Restarted, Partitioned, Healed, ClockChanged,
-		Stalled, MemberStopped, MemberRestarted, LeaderMoved:
+		Stalled, MemberStopped, MemberRestarted, LeaderMoved,
+		RequestFailed, AnswerLost, RequestHeld:
 		return true
 	}
 	return false
@@ -199,6 +207,9 @@ type ScheduledFault struct {
 	Kind    Kind          `json:"kind"`
 	Replica string        `json:"replica"`
 	Value   float64       `json:"value,omitempty"`
+	// Request is a request fault (a lab run's), armed when the run
+	// starts rather than at Step and After.
+	Request *RequestFault `json:"request,omitempty"`
 }
 
 // FaultSchedule is the learner's faults, each anchored to the step it

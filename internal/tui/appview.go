@@ -60,6 +60,13 @@ func (m Model) statusLine(w int) string {
 		return m.styles.Error.Render(text.Truncate(m.classProblem, w))
 	}
 	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 && left != "" {
+		// The screen's state says what its keys do now (auto-play or
+		// step mode); etcd's address can wait for a wider terminal.
+		right = m.etcd.short(m.styles)
+		left = text.Truncate(left, w-lipgloss.Width(right)-1)
+		gap = w - lipgloss.Width(left) - lipgloss.Width(right)
+	}
 	if gap < 1 {
 		return text.Truncate(right, w)
 	}

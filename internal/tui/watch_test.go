@@ -260,3 +260,20 @@ func TestWatchLineFitsTheStatusLine(t *testing.T) {
 		}
 	}
 }
+
+// TestScreenStatusKeepsItsPlaceBesideEtcd: a screen's status that does
+// not fit beside etcd's full line (the experiment's "auto-play, 4 s a
+// step · t tempo · a step mode") keeps its place, and etcd's address
+// gives way to its short form; it was the screen's status that went.
+func TestScreenStatusKeepsItsPlaceBesideEtcd(t *testing.T) {
+	h := newHarness(t, 80, 24, func(o *Options) { o.Etcd = startOK; o.EtcdDelay = time.Millisecond })
+	h.send(etcdStartMsg{})
+	closed := false
+	h.m.push(&longStatus{fakeScreen{lab: "x", closed: &closed}})
+	lines := strings.Split(h.screen(), "\n")
+	status := lines[len(lines)-2]
+	h.checkFits()
+	if !strings.Contains(status, "question 12/14 · answered 11") || !strings.HasSuffix(strings.TrimSpace(status), "● etcd") {
+		t.Fatalf("status line at 80 columns: %q", status)
+	}
+}

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -86,6 +88,33 @@ var unlockQuestion = &experiment.Question{
 		{Text: "Free both times: P3 takes the lock after either unlock", Happened: p3Answers(p3Takes, p3Takes)},
 		{Text: "Naive: it is held, by P2; versioned: the lock is free and P3 takes it", Happened: p3Answers(p3SeesP2, p3Takes)},
 	},
+	Unjudged: unlockUnjudged,
+}
+
+// unlockUnjudged: the question is about what P1's unlock does to the
+// lock P2 holds; a part where P2 did not hold it when P1 unlocked (its
+// key gone first, after a fault of the learner's or a late renewal), or
+// where P1 never unlocked, says nothing about that, so P3's answer there
+// judges no pick.
+func unlockUnjudged(h *history.History) string {
+	for _, part := range []string{naivePart, versionedPart} {
+		f := history.Find(h, part)
+		if f == nil {
+			continue
+		}
+		unlock, ok := f.LastEvent(history.KindIs(history.Released, "p1"))
+		if !ok || unlock.Facts == nil {
+			return fmt.Sprintf("in the %s part P1 never unlocked%s", strings.Fields(part)[0], learnerFaultOn(f, "p1", math.MaxInt64))
+		}
+		p2, ok := f.FirstEvent(history.KindIs(history.Acquired, "p2"))
+		if !ok {
+			return fmt.Sprintf("in the %s part P2 never held the lock%s", strings.Fields(part)[0], learnerFaultOn(f, "p2", unlock.At))
+		}
+		if p2KeyGoneBefore(f, p2, unlock) != "" {
+			return fmt.Sprintf("in the %s part P2's key was gone before P1 unlocked%s", strings.Fields(part)[0], learnerFaultOn(f, "p2", unlock.At))
+		}
+	}
+	return ""
 }
 
 // p3Answer is what etcd answered P3's first try at the lock in a part of

@@ -367,23 +367,100 @@ func versionedKeepsOneOwner(f *history.Findings) (bool, string) {
 }
 
 // whyNoSecondOwner says, from the history, why the part had no two
-// owners at once: whose key was gone before P1's unlock, and why.
+// owners at once: what became of P2's key before P1's unlock, or why P2
+// no longer believed it held the lock when P3 took it.
 func whyNoSecondOwner(f *history.Findings, unlock history.Event) string {
 	out := "P1's " + unlock.Text
-	p2, _ := f.FirstEvent(history.KindIs(history.Acquired, "p2"))
+	p2, ok := f.FirstEvent(history.KindIs(history.Acquired, "p2"))
+	if !ok {
+		out = "P2 never held the lock, so " + out
+	} else if gone := p2KeyGoneBefore(f, p2, unlock); gone != "" {
+		out = gone + ", so " + out
+	}
+	p3, ok := f.FirstEvent(history.KindIs(history.Acquired, "p3"))
+	if !ok {
+		return out + "; P3 did not get the lock"
+	}
+	out += fmt.Sprintf("; P3 then took the free lock at revision %d", p3.Token)
+	if left := p2LeftBefore(f, p3.At); left != "" {
+		return out + ", when P2 no longer believed it held it: " + left
+	}
+	return out + ", but nobody else believed it held it"
+}
+
+// p2KeyGoneBefore says how P2's key went before P1's unlock ("" when it
+// was still there: P1's unlock found it). Revisions decide "before", not
+// the events' times: the watch can report the delete P1's own unlock
+// made before the unlock's answer is recorded.
+func p2KeyGoneBefore(f *history.Findings, p2, unlock history.Event) string {
+	if u := unlock.Facts; u.Deleted > 0 || u.Held != nil && u.Held.Value == "p2" {
+		return ""
+	}
 	if lost, ok := f.FirstEvent(func(e history.Event) bool {
 		return e.Kind == history.LeaseExpired && e.Replica == "p2" && e.At < unlock.At
-	}); ok && p2.Kind == history.Acquired {
-		out = fmt.Sprintf("P2's lease was gone before P1 unlocked (%.1fs into the run, in step %d: %s), so %s", lost.At.Seconds(), lost.Step, lost.Text, out)
-	} else if del, ok := f.LastEvent(func(e history.Event) bool {
-		return e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.At < unlock.At && e.Facts.Revision > p2.Token
-	}); ok && p2.Kind == history.Acquired {
-		out = fmt.Sprintf("etcd had already deleted P2's key (revision %d) before P1 unlocked, so %s", del.Facts.Revision, out)
+	}); ok {
+		return fmt.Sprintf("P2's lease was gone before P1 unlocked (%.1fs into the run, in step %d: %s)%s", lost.At.Seconds(), lost.Step, lost.Text, learnerFaultOn(f, "p2", lost.At))
 	}
-	if p3, ok := f.FirstEvent(history.KindIs(history.Acquired, "p3")); ok {
-		return out + fmt.Sprintf("; P3 then took the free lock at revision %d, but nobody else believed it held it", p3.Token)
+	if del, ok := f.LastEvent(func(e history.Event) bool {
+		return e.Kind == history.KeyChanged && e.Facts != nil && e.Facts.Op == "delete" && e.Facts.Revision > p2.Token && e.Facts.Revision <= unlock.Facts.Revision
+	}); ok {
+		return fmt.Sprintf("etcd had already deleted P2's key (revision %d) before P1 unlocked%s", del.Facts.Revision, learnerFaultOn(f, "p2", del.At))
 	}
-	return out + "; P3 did not get the lock"
+	return ""
+}
+
+// p2LeftBefore says what ended P2's belief that it held the lock before
+// at: its crash, the loss it noticed or its own release ("" when it
+// still believed it did).
+func p2LeftBefore(f *history.Findings, at time.Duration) string {
+	e, ok := f.LastEvent(func(e history.Event) bool {
+		return e.Replica == "p2" && e.At <= at && (e.Kind == history.Acquired || e.Kind == history.Crashed || e.Kind == history.Lost || e.Kind == history.Released || e.Kind == history.SteppedDown)
+	})
+	if !ok || e.Kind == history.Acquired {
+		return ""
+	}
+	return fmt.Sprintf("at %.1fs it %s%s", e.At.Seconds(), faultWords(e), yourKey(e))
+}
+
+// learnerFaultOn names the learner's last fault on replica r before at
+// (a pause, crash, cut or clock change; not the key that undid one), the
+// likely cause of what the sentence says: ", after you paused P2 at
+// 31.0s". "" when the learner did none.
+func learnerFaultOn(f *history.Findings, r string, at time.Duration) string {
+	verbs := map[history.Kind]string{history.Crashed: "crashed", history.Paused: "paused", history.Partitioned: "cut off", history.ClockChanged: "changed the clock of"}
+	e, ok := f.LastEvent(func(e history.Event) bool {
+		return e.Replica == r && e.At <= at && verbs[e.Kind] != "" && e.Origin == history.ByLearner
+	})
+	if !ok {
+		return ""
+	}
+	verb := verbs[e.Kind]
+	return fmt.Sprintf(", after you %s %s at %.1fs", verb, upper(r), e.At.Seconds())
+}
+
+// faultWords is what happened to a replica, in a few words.
+func faultWords(e history.Event) string {
+	switch e.Kind {
+	case history.Crashed:
+		return "crashed"
+	case history.Paused:
+		return "was paused"
+	case history.Partitioned:
+		return "was cut off"
+	case history.Lost:
+		return "noticed its lock was gone"
+	case history.Released, history.SteppedDown:
+		return "let the lock go"
+	}
+	return strings.TrimSpace(e.Text)
+}
+
+// yourKey marks a fault the learner made.
+func yourKey(e history.Event) string {
+	if e.Kind.IsFault() && e.Origin == history.ByLearner {
+		return " (your key)"
+	}
+	return ""
 }
 
 func holderName(h string) string {

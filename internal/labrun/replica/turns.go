@@ -16,8 +16,10 @@ import (
 
 // CallTimeout bounds each request a lock lab's replica sends, so that a
 // replica cut off from etcd gives up and tries again, and a shutdown
-// never waits on a network that is down.
-const CallTimeout = 1500 * time.Millisecond
+// never waits on a network that is down. A replica's -call-timeout
+// sets it (ParseConfig); exploration makes it no shorter than the TTL, so
+// that a request's answer can come after the lease it was sent under.
+var CallTimeout = 1500 * time.Millisecond
 
 // Leases keeps the replica's current lease.
 type Leases struct {

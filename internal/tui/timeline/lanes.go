@@ -23,17 +23,21 @@ import (
 // label before each row is the state at the cursor: belief in the
 // replica rows, etcd's truth in its own.
 
-// legend explains the lanes' marks, long to short; legendMoves with the
-// mark of a raft leader move, for a timeline that has one.
+// legend explains the lanes' marks, long to short, every form with
+// every mark but the plainest (─); legendMoves with the mark of a raft
+// leader move, for a timeline that has one.
 var (
 	legend = []string{
-		"━ owner  ─ not owner  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation",
-		"━ owner ─ other ▒ paused ░ cut off × crashed ✓ accepted ✗ refused ! violation",
+		"━ owner  ─ not owner  ◆ won (its token where it fits)  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation",
+		"━ owner  ─ not owner  ◆ won  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation",
+		"━ owner ─ other ◆ won ▒ paused ░ cut × crash ✓ accepted ✗ refused ! violation",
+		"━ owner ◆ won ▒ paused ░ cut × crash ✓ ok ✗ refused ! violation",
 	}
 	legendMoves = []string{
-		"━ owner  ─ not owner  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation  ⇄ etcd leader moved",
-		"━ owner ─ other ▒ paused ░ cut off × crashed ✓ accepted ✗ refused ! violation ⇄ leader moved",
-		"━ owner ─ other ▒ paused ░ cut × crash ✓ ok ✗ refused ! violation ⇄ new leader",
+		"━ owner  ─ not owner  ◆ won (its token where it fits)  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation  ⇄ etcd leader moved",
+		"━ owner  ─ not owner  ◆ won  ▒ paused  ░ cut off  × crashed  ✓ write accepted  ✗ refused  ! violation  ⇄ etcd leader moved",
+		"━ owner ─ other ◆ won ▒ paused ░ cut × crash ✓ accepted ✗ refused ! violation ⇄ leader moved",
+		"━ owner ◆ won ▒ paused ░ cut × crash ✓ ok ✗ refused ! violation ⇄ new leader",
 	}
 )
 

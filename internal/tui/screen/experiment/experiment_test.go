@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -401,7 +403,7 @@ func TestFitsTheSize(t *testing.T) {
 		// plain key and shards, and a pending step.
 		for _, name := range scenario.Names() {
 			m := running(newModel(t, name, false, size[0], size[1]))
-			m.snap.atStep = true
+			m.snap.atStep, m.snap.pending = true, "wake b1: it writes with its old token 6"
 			m.snap.store.Keys = append(m.snap.store.Keys,
 				history.StoreKey{Key: "lock", Value: "p2", CreateRevision: 10, ModRevision: 12, Version: 3, Lease: 0x694d7c1e5f2a9b03},
 				history.StoreKey{Key: "shards/00", Value: "w1", CreateRevision: 13},
@@ -737,8 +739,7 @@ func TestStepModeInTheFooter(t *testing.T) {
 	}
 	// At a step, with the owner's writes flooding in after the phase
 	// was announced: the header says space, and the step stays in view.
-	m.snap.atStep = true
-	m.snap.events = append(m.snap.events, history.Event{At: 3 * time.Second, Kind: history.Phase, Text: "wake b1: it writes with its old token 6"})
+	m.snap.atStep, m.snap.pending = true, "wake b1: it writes with its old token 6"
 	for i := range 20 {
 		m.snap.events = append(m.snap.events, history.Event{At: 3*time.Second + time.Duration(i)*100*time.Millisecond, Kind: history.WriteAccepted, Replica: "b3", Token: 7, Text: fmt.Sprintf("write %q with token 7 accepted", fmt.Sprintf("b3#%d", i))})
 	}
@@ -746,7 +747,7 @@ func TestStepModeInTheFooter(t *testing.T) {
 	if !strings.Contains(v, "step mode: space for the next step") {
 		t.Errorf("header, at a step:\n%s", v)
 	}
-	if !strings.Contains(v, "▶ next step (space): wake b1: it writes with its old token 6") || !strings.Contains(v, "⚑ 1 violation") || !strings.Contains(v, "20 writes accepted from b3 with token 7") {
+	if !strings.Contains(v, "▶ next step (space): wake b1: it writes with its old token 6") || !strings.Contains(v, "⚑ 1 violation") || !strings.Contains(v, "21 writes accepted from b3 with token 7") {
 		t.Errorf("the pending step or the violation scrolled away:\n%s", v)
 	}
 	m.params.Step = false
@@ -875,5 +876,37 @@ func TestRetiredReplicasLeaveTheCards(t *testing.T) {
 	}
 	if _, sel = cardsOf(rs(ret, ret), 2, 1); sel != 1 {
 		t.Fatalf("all retired, all shown before: selection moved to %d", sel)
+	}
+}
+
+// TestOneLineHelpFits80: the one-line help names the keys that act in
+// the screen's phase, and with the root's global keys after it (esc
+// back, ? help) it fits the 78 cells an 80-column terminal gives it: it
+// was cut after "p pause", esc and ? with it, whatever the phase.
+func TestOneLineHelpFits80(t *testing.T) {
+	h := help.New()
+	h.SetWidth(78)
+	global := []key.Binding{
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+	}
+	models := map[string]*Model{
+		"predict": newModel(t, "fencing", true, 78, 22),
+		"ready":   newModel(t, "fencing", false, 78, 22),
+		"running": running(newModel(t, "fencing", false, 78, 22)),
+		"done":    done(newModel(t, "fencing", true, 78, 22)),
+	}
+	want := map[string]string{"predict": "1-6 predict", "ready": "enter run", "running": "space next step", "done": "enter run"}
+	for name, m := range models {
+		for _, step := range []bool{true, false} {
+			m.params.Step = step
+			line := ansi.Strip(h.ShortHelpView(append(m.ShortHelp(), global...)))
+			if strings.Contains(line, "…") || !strings.Contains(line, "? help") || !strings.Contains(line, want[name]) && !(name == "running" && !step) {
+				t.Errorf("%s (step mode %v): %q", name, step, line)
+			}
+			if name == "running" && !step && !strings.Contains(line, "space step now") {
+				t.Errorf("running, auto-play: %q", line)
+			}
+		}
 	}
 }

@@ -56,6 +56,30 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Start, k.Step, k.Earlier, k.Prev, k.Pause, k.NextKey}
 }
 
+// shortHelpIn is the one-line help in phase p: only the keys that act
+// then, so that with the global keys after them (esc back, ? help) the
+// line fits 80 columns; ? lists them all. While a run goes, space comes
+// second, as in ShortHelp.
+func (k KeyMap) shortHelpIn(p phase, auto bool) []key.Binding {
+	switch p {
+	case phasePredict:
+		return []key.Binding{k.Choose}
+	case phaseRunning:
+		step := k.Step
+		if auto {
+			step.SetHelp("space", "step now")
+		}
+		return []key.Binding{k.Earlier, step, k.Prev, k.Pause}
+	case phaseStarting:
+		return nil
+	}
+	mode := k.AutoPlay
+	if auto {
+		mode.SetHelp("a", "step mode")
+	}
+	return []key.Binding{k.Start, mode, k.Earlier, k.TTLUp}
+}
+
 // FullHelp lists every key.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{

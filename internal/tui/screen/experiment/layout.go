@@ -84,7 +84,15 @@ func (m Model) body(w, n int) []string {
 	detail := m.timeline().DetailLines(w)
 	timelineMin := 1 + min(4, m.laneCount()) + 2 + detail
 	if m.phase == phaseDone {
-		result = m.resultPanel(w, max(3, min(9, n-len(notes)-len(pin)-timelineMin-1)))
+		// etcd's line and the resource keep their lines too: cut, they
+		// said less than the timeline's extra lines give up.
+		stateNeed := len(m.stateRows(w, n, n))
+		room, short := m.resultRoom(w, n-len(notes)-len(pin)-stateNeed, timelineMin)
+		if short {
+			// The verdict says it; the cursor's item can wait.
+			detail, timelineMin = 0, timelineFloor(m.laneCount())
+		}
+		result = m.resultPanel(w, room)
 		result = append(result, m.savedLine(w, n)...)
 	}
 	state := m.stateRows(w, n, n-len(notes)-len(pin)-len(result)-timelineMin)
@@ -93,6 +101,24 @@ func (m Model) body(w, n int) []string {
 	out = append(out, pin...)
 	return append(out, result...)
 }
+
+// resultRoom is how many of n lines the finished run's result gets:
+// what its sentences need whole, as the timeline's full height allows,
+// and past that (short) up to what they need while the timeline keeps
+// its heading, two lanes, etcd's and the ruler (the learner can scroll
+// the timeline, not the verdict); at least 3.
+func (m Model) resultRoom(w, n, timelineMin int) (room int, short bool) {
+	need := len(m.resultPanel(w, 1000))
+	if room := n - timelineMin; need <= room+1 {
+		// One line short, the pick keeps to one line.
+		return max(3, min(need, room)), false
+	}
+	return max(3, min(need, n-timelineFloor(m.laneCount()))), true
+}
+
+// timelineFloor is the fewest lines the timeline keeps beside a result
+// that needs the rest: its heading, two of lanes, etcd's and the ruler.
+func timelineFloor(lanes int) int { return 1 + min(2, lanes) + 2 }
 
 // savedLine says where the finished run's history went, on a screen with
 // a line to spare for it (the footer says "history saved" in any case).
@@ -127,16 +153,10 @@ func (m Model) stateRows(w, h, room int) []string {
 
 // stepPin is the step the script waits at, and when auto-play takes it.
 func (m Model) stepPin(w int) string {
-	if m.phase != phaseRunning || !m.snap.atStep {
+	if m.phase != phaseRunning || !m.snap.atStep || m.snap.pending == "" {
 		return ""
 	}
-	var step string
-	for i := len(m.snap.events) - 1; i >= 0; i-- {
-		if e := m.snap.events[i]; e.Kind == history.Phase {
-			step = e.Text
-			break
-		}
-	}
+	step := m.snap.pending
 	head := "▶ next step (space): "
 	if m.auto() {
 		head = fmt.Sprintf("▶ next step in %d s (space: now): ", int(m.nextStepIn().Seconds()+0.999))

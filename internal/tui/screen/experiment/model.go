@@ -66,6 +66,7 @@ type snapshot struct {
 	events   []history.Event
 	verdict  *history.Verdict
 	atStep   bool                  // the script waits for space before its next phase
+	pending  string                // that phase, which has not begun
 	store    experiment.StoreState // what etcd holds under the run's prefix
 }
 
@@ -160,7 +161,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.waiting || m.sc == nil:
 		return nil
 	}
-	return m.keys.ShortHelp()
+	return m.keys.shortHelpIn(m.phase, m.auto())
 }
 
 // FullHelp lists every key.
@@ -328,6 +329,7 @@ func (m *Model) refresh() {
 	m.snap.replicas, m.sel = cardsOf(all, len(m.snap.replicas), m.sel)
 	m.snap.resource = run.Resource().State()
 	m.snap.atStep = run.AtStep()
+	m.snap.pending = run.PendingStep()
 	m.snap.store = run.Store()
 	select {
 	case <-run.Done():

@@ -40,8 +40,8 @@ func (m *Model) judgePrediction(h *history.History) {
 // judged tells the root how the prediction fared in the run it was made
 // for (later runs of the same screen judge it again on screen only).
 func (m *Model) judged() tea.Cmd {
-	if !m.judge || m.predicted == nil {
-		return nil
+	if !m.judge || m.predicted == nil || m.predicted.Unjudged != "" {
+		return nil // a run that could not judge it leaves it for the next
 	}
 	m.judge = false
 	return screen.Send(screen.Predicted{Name: m.sc.Name, Question: progress.PredictReviewID(m.sc.Name), Right: m.predicted.Correct, Outcome: m.outcomeTexts()})

@@ -168,7 +168,7 @@ func noWordCut(t *testing.T, m *Model, name string) {
 func TestNoWordCutAt80(t *testing.T) {
 	for _, name := range scenario.Names() {
 		m := running(newModel(t, name, false, 78, 22))
-		m.snap.atStep = true
+		m.snap.atStep, m.snap.pending = true, "wake b1: it writes with its old token 6"
 		noWordCut(t, m, "running "+name)
 		m = newModel(t, name, true, 78, 22)
 		noWordCut(t, m, "predict "+name)
@@ -182,8 +182,7 @@ func TestNoWordCutAt80(t *testing.T) {
 // reads; one its owner keeps alive is not.
 func TestClockWhileTheScriptWaits(t *testing.T) {
 	m := running(newModel(t, "ttl-unlock-bug", false, 78, 22))
-	m.snap.atStep = true
-	m.snap.events = append(m.snap.events, history.Event{At: 3200 * time.Millisecond, Kind: history.Phase, Text: "P1 wakes up and unlocks"})
+	m.snap.atStep, m.snap.pending = true, "P1 wakes up and unlocks"
 	m.snap.store = experiment.StoreState{At: clock, Revision: 12, Keys: []history.StoreKey{
 		{Key: "lock-naive", Value: "p2", CreateRevision: 11, ModRevision: 11, Version: 1, Lease: 0x7a2b},
 		{Key: "election-1/694d7c1e5f2a9b03", Value: "b3", CreateRevision: 7, ModRevision: 7, Version: 1, Lease: 0x9b03},

@@ -246,22 +246,35 @@ func (m Model) resultPanel(w, n int) []string {
 	if texts := m.outcomeTexts(); len(texts) > 0 {
 		bore = "What this run did: " + strings.Join(texts, "; ")
 	}
+	if p.Unjudged != "" {
+		mark, markStyle = "– not judged", st.Warning
+		bore = "This run cannot judge it: " + p.Unjudged + ". Run it again to have it judged."
+	}
+	showBore := !p.Correct // wrong, or not judged: say why
 	if w >= 120 {
 		half := (w - 3) / 2
 		left := text.ClampWords(found, half, n-1)
-		right := append(text.ClampWords(predicted, half, max(1, n-3)), markStyle.Render(mark))
-		if !p.Correct {
+		right := append(text.ClampWords(predicted, half, max(1, n-2)), markStyle.Render(mark))
+		if showBore {
 			right = append(right, styled(st.Muted, text.ClampWords(bore, half, max(0, n-1-len(right))))...)
 		}
 		return append([]string{head}, sideBySide(styled(st.Text, left), right, half)...)
 	}
-	predLines := 1
+	// The pick takes a second line when it needs one and the panel has
+	// room for the checker's sentence besides.
+	predLines, boreLines := 1, 0
+	if showBore {
+		boreLines = len(text.ClampWords(bore, w, n))
+	}
+	if len(text.ClampWords(predicted, w-len(mark)-1, 2)) > 1 && n >= 3+len(text.ClampWords(found, w, n))+boreLines {
+		predLines = 2
+	}
 	foundLines := max(1, n-1-predLines)
 	out := append([]string{head}, styled(st.Text, text.ClampWords(found, w, foundLines))...)
 	pred := text.ClampWords(predicted, w-len(mark)-1, predLines)
 	pred[len(pred)-1] += " " + markStyle.Render(mark)
 	out = append(out, styled(st.Text, pred)...)
-	if rest := n - len(out); rest > 0 && !p.Correct {
+	if rest := n - len(out); rest > 0 && showBore {
 		out = append(out, styled(st.Muted, text.ClampWords(bore, w, rest))...)
 	}
 	return out
