@@ -66,3 +66,24 @@ func waitDelete(t *testing.T, ctx context.Context, cli *clientv3.Client, key str
 	t.Fatalf("watch %s ended without a DELETE: %v", key, ctx.Err())
 	return time.Time{}
 }
+
+// drainLease reads id's TTL every 50 ms until it reads at most until and
+// returns that reading: a wait on what etcd says is left, where a fixed
+// sleep would overshoot on a busy machine.
+func drainLease(t *testing.T, ctx context.Context, cli *clientv3.Client, id clientv3.LeaseID, until int64) int64 {
+	t.Helper()
+	for {
+		r, err := cli.TimeToLive(ctx, id)
+		if err != nil {
+			t.Fatalf("time to live: %v", err)
+		}
+		if r.TTL <= until {
+			return r.TTL
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("the lease still read %d when the test's time ran out", r.TTL)
+		}
+	}
+}
