@@ -148,3 +148,31 @@ func TestCorrectedKeysStayCorrected(t *testing.T) {
 		}
 	}
 }
+
+// Each of these is taught on one page and referred to elsewhere (issue 35
+// C, "say it once"): the phrase that carries its explanation may appear in
+// its home lesson only.
+func TestTaughtOnce(t *testing.T) {
+	dirs, err := fs.Glob(FS(), "lessons/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, phrase, home string }{
+		{"the lease refresh on a raft leader change", "election timeout + remaining TTL", "06-tuning-the-ttl"},
+		{"the quorum table", "| members | majority |", "02-consensus-and-cas"},
+		{"why Done() is late", "gives up one TTL after the last", "04-renewable-leases"},
+		{"the Mutex's mechanics", "ErrLockReleased", "07-etcd-election-recipe"},
+		{"the pause budget of etcd's client", "T/3 + 0.5 + P ≤ T", "04-renewable-leases"},
+	} {
+		var in []string
+		for _, d := range dirs {
+			dir := strings.TrimPrefix(d, "lessons/")
+			if strings.Contains(squash(lesson(t, dir)), squash(c.phrase)) {
+				in = append(in, dir)
+			}
+		}
+		if len(in) != 1 || in[0] != c.home {
+			t.Errorf("%s (%q) is explained in %v; teach it once, in %s, and refer to it elsewhere", c.what, c.phrase, in, c.home)
+		}
+	}
+}

@@ -66,6 +66,8 @@ type config struct {
 	quota        int64         // backend quota in bytes; 0 is etcd's default (2 GiB)
 	compaction   time.Duration // periodic auto-compaction retention; 0 is none
 	preVote      *bool         // raft Pre-Vote; nil is etcd's default (on)
+	// leaseCheckpoints turns on the LeaseCheckpoint feature gates.
+	leaseCheckpoints bool
 }
 
 func newConfig(opts []Option) *config {
@@ -85,6 +87,14 @@ func newConfig(opts []Option) *config {
 // whether it could win before it raises its term, so a member cut off
 // from the leader cannot depose it when the link comes back.
 func WithPreVote(on bool) Option { return func(c *config) { c.preVote = &on } }
+
+// WithLeaseCheckpoints turns on etcd's alpha lease checkpointing (the
+// LeaseCheckpoint and LeaseCheckpointPersist feature gates, off by
+// default): the leader then records a lease's remaining TTL in raft, so a
+// new leader keeps it, but only for leases with more left than the
+// checkpoint interval (5 minutes). The facts tests use it to show that an
+// election-sized lease gets its full TTL back either way.
+func WithLeaseCheckpoints() Option { return func(c *config) { c.leaseCheckpoints = true } }
 
 // WithTicks sets the raft tick and election timeouts.
 func WithTicks(t Ticks) Option { return func(c *config) { c.ticks = &t } }

@@ -93,6 +93,58 @@ func TestLeaderMoveRestartsLeaseTTL(t *testing.T) {
 		span.Round(10*time.Millisecond), gone.Sub(start).Round(10*time.Millisecond))
 }
 
+// Lesson 06-tuning-the-ttl, page "When etcd's own leader changes", and
+// its quiz (l06-leader-change-predict, l06-leader-change-numbers) say the
+// alpha lease-checkpoint gate changes the leader-change refresh only for
+// leases with more left than the checkpoint interval (5 minutes): with the
+// gates on, an election-sized lease still gets its full TTL back.
+func TestLeaderMoveRestartsShortLeaseWithCheckpoints(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := embedetcd.StartCluster(ctx, 3, embedetcd.WithLogger(zap.NewNop()), embedetcd.WithLeaseCheckpoints())
+	if err != nil {
+		t.Fatalf("start cluster with lease checkpoints: %v", err)
+	}
+	defer cl.Close()
+	cli, err := cl.Client()
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	// 3.5 s are left at the move: room for a slow MoveLeader on a busy
+	// machine, and still far below the 5-minute checkpoint interval.
+	const ttl = 6
+	g, err := cli.Grant(ctx, ttl)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	before, err := cli.TimeToLive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("time to live before the move: %v", err)
+	}
+	from, err := cl.Leader()
+	if err != nil {
+		t.Fatalf("leader: %v", err)
+	}
+	if err := cl.MoveLeader(ctx, (from+1)%3); err != nil {
+		t.Fatalf("move leader: %v", err)
+	}
+	after, err := cli.TimeToLive(ctx, g.ID)
+	if err != nil {
+		t.Fatalf("time to live after the move: %v", err)
+	}
+	const where = "update content/lessons/06-tuning-the-ttl/lesson.md, \"When etcd's own leader changes\", and its quiz"
+	if before.TTL >= ttl {
+		t.Fatalf("2.5 s after Grant(%d) the lease read %d: the test's setup failed", ttl, before.TTL)
+	}
+	if after.TTL != ttl {
+		t.Errorf("with lease checkpoints on, a TTL-%d lease with about 3.5 s left read %d right after a leader move, "+
+			"want the full %d: %s", ttl, after.TTL, ttl, where)
+	}
+	t.Logf("checkpoints on: TTL before %d, after %d", before.TTL, after.TTL)
+}
+
 // content/lessons/06-tuning-the-ttl/lesson.md, page "What losing quorum
 // does to leases" (and its predict question l06-quorum-predict), says that
 // without a majority a lease freezes: grants stall, renewals are refused

@@ -17,6 +17,14 @@ const (
 	RoleRetired     Role = "retired"      // removed for good by the scenario
 )
 
+// The roles of an etcd member whose raft status a scenario reads (a
+// LeaderObserved event with status facts): drawn as lanes like replicas.
+const (
+	RoleRaftLeader   Role = "leader"    // it reports itself as the raft leader
+	RoleRaftFollower Role = "follower"  // it reports another member as leader
+	RoleNoLeader     Role = "no leader" // it reports no leader (an election is on)
+)
+
 // ReplicaState is a snapshot of a replica for display: what a running
 // run reports of it, or what the timeline says it believed at an
 // instant of a history.
@@ -30,4 +38,8 @@ type ReplicaState struct {
 	Partitioned bool
 	Crashed     bool
 	ClockRate   float64
+	// Member says this is an etcd member, not a replica: Term is the
+	// raft term it reported last; it has no token or lease.
+	Member bool
+	Term   uint64
 }

@@ -46,6 +46,11 @@ type belief struct {
 	wrote, refused       bool // in this column
 	violated             bool // ... a finding of the checker's marks it (markFindings)
 	acquired             bool // in this column
+	// member: the lane is an etcd member whose raft status the run
+	// reads; term is the raft term it reported last (its token is the
+	// term it leads in, while it leads).
+	member bool
+	term   uint64
 }
 
 // leaseLeft is the time the replica believes its lease has at t.
@@ -152,8 +157,11 @@ func buildTimeline(events []history.Event, names []string, retired map[string]bo
 			clear(goneNext)
 		}
 		tl.extend(i, e)
-		if e.Kind == history.LeaderMoved {
+		if e.Kind == history.LeaderMoved || reportsLeading(e) && hold.leader != e.Replica {
 			hold.leader, hold.moved = e.Replica, true
+		}
+		if e.Kind == history.PartBegins {
+			newCluster(cur, &hold)
 		}
 		res = res.After(e)
 		if l, ok := lane[e.Replica]; ok && replicaEvent(e) {
@@ -171,6 +179,24 @@ func buildTimeline(events []history.Event, names []string, retired map[string]bo
 	tl.closeLast(cur, hold, res)
 	tl.markFindings()
 	return tl
+}
+
+// reportsLeading reports whether e is an etcd member saying that it is
+// the raft leader: etcd's lane names it as the leader from then on.
+func reportsLeading(e history.Event) bool {
+	return e.Kind == history.LeaderObserved && e.Facts != nil && e.Facts.Op == "status" && e.Facts.Leader != "" && e.Facts.Leader == e.Replica
+}
+
+// newCluster forgets the members at the start of a part: a scenario
+// that reads members' status starts a cluster of its own for each part,
+// whose members only share the names of the last part's.
+func newCluster(cur []belief, hold *holding) {
+	for l := range cur {
+		if cur[l].member {
+			cur[l] = belief{}
+		}
+	}
+	hold.leader = ""
 }
 
 // closeLast records the state the last item left, once it is complete.
@@ -323,8 +349,35 @@ func apply(b belief, e history.Event) belief {
 		b.wrote = true
 	case history.WriteRejected:
 		b.refused = true
+	case history.LeaderObserved:
+		b = memberStatus(b, e)
 	}
 	return applyFault(b, e)
+}
+
+// memberStatus is member b after it reported its raft status (e's
+// facts): the leader when it names itself, with the term it leads in
+// drawn like a token where that term begins; a follower when it names
+// another; no leader while it names none.
+func memberStatus(b belief, e history.Event) belief {
+	f := e.Facts
+	if f == nil || f.Op != "status" {
+		return b
+	}
+	b.member = true
+	switch {
+	case f.Leader == e.Replica:
+		if b.role != history.RoleRaftLeader || b.term != f.RaftTerm {
+			b.acquired, b.token = true, int64(f.RaftTerm)
+		}
+		b.role = history.RoleRaftLeader
+	case f.Leader == "":
+		b.role, b.token = history.RoleNoLeader, 0
+	default:
+		b.role, b.token = history.RoleRaftFollower, 0
+	}
+	b.term = f.RaftTerm
+	return b
 }
 
 // applyFault is b after a fault done to the replica.

@@ -98,7 +98,10 @@ func (m Model) replicaLabel(tl timeline, l, cur, w int) string {
 		word += " owner" // paused, cut off or stalled, it still believes it owns
 	}
 	var tok, lease, conflict [2]string // long and short forms
-	if b.token > 0 && !b.gone && !b.crashed {
+	switch {
+	case b.member && b.term > 0:
+		tok = [2]string{fmt.Sprintf(" · term %d", b.term), fmt.Sprintf(" term %d", b.term)}
+	case b.token > 0 && !b.gone && !b.crashed:
 		tok = [2]string{fmt.Sprintf(" · token %d", b.token), fmt.Sprintf(" t%d", b.token)}
 	}
 	if b.leased && !b.gone && !b.crashed && (left > 0 || b.role == history.RoleOwner) {
@@ -137,6 +140,10 @@ func (m Model) etcdLabel(tl timeline, cur, w int) string {
 	}
 	if h.leader != "" {
 		long += " · raft leader " + h.leader
+		if h.rev == 0 && len(h.keys) == 0 {
+			// A run of members, not keys: the leader is etcd's news.
+			return text.FirstFit(w, " etcd raft leader "+h.leader, " etcd leader "+h.leader, " etcd")
+		}
 	}
 	return text.FirstFit(w, long, fmt.Sprintf(" etcd %s rev %d", who, h.rev), " etcd "+who, " etcd")
 }
@@ -167,7 +174,8 @@ func (m Model) Cards(cards []history.ReplicaState) []history.ReplicaState {
 			continue
 		}
 		out = append(out, history.ReplicaState{Name: name, Role: roleOf(b), Token: b.token, LeaseTTL: b.ttl * boolInt(b.leased),
-			LeaseLeft: b.leaseLeft(tl.at(cur)), Paused: b.paused, Partitioned: b.cut, Crashed: b.crashed, ClockRate: b.clock})
+			LeaseLeft: b.leaseLeft(tl.at(cur)), Paused: b.paused, Partitioned: b.cut, Crashed: b.crashed, ClockRate: b.clock,
+			Member: b.member, Term: b.term})
 	}
 	return out
 }

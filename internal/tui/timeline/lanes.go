@@ -99,7 +99,7 @@ func replicaMark(s belief, t time.Duration) string {
 		return "▒"
 	case s.cut || t < s.stalledUntil:
 		return "░"
-	case s.role == history.RoleOwner:
+	case s.role == history.RoleOwner, s.role == history.RoleRaftLeader:
 		return "━"
 	}
 	return "─"

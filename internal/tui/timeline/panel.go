@@ -93,7 +93,8 @@ func EventWords(e history.Event) string {
 		what = "refused: " + e.Text
 	}
 	if e.Replica != "" {
-		return e.Replica + "  " + what
+		// "m2 reports term 2" after the name column read "m2  m2 reports".
+		return e.Replica + "  " + strings.TrimPrefix(what, e.Replica+" ")
 	}
 	return what
 }

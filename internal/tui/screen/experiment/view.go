@@ -105,14 +105,17 @@ func (m Model) card(r experiment.ReplicaState, selected bool) string {
 	switch {
 	case r.Crashed:
 		role = st.Error.Render(role)
-	case r.Role == experiment.RoleOwner:
+	case r.Role == experiment.RoleOwner, r.Member && r.Role == history.RoleRaftLeader:
 		role = st.Success.Render(role)
 	default:
 		role = st.Text.Render(role)
 	}
 	line1 := name + " " + role
 	tok := "token -"
-	if r.Token > 0 {
+	switch {
+	case r.Member:
+		tok = fmt.Sprintf("term %d", r.Term) // an etcd member: no token
+	case r.Token > 0:
 		tok = fmt.Sprintf("token %d", r.Token)
 	}
 	var flags []string
@@ -130,7 +133,9 @@ func (m Model) card(r experiment.ReplicaState, selected bool) string {
 		line2 += " " + st.Warning.Render(strings.Join(flags, " "))
 	}
 	line3 := st.Muted.Render("no lease")
-	if r.LeaseTTL > 0 {
+	if r.Member {
+		line3 = st.Muted.Render("etcd member") // no lease of its own
+	} else if r.LeaseTTL > 0 {
 		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 5) + " " + history.LeftLabel(r.LeaseLeft)
 	}
 	inner := cardWidth - 4
