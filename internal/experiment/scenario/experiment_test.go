@@ -95,7 +95,7 @@ var expectations = map[string]func(t *testing.T, v history.Verdict, events []his
 	"partitioned-primary": expectPartitionedPrimary, // case_studies_test.go
 	"flapping-link":       expectFlappingLink,
 	"zombie-controller":   expectZombieController,
-	"leader-change": expectLeaderChange,
+	"leader-change":       expectLeaderChange,
 }
 
 // TestScenarios runs every registered scenario headless and checks that it
