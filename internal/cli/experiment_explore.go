@@ -119,7 +119,8 @@ func runExplore(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// saveSmallest saves the first violation's smallest run as a faults
+// saveSmallest saves the first confirmed violation's (else the first
+// violation's) smallest run as a faults
 // file: to path, or in the state folder's explore/ when path is "". With
 // no violation it saves the calm run to path, if given (the lab screen
 // draws it), and names no faults file.
@@ -143,7 +144,14 @@ func saveSmallest(rep *labrun.ExploreReport, path string) (string, error) {
 		}
 		path = filepath.Join(dir, fmt.Sprintf("lab-%s-%s.json", rep.Lab, time.Now().UTC().Format("20060102-150405")))
 	}
-	if err := saveHistory(path, rep.Violations[0].History); err != nil {
+	pick := rep.Violations[0]
+	for _, v := range rep.Violations {
+		if v.Confirmed {
+			pick = v // a violation that came back when run again first
+			break
+		}
+	}
+	if err := saveHistory(path, pick.History); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -276,7 +284,7 @@ func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
 		r.Summary = "Violated: " + findingNames(r.Violations)
 	}
 	for _, row := range rep.Grid {
-		s := history.Site{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
+		s := history.SiteRow{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
 		for _, k := range history.FaultKinds() {
 			s.Cells = append(s.Cells, cellOf(rep, row, k))
 		}
