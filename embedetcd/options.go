@@ -43,6 +43,11 @@ var (
 // defragmented and the alarm disarmed.
 func WithQuota(bytes int64) Option { return func(c *config) { c.quota = bytes } }
 
+// WithMaxRequestBytes sets the largest request a member takes (etcd's
+// --max-request-bytes; its default is 1.5 MiB): a put of a larger value
+// is refused with "request is too large".
+func WithMaxRequestBytes(n uint) Option { return func(c *config) { c.maxRequest = n } }
+
 // WithAutoCompaction makes the member compact its history periodically,
 // keeping retention of it (etcd's --auto-compaction-mode=periodic
 // --auto-compaction-retention), so old revisions do not fill the quota.
@@ -64,6 +69,7 @@ type config struct {
 	closeWait    time.Duration
 	tls          *ServerTLS
 	quota        int64         // backend quota in bytes; 0 is etcd's default (2 GiB)
+	maxRequest   uint          // largest request in bytes; 0 is etcd's default (1.5 MiB)
 	compaction   time.Duration // periodic auto-compaction retention; 0 is none
 	preVote      *bool         // raft Pre-Vote; nil is etcd's default (on)
 	// leaseCheckpoints turns on the LeaseCheckpoint feature gates.

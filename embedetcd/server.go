@@ -84,6 +84,9 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) (*embed.Config, e
 	// under -race.
 	ec.BcryptCost = uint(bcrypt.MinCost)
 	ec.QuotaBackendBytes = s.cfg.quota
+	if s.cfg.maxRequest > 0 {
+		ec.MaxRequestBytes = s.cfg.maxRequest
+	}
 	if s.cfg.preVote != nil {
 		ec.PreVote = *s.cfg.preVote
 	}

@@ -95,9 +95,14 @@ func readSubmission(value []byte, rev int64) (Submission, error) {
 		return s, fmt.Errorf("class: decode a submission: %w", err)
 	}
 	sum := sha256.Sum256([]byte(s.Source))
-	// The names are printed; the source is not (it is graded, and
-	// must hash as it was written).
-	s.Lab, s.File = sanitize.Line(s.Lab), sanitize.Line(s.File)
+	// The names are printed, and cleaning could turn a crafted name
+	// into a real lab's: one that needs cleaning is refused, shown
+	// cleaned. The source is not printed (it is graded, and must hash
+	// as it was written).
+	if lab, file := sanitize.Line(s.Lab), sanitize.Line(s.File); lab != s.Lab || file != s.File {
+		s.Lab, s.File = lab, file
+		return s, fmt.Errorf("class: the submission of %s names its lab or file with control characters", lab)
+	}
 	if hex.EncodeToString(sum[:]) != s.SHA256 {
 		return s, fmt.Errorf("class: the submission of %s does not match its hash", s.Lab)
 	}
@@ -127,7 +132,12 @@ func Submissions(ctx context.Context, root *clientv3.Client, learner string) (ma
 		keys.Kvs = keys.Kvs[:min(len(keys.Kvs), MaxSubmissions)]
 	}
 	for _, k := range keys.Kvs {
-		lab := sanitize.Line(strings.TrimPrefix(string(k.Key), from))
+		raw := strings.TrimPrefix(string(k.Key), from)
+		lab := sanitize.Line(raw)
+		if lab != raw {
+			bad = append(bad, fmt.Errorf("%s/%s: a submission key with control characters in its name", learner, lab))
+			continue
+		}
 		r, err := root.Get(ctx, string(k.Key))
 		if err != nil {
 			return nil, nil, fmt.Errorf("class: read %s's submission of %s: %w", learner, lab, err)

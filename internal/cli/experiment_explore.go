@@ -78,7 +78,15 @@ func runExplore(ctx context.Context, env *Env, args []string) error {
 		Progress: func(p labrun.ExploreProgress) {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(env.Stderr, "explore %s: %d of %d runs, %d of %d call sites covered; %s\n", l.ID, p.Done, p.Planned, p.Covered, p.Sites, p.Last)
+			line := fmt.Sprintf("explore %s: %d of %d runs, %d of %d call sites covered; %s", l.ID, p.Done, p.Planned, p.Covered, p.Sites, p.Last)
+			if xf.asJSON {
+				// One event a line, as experiment run --json prints
+				// them (the lab screen shows them as the run's).
+				b, _ := json.Marshal(history.Event{Kind: history.Note, Value: float64(p.Done), Unit: "runs", Text: line})
+				fmt.Fprintln(env.Stdout, string(b))
+				return
+			}
+			fmt.Fprintln(env.Stderr, line)
 		}}
 	fmt.Fprintf(env.Stderr, "explore %s: building your code and the reference, then a calm run of each (a first build can take a minute or more)...\n", l.ID)
 	rep, err := labrun.Explore(ctx, o)
@@ -112,9 +120,16 @@ func runExplore(ctx context.Context, env *Env, args []string) error {
 }
 
 // saveSmallest saves the first violation's smallest run as a faults
-// file: to path, or in the state folder's explore/ when path is "".
+// file: to path, or in the state folder's explore/ when path is "". With
+// no violation it saves the calm run to path, if given (the lab screen
+// draws it), and names no faults file.
 func saveSmallest(rep *labrun.ExploreReport, path string) (string, error) {
 	if len(rep.Violations) == 0 {
+		if path != "" && len(rep.CalmRun.Events) > 0 {
+			// Asked for a file: the calm run, which a violation without
+			// faults is, or which shows what held.
+			return "", saveHistory(path, rep.CalmRun)
+		}
 		return "", nil
 	}
 	if path == "" {
@@ -183,15 +198,15 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 func printGrid(out io.Writer, rows []labrun.SiteRow) {
 	w := 12
 	for _, r := range rows {
-		w = max(w, len(r.Site.String())+len(strings.Join(r.Roles, ","))+3)
+		w = max(w, len(r.Site.String())+len(r.Role)+3)
 	}
-	fmt.Fprintf(out, "%-*s", w, "call site [roles]")
+	fmt.Fprintf(out, "%-*s", w, "call site [role]")
 	for _, k := range history.FaultKinds() {
 		fmt.Fprintf(out, " %-6s", k)
 	}
 	fmt.Fprintln(out)
 	for _, r := range rows {
-		fmt.Fprintf(out, "%-*s", w, r.Site.String()+" ["+strings.Join(r.Roles, ",")+"]")
+		fmt.Fprintf(out, "%-*s", w, r.Site.String()+" ["+r.Role+"]")
 		for _, k := range history.FaultKinds() {
 			fmt.Fprintf(out, " %-6s", gridMark[r.Cells[k]])
 		}
@@ -227,51 +242,64 @@ func findingNames(fs []history.Finding) string {
 	return strings.Join(s, " ")
 }
 
-// exploreJSON is explore's report as --json writes it.
+// exploreJSON is explore's report as --json writes it: the report a
+// lab run's --json ends with (history.Report: the violations, the faults
+// file, the grid as sites, the exit code), and what only an exploration
+// has: its runs and the limits it met.
 type exploreJSON struct {
-	Kind       string          `json:"kind"`
-	Lab        string          `json:"lab"`
-	Held       bool            `json:"held"`
-	Runs       int             `json:"runs"`
-	Planned    int             `json:"planned"`
-	Seconds    float64         `json:"seconds"`
-	Sites      []siteJSON      `json:"sites"`
-	Violations []violationJSON `json:"violations"`
-	Limits     []violationJSON `json:"limits"`
-	FaultsFile string          `json:"faults_file,omitempty"`
+	history.Report
+	Runs    int         `json:"runs"`
+	Planned int         `json:"planned"`
+	Limits  []limitJSON `json:"limits"`
 }
 
-type siteJSON struct {
-	Site  history.Site                    `json:"site"`
-	Roles []string                        `json:"roles"`
-	Cells map[history.FaultAt]labrun.Cell `json:"cells"`
-}
-
-type violationJSON struct {
+type limitJSON struct {
 	Faults    []history.RequestFault `json:"faults"`
 	Findings  []history.Finding      `json:"findings"`
 	Reference []history.Finding      `json:"reference_findings"`
-	Confirmed bool                   `json:"confirmed,omitempty"`
-	Shrunk    []string               `json:"shrunk,omitempty"`
 }
 
+// cellResult is a grid cell as the report's sites say it.
+var cellResult = map[labrun.Cell]string{labrun.CellHeld: history.CellHeld, labrun.CellViolated: history.CellViolated,
+	labrun.CellLimit: history.CellBothFailed, labrun.CellNotReached: history.CellNotReached, labrun.CellNotTried: "not-tried"}
+
 func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
-	j := exploreJSON{Kind: "explore", Lab: rep.Lab, Held: len(rep.Violations) == 0 && rep.Calm == nil, Runs: rep.Runs, Planned: rep.Planned,
-		Seconds: rep.Took.Seconds(), FaultsFile: saved, Sites: []siteJSON{}, Violations: []violationJSON{}, Limits: []violationJSON{}}
-	for _, r := range rep.Grid {
-		j.Sites = append(j.Sites, siteJSON{Site: r.Site, Roles: r.Roles, Cells: r.Cells})
-	}
-	if rep.Calm != nil {
-		j.Violations = append(j.Violations, violationJSON{Faults: []history.RequestFault{}, Findings: rep.Calm})
-	}
+	held := len(rep.Violations) == 0 && rep.Calm == nil
+	r := history.Report{Kind: "verdict", FaultsFile: saved, Seconds: rep.Took.Seconds(), Violations: append([]history.Finding{}, rep.Calm...),
+		VerdictRecord: history.VerdictRecord{Scenario: labrun.ScenarioName(rep.Lab), Showed: held, Outcome: history.OutcomeHeld, Rules: true}}
 	for _, v := range rep.Violations {
-		j.Violations = append(j.Violations, violationJSON{Faults: v.Faults, Findings: v.Findings, Confirmed: v.Confirmed, Shrunk: v.Shrunk})
+		r.Violations = append(r.Violations, v.Findings...)
 	}
+	r.Summary = fmt.Sprintf("Held under every fault explored (%d runs).", rep.Runs)
+	if !held {
+		r.Outcome, r.Exit = history.OutcomeViolated, history.ExitViolation
+		r.Summary = "Violated: " + findingNames(r.Violations)
+	}
+	for _, row := range rep.Grid {
+		s := history.Site{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
+		for _, k := range history.FaultKinds() {
+			s.Cells = append(s.Cells, cellOf(rep, row, k))
+		}
+		r.Sites = append(r.Sites, s)
+	}
+	j := exploreJSON{Report: r, Runs: rep.Runs, Planned: rep.Planned, Limits: []limitJSON{}}
 	for _, l := range rep.Limits {
-		j.Limits = append(j.Limits, violationJSON{Faults: l.Faults, Findings: l.Learner, Reference: l.Reference})
+		j.Limits = append(j.Limits, limitJSON{Faults: l.Faults, Findings: l.Learner, Reference: l.Reference})
 	}
-	b, _ := json.MarshalIndent(j, "", "  ")
+	b, _ := json.Marshal(j)
 	fmt.Fprintln(out, string(b))
+}
+
+// cellOf is one cell of the report's grid, with what broke there.
+func cellOf(rep *labrun.ExploreReport, row labrun.SiteRow, k history.FaultAt) history.Cell {
+	c := history.Cell{Fault: string(k), Result: cellResult[row.Cells[k]]}
+	for _, v := range rep.Violations {
+		f := v.Faults[0]
+		if f.Fault == k && f.Role == row.Role && f.Site.Key() == row.Site.Key() && len(v.Findings) > 0 {
+			c.Property, c.Violation = v.Findings[0].Property, v.Findings[0].Violation
+		}
+	}
+	return c
 }
 
 // printDivergence shows where the learner's smallest run and the

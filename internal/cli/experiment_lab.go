@@ -159,20 +159,16 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 		go labrun.Control(run, env.Stdin, env.Stderr, end)
 	}
 	v, err := run.Wait()
-	if rf.record != "" {
-		if werr := saveHistory(rf.record, run.History()); werr != nil {
-			fmt.Fprintf(env.Stderr, "%v\n", werr)
-		}
-	}
+	recorded := recordRun(env, rf.record, run.History())
 	if ctx.Err() != nil {
-		return reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start))
+		return unlessUnsaved(reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start)), recorded)
 	}
 	if rf.asJSON {
-		fmt.Fprintln(env.Stdout, verdictLine(v, err, time.Since(start), rf.record))
-		return labExit(v, err)
+		fmt.Fprintln(env.Stdout, verdictLine(v, err, time.Since(start), rf.faults))
+		return unlessUnsaved(labExit(v, err), recorded)
 	}
 	fmt.Fprintf(env.Stdout, "built in %.1f s; %s\n", built.Seconds(), runningAfter(run.History(), start))
-	return labVerdict(env, v, err, time.Since(start))
+	return unlessUnsaved(labVerdict(env, v, err, time.Since(start)), recorded)
 }
 
 // labVerdict prints a lab run's verdict: HELD when the checker found

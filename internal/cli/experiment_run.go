@@ -178,12 +178,8 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("experiment %s: %w", rf.name, err)
 	}
 	v, err := run.Wait()
-	if rf.record != "" {
-		if werr := saveHistory(rf.record, run.History()); werr != nil {
-			fmt.Fprintf(env.Stderr, "%v\n", werr)
-		}
-	}
-	return reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start))
+	recorded := recordRun(env, rf.record, run.History())
+	return unlessUnsaved(reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start)), recorded)
 }
 
 // experimentEnv is where the run goes: the in-process etcd, or the
@@ -271,6 +267,29 @@ func verdictLine(v history.Verdict, err error, took time.Duration, faultsFile st
 	r.FaultsFile = faultsFile
 	b, _ := json.Marshal(r)
 	return string(b)
+}
+
+// recordRun saves the run's history when --record asked for it, and
+// says on stderr when it could not: false then.
+func recordRun(env *Env, path string, h history.History) bool {
+	if path == "" {
+		return true
+	}
+	if err := saveHistory(path, h); err != nil {
+		fmt.Fprintf(env.Stderr, "playground experiment: the run's history was not saved: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// unlessUnsaved fails (exit 1) a run that ended well but whose --record
+// file was not saved: a script must not look for a file that is not
+// there.
+func unlessUnsaved(err error, recorded bool) error {
+	if err == nil && !recorded {
+		return &ExitError{Code: 1}
+	}
+	return err
 }
 
 // saveHistory writes h to path through a temporary file, so a reader

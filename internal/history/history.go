@@ -277,7 +277,7 @@ func Read(r io.Reader) (History, error) {
 	in := &cappedReader{r: r, left: MaxFileBytes + 1}
 	h, err := decodeHistory(json.NewDecoder(in))
 	if in.over {
-		return History{}, fmt.Errorf("read history: %w", tooLarge(0))
+		return History{}, tooLarge(0)
 	}
 	if err != nil {
 		return History{}, fmt.Errorf("read history: %w", err)

@@ -48,7 +48,7 @@ func checkSize(r io.Reader) error {
 		return nil
 	}
 	if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
-		return fmt.Errorf("read history: %w", tooLarge(fi.Size()))
+		return tooLarge(fi.Size())
 	}
 	return nil
 }

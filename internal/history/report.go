@@ -21,8 +21,8 @@ type Report struct {
 	FaultsFile string `json:"faults_file,omitempty"`
 	// Sites are an exploration's grid: call sites down, fault kinds
 	// across. A single run leaves it empty.
-	Sites   []SiteRow `json:"sites,omitempty"`
-	Seconds float64   `json:"seconds"`
+	Sites   []Site  `json:"sites,omitempty"`
+	Seconds float64 `json:"seconds"`
 	// Error is why the command could not run the code or the run failed
 	// (the compiler's message, a build that timed out).
 	Error string `json:"error,omitempty"`
@@ -67,10 +67,10 @@ func CouldNotRun(scenario string, err error, took time.Duration) Report {
 		Violations: []Finding{}, Seconds: took.Seconds(), Error: err.Error(), Exit: ExitCouldNotRun}
 }
 
-// A SiteRow is one row of an exploration's grid: a call site of the
+// A Site is one row of an exploration's grid: a call site of the
 // learner's code (the source line that issued a request, and the RPC)
 // as one role reached it, with what each fault kind tried there found.
-type SiteRow struct {
+type Site struct {
 	Role  string `json:"role,omitempty"` // owner, waiter, newcomer
 	Where string `json:"where"`          // "labs/05_etcd_lock/lock.go:42"
 	RPC   string `json:"rpc"`            // Txn, Put, Range, DeleteRange, Watch, LeaseGrant...

@@ -49,11 +49,11 @@ func FaultKinds() []FaultAt {
 	return []FaultAt{FailBefore, LoseAnswer, HoldRequest, PauseAfter, CutAfter, LeaderAfter}
 }
 
-// Site is a call site: the learner's source line that issued a request
+// CallSite is a call site: the learner's source line that issued a request
 // (the first frame in the lab's folder: File, Line, the function Func)
 // and the RPC it sent ("Txn", "Range", "Put", "DeleteRange",
 // "LeaseGrant", "LeaseRevoke"...).
-type Site struct {
+type CallSite struct {
 	File string `json:"file"` // relative to the checkout: "labs/05_etcd_lock/etcdlock.go"
 	Line int    `json:"line"`
 	Func string `json:"func"` // "Acquire", "(*Lock).Release"
@@ -65,12 +65,12 @@ type Site struct {
 }
 
 // String is how the course writes a call site: "etcdlock.go:42 Txn (Acquire)".
-func (s Site) String() string {
+func (s CallSite) String() string {
 	return fmt.Sprintf("%s:%d %s (%s)", baseName(s.File), s.Line, s.RPC, s.Func)
 }
 
 // Key is the site's identity: its file, line and RPC.
-func (s Site) Key() string { return fmt.Sprintf("%s:%d %s", s.File, s.Line, s.RPC) }
+func (s CallSite) Key() string { return fmt.Sprintf("%s:%d %s", s.File, s.Line, s.RPC) }
 
 func baseName(p string) string {
 	for i := len(p) - 1; i >= 0; i-- {
@@ -87,12 +87,12 @@ func baseName(p string) string {
 // the site while in Role ("owner": it believes it holds the lock or
 // leads; "waiter": it does not). ID tells a run's faults apart.
 type RequestFault struct {
-	ID         int     `json:"id"`
-	Fault      FaultAt `json:"fault"`
-	Role       string  `json:"role,omitempty"`
-	Replica    string  `json:"replica,omitempty"`
-	Site       Site    `json:"site"`
-	Occurrence int     `json:"n"`
+	ID         int      `json:"id"`
+	Fault      FaultAt  `json:"fault"`
+	Role       string   `json:"role,omitempty"`
+	Replica    string   `json:"replica,omitempty"`
+	Site       CallSite `json:"site"`
+	Occurrence int      `json:"n"`
 	// Role and Replica of the request it hit, on a fault that fired.
 	HitRole    string `json:"hit_role,omitempty"`
 	HitReplica string `json:"hit_replica,omitempty"`

@@ -66,10 +66,11 @@ const (
 	CellNotTried   Cell = "not tried" // reached, but the budget ended first
 )
 
-// SiteRow is one call site's row of the grid.
+// SiteRow is one row of the grid: a call site as one role reached it
+// in the calm run.
 type SiteRow struct {
-	Site  history.Site
-	Roles []string // the roles it was reached in, in the calm run
+	Site  history.CallSite
+	Role  string
 	Cells map[history.FaultAt]Cell
 }
 
@@ -104,9 +105,10 @@ type ExploreReport struct {
 	Violations []Violation
 	Limits     []Limit
 	// Calm is set when the learner's code broke the rules without any
-	// fault: the calm run's findings.
-	Calm []history.Finding
-	Took time.Duration
+	// fault: the calm run's findings. CalmRun is that run.
+	Calm    []history.Finding
+	CalmRun history.History
+	Took    time.Duration
 }
 
 // plannedRun is one run of the plan: its faults (one at depth 1).
@@ -213,6 +215,7 @@ func (x *explorer) calm(ctx context.Context) error {
 		return fmt.Errorf("calm run of the reference: %w", errRef)
 	}
 	x.report.Runs = 2
+	x.report.CalmRun = mine
 	if mine.Verdict != nil && !mine.Verdict.Showed {
 		x.report.Calm = failed(*mine.Verdict)
 	}
@@ -250,28 +253,26 @@ func Reached(h *history.History) []history.RequestFault {
 	return out
 }
 
-// grid lays out one row per reached site, every cell not tried yet.
+// grid lays out one row per reached site and role, every cell not
+// tried yet, in the order of the source.
 func grid(reached []history.RequestFault) []SiteRow {
 	var rows []SiteRow
-	at := map[string]int{}
 	for _, r := range reached {
-		i, ok := at[r.Site.Key()]
-		if !ok {
-			i = len(rows)
-			at[r.Site.Key()] = i
-			cells := map[history.FaultAt]Cell{}
-			for _, k := range history.FaultKinds() {
-				cells[k] = CellNotTried
-			}
-			rows = append(rows, SiteRow{Site: r.Site, Cells: cells})
+		cells := map[history.FaultAt]Cell{}
+		for _, k := range history.FaultKinds() {
+			cells[k] = CellNotTried
 		}
-		rows[i].Roles = append(rows[i].Roles, r.HitRole)
+		rows = append(rows, SiteRow{Site: r.Site, Role: r.HitRole, Cells: cells})
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].Site.File != rows[j].Site.File {
-			return rows[i].Site.File < rows[j].Site.File
+		a, b := rows[i], rows[j]
+		if a.Site.File != b.Site.File {
+			return a.Site.File < b.Site.File
 		}
-		return rows[i].Site.Line < rows[j].Site.Line
+		if a.Site.Line != b.Site.Line {
+			return a.Site.Line < b.Site.Line
+		}
+		return a.Role < b.Role
 	})
 	return rows
 }
@@ -284,12 +285,10 @@ func (x *explorer) depth1() []plannedRun {
 	tiers := map[history.FaultAt][]plannedRun{}
 	id := 1
 	for _, row := range x.report.Grid {
-		for _, role := range row.Roles {
-			for _, k := range history.FaultKinds() {
-				f := history.RequestFault{ID: id, Fault: k, Role: role, Site: row.Site, Occurrence: 1}
-				id++
-				tiers[k] = append(tiers[k], plannedRun{faults: []history.RequestFault{f}})
-			}
+		for _, k := range history.FaultKinds() {
+			f := history.RequestFault{ID: id, Fault: k, Role: row.Role, Site: row.Site, Occurrence: 1}
+			id++
+			tiers[k] = append(tiers[k], plannedRun{faults: []history.RequestFault{f}})
 		}
 	}
 	rng := rand.New(rand.NewPCG(x.o.Seed, 0x6578706c6f7265))
@@ -387,18 +386,20 @@ func (x *explorer) mark(pr plannedRun, cell Cell, last string) {
 		f := pr.faults[0]
 		for i := range x.report.Grid {
 			row := &x.report.Grid[i]
-			if row.Site.Key() == f.Site.Key() && rank(cell) > rank(row.Cells[f.Fault]) {
+			if row.Site.Key() == f.Site.Key() && row.Role == f.Role && rank(cell) > rank(row.Cells[f.Fault]) {
 				row.Cells[f.Fault] = cell
 			}
 		}
 	}
-	p := ExploreProgress{Done: x.done, Planned: x.report.Planned, Sites: len(x.report.Grid), Last: describe(pr.faults) + ": " + last}
+	p := ExploreProgress{Done: x.done, Planned: x.report.Planned, Last: describe(pr.faults) + ": " + last}
+	covered := map[string]bool{}
 	for _, row := range x.report.Grid {
-		for _, c := range row.Cells {
-			if c != CellNotTried {
-				p.Covered++
-				break
-			}
+		covered[row.Site.Key()] = covered[row.Site.Key()] || slices.ContainsFunc(history.FaultKinds(), func(k history.FaultAt) bool { return row.Cells[k] != CellNotTried })
+	}
+	p.Sites = len(covered)
+	for _, c := range covered {
+		if c {
+			p.Covered++
 		}
 	}
 	x.mu.Unlock()

@@ -65,11 +65,12 @@ func names(fs []history.Finding) string {
 // line as the learner's is the k-th of theirs. nil when the reference
 // sends no such request (it cannot be hit the same way).
 func (x *explorer) forReference(faults []history.RequestFault) []history.RequestFault {
-	var mine []history.Site
+	var mine []history.CallSite
 	for _, row := range x.report.Grid {
 		mine = append(mine, row.Site)
 	}
-	var theirs []history.Site
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Line < mine[j].Line })
+	var theirs []history.CallSite
 	for _, r := range x.refSites {
 		theirs = append(theirs, r.Site)
 	}
@@ -88,9 +89,9 @@ func (x *explorer) forReference(faults []history.RequestFault) []history.Request
 // matchSite finds the site of theirs that plays the part s plays in
 // mine: the same entry and RPC, in the same place in line order (the
 // last of theirs when they have fewer).
-func matchSite(s history.Site, mine, theirs []history.Site) (history.Site, bool) {
-	like := func(sites []history.Site) []history.Site {
-		var out []history.Site
+func matchSite(s history.CallSite, mine, theirs []history.CallSite) (history.CallSite, bool) {
+	like := func(sites []history.CallSite) []history.CallSite {
+		var out []history.CallSite
 		seen := map[string]bool{}
 		for _, t := range sites {
 			if t.Entry == s.Entry && t.RPC == s.RPC && !seen[t.Key()] {
@@ -103,7 +104,7 @@ func matchSite(s history.Site, mine, theirs []history.Site) (history.Site, bool)
 	}
 	a, b := like(mine), like(theirs)
 	if len(b) == 0 {
-		return history.Site{}, false
+		return history.CallSite{}, false
 	}
 	for i, t := range a {
 		if t.Key() == s.Key() {

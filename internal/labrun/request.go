@@ -79,8 +79,8 @@ func (lr *labRun) armNotes(run *experiment.Run) {
 }
 
 // siteOf is a replica's site as the history keeps it.
-func siteOf(s replica.Site) history.Site {
-	return history.Site{File: s.File, Line: s.Line, Func: s.Func, Entry: s.Entry, RPC: s.RPC}
+func siteOf(s replica.Site) history.CallSite {
+	return history.CallSite{File: s.File, Line: s.Line, Func: s.Func, Entry: s.Entry, RPC: s.RPC}
 }
 
 // reached records a replica's first request from a site in a role.

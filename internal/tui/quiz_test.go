@@ -248,3 +248,27 @@ func TestQuizTextWithoutMarkdownMarks(t *testing.T) {
 	h.mustNotShow("`")
 	h.checkFits()
 }
+
+// TestQuizEnterGoesToTheCourseMap: a quiz opened from the lesson reader
+// ends with enter on the course map, as its help says ("course map");
+// it went back to the lesson. A miss says that it comes back for review.
+func TestQuizEnterGoesToTheCourseMap(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	qz := quizOf(h)
+	h.keys("enter")
+	if h.state() != "reader" {
+		t.Fatalf("enter on the map opened %s", h.state())
+	}
+	h.keys("t")
+	h.keys(displayPos(qz.Questions[0], 1), "enter") // wrong
+	h.mustShow("✗ Not quite. It comes back for review in 10 minutes.")
+	h.keys("enter")
+	h.keys(displayPos(qz.Questions[1], 0), displayPos(qz.Questions[1], 2), "enter")
+	h.mustNotShow("comes back for review")
+	h.keys("enter", "6", "enter", "enter", "enter", "enter")
+	h.mustShow("Your score", "enter goes to the course map, esc back")
+	h.keys("enter")
+	if h.state() != "home" {
+		t.Fatalf("enter on the score went to %s, not the course map", h.state())
+	}
+}

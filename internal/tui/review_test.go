@@ -67,8 +67,10 @@ func TestReviewSessionFromTheMap(t *testing.T) {
 
 // TestWrongPredictionComesBack: an experiment's prediction that its run
 // did not bear out goes into review under the scenario's prediction id,
-// and comes back asked with what that run did as its answer; a right one
-// adds nothing.
+// and comes back asked with what that run did as its answer, with the
+// experiment it is about and, once answered, what the run did and the key
+// that runs it again (it came back as a bare prompt); a right one adds
+// nothing.
 func TestWrongPredictionComesBack(t *testing.T) {
 	h, now := clockHarness(t, 80, 24)
 	const id = "experiment/fencing/predict"
@@ -81,10 +83,12 @@ func TestWrongPredictionComesBack(t *testing.T) {
 	h.keys("down", "up")
 	h.mustShow("r Review (1 due)")
 	h.keys("r")
-	h.mustShow("Once the old owner has woken")
+	h.mustShow("Once the old owner has woken", "Experiment fencing: A zombie owner's late write")
+	h.checkFits()
 	q := experiment.ReviewQuestion(id, []string{did})
 	right := slices.IndexFunc(q.Options, func(o quiz.Option) bool { return o.Text == did })
 	h.keys(posIn(h.quizScreen().Current().Display(), right), "enter")
+	h.mustShow("In your run of fencing: Off: the old owner's", "x run the experiment")
 	if c := h.savedProgress().Review[id]; c.Box != 1 {
 		t.Fatalf("the run's outcome, picked in review: card %+v, want box 1", c)
 	}

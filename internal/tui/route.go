@@ -119,6 +119,9 @@ func (m *Model) navigate(msg tea.Msg) (tea.Cmd, bool) {
 	case screen.Back:
 		m.goBack()
 		return nil, true
+	case screen.Home:
+		m.truncate(1)
+		return nil, true
 	case screen.OpenProgress:
 		return m.openProgress(), true
 	case screen.ResetProgress:

@@ -17,6 +17,8 @@ package cas
 //     read since (expiry checked only on create, or only by Get's
 //     eviction): Step 4.
 //   - a key holding "" taken for absent: Step 2.
+//   - expected == "" read as "create only", so a key that holds "" is
+//     never overwritten (the table's third row): Step 2.
 //   - a version counted per key, which starts again at 1 after the key
 //     expires, so an old holder's version matches again [mutant
 //     per_key_version.patch]: Step 3.
@@ -140,6 +142,15 @@ func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 		}
 		if _, ok, err := s.CompareAndSwap("flag", "x", "y", 0); ok || err != nil {
 			t.Fatalf(`CompareAndSwap("flag", "x", "y") while the key holds "" = (swapped=%v, err=%v), want (false, nil): the key is present and holds something else than "x", so this is a failed swap, not ErrKeyNotFound`, ok, err)
+		}
+		// The key is present and holds "", which is what "" expects: the
+		// third row of the table, an overwrite (not a refused create).
+		v2, ok, err := s.CompareAndSwap("flag", "", "set", 0)
+		if !ok || err != nil || v2 <= v {
+			t.Fatalf(`CompareAndSwap("flag", "", "set") while the key holds "" = (%d, %v, %v), want (a new, larger version, true, nil): the key holds exactly the expected value "", so the swap overwrites it`, v2, ok, err)
+		}
+		if got, gotV, found := s.Get("flag"); !found || got != "set" || gotV != v2 {
+			t.Fatalf(`after the swap from "" to "set" Get("flag") = (%q, %d, %v), want ("set", %d, true)`, got, gotV, found, v2)
 		}
 	})
 }

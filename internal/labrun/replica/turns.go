@@ -81,6 +81,18 @@ func (l *Leases) Close() {
 	l.cli.Revoke(ctx, l.sess.Lease())
 }
 
+// Drop gives up the lease being kept alive: revoked, so that whatever
+// the lab's code put on it goes now, and a new one granted on the next
+// Current. A replica calls it after a call of the lab's code failed
+// without an answer (a Release whose answer was lost, an Acquire that may
+// have written): what etcd did with the request is unknown, and a lock
+// left on the lease would stand in every replica's way, its own too,
+// until the lease ran out.
+func (l *Leases) Drop() {
+	l.Close()
+	l.sess = nil
+}
+
 // WaitFree waits until key is deleted, at most d: a waiter's turn comes
 // when the holder's key goes, by the holder's release or its lease's end.
 func WaitFree(ctx context.Context, cli *clientv3.Client, kv clientv3.KV, key string, d time.Duration) {

@@ -11,9 +11,13 @@
 // Usage:
 //
 //	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only]
+//	go run ./internal/tools/explorebench -replay FILE -labs 06 -only NAME [-n 10]
 //
 // It exits 1 when fewer than 90% of the wrong ones are shown or a
-// correct one raised an alarm.
+// correct one raised an alarm. With -replay it measures instead how often
+// a saved faults file (explore's smallest failing run) replays to the
+// same violation with the corpus entry NAME as the learner's code, as
+// `experiment run --lab --faults FILE` replays it: bar 9 in 10.
 package main
 
 import (
@@ -45,6 +49,8 @@ func run() int {
 	budget := flag.Duration("budget", labrun.DefaultBudget, "explore's budget per solution")
 	only := flag.String("only", "", "only the entries whose name contains this")
 	wrongOnly := flag.Bool("wrong-only", false, "only the wrong solutions")
+	replay := flag.String("replay", "", "a saved faults file: replay it -n times instead")
+	n := flag.Int("n", 10, "with -replay: how many times")
 	flag.Parse()
 	wd, _ := os.Getwd()
 	root := grade.FindRoot(wd)
@@ -59,6 +65,9 @@ func run() int {
 	}
 	defer os.RemoveAll(tmp)
 	ctx := context.Background()
+	if *replay != "" {
+		return replays(ctx, root, tmp, *labsFlag, *only, *replay, *n)
+	}
 	var shown, wrong, alarms, right int
 	for _, id := range strings.Split(*labsFlag, ",") {
 		l, ok := labrun.Find(strings.TrimSpace(id))

@@ -76,6 +76,10 @@ type (
 	OpenReview struct{}
 	// Back closes the screen on top.
 	Back struct{}
+	// Home closes every screen over the course map: a finished quiz's
+	// "back to the course" goes to the list of lessons, not to the lesson
+	// it was opened from.
+	Home struct{}
 	// OpenProgress opens the progress view.
 	OpenProgress struct{}
 )

@@ -1,6 +1,9 @@
 package experiment
 
 import (
+	"fmt"
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/experiment"
@@ -80,5 +83,11 @@ func ReviewQuestion(id string, outcome []string) *quiz.Question {
 	if !any {
 		return nil
 	}
-	return predictQuiz(sc, correct...)
+	q := predictQuiz(sc, correct...)
+	// Asked days later, away from the experiment's screen, the question
+	// brings what it is about: the experiment and what it does, and, once
+	// answered, what the learner's run did (x runs it again).
+	q.Prompt = fmt.Sprintf("Experiment %s: %s. %s\n\n%s", sc.Name, sc.Title, sc.Summary, q.Prompt)
+	q.Takeaway = "In your run of " + sc.Name + ": " + strings.Join(outcome, "; ") + "."
+	return q
 }

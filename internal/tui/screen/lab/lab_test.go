@@ -686,3 +686,37 @@ func TestComingBackShowsTheLastGrade(t *testing.T) {
 		t.Fatalf("the last grade is not shown:\n%s", v)
 	}
 }
+
+// TestHintsForTheStepUnderTheCursor: h opens the hints of the step under
+// the cursor in the list, not the first failing one (it opens that step
+// to show them); on a step that passed it says so; and that notice goes
+// with the next key that moves on, stale once the cursor moved.
+func TestHintsForTheStepUnderTheCursor(t *testing.T) {
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	r := failingReport()
+	r.Steps[0].Status, r.Steps[0].Failure = grade.Fail, []string{"demo_test.go:7: Add(1, 2) = 0, want 3"}
+	m, _ = deliver(t, m, r)
+	m, _ = press(t, m, "j") // the cursor from step 1, the first failing, to step 2
+	m, _ = press(t, m, "h")
+	v := view(m)
+	if !strings.Contains(v, "Twice a number is the number added to itself.") || strings.Contains(v, "Use the plus operator.") {
+		t.Fatalf("h with the cursor on step 2 opened other hints:\n%s", v)
+	}
+	if m.hintsOpen["TestStep2_Doubles"] != 1 || m.hintsOpen["TestStep1_Adds"] != 0 {
+		t.Fatalf("hints open = %v", m.hintsOpen)
+	}
+
+	m = newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, failingReport())
+	m, _ = press(t, m, "k") // the cursor from step 2 to step 1, which passed
+	m, _ = press(t, m, "h")
+	if v := view(m); !strings.Contains(v, "This step passes: no hints needed.") || strings.Contains(v, "Twice a number") {
+		t.Fatalf("h on a passing step:\n%s", v)
+	}
+	m, _ = press(t, m, "j")
+	if v := view(m); strings.Contains(v, "This step passes") {
+		t.Fatalf("the notice stayed after the cursor moved on:\n%s", v)
+	}
+}

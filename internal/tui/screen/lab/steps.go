@@ -131,6 +131,9 @@ func (m Model) stepRow(i int, s stepResult, w int) string {
 	switch s.Status {
 	case grade.Pass:
 		mark, style = "✓", st.Success
+		if !m.report.passConfirmed(i) {
+			mark, style = "○", st.Muted // passed a first run only
+		}
 	case grade.Fail:
 		mark, style = "✗", st.Error
 	case grade.Skip:
@@ -166,6 +169,9 @@ func (m Model) stepText(w int) string {
 	switch s.Status {
 	case grade.Pass:
 		outcome, mark, style = "passed", "✓", st.Success
+		if !m.report.passConfirmed(i) {
+			outcome, mark, style = "passed a first run, not yet under the race detector", "○", st.Heading
+		}
 	case grade.Fail:
 		outcome, mark, style = "failed", "✗", st.Error
 	case grade.Skip:
@@ -244,17 +250,21 @@ func plural(n int) string {
 	return "s"
 }
 
-// hintStep is the step whose hints h opens: the open step when it did
-// not pass, else the first failing one; -1 when none.
+// hintStep is the step whose hints h opens: the step under the cursor
+// (open, or picked in the list) when it did not pass, else the first
+// failing one; -1 when the cursor's step passed or none failed. It was
+// the first failing step whatever the cursor was on.
 func (m Model) hintStep() int {
 	if m.report == nil {
 		return -1
 	}
-	if i := m.steps.cursor; m.stepOpen() && i < len(m.report.Steps) {
-		if m.report.Steps[i].Status == grade.Pass {
+	if i := m.steps.cursor; (m.stepOpen() || m.pane == paneResults) && i < len(m.report.Steps) {
+		switch m.report.Steps[i].Status {
+		case grade.Pass:
 			return -1
+		case grade.Fail:
+			return i
 		}
-		return i
 	}
 	return m.report.firstFailing()
 }

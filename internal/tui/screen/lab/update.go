@@ -175,6 +175,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.confirm != confirmNone {
 		return m.confirmKey(msg)
 	}
+	// A notice answers the last key: the next one makes it stale (the
+	// cursor moved, another step opened), so it goes; a page scroll,
+	// which changes nothing, keeps it.
+	if m.notice != "" && msg.String() != "pgup" && msg.String() != "pgdown" {
+		m.notice = ""
+		m.layout()
+	}
 	if m.grading && key.Matches(msg, k.Cancel) {
 		if m.watching {
 			m.watch.Cancel()
@@ -351,12 +358,15 @@ func (m *Model) nextHint() {
 	case m.report == nil:
 		m.setNotice("Grade first (enter): hints open for the first failing step.", false)
 		return
-	case i < 0 && m.stepOpen():
+	case i < 0 && (m.stepOpen() || m.report.firstFailing() >= 0):
 		m.setNotice("This step passes: no hints needed.", false)
 		return
 	case i < 0:
 		m.setNotice("No failing step, no hints needed.", false)
 		return
+	}
+	if !m.stepOpen() && i != m.report.firstFailing() {
+		m.openStep(i) // the list shows the first failure's hints only
 	}
 	s := m.report.Steps[i]
 	if m.hintsOpen[s.Test] >= len(s.Hints) {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/review"
 	"github.com/ownership-election/playground/internal/tui/text"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/quiz"
@@ -362,6 +363,11 @@ func (m Question) feedback(w int) string {
 		b.WriteString(st.Warning.Render(fmt.Sprintf("◐ Partly right: %d%% of the marks.", int(res.Score*100+0.5))))
 	default:
 		b.WriteString(st.Error.Render("✗ Not quite."))
+	}
+	if !res.Correct {
+		// Every miss is scheduled for review; saying so turns it from a
+		// verdict into a date.
+		b.WriteString(st.Muted.Render(" It comes back for review in " + waitText(review.Intervals[0]) + "."))
 	}
 	b.WriteString("\n\n")
 	switch m.q.Kind {

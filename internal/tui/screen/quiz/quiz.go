@@ -40,7 +40,7 @@ func DefaultKeyMap() KeyMap {
 		Run:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "run the experiment")),
 		Next:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next question")),
 		Retry:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry missed")),
-		Done:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "back to the course")),
+		Done:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "course map")),
 		Scroll:  key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("↑↓/pgdn", "scroll")),
 		NavKeys: theme.DefaultNavKeys(),
 	}
@@ -209,7 +209,7 @@ func (q Model) update(msg tea.Msg) (Model, tea.Cmd) {
 				return q, q.start(q.lesson, missed)
 			}
 		case key.Matches(k, q.keys.Done):
-			return q, screen.Send(screen.Back{})
+			return q, screen.Send(screen.Home{})
 		case key.Matches(k, q.keys.Down):
 			q.vp.ScrollDown(1)
 		case key.Matches(k, q.keys.Up):
@@ -336,7 +336,7 @@ func (q Model) summary() string {
 	case n > 0:
 		b.WriteString(st.Accent.Render("r") + st.Text.Render(fmt.Sprintf(" retries the %d you missed · ", n)))
 	}
-	b.WriteString(st.Accent.Render("enter") + st.Text.Render(" goes back"))
+	b.WriteString(st.Accent.Render("enter") + st.Text.Render(" goes to the course map, ") + st.Accent.Render("esc") + st.Text.Render(" back"))
 	return b.String()
 }
 

@@ -42,6 +42,11 @@ func (m Model) faultCommand(ctx context.Context, r *faultRun) *exec.Cmd {
 		args = append(args, "--reference")
 	}
 	args = append(args, "--record", record)
+	if r.schedule == exploreEntry {
+		// Its progress comes as events; the history it saves is its
+		// smallest failing run (or its calm run when every fault held).
+		args = []string{"experiment", "explore", "--lab", m.opts.Lab, "--json", "--save", record}
+	}
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = m.opts.Root // the child finds the learner's checkout from here
 	cmd.Env = append(os.Environ(), m.opts.Env...)
