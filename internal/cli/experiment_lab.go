@@ -121,16 +121,7 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 		return couldNotRun(ctx, env, rf, err, time.Since(start))
 	}
 	l, _ := labrun.Find(rf.lab.id)
-	// A cold build takes a minute or more: say so, unless it is quick.
-	said := make(chan struct{})
-	slow := time.AfterFunc(time.Second, func() {
-		defer close(said)
-		fmt.Fprintf(env.Stderr, "building the replica program of labs/%s (a first build can take a minute or more)...\n", l.ID)
-	})
-	bin, err := labrun.Build(ctx, root, l, rf.lab.reference)
-	if !slow.Stop() {
-		<-said // it is writing: nothing else may meanwhile
-	}
+	bin, err := labrun.BuildReporting(ctx, root, l, rf.lab.reference, buildPrinter(env, rf.asJSON, l.ID))
 	if err != nil {
 		return couldNotRun(ctx, env, rf, err, time.Since(start))
 	}
@@ -278,3 +269,37 @@ func couldNotRun(ctx context.Context, env *Env, rf runFlags, err error, took tim
 	}
 	return &ExitError{Code: history.ExitCouldNotRun}
 }
+
+// buildPrinter shows a build's progress, unless it is quick: in text, a
+// line on standard error once it has taken a second, then one every
+// buildLineEvery with the time so far, the packages compiled and the
+// last one named; with --json, a line {"kind":"build",...} on standard
+// output at most every second, which the lab screen reads to show the
+// same. A build that finishes within the first second says nothing.
+func buildPrinter(env *Env, asJSON bool, lab string) func(labrun.BuildProgress) {
+	var mu sync.Mutex
+	var said time.Duration = -1 // elapsed at the last line; -1 none yet
+	return func(p labrun.BuildProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case p.Elapsed < time.Second:
+			return
+		case asJSON && (said < 0 || p.Elapsed-said >= time.Second):
+			fmt.Fprintln(env.Stdout, string(p.JSONLine(lab)))
+		case asJSON:
+			return
+		case said < 0:
+			fmt.Fprintf(env.Stderr, "building the replica program of labs/%s: a first build compiles etcd's client and grpc (README: how long it takes)\n", lab)
+		case p.Elapsed-said >= buildLineEvery:
+			fmt.Fprintf(env.Stderr, "  building: %s\n", p)
+		default:
+			return
+		}
+		said = p.Elapsed
+	}
+}
+
+// buildLineEvery is how often the text of a long build says how far it
+// has come.
+const buildLineEvery = 10 * time.Second

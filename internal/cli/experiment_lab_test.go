@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
 )
 
 func TestExperimentLabUsage(t *testing.T) {
@@ -112,5 +114,36 @@ func TestExperimentLabByCourseNumber(t *testing.T) {
 	code, _, stderr := runCLI(t, "experiment", "run", "--lab", "3.1")
 	if code != 2 || !strings.Contains(stderr, "7.2 (07_election)") {
 		t.Errorf("--lab 3.1: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A build's progress: nothing for a quick one; in text, a line once it
+// has taken a second and then one every buildLineEvery with the time, the
+// packages and the last one named; with --json, lines of kind "build"
+// (labrun.ParseBuildLine reads them) at most once a second.
+func TestBuildPrinter(t *testing.T) {
+	var out, errOut strings.Builder
+	env := &Env{Stdout: &out, Stderr: &errOut}
+	p := buildPrinter(env, false, "05_etcd_lock")
+	for _, s := range []float64{0.5, 1.2, 5, 11.5, 12, 22} {
+		p(labrun.BuildProgress{Elapsed: time.Duration(s * float64(time.Second)), Packages: int(s * 10), Current: "google.golang.org/grpc"})
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if out.Len() != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "building the replica program of labs/05_etcd_lock") ||
+		lines[1] != "  building: 12s, 115 packages compiled, last google.golang.org/grpc" || !strings.HasPrefix(lines[2], "  building: 22s, 220 packages") {
+		t.Fatalf("text progress:\n%s", errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	p = buildPrinter(env, true, "05_etcd_lock")
+	for _, s := range []float64{0.5, 1.2, 1.5, 2.3} {
+		p(labrun.BuildProgress{Elapsed: time.Duration(s * float64(time.Second)), Packages: 3})
+	}
+	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+	if errOut.Len() != 0 || len(lines) != 2 {
+		t.Fatalf("JSON progress:\n%s", out.String())
+	}
+	if bp, ok := labrun.ParseBuildLine([]byte(lines[1])); !ok || bp.Packages != 3 || bp.Elapsed != 2300*time.Millisecond {
+		t.Fatalf("the JSON line %s read back as %+v, %v", lines[1], bp, ok)
 	}
 }

@@ -14,7 +14,6 @@
 package labrun
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -49,31 +48,68 @@ func (e *BuildError) Error() string {
 	return fmt.Sprintf("lab %s does not compile:\n%s", e.Lab, strings.TrimSpace(e.Output))
 }
 
-// BuildTimeout bounds one build (a cold one compiles etcd's client).
-const BuildTimeout = 3 * time.Minute
+// A build is stopped when the go command has named no new package for
+// BuildStall (a cold build compiles etcd's client, grpc and protobuf; on
+// a loaded 2-core machine one package or the final link can take a
+// minute or two), or after BuildTimeout in all. A slow build that keeps
+// compiling is not cut short: a first build of a replica program took 30
+// minutes on a 2-core machine at a load average of 40 (coldbuild).
+const (
+	BuildStall   = 5 * time.Minute
+	BuildTimeout = time.Hour
+)
+
+// BuildProgress is how far a build has come: what a screen shows while a
+// first build runs.
+type BuildProgress struct {
+	Elapsed  time.Duration
+	Packages int    // packages compiled so far (go build -v names each)
+	Current  string // the package named last: the one being compiled or linked
+}
+
+// String says it in a line: "1m12s, 143 packages compiled, last
+// go.etcd.io/etcd/client/v3".
+func (p BuildProgress) String() string {
+	s := fmt.Sprintf("%s, %d packages compiled", p.Elapsed.Round(time.Second), p.Packages)
+	if p.Current != "" {
+		s += ", last " + p.Current
+	}
+	return s
+}
 
 // Build compiles the replica program of lab l in the checkout at root,
 // with the learner's file or, with reference, the solution's. The binary
 // is kept in the cache folder and relinked only when what it is built
 // from changed.
 func Build(ctx context.Context, root string, l Lab, reference bool) (string, error) {
+	return BuildReporting(ctx, root, l, reference, nil)
+}
+
+// BuildReporting is Build that tells progress how far the build has
+// come, as each package is compiled and at least every few seconds
+// (nil: it is told nothing).
+func BuildReporting(ctx context.Context, root string, l Lab, reference bool, progress func(BuildProgress)) (string, error) {
 	if !reference {
 		if stub, err := isStub(root, l); err == nil && stub {
 			return "", fmt.Errorf("%w: labs/%s/%s is the stub as shipped; write it first (README.md in that folder says how)", ErrNotWritten, l.ID, l.File)
 		}
-		return BuildWith(ctx, root, l, "")
+		return buildWith(ctx, root, l, "", progress)
 	}
-	return BuildWith(ctx, root, l, filepath.Join(root, "solutions", l.ID, l.File))
+	return buildWith(ctx, root, l, filepath.Join(root, "solutions", l.ID, l.File), progress)
 }
 
 // BuildWith is Build with source (a path) compiled in place of the
 // learner's file; "" compiles the learner's file as it is.
 func BuildWith(ctx context.Context, root string, l Lab, source string) (string, error) {
+	return buildWith(ctx, root, l, source, nil)
+}
+
+func buildWith(ctx context.Context, root string, l Lab, source string, progress func(BuildProgress)) (string, error) {
 	bin, err := binPath(root, l, source)
 	if err != nil {
 		return "", err
 	}
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-v", "-o", bin}
 	if source != "" {
 		ov, cleanup, err := overlay(root, l, source)
 		if err != nil {
@@ -90,17 +126,26 @@ func BuildWith(ctx context.Context, root string, l Lab, source string) (string, 
 	proctree.Group(cmd) // a cancelled build ends the compilers go started too
 	proctree.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
+	w := newBuildWatch(progress, cancel)
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Start()
+	if err == nil {
+		w.ticking.Add(1)
+		go w.tick(bctx)
+		err = cmd.Wait()
+	}
+	w.stop()
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
 			return "", ctx.Err()
-		}
-		if bctx.Err() != nil {
-			return "", fmt.Errorf("build lab %s: %w: no result after %s", l.ID, ErrBuildTimeout, BuildTimeout)
+		case w.stalled():
+			return "", fmt.Errorf("build lab %s: %w: the go command compiled nothing new for %s (%s)", l.ID, ErrBuildTimeout, BuildStall, w.progress())
+		case bctx.Err() != nil:
+			return "", fmt.Errorf("build lab %s: %w: no result after %s (%s)", l.ID, ErrBuildTimeout, BuildTimeout, w.progress())
 		}
 		// The compiler quotes the learner's lines.
-		return "", &BuildError{Lab: l.ID, Output: sanitize.Text(out.String())}
+		return "", &BuildError{Lab: l.ID, Output: sanitize.Text(w.output())}
 	}
 	return bin, nil
 }

@@ -195,7 +195,7 @@ func TestSpinnerShowsElapsedTime(t *testing.T) {
 	m.SetSize(80, 24)
 	m, _ = press(t, m, "g")
 	now = now.Add(42 * time.Second)
-	if v := view(m); !strings.Contains(v, "Grading… 42s") || !strings.Contains(v, "first build can take a minute") {
+	if v := view(m); !strings.Contains(v, "Grading… 42s") || !strings.Contains(v, "a first build takes minutes") {
 		t.Fatalf("elapsed time not shown:\n%s", v)
 	}
 }

@@ -161,7 +161,7 @@ func (m Model) statusLine() string {
 		d := m.now().Sub(m.gradeFrom)
 		s = m.spinner.View() + " " + st.Text.Render("Grading… "+text.Elapsed(d)) + st.Muted.Render(" · x cancels")
 		if d >= slowBuild {
-			s += st.Muted.Render(" · a lab's first build can take a minute")
+			s += st.Muted.Render(" · a first build takes minutes")
 		}
 	case m.notice != "":
 		if m.noticeErr {

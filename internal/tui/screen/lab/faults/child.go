@@ -95,13 +95,16 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 4096), 1<<20)
 	for sc.Scan() {
-		var e history.Event
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Kind == "" {
+		msg := faultMsg{seq: seq, ch: ch}
+		if p, ok := labrun.ParseBuildLine(sc.Bytes()); ok {
+			msg.build = &p // the first build's progress
+		} else if json.Unmarshal(sc.Bytes(), &msg.e) != nil || msg.e.Kind == "" || msg.e.Kind == "verdict" {
 			continue // the final verdict line: the history has it
+		} else {
+			sanitize.Strings(&msg.e) // the learner's code wrote some of its texts
 		}
-		sanitize.Strings(&e)
 		select {
-		case ch <- faultMsg{seq: seq, e: e, ch: ch}:
+		case ch <- msg:
 		case <-ctx.Done():
 		}
 	}

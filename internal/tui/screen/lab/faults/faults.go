@@ -66,6 +66,7 @@ type faultRun struct {
 	code      int    // the child's exit status
 	stderr    string // what it said there (a compiler's message, a stub's)
 	history   *history.History
+	build     *labrun.BuildProgress // the build's progress, as the child last said
 	view      *timeline.Model
 	err       error
 	// control is the child's standard input, where faults by hand go
@@ -98,7 +99,10 @@ type (
 	faultMsg struct {
 		seq int
 		e   history.Event
-		ch  <-chan tea.Msg
+		// build, if set, is how far the build of the replica program
+		// has come (the child's {"kind":"build"} line), not an event.
+		build *labrun.BuildProgress
+		ch    <-chan tea.Msg
 	}
 	faultDoneMsg struct {
 		seq     int
@@ -211,6 +215,10 @@ func (m *Model) faultEvent(msg faultMsg) tea.Cmd {
 		return nil
 	}
 	r := m.runs[m.showing]
+	if msg.build != nil {
+		r.build = msg.build
+		return waitFault(msg.ch)
+	}
 	r.events = append(r.events, msg.e) // View draws the newest
 	return waitFault(msg.ch)
 }

@@ -84,14 +84,14 @@ func TestRunWithoutHistorySaysWhy(t *testing.T) {
 	m := newView(t, "06_fenced_write")
 	m.open, m.seq = true, 1
 	m.runs[0] = &faultRun{schedule: "pause-owner", started: time.Now()}
-	m.faultDone(faultDoneMsg{seq: 1, code: 1, stderr: "lab 06_fenced_write does not compile:\nlabs/06_fenced_write/fenced.go:30:9: syntax error"})
+	m.faultDone(faultDoneMsg{seq: 1, code: history.ExitCouldNotRun, stderr: "lab 06_fenced_write does not compile:\nlabs/06_fenced_write/fenced.go:30:9: syntax error"})
 	view := ansi.Strip(m.View())
 	for _, want := range []string{"Your code under pause-owner: no verdict", "fenced.go:30:9: syntax error"} {
 		if !strings.Contains(view, want) {
 			t.Fatalf("the view does not say %q:\n%s", want, view)
 		}
 	}
-	if strings.Contains(view, "exit 1") {
+	if strings.Contains(view, "exit 2") {
 		t.Fatalf("the view gives the exit status the message already implies:\n%s", view)
 	}
 }
@@ -140,5 +140,29 @@ func TestReadRecordReadsALabRun(t *testing.T) {
 	got, err := readRecord(path)
 	if err != nil || got.Scenario != h.Scenario {
 		t.Fatalf("readRecord = %q, %v; want the lab run's history", got.Scenario, err)
+	}
+}
+
+// TestFirstBuildShowsItsProgress: while the child builds the replica
+// program, its {"kind":"build"} lines are not events: the running view
+// shows how far the build has come (time, packages, the last one), and
+// no event is counted for them.
+func TestFirstBuildShowsItsProgress(t *testing.T) {
+	ch := make(chan tea.Msg, 4)
+	line := string(labrun.BuildProgress{Elapsed: 72 * time.Second, Packages: 143, Current: "go.etcd.io/etcd/client/v3"}.JSONLine("05_etcd_lock"))
+	go runChild(context.Background(), exec.Command("sh", "-c", "echo '"+line+"'", recordFile()), 1, ch)
+	msg := (<-ch).(faultMsg)
+	<-ch // its end
+	if msg.build == nil || msg.build.Packages != 143 || msg.build.Current != "go.etcd.io/etcd/client/v3" {
+		t.Fatalf("the build line came as %+v", msg)
+	}
+	m := newView(t, "05_etcd_lock")
+	m.open, m.seq, m.width, m.height = true, 1, 120, 20
+	m.runs[0] = &faultRun{schedule: "pause-owner", started: time.Now()}
+	m.showing = 0
+	m.faultEvent(msg)
+	view := ansi.Strip(m.View())
+	if !strings.Contains(view, "1m12s, 143 packages compiled, last go.etcd.io/etcd/client/v3") || !strings.Contains(view, "0 events") {
+		t.Fatalf("the running view during a first build:\n%s", view)
 	}
 }

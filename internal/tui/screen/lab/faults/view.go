@@ -69,8 +69,14 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 	st := m.styles
 	head := fmt.Sprintf("%s %s under %s… %s · %d events", m.spinner, sentence.Capitalize(whose(r)), r.schedule, text.Elapsed(m.opts.Now().Sub(r.started)), len(r.events))
 	out := []string{st.Heading.Render(ansi.Truncate(head, w, "…"))}
-	if len(r.events) == 0 {
-		out = append(out, st.Muted.Render("Building the lab's replica program (a first build can take a minute)…"))
+	switch {
+	case len(r.events) > 0:
+	case r.build != nil && r.build.Packages > 0:
+		// A first build: what the go command has compiled so far, which
+		// a cold one (etcd's client, grpc) takes minutes over.
+		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("Building the replica program (a first build takes minutes): %s", r.build), w, "…")))
+	default:
+		out = append(out, st.Muted.Render("Building the lab's replica program (a first build takes minutes)…"))
 	}
 	for _, l := range m.handLines(r) {
 		out = append(out, st.Muted.Render(ansi.Truncate(l, w, "…")))
@@ -154,7 +160,7 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 func (m Model) failedRunLines(r *faultRun, w int) []string {
 	st := m.styles
 	head := fmt.Sprintf("%s under %s: no verdict", sentence.Capitalize(whose(r)), r.schedule)
-	if r.code != 1 { // 1 is a lab not written or not compiling, which the child says
+	if r.code != history.ExitCouldNotRun { // not written, not compiling, timed out: the child says which
 		head += fmt.Sprintf(" (exit %d)", r.code)
 	}
 	out := []string{st.Error.Render(ansi.Truncate(head, w, "…"))}
