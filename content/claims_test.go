@@ -119,9 +119,60 @@ func TestCorrectedClaimsStayCorrected(t *testing.T) {
 		{"08-other-coordinators", "that only ever grows", "the sequence counter is a signed 32-bit int and overflows"},
 		{"03-locks-and-the-ttl-bug", "if time.Since(start) >= ttl", "the watchdog counts from the send and stops at 3/4"},
 		{"04-renewable-leases", "running after the TTL since the last successful renewal", "the watchdog counts from the send and stops at 3/4"},
+		{"06-tuning-the-ttl", "cannot by itself outlast a lease that its client is renewing correctly", "the client's deadline (last reply + TTL) can pass during a long election"},
+		{"06-tuning-the-ttl", "unless the (alpha) lease-checkpoint feature gates are switched on", "checkpoints matter only for leases with over 5 minutes left"},
+		{"04-renewable-leases", "every 4 s for a 12-second TTL", "the 500 ms send tick makes it 4.0 to 4.5 s"},
+		{"11-timing-and-system-models", "chrony can be told to slew faster", "chrony's default maxslewrate is 83,333 ppm"},
 	} {
 		if strings.Contains(squash(lesson(t, c.dir)), squash(c.phrase)) {
 			t.Errorf("lesson %s says %q again; it was corrected: %s", c.dir, c.phrase, c.why)
+		}
+	}
+}
+
+// Quiz keys and explanations found wrong in review must not come back.
+func TestCorrectedKeysStayCorrected(t *testing.T) {
+	for _, c := range []struct{ dir, phrase, why string }{
+		{"03-locks-and-the-ttl-bug", "An expired lease cannot be renewed", "an expired lease not yet revoked can get a full TTL from a new leader"},
+		{"04-renewable-leases", "An expired lease cannot be renewed", "say revoked: a new leader's promote can renew an expired one"},
+		{"07-etcd-election-recipe", "An expired lease cannot be renewed", "say revoked: a new leader's promote can renew an expired one"},
+		{"06-tuning-the-ttl", "it cannot cause a loss", "a long election closes Session.Done() while etcd keeps the lease"},
+		{"06-tuning-the-ttl", "unless lease checkpointing is on", "checkpoints matter only for leases with over 5 minutes left"},
+	} {
+		b, err := fs.ReadFile(FS(), "lessons/"+c.dir+"/quiz.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(squash(string(b)), squash(c.phrase)) {
+			t.Errorf("quiz %s says %q again; it was corrected: %s", c.dir, c.phrase, c.why)
+		}
+	}
+}
+
+// Each of these is taught on one page and referred to elsewhere (issue 35
+// C, "say it once"): the phrase that carries its explanation may appear in
+// its home lesson only.
+func TestTaughtOnce(t *testing.T) {
+	dirs, err := fs.Glob(FS(), "lessons/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, phrase, home string }{
+		{"the lease refresh on a raft leader change", "election timeout + remaining TTL", "06-tuning-the-ttl"},
+		{"the quorum table", "| members | majority |", "02-consensus-and-cas"},
+		{"why Done() is late", "gives up one TTL after the last", "04-renewable-leases"},
+		{"the Mutex's mechanics", "ErrLockReleased", "07-etcd-election-recipe"},
+		{"the pause budget of etcd's client", "T/3 + 0.5 + P ≤ T", "04-renewable-leases"},
+	} {
+		var in []string
+		for _, d := range dirs {
+			dir := strings.TrimPrefix(d, "lessons/")
+			if strings.Contains(squash(lesson(t, dir)), squash(c.phrase)) {
+				in = append(in, dir)
+			}
+		}
+		if len(in) != 1 || in[0] != c.home {
+			t.Errorf("%s (%q) is explained in %v; teach it once, in %s, and refer to it elsewhere", c.what, c.phrase, in, c.home)
 		}
 	}
 }

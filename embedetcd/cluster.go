@@ -198,7 +198,10 @@ func (cl *Cluster) newMember(i int, used map[string]bool) (*Member, error) {
 
 func (m *Member) launch(ctx context.Context, deadline time.Time) error {
 	s := &Server{cfg: m.cluster.cfg, lg: m.cluster.lg, name: m.Name}
-	ec := s.embedConfig(m.dir.path, m.peer, m.client)
+	ec, err := s.embedConfig(m.dir.path, m.peer, m.client)
+	if err != nil {
+		return fmt.Errorf("member %s: %w", m.Name, err)
+	}
 	ec.InitialCluster = m.initial
 	ec.InitialClusterToken = "playground"
 	e, err := launchEmbed(ctx, ec, deadline)

@@ -43,6 +43,11 @@ var (
 // defragmented and the alarm disarmed.
 func WithQuota(bytes int64) Option { return func(c *config) { c.quota = bytes } }
 
+// WithMaxRequestBytes sets the largest request a member takes (etcd's
+// --max-request-bytes; its default is 1.5 MiB): a put of a larger value
+// is refused with "request is too large".
+func WithMaxRequestBytes(n uint) Option { return func(c *config) { c.maxRequest = n } }
+
 // WithAutoCompaction makes the member compact its history periodically,
 // keeping retention of it (etcd's --auto-compaction-mode=periodic
 // --auto-compaction-retention), so old revisions do not fill the quota.
@@ -64,8 +69,11 @@ type config struct {
 	closeWait    time.Duration
 	tls          *ServerTLS
 	quota        int64         // backend quota in bytes; 0 is etcd's default (2 GiB)
+	maxRequest   uint          // largest request in bytes; 0 is etcd's default (1.5 MiB)
 	compaction   time.Duration // periodic auto-compaction retention; 0 is none
 	preVote      *bool         // raft Pre-Vote; nil is etcd's default (on)
+	// leaseCheckpoints turns on the LeaseCheckpoint feature gates.
+	leaseCheckpoints bool
 }
 
 func newConfig(opts []Option) *config {
@@ -85,6 +93,14 @@ func newConfig(opts []Option) *config {
 // whether it could win before it raises its term, so a member cut off
 // from the leader cannot depose it when the link comes back.
 func WithPreVote(on bool) Option { return func(c *config) { c.preVote = &on } }
+
+// WithLeaseCheckpoints turns on etcd's alpha lease checkpointing (the
+// LeaseCheckpoint and LeaseCheckpointPersist feature gates, off by
+// default): the leader then records a lease's remaining TTL in raft, so a
+// new leader keeps it, but only for leases with more left than the
+// checkpoint interval (5 minutes). The facts tests use it to show that an
+// election-sized lease gets its full TTL back either way.
+func WithLeaseCheckpoints() Option { return func(c *config) { c.leaseCheckpoints = true } }
 
 // WithTicks sets the raft tick and election timeouts.
 func WithTicks(t Ticks) Option { return func(c *config) { c.ticks = &t } }

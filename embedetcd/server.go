@@ -48,7 +48,11 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
 	client := url.URL{Scheme: c.clientScheme(), Host: net.JoinHostPort(c.host, strconv.Itoa(c.port))}
 	s := &Server{cfg: c, lg: c.zapLogger(), dir: dir, name: "playground"}
-	ec := s.embedConfig(dir.path, peer, client)
+	ec, err := s.embedConfig(dir.path, peer, client)
+	if err != nil {
+		dir.remove()
+		return nil, fmt.Errorf("start etcd: %w", err)
+	}
 	ec.InitialCluster = s.name + "=" + peer.String()
 	e, err := startEmbed(ctx, ec, c.startTimeout)
 	if err != nil {
@@ -59,7 +63,7 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
+func (s *Server) embedConfig(dir string, peer, client url.URL) (*embed.Config, error) {
 	ec := embed.NewConfig()
 	ec.Name = s.name
 	ec.Dir = dir
@@ -80,8 +84,23 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
 	// under -race.
 	ec.BcryptCost = uint(bcrypt.MinCost)
 	ec.QuotaBackendBytes = s.cfg.quota
+	if s.cfg.maxRequest > 0 {
+		ec.MaxRequestBytes = s.cfg.maxRequest
+	}
 	if s.cfg.preVote != nil {
 		ec.PreVote = *s.cfg.preVote
+	}
+	if s.cfg.leaseCheckpoints {
+		gates := map[string]bool{"LeaseCheckpoint": true, "LeaseCheckpointPersist": true}
+		// etcd's default gate is mutable (featuregate.MutableFeatureGate);
+		// asking for the one method keeps etcd's pkg module out of go.mod.
+		g, ok := ec.ServerFeatureGate.(interface{ SetFromMap(map[string]bool) error })
+		if !ok {
+			return nil, errors.New("lease checkpoint feature gates: etcd's feature gate cannot be set")
+		}
+		if err := g.SetFromMap(gates); err != nil {
+			return nil, fmt.Errorf("lease checkpoint feature gates: %w", err)
+		}
 	}
 	if s.cfg.compaction > 0 {
 		ec.AutoCompactionMode = "periodic"
@@ -96,7 +115,7 @@ func (s *Server) embedConfig(dir string, peer, client url.URL) *embed.Config {
 			ec.ClientTLSInfo.ClientCertAuth = true
 		}
 	}
-	return ec
+	return ec, nil
 }
 
 // startEmbed starts etcd and waits until it is ready, failed, timed out or

@@ -66,3 +66,48 @@ func waitDelete(t *testing.T, ctx context.Context, cli *clientv3.Client, key str
 	t.Fatalf("watch %s ended without a DELETE: %v", key, ctx.Err())
 	return time.Time{}
 }
+
+// drainLease reads id's TTL every 50 ms until it reads at most until and
+// returns that reading: a wait on what etcd says is left, where a fixed
+// sleep would overshoot on a busy machine.
+func drainLease(t *testing.T, ctx context.Context, cli *clientv3.Client, id clientv3.LeaseID, until int64) int64 {
+	t.Helper()
+	for {
+		r, err := cli.TimeToLive(ctx, id)
+		if err != nil {
+			t.Fatalf("time to live: %v", err)
+		}
+		if r.TTL <= until {
+			return r.TTL
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("the lease still read %d when the test's time ran out", r.TTL)
+		}
+	}
+}
+
+// restartedAt checks the TTL a lease read right after a leader move
+// begun at start and read at read. The new leader restarts every lease
+// at its full TTL plus the election timeout (ClusterTicks': 500 ms) at
+// some moment between the two, so the reading is ttl when that span is
+// under the election timeout, and never below floor(ttl + timeout -
+// span) however busy the machine; it is never above ttl. A lease the
+// move did not restart would read at most before. It returns the
+// election timeout and the span.
+func restartedAt(t *testing.T, ttl, before, after int64, start, read time.Time, where string) (time.Duration, time.Duration) {
+	t.Helper()
+	et := time.Duration(embedetcd.ClusterTicks.ElectionMs) * time.Millisecond
+	span := read.Sub(start)
+	lo := min(ttl, int64((time.Duration(ttl)*time.Second + et - span).Seconds()))
+	if lo <= before {
+		t.Fatalf("the move and the read took %v: too slow for the reading to tell a restarted lease from one "+
+			"that still had %d s", span.Round(10*time.Millisecond), before)
+	}
+	if after < lo || after > ttl {
+		t.Errorf("right after the leader move the lease read %d, want %d to %d (full TTL plus the %v election timeout, "+
+			"less the %v the move and the read took, rounded down): %s", after, lo, ttl, et, span.Round(10*time.Millisecond), where)
+	}
+	return et, span
+}

@@ -33,16 +33,21 @@ var statedIn = map[string][]string{
 		"# What losing quorum does to leases",
 		"# Predict: etcd changes its own leader",
 		"# When etcd's own leader changes",
+		"# A leader change, in numbers",
 		"# Putting it together",
 	},
 	"07-etcd-election-recipe": {
 		"# The etcd recipe in one transaction",
 		"# What the losers do while they wait",
 		"# etcd's concurrency package",
+		"# A lock belongs to its session",
+		"# When Campaign returns an error",
 	},
 	"10-failure-modes-and-security": {
 		"# No leader after an outage",
 		"# Starting over after an outage",
+		"# A waiter on a cut-off member",
+		"# Watch events come from your member",
 	},
 }
 

@@ -26,6 +26,16 @@ type Board struct {
 	verdicts  map[string]map[string]Verdict // learner → lab → the instructor's verdict
 	rev       int64                         // store revision the board was read at
 	state     State
+	budget    int64 // bytes a learner may keep (SetBudget); 0: not checked
+}
+
+// SetBudget makes Watch measure, every usageEvery, what each learner
+// keeps under their prefix, and name in State.OverBudget those over
+// budget. Call it before Watch.
+func (b *Board) SetBudget(budget int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.budget = budget
 }
 
 // maxTxnOps is how many summaries one read asks for. Summaries are a few
@@ -174,6 +184,9 @@ type State struct {
 	Live   bool
 	Reason string // why the board is not live, in a line
 	Alarm  string // an alarm the cluster reports, "" when none
+	// OverBudget names the learners who keep more than the budget under
+	// their prefix (SetBudget), "" when none does.
+	OverBudget string
 }
 
 // State returns the board's state; Watch keeps it current.
@@ -225,6 +238,9 @@ const (
 	probeEvery   = 3 * time.Second
 	probeTimeout = 3 * time.Second
 	maxBackoff   = 5 * time.Second
+	// usageEvery is how often the budget is checked: measuring reads
+	// every value the class keeps.
+	usageEvery = time.Minute
 )
 
 // Watch keeps the board current until ctx ends, and returns nil then. It
@@ -246,7 +262,7 @@ func (b *Board) Watch(ctx context.Context, root *clientv3.Client, changed func(l
 		if ctx.Err() != nil {
 			return nil
 		}
-		b.setState(State{Reason: reconnectReason(err), Alarm: b.State().Alarm})
+		b.setState(State{Reason: reconnectReason(err), Alarm: b.State().Alarm, OverBudget: b.State().OverBudget})
 		changed(Everyone)
 		for {
 			select {
@@ -263,10 +279,10 @@ func (b *Board) Watch(ctx context.Context, root *clientv3.Client, changed func(l
 			if ctx.Err() != nil {
 				return nil
 			}
-			b.setState(State{Reason: reconnectReason(err), Alarm: b.State().Alarm})
+			b.setState(State{Reason: reconnectReason(err), Alarm: b.State().Alarm, OverBudget: b.State().OverBudget})
 		}
 		backoff = 250 * time.Millisecond
-		b.setState(State{Live: true, Alarm: b.State().Alarm})
+		b.setState(State{Live: true, Alarm: b.State().Alarm, OverBudget: b.State().OverBudget})
 		changed(Everyone)
 	}
 }
@@ -418,6 +434,7 @@ func (b *Board) followRoster(ctx context.Context, root *clientv3.Client, from cl
 func (b *Board) probe(ctx context.Context, root *clientv3.Client, changed func(string), fail func(error)) {
 	t := time.NewTicker(probeEvery)
 	defer t.Stop()
+	var measured time.Time
 	for {
 		alarm, err := Alarm(ctx, root, probeTimeout)
 		if ctx.Err() != nil {
@@ -429,6 +446,10 @@ func (b *Board) probe(ctx context.Context, root *clientv3.Client, changed func(s
 		}
 		st := b.State()
 		st.Alarm = alarm
+		if time.Since(measured) >= usageEvery {
+			measured = time.Now()
+			st.OverBudget = b.overBudget(ctx, root, st.OverBudget)
+		}
 		if b.setState(st) {
 			changed(Everyone)
 		}
@@ -438,6 +459,22 @@ func (b *Board) probe(ctx context.Context, root *clientv3.Client, changed func(s
 		case <-t.C:
 		}
 	}
+}
+
+// overBudget measures the learners against the budget, keeping the last
+// line when the measure fails (the probe reports a cluster gone).
+func (b *Board) overBudget(ctx context.Context, root *clientv3.Client, last string) string {
+	b.mu.Lock()
+	budget := b.budget
+	b.mu.Unlock()
+	if budget <= 0 {
+		return ""
+	}
+	usage, err := MeasureClass(ctx, root, b.Learners(), budget)
+	if err != nil {
+		return last
+	}
+	return OverBudget(usage, budget)
 }
 
 func (b *Board) has(name string) bool {

@@ -42,7 +42,25 @@ type Row struct {
 	// Invalid lists what the course cannot have produced in the summary
 	// (Course.Check); such a row counts no progress at all.
 	Invalid []string `json:"invalid,omitempty"`
+	// Usage is what the learner keeps under their prefix, and Budget
+	// what they may (AddUsage); nil when it was not measured.
+	Usage  *Usage `json:"usage,omitempty"`
+	Budget int64  `json:"budget,omitempty"`
 }
+
+// AddUsage puts each learner's measured usage and the budget on their
+// row.
+func AddUsage(rows []Row, usage map[string]Usage, budget int64) {
+	for i := range rows {
+		if u, ok := usage[rows[i].Learner]; ok {
+			rows[i].Usage, rows[i].Budget = &u, budget
+		}
+	}
+}
+
+// OverBudget reports whether the row's learner keeps more than their
+// budget.
+func (r Row) OverBudget() bool { return r.Usage != nil && r.Usage.Over(r.Budget) }
 
 // Rows computes every learner's totals against c. A summary that fails
 // Course.Check at now is shown as invalid, with zero progress: a learner
@@ -162,6 +180,12 @@ func WritePlain(w io.Writer, c Course, rows []Row) error {
 			}
 		}
 	}
+	for _, r := range rows {
+		if r.OverBudget() {
+			fmt.Fprintf(&b, "over budget: %s keeps %s under %s, more than the %s budget: run playground class repair %s\n",
+				r.Learner, r.Usage, Prefix(r.Learner), mib(r.Budget), r.Learner)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -193,7 +217,7 @@ func WriteCSV(w io.Writer, c Course, rows []Row) error {
 		head = append(head, l.ID+" pages", l.ID+" quiz")
 	}
 	head = append(head, c.Labs...)
-	head = append(head, "invalid")
+	head = append(head, "invalid", "stored_bytes")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -215,7 +239,11 @@ func WriteCSV(w io.Writer, c Course, rows []Row) error {
 			}
 			rec = append(rec, passed)
 		}
-		rec = append(rec, strings.Join(r.Invalid, "; "))
+		stored := ""
+		if r.Usage != nil {
+			stored = fmt.Sprint(r.Usage.Bytes)
+		}
+		rec = append(rec, strings.Join(r.Invalid, "; "), stored)
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -9,13 +9,23 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// Repair does what a full class cluster needs once the learner who filled
-// it has stopped (or been removed): compact away the history before now,
+// RepairOptions says whom Repair trims back to their budget.
+type RepairOptions struct {
+	Budget   int64    // what a learner may keep; 0 is DefaultBudget
+	Learners []string // whom to trim; none: every learner on the roster over budget
+}
+
+// Repair does what a full class cluster needs: trim the learners over
+// budget (their largest keys first, the class's own keys spared; deletes
+// are taken while etcd is full), compact away the history before now,
 // defragment every member so the space is really given back, and disarm
-// the NOSPACE alarm so writes are taken again. It needs root, and reports
-// each step done in a line.
-func Repair(ctx context.Context, root *clientv3.Client) ([]string, error) {
-	var done []string
+// the NOSPACE alarm so writes are taken again. It needs root, and
+// reports each step done in a line.
+func Repair(ctx context.Context, root *clientv3.Client, o RepairOptions) ([]string, error) {
+	done, err := trimAll(ctx, root, o)
+	if err != nil {
+		return done, err
+	}
 	r, err := root.Get(ctx, RosterPrefix, clientv3.WithCountOnly())
 	if err != nil {
 		return done, fmt.Errorf("class repair: read the revision: %w", err)
@@ -48,6 +58,41 @@ func Repair(ctx context.Context, root *clientv3.Client) ([]string, error) {
 	}
 	if len(alarms.Alarms) == 0 {
 		done = append(done, "no alarm was raised")
+	}
+	return done, nil
+}
+
+// trimAll trims the learners o names, or every learner over budget.
+func trimAll(ctx context.Context, root *clientv3.Client, o RepairOptions) ([]string, error) {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	names := o.Learners
+	if len(names) == 0 {
+		roster, err := Roster(ctx, root)
+		if err != nil {
+			return nil, fmt.Errorf("class repair: %w", err)
+		}
+		usage, err := MeasureClass(ctx, root, roster, o.Budget)
+		if err != nil {
+			return nil, fmt.Errorf("class repair: %w", err)
+		}
+		for _, n := range roster {
+			if usage[n].Over(o.Budget) {
+				names = append(names, n)
+			}
+		}
+	}
+	var done []string
+	for _, n := range names {
+		keys, freed, err := Trim(ctx, root, n, o.Budget)
+		if err != nil {
+			return done, fmt.Errorf("class repair: %w", err)
+		}
+		done = append(done, fmt.Sprintf("trimmed %s to the %s budget: %d keys deleted (%s)", n, mib(o.Budget), keys, mib(freed)))
+	}
+	if len(names) == 0 {
+		done = append(done, fmt.Sprintf("no learner keeps more than the %s budget", mib(o.Budget)))
 	}
 	return done, nil
 }

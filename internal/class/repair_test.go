@@ -64,7 +64,7 @@ func TestRepairAfterALearnerFillsTheCluster(t *testing.T) {
 	if _, err := root.Delete(ctx, class.Prefix("ada")+"flood/", clientv3.WithPrefix()); err != nil {
 		t.Fatal(err)
 	}
-	done, err := class.Repair(ctx, root)
+	done, err := class.Repair(ctx, root, class.RepairOptions{})
 	if err != nil {
 		t.Fatalf("repair: %v (did %q)", err, done)
 	}

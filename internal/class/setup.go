@@ -14,6 +14,7 @@ import (
 
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/embedetcd/prefix"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // RosterPrefix holds one key per learner set up, readable only by root:
@@ -257,7 +258,7 @@ func Roster(ctx context.Context, root *clientv3.Client) ([]string, error) {
 	}
 	names := make([]string, 0, len(r.Kvs))
 	for _, kv := range r.Kvs {
-		names = append(names, strings.TrimPrefix(string(kv.Key), RosterPrefix))
+		names = append(names, sanitize.Line(strings.TrimPrefix(string(kv.Key), RosterPrefix)))
 	}
 	return names, nil
 }

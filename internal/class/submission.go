@@ -6,10 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // A pass on the board is a claim until the instructor has graded the same
@@ -50,6 +54,24 @@ func NewSubmission(lab, file string, src []byte, passed time.Time) (Submission, 
 	return Submission{Lab: lab, File: file, SHA256: hex.EncodeToString(sum[:]), Source: string(src), Passed: passed}, nil
 }
 
+// ReadSource reads a lab file to submit or to regrade, refusing one over
+// MaxSourceBytes without reading more than that of it.
+func ReadSource(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxSourceBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > MaxSourceBytes {
+		return nil, fmt.Errorf("class: %s is more than the %d bytes a lab file may be", path, MaxSourceBytes)
+	}
+	return src, nil
+}
+
 // Publish writes s through kv, which is under the learner's prefix.
 func (s Submission) Publish(ctx context.Context, kv clientv3.KV) error {
 	b, err := json.Marshal(s)
@@ -67,12 +89,20 @@ func (s Submission) Publish(ctx context.Context, kv clientv3.KV) error {
 func readSubmission(value []byte, rev int64) (Submission, error) {
 	var s Submission
 	if len(value) > MaxSourceBytes*2 {
-		return s, fmt.Errorf("class: a submission of %d bytes", len(value))
+		return s, fmt.Errorf("class: a submission of %d bytes, more than the %d a submission's record may be", len(value), MaxSourceBytes*2)
 	}
 	if err := json.Unmarshal(value, &s); err != nil {
 		return s, fmt.Errorf("class: decode a submission: %w", err)
 	}
 	sum := sha256.Sum256([]byte(s.Source))
+	// The names are printed, and cleaning could turn a crafted name
+	// into a real lab's: one that needs cleaning is refused, shown
+	// cleaned. The source is not printed (it is graded, and must hash
+	// as it was written).
+	if lab, file := sanitize.Line(s.Lab), sanitize.Line(s.File); lab != s.Lab || file != s.File {
+		s.Lab, s.File = lab, file
+		return s, fmt.Errorf("class: the submission of %s names its lab or file with control characters", lab)
+	}
 	if hex.EncodeToString(sum[:]) != s.SHA256 {
 		return s, fmt.Errorf("class: the submission of %s does not match its hash", s.Lab)
 	}
@@ -80,17 +110,42 @@ func readSubmission(value []byte, rev int64) (Submission, error) {
 	return s, nil
 }
 
-// Submissions reads a learner's submissions, by lab, as root.
+// MaxSubmissions is how many submission keys of one learner are read: a
+// course has a dozen labs, and a learner may write any number of keys
+// under their prefix.
+const MaxSubmissions = 64
+
+// Submissions reads a learner's submissions, by lab, as root. The keys
+// are listed first and each value read on its own, so a learner who
+// wrote thousands of large values under submissions/ costs one value's
+// memory at a time, and only the first MaxSubmissions are read.
 func Submissions(ctx context.Context, root *clientv3.Client, learner string) (map[string]Submission, []error, error) {
-	r, err := root.Get(ctx, Prefix(learner)+SubmissionPrefix, clientv3.WithPrefix())
+	from := Prefix(learner) + SubmissionPrefix
+	keys, err := root.Get(ctx, from, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(MaxSubmissions+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("class: read %s's submissions: %w", learner, err)
 	}
 	out := map[string]Submission{}
 	var bad []error
-	for _, kv := range r.Kvs {
-		lab := strings.TrimPrefix(string(kv.Key), Prefix(learner)+SubmissionPrefix)
-		s, err := readSubmission(kv.Value, kv.ModRevision)
+	if keys.More || len(keys.Kvs) > MaxSubmissions {
+		bad = append(bad, fmt.Errorf("%s: more than %d submissions; only the first %d are read", learner, MaxSubmissions, MaxSubmissions))
+		keys.Kvs = keys.Kvs[:min(len(keys.Kvs), MaxSubmissions)]
+	}
+	for _, k := range keys.Kvs {
+		raw := strings.TrimPrefix(string(k.Key), from)
+		lab := sanitize.Line(raw)
+		if lab != raw {
+			bad = append(bad, fmt.Errorf("%s/%s: a submission key with control characters in its name", learner, lab))
+			continue
+		}
+		r, err := root.Get(ctx, string(k.Key))
+		if err != nil {
+			return nil, nil, fmt.Errorf("class: read %s's submission of %s: %w", learner, lab, err)
+		}
+		if len(r.Kvs) == 0 {
+			continue // removed since the listing
+		}
+		s, err := readSubmission(r.Kvs[0].Value, r.Kvs[0].ModRevision)
 		if err != nil || s.Lab != lab {
 			bad = append(bad, fmt.Errorf("%s/%s: %v", learner, lab, err))
 			continue
@@ -144,6 +199,8 @@ func addVerdict(m map[string]map[string]Verdict, key, value []byte) {
 	if !ok || json.Unmarshal(value, &v) != nil {
 		return
 	}
+	// Root wrote it, but its reason quotes the learner's test output.
+	sanitize.Strings(&v)
 	if m[learner] == nil {
 		m[learner] = map[string]Verdict{}
 	}

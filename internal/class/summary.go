@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // Summary is what a learner publishes for the instructor's board: how far
@@ -164,6 +165,9 @@ func decodeSummary(b []byte) (Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fmt.Errorf("decode class summary: %w", err)
 	}
+	// The learner wrote it: its lesson and lab ids reach the board's
+	// "invalid" lines and the CSV.
+	sanitize.Strings(&s)
 	return s, nil
 }
 

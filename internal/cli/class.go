@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,15 +53,21 @@ func init() {
       work. --plain, --json and --csv print it once (for grade books).
       A summary the course cannot have produced shows as invalid. Each
       pass shows as verified, claimed (not verified yet) or refused.
+      Each learner's bytes under their prefix are checked against
+      --budget SIZE (default 64MiB; etcd has no quota per user): those
+      over it are named, with the class repair that trims them.
   class verify [NAME...] [--timeout D]
       Regrades every lab file learners submitted with a pass and not yet
       judged, with the course built into this program (only the submitted
       file is the learner's; no checkout is needed), each in a child
       process of its own (own process group, temporary home, CPU and time
       limits), and records the verdict where only root can write.
-  class repair
-      After a learner filled the cluster (NOSPACE: nobody can save):
-      compacts the history, defragments every member, disarms the alarm.
+  class repair [NAME...] [--budget SIZE]
+      After a learner filled the cluster (NOSPACE: nobody can save): trims
+      the named learners (none: every learner over the budget) back to the
+      budget, their largest keys first (their summary and submissions
+      kept), compacts the history, defragments every member, disarms the
+      alarm.
 
 Authentication must be on (class setup says how to turn it on).
 Exit codes: 0 done, 1 failed, 2 bad usage.`,
@@ -92,15 +99,18 @@ func runClass(ctx context.Context, env *Env, args []string) error {
 }
 
 func classRepair(ctx context.Context, env *Env, args []string) error {
-	if len(args) > 0 {
-		return Usagef("class repair takes no arguments")
+	fs := flag.NewFlagSet("class repair", flag.ContinueOnError)
+	budget := budgetFlag(fs)
+	names, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
 	root, err := rootClient(ctx, env.Etcd)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	done, err := class.Repair(ctx, root)
+	done, err := class.Repair(ctx, root, class.RepairOptions{Budget: int64(*budget), Learners: names})
 	for _, line := range done {
 		fmt.Fprintln(env.Stdout, line)
 	}
@@ -108,6 +118,37 @@ func classRepair(ctx context.Context, env *Env, args []string) error {
 		return env.Etcd.Explain(err)
 	}
 	return nil
+}
+
+// byteSize is a flag of bytes written as 64MiB, 512KiB, 2GiB or a plain
+// number.
+type byteSize int64
+
+func (b *byteSize) String() string { return fmt.Sprint(int64(*b)) }
+
+func (b *byteSize) Set(s string) error {
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}, {"", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+			if err != nil || v < 0 {
+				return fmt.Errorf("want a size like 64MiB, not %q", s)
+			}
+			*b = byteSize(v * u.n)
+			return nil
+		}
+	}
+	return nil
+}
+
+// budgetFlag is class status's and class repair's --budget.
+func budgetFlag(fs *flag.FlagSet) *byteSize {
+	b := byteSize(class.DefaultBudget)
+	fs.Var(&b, "budget", "what one learner may keep under their prefix (64MiB, 512KiB...)")
+	return &b
 }
 
 func classCerts(env *Env, args []string) error {
@@ -346,6 +387,7 @@ func classRemove(ctx context.Context, env *Env, args []string) error {
 
 func classStatus(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("class status", flag.ContinueOnError)
+	budget := budgetFlag(fs)
 	plain := fs.Bool("plain", false, "print a table once")
 	asJSON := fs.Bool("json", false, "print JSON once")
 	asCSV := fs.Bool("csv", false, "print CSV once")
@@ -370,6 +412,14 @@ func classStatus(ctx context.Context, env *Env, args []string) error {
 		return env.Etcd.Explain(err)
 	}
 	rows := class.Rows(course, board.Snapshot(), time.Now())
+	if *asJSON || *asCSV || *plain {
+		usage, err := class.MeasureClass(ctx, root, board.Learners(), int64(*budget))
+		if err != nil {
+			return env.Etcd.Explain(err)
+		}
+		class.AddUsage(rows, usage, int64(*budget))
+	}
+	board.SetBudget(int64(*budget))
 	switch {
 	case *asJSON:
 		return class.WriteJSON(env.Stdout, course, rows)

@@ -16,10 +16,14 @@ import (
 
 // The class cluster's limits, as docs/class.md gives them: 4 GiB of
 // backend (room for hundreds of learners' experiments, and well under a
-// small disk) and one hour of history.
+// small disk), one hour of history, and requests of at most 256 KiB
+// instead of etcd's 1.5 MiB (the largest thing the course writes is a
+// submission's record, at most 128 KiB): no single put of a learner
+// carries more.
 const (
 	ClassQuota      = 4 << 30
 	ClassCompaction = time.Hour
+	ClassMaxRequest = 256 << 10
 )
 
 // classDemoTLS makes a CA and a server certificate in dir for
@@ -52,7 +56,7 @@ func classDemoTLS(dir, host string, opts []embedetcd.Option) (string, []embedetc
 	// What docs/class.md asks of a class cluster: a quota of its own, so
 	// that one learner's writes alarm before the disk fills, and automatic
 	// compaction, so that old revisions are given back.
-	opts = append(opts, embedetcd.WithQuota(ClassQuota), embedetcd.WithAutoCompaction(ClassCompaction))
+	opts = append(opts, embedetcd.WithQuota(ClassQuota), embedetcd.WithAutoCompaction(ClassCompaction), embedetcd.WithMaxRequestBytes(ClassMaxRequest))
 	return caFile, append(opts, embedetcd.WithClientTLS(embedetcd.ServerTLS{CertFile: cert, KeyFile: key, CAFile: caFile})), nil
 }
 

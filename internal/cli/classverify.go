@@ -21,6 +21,7 @@ import (
 	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
+	"github.com/ownership-election/playground/internal/sanitize"
 	"github.com/ownership-election/playground/lessons"
 )
 
@@ -35,7 +36,7 @@ func publishPass(ctx context.Context, env *Env, lab lessons.Lab, root string, p 
 	if env.NoPublish || !s.Remote() || s.User == "" || s.User == "root" {
 		return nil
 	}
-	src, err := os.ReadFile(filepath.Join(root, "labs", lab.ID, lab.File))
+	src, err := class.ReadSource(filepath.Join(root, "labs", lab.ID, lab.File))
 	if err != nil {
 		return fmt.Errorf("read the graded file: %w", err)
 	}
@@ -90,7 +91,10 @@ func classVerify(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return env.Etcd.Explain(err)
 	}
-	v := verifier{env: env, course: course, goEnv: goCaches(), limits: verifyLimits{wall: *wall, cpu: 30 * 60}}
+	if note := grade.SandboxNote(); note != "" {
+		fmt.Fprintf(env.Stderr, "class verify: no full sandbox: %s.\n", note)
+	}
+	v := verifier{env: env, gocache: verifyCache(), course: course, goEnv: goCaches(), limits: verifyLimits{wall: *wall, cpu: 30 * 60}}
 	for _, name := range names {
 		if err := v.learner(ctx, root, name, verdicts[name]); err != nil {
 			return err
@@ -100,10 +104,11 @@ func classVerify(ctx context.Context, env *Env, args []string) error {
 }
 
 type verifier struct {
-	env    *Env
-	course *lessons.Course
-	goEnv  []string // the Go caches, for every regrade (goCaches)
-	limits verifyLimits
+	env     *Env
+	gocache string // the regrades' own build cache (verifyCache)
+	course  *lessons.Course
+	goEnv   []string // the Go caches, for every regrade (goCaches)
+	limits  verifyLimits
 }
 
 // learner judges one learner's submissions that have no verdict yet.
@@ -216,32 +221,63 @@ func (v verifier) runGrade(ctx context.Context, dir, file, lab string) (gradeRep
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil || r.Lab != lab {
 		return gradeReport{}, fmt.Errorf("the regrade gave no report (%v)", errors.Join(werr, err))
 	}
+	// The report quotes the learner's test output; the verdict's reason
+	// goes to the board and to this terminal.
+	sanitize.Strings(&r)
 	return r, nil
 }
 
-// childEnv is the regrade's environment: the Go caches kept (a cold build of
-// etcd takes minutes), a home and state folder of its own, and nothing
-// that would point it at the class cluster as root.
+// childEnv is the regrade's environment, built from nothing: the
+// instructor's shell may hold credentials (the class cluster's root
+// password, cloud keys) and the regrade runs a learner's code. It keeps
+// only PATH, the locale and the Go settings the go command needs, gives
+// the regrade a home, state and cache folder of its own, and a build
+// cache of its own per course (verifyCache): the learner's build never
+// writes into the instructor's. The module cache is shared read-only
+// (the course's go.sum pins every module; -mod=readonly).
 func (v verifier) childEnv(dir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "PLAYGROUND_") || name == "HOME" || name == "XDG_STATE_HOME" {
-			continue
+		if keepForRegrade(name) {
+			env = append(env, kv)
 		}
-		env = append(env, kv)
 	}
 	env = append(env, v.goEnv...)
-	// The lab test binaries get a cache of their own: the learner's code
-	// runs as this user and must not be able to replace a binary that a
-	// later grade would run.
 	return append(env, "HOME="+filepath.Join(dir, "home"), "PLAYGROUND_STATE_DIR="+filepath.Join(dir, "state"),
-		grade.CacheDirEnv+"="+filepath.Join(dir, "cache"))
+		grade.CacheDirEnv+"="+filepath.Join(dir, "cache"), "GOCACHE="+v.gocache, "TMPDIR="+dir, regradeEnv+"=1")
+}
+
+// keepForRegrade reports whether an environment entry of the instructor's
+// reaches a regrade.
+func keepForRegrade(name string) bool {
+	switch name {
+	case "PATH", "LANG", "TZ", "GOROOT", "GOTOOLCHAIN", "GOPROXY", "GONOSUMDB", "GOFLAGS", "GOMAXPROCS":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
 }
 
 // goCacheVars are the go env settings a regrade keeps although its HOME
-// moves: they default to folders under HOME.
-var goCacheVars = []string{"GOCACHE", "GOMODCACHE", "GOPATH"}
+// moves: they default to folders under HOME. GOCACHE is not one of them:
+// the regrade has its own.
+var goCacheVars = []string{"GOMODCACHE", "GOPATH"}
+
+// verifyCache is the build cache of class verify's regrades: one per
+// course (its content hash), kept between runs so that only the first
+// regrade builds etcd, under the user's cache folder, never the go
+// command's own.
+func verifyCache() string {
+	dir := os.Getenv(grade.CacheDirEnv)
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "playground")
+	}
+	return filepath.Join(dir, "verify-gocache", grade.Builtin().Hash())
+}
 
 // goCaches asks the go command once for goCacheVars, as NAME=value
 // entries; none when it cannot say (the regrade then finds its own).

@@ -11,13 +11,22 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "experiment",
-		Usage:   "experiment list | run NAME | run --lab LAB | replay FILE",
+		Usage:   "experiment list | run NAME | run --lab LAB | explore --lab LAB | replay FILE",
 		Summary: "list the experiments, run one headless on real etcd, or replay a recorded run",
 		Help: `Subcommands:
   list               the experiments, one a line
   run NAME [flags]   run one and print its events and verdict
   replay FILE        print a recorded run's events and verdict again, without
                      etcd
+  explore --lab LAB  faults at every request your lab code sends: a calm run
+                     finds the call sites, then one run per site, fault
+                     (fail, lose, hold, pause, cut, leader) and role, then
+                     pairs, within --budget (2m); each failure is run again
+                     with the reference on the same faults, shrunk, and
+                     saved as a faults file (--save FILE) that run --faults
+                     replays. --seed N, --json, --all (keep going after the
+                     first violation). Exit 0 held, 1 violation, 2 could
+                     not run.
 
 Flags of run:
   --json             one JSON event a line, then the verdict as JSON
@@ -34,8 +43,9 @@ Flags of run:
 Your own lab code as the replicas (run with no NAME):
   --lab LAB          run N copies of the lab's code (labs/LAB), each a process
                      behind its own fault proxy, and judge what it did; exit 0
-                     when it held, 1 on a violation (named), a lab not written
-                     yet or one that does not compile
+                     when it held, 1 on a violation (named), 2 when it could
+                     not run: not written yet, does not compile (the
+                     compiler's message), or the build timed out
   --schedule NAME    faults aimed at the leader: pause-owner (default),
                      cut-off-owner, crash-owner, crash-during-stepdown,
                      flapping-network; at a replica that waits:
@@ -54,7 +64,7 @@ Your own lab code as the replicas (run with no NAME):
 Flags of replay: --json, -v, as for run.
 
 Exit codes: 0 the experiment showed what it exists to show, 1 it did not
-(or failed), 2 bad usage, 3 it needs the in-process etcd and
+(or failed, or the --record file could not be saved), 2 bad usage, 3 it needs the in-process etcd and
 --etcd-endpoints points elsewhere, 130/143 stopped by Ctrl-C or SIGTERM.`,
 		Run: runExperiment,
 	})
@@ -80,8 +90,10 @@ func runExperiment(ctx context.Context, env *Env, args []string) error {
 		return runOneExperiment(ctx, env, args[1:])
 	case "replay":
 		return replayExperiment(env, args[1:])
+	case "explore":
+		return runExplore(ctx, env, args[1:])
 	default:
-		return Usagef("unknown subcommand %q (list, run or replay)", args[0])
+		return Usagef("unknown subcommand %q (list, run, explore or replay)", args[0])
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -117,7 +118,7 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	}
 	root, err := labRoot()
 	if err != nil {
-		return err
+		return couldNotRun(ctx, env, rf, err, time.Since(start))
 	}
 	l, _ := labrun.Find(rf.lab.id)
 	// A cold build takes a minute or more: say so, unless it is quick.
@@ -130,16 +131,8 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 	if !slow.Stop() {
 		<-said // it is writing: nothing else may meanwhile
 	}
-	var be *labrun.BuildError
-	switch {
-	case errors.As(err, &be):
-		fmt.Fprintln(env.Stderr, be.Error())
-		return &ExitError{Code: 1}
-	case errors.Is(err, labrun.ErrNotWritten):
-		fmt.Fprintln(env.Stderr, err.Error())
-		return &ExitError{Code: 1}
-	case err != nil:
-		return err
+	if err != nil {
+		return couldNotRun(ctx, env, rf, err, time.Since(start))
 	}
 	built := time.Since(start)
 	// On a class cluster the replicas run under the learner's prefix,
@@ -166,31 +159,49 @@ func runLab(ctx context.Context, env *Env, rf runFlags) error {
 		go labrun.Control(run, env.Stdin, env.Stderr, end)
 	}
 	v, err := run.Wait()
-	if rf.record != "" {
-		if werr := saveHistory(rf.record, run.History()); werr != nil {
-			fmt.Fprintf(env.Stderr, "%v\n", werr)
-		}
+	recorded := recordRun(env, rf.record, run.History())
+	if ctx.Err() != nil {
+		return unlessUnsaved(reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start)), recorded)
 	}
-	if rf.asJSON || ctx.Err() != nil {
-		return reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start))
+	if rf.asJSON {
+		fmt.Fprintln(env.Stdout, verdictLine(v, err, time.Since(start), rf.faults))
+		return unlessUnsaved(labExit(v, err), recorded)
 	}
 	fmt.Fprintf(env.Stdout, "built in %.1f s; %s\n", built.Seconds(), runningAfter(run.History(), start))
-	return labVerdict(env, v, err, time.Since(start))
+	return unlessUnsaved(labVerdict(env, v, err, time.Since(start)), recorded)
 }
 
 // labVerdict prints a lab run's verdict: HELD when the checker found
-// nothing wrong, VIOLATION with what it found otherwise.
+// nothing wrong, VIOLATION with what it found otherwise, after a line
+// for each violation naming its rule (the property) and what broke it.
 func labVerdict(env *Env, v history.Verdict, err error, took time.Duration) error {
 	mark := "HELD"
 	if !v.Showed {
 		mark = "VIOLATION"
 	}
-	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
+	for _, f := range v.Violations() {
+		name := f.Property
+		if f.Violation != "" {
+			name += " (" + f.Violation + ")"
+		}
+		fmt.Fprintf(env.Stdout, "violated: %s\n", name)
+	}
+	_, body := v.Told()
+	fmt.Fprintf(env.Stdout, "verdict: %s: %s (%.1f s)\n", mark, body, took.Seconds())
+	if err != nil {
+		return fmt.Errorf("lab run: %w", err)
+	}
+	return labExit(v, nil)
+}
+
+// labExit is a lab run's exit status: 0 held, 1 a violation or a run
+// that failed (history.ExitHeld, ExitViolation).
+func labExit(v history.Verdict, err error) error {
 	if err != nil {
 		return fmt.Errorf("lab run: %w", err)
 	}
 	if !v.Showed {
-		return &ExitError{Code: 1}
+		return &ExitError{Code: history.ExitViolation}
 	}
 	return nil
 }
@@ -249,4 +260,21 @@ func labRoot() (string, error) {
 		return "", errors.New("lab run: not inside a checkout of the course (a folder whose go.mod is " + grade.ModulePath + " with labs/ in it)")
 	}
 	return root, nil
+}
+
+// couldNotRun reports a lab whose replica program could not be built
+// (not written yet, does not compile, the build timed out): the reason
+// on standard error (and, with --json, as the last line: a
+// history.Report whose outcome is could-not-run), exit code 2, never 1,
+// which names a violation.
+func couldNotRun(ctx context.Context, env *Env, rf runFlags, err error, took time.Duration) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	fmt.Fprintln(env.Stderr, "playground: "+err.Error())
+	if rf.asJSON {
+		b, _ := json.Marshal(history.CouldNotRun(rf.name, err, took))
+		fmt.Fprintln(env.Stdout, string(b))
+	}
+	return &ExitError{Code: history.ExitCouldNotRun}
 }

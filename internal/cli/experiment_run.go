@@ -178,12 +178,8 @@ func runOneExperiment(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("experiment %s: %w", rf.name, err)
 	}
 	v, err := run.Wait()
-	if rf.record != "" {
-		if werr := saveHistory(rf.record, run.History()); werr != nil {
-			fmt.Fprintf(env.Stderr, "%v\n", werr)
-		}
-	}
-	return reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start))
+	recorded := recordRun(env, rf.record, run.History())
+	return unlessUnsaved(reportVerdict(ctx, env.Stdout, rf.name, rf.asJSON, v, err, time.Since(start)), recorded)
 }
 
 // experimentEnv is where the run goes: the in-process etcd, or the
@@ -249,34 +245,51 @@ func reportVerdict(ctx context.Context, out io.Writer, name string, asJSON bool,
 
 func printExperimentVerdict(out io.Writer, asJSON bool, v history.Verdict, err error, took time.Duration) {
 	if asJSON {
-		fmt.Fprintln(out, verdictLine(v, err, took))
+		fmt.Fprintln(out, verdictLine(v, err, took, ""))
 		return
 	}
 	mark := "SHOWN"
 	if !v.Showed {
 		mark = "NOT SHOWN"
 	}
-	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, v.Sentence(), took.Seconds())
+	_, body := v.Told()
+	fmt.Fprintf(out, "verdict: %s: %s (%.1f s)\n", mark, body, took.Seconds())
 }
 
-// verdictLine is the verdict as the last line of --json: the verdict as
-// its JSON writes it (history.VerdictRecord: its sentence as "summary",
-// its findings), the findings that did not hold apart as "violations"
-// (each with its property, instant in seconds, replicas, events and
-// sentence), the run's length and its error.
-func verdictLine(v history.Verdict, err error, took time.Duration) string {
-	violations := v.Violations()
-	if violations == nil {
-		violations = []history.Finding{}
-	}
-	b, _ := json.Marshal(struct {
-		Kind string `json:"kind"`
-		history.VerdictRecord
-		Violations []history.Finding `json:"violations"`
-		Seconds    float64           `json:"seconds"`
-		Error      string            `json:"error,omitempty"`
-	}{"verdict", v.Record(), violations, took.Seconds(), errString(err)})
+// verdictLine is the verdict as the last line of --json: a
+// history.Report, the verdict as its JSON writes it (its outcome, its
+// sentence as "summary", its findings), the findings that did not hold
+// apart as "violations" (each with its property, instant in seconds,
+// replicas, events and sentence), the file that replays its faults, the
+// run's length, its error and the exit code.
+func verdictLine(v history.Verdict, err error, took time.Duration, faultsFile string) string {
+	r := history.NewReport(v, err, took)
+	r.FaultsFile = faultsFile
+	b, _ := json.Marshal(r)
 	return string(b)
+}
+
+// recordRun saves the run's history when --record asked for it, and
+// says on stderr when it could not: false then.
+func recordRun(env *Env, path string, h history.History) bool {
+	if path == "" {
+		return true
+	}
+	if err := saveHistory(path, h); err != nil {
+		fmt.Fprintf(env.Stderr, "playground experiment: the run's history was not saved: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// unlessUnsaved fails (exit 1) a run that ended well but whose --record
+// file was not saved: a script must not look for a file that is not
+// there.
+func unlessUnsaved(err error, recorded bool) error {
+	if err == nil && !recorded {
+		return &ExitError{Code: 1}
+	}
+	return err
 }
 
 // saveHistory writes h to path through a temporary file, so a reader

@@ -15,7 +15,11 @@ import (
 type verdictJSON struct {
 	Kind       string `json:"kind"`
 	Showed     bool   `json:"showed"`
+	Outcome    string `json:"outcome"`
 	Summary    string `json:"summary"`
+	FaultsFile string `json:"faults_file"`
+	Error      string `json:"error"`
+	Exit       *int   `json:"exit"`
 	Violations []struct {
 		Property  string           `json:"property"`
 		Violation string           `json:"violation"`
@@ -86,11 +90,18 @@ func TestReplayJSONListsViolations(t *testing.T) {
 	if !slices.Equal(bad.Replicas, []string{"r1", "r2"}) || len(bad.Events) != 1 || bad.Events[0]["kind"] != "note" || bad.Events[0]["replica"] != "r1" {
 		t.Fatalf("who and what: %v, %v", bad.Replicas, bad.Events)
 	}
-	if !strings.HasPrefix(bad.Text, "released-another at 0.04 s: r1's Release") || !strings.Contains(v.Summary, "Not shown: Released-another at 0.04 s: r1's Release") {
+	// A violation found in the learner's code is said plainly: in the
+	// fields (outcome violated, exit 1) and in the words ("Violated:",
+	// never "Not shown:", which is a scenario's).
+	if !strings.HasPrefix(bad.Text, "released-another at 0.04 s: r1's Release") || !strings.HasPrefix(v.Summary, "Violated: Released-another at 0.04 s: r1's Release") {
 		t.Fatalf("text %q, summary %q", bad.Text, v.Summary)
 	}
+	if v.Outcome != history.OutcomeViolated || v.Exit == nil || *v.Exit != history.ExitViolation {
+		t.Fatalf("outcome %q, exit %v: want violated, 1", v.Outcome, v.Exit)
+	}
 	code, out, _ = run(t, "", "experiment", "replay", rec)
-	if code != 1 || !strings.Contains(out, "verdict: VIOLATION: "+v.Summary) {
+	body := strings.TrimPrefix(v.Summary, "Violated: ")
+	if code != 1 || !strings.Contains(out, "verdict: VIOLATION: "+body) || !strings.Contains(out, "violated: releases-own (released-another)") {
 		t.Fatalf("replay in words: exit %d\n%s", code, out)
 	}
 }

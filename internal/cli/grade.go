@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/embedetcd"
+	"github.com/ownership-election/playground/internal/class"
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/lessons"
@@ -31,8 +32,11 @@ progress, as in the terminal interface.
 Only the lab's own file (labs/01_cas/cas.go) comes from the checkout: the
 tests, the harness, go.mod and go.sum are the course's copies built into
 this program. Another .go file in a lab's folder, or a lab file that
-calls os.Exit, imports unsafe, syscall or os/exec, or uses //go:linkname,
-is refused with the line that does it.
+imports a package not on its lab's list (the lab's README shows it: the
+plain standard library, and etcd's client for the etcd labs; never os,
+net, flag, reflect, runtime, unsafe, syscall or cgo), uses //go:linkname
+or calls os.Exit, is refused with the line that does it. For a debug
+print use log or fmt.
 
 A LAB is its number in the course (3.1: lesson 3's first lab), its
 folder (01_cas), the folder's number (01 or 1) or its name (cas).
@@ -53,7 +57,9 @@ not the learner's (etcd did not start, the go command or its build cache
 is broken) is reported as "not gradable", not as failing.
 
 Exit codes: 0 every named lab passed, 1 some did not, 2 bad usage, 3 some
-lab was not gradable, 130/143 stopped by Ctrl-C or SIGTERM.`,
+lab was not gradable, 4 every lab passed but a pass could not be saved in
+your progress or sent to the class board (stderr says which), 130/143
+stopped by Ctrl-C or SIGTERM.`,
 		Run: runGrade,
 	})
 }
@@ -76,8 +82,17 @@ type gradeArgs struct {
 }
 
 func runGrade(ctx context.Context, env *Env, args []string) error {
+	if os.Getenv(regradeEnv) != "" {
+		// class verify's child: everything the learner's code started,
+		// even what left the supervisor's tree, ends with this process.
+		defer grade.KeepDescendants()()
+	}
 	return gradeLabs(ctx, env, args, gradeConfig{})
 }
+
+// regradeEnv marks the `grade --submission` process that class verify
+// starts: a process of its own, which may end all its descendants.
+const regradeEnv = "PLAYGROUND_REGRADE"
 
 // gradeLabs parses, grades each lab, records the passes and reports.
 func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) error {
@@ -90,6 +105,9 @@ func gradeLabs(ctx context.Context, env *Env, args []string, cfg gradeConfig) er
 		return err
 	}
 	defer g.close()
+	if note := grade.SandboxNote(); note != "" {
+		fmt.Fprintf(env.Stderr, "playground grade: no full sandbox: %s.\n", note)
+	}
 	// Ctrl-C or SIGTERM: end the grading's go test and test binary at
 	// once, even if the command itself is not waited for.
 	defer context.AfterFunc(ctx, grade.StopAll)()
@@ -207,6 +225,9 @@ type labOutcome struct {
 	Report      *grade.Report
 	Refused     *grade.RefusedError
 	NotGradable string
+	// Unsaved: it passed, but the pass is not in the progress file or
+	// not on the class board (stderr said which).
+	Unsaved bool
 }
 
 // Passed reports a verified pass.
@@ -254,8 +275,10 @@ func (g *grader) gradeOne(ctx context.Context, lab *lessons.Lab, rep reporter) *
 		out.NotGradable = why
 		return out
 	}
-	rep.steps(r)
 	if r.Status == grade.LabUnverified {
+		// The steps are listed once the runs under the race detector
+		// have settled them: a step that passed the first run only is
+		// not shown as passed.
 		stop := rep.verifying(o)
 		grade.Verify(ctx, o, r)
 		stop()
@@ -263,6 +286,7 @@ func (g *grader) gradeOne(ctx context.Context, lab *lessons.Lab, rep reporter) *
 			out.NotGradable = why
 		}
 	}
+	rep.steps(r)
 	return out
 }
 
@@ -294,7 +318,7 @@ func (g *grader) labFiles(lab *lessons.Lab) (grade.Submission, error) {
 	if g.submission == "" {
 		return g.kit.FromCheckout(g.root, lab.ID, g.cfg.Overlay)
 	}
-	src, err := os.ReadFile(g.submission)
+	src, err := class.ReadSource(g.submission)
 	if err != nil {
 		return grade.Submission{}, fmt.Errorf("read the submission: %w", err)
 	}
@@ -323,6 +347,7 @@ func (g *grader) record(ctx context.Context, out *labOutcome) {
 	lab := out.Lab
 	if g.progErr != nil {
 		fmt.Fprintf(g.env.Stderr, "playground grade: %s passed but progress is not saved: %v\n", lab.ID, g.progErr)
+		out.Unsaved = true
 		return
 	}
 	p, err := progress.Update(g.prog, func(p *progress.Progress) {
@@ -330,10 +355,16 @@ func (g *grader) record(ctx context.Context, out *labOutcome) {
 	})
 	if err != nil {
 		fmt.Fprintf(g.env.Stderr, "playground grade: %s passed but progress is not saved: %v\n", lab.ID, err)
+		out.Unsaved = true
 	} else if err := publishPass(ctx, g.env, *lab, g.root, p); err != nil {
 		fmt.Fprintf(g.env.Stderr, "playground grade: %s passed and is saved, but the class board did not get it: %v\n", lab.ID, err)
+		out.Unsaved = true
 	}
 }
+
+// exitNotSaved is grade's exit status when every lab passed but a pass
+// could not be saved in the progress or sent to the class board.
+const exitNotSaved = 4
 
 // gradeExit is the command's exit status for the outcomes.
 func gradeExit(outs []*labOutcome) error {
@@ -342,8 +373,10 @@ func gradeExit(outs []*labOutcome) error {
 		switch {
 		case o.NotGradable != "":
 			code = 3
-		case !o.Passed() && code == 0:
+		case !o.Passed() && (code == 0 || code == exitNotSaved):
 			code = 1
+		case o.Unsaved && code == 0:
+			code = exitNotSaved
 		}
 	}
 	if code != 0 {

@@ -100,6 +100,11 @@ func TestGradeSolutionPasses(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
+	// A step is listed as passed only once the runs under the race
+	// detector are done.
+	if v, ok := strings.Index(text, "verifying: 5 more runs"), strings.Index(text, "ok   step 1:"); v < 0 || ok < v {
+		t.Errorf("a step is shown as passed before the verification:\n%s", text)
+	}
 	// The second one reuses the race build and does not say so again.
 	out.Reset()
 	if err := gradeLabs(context.Background(), env, []string{"cas"}, cfg); err != nil {
@@ -211,5 +216,28 @@ func TestGradeRacyLab04(t *testing.T) {
 	case lab.Status == "fail" && strings.Contains(lab.Message, "crashed: a data race on a map") && strings.Contains(lab.Message, "fencing.go:"):
 	default:
 		t.Errorf("status %q message %q, want racy with the race's place, or failed on the runtime's concurrent map check with its place", lab.Status, lab.Message)
+	}
+}
+
+// A step's pass is printed only when the runs under the race detector
+// confirmed it: a step they failed is a failure, and a pass whose
+// verification could not run says it is not verified.
+func TestPrintStepsShowsOnlyConfirmedPasses(t *testing.T) {
+	steps := func() []grade.Step {
+		return []grade.Step{{Title: "One", Status: grade.Pass}, {Title: "Two", Status: grade.Pass}}
+	}
+	racy := &grade.Report{Status: grade.LabRacy, Steps: steps(), Verify: &grade.Verification{}}
+	racy.Steps[1].Status = grade.Fail
+	var b strings.Builder
+	printSteps(&b, racy)
+	if got := b.String(); !strings.Contains(got, "ok   step 1: One") || !strings.Contains(got, "FAIL step 2: Two") {
+		t.Errorf("racy report printed:\n%s", got)
+	}
+	for _, st := range []grade.LabStatus{grade.LabUnverified, grade.LabError, grade.LabCanceled} {
+		b.Reset()
+		printSteps(&b, &grade.Report{Status: st, Steps: steps()})
+		if got := b.String(); strings.Contains(got, "ok ") || !strings.Contains(got, "--   step 1: One (passed a first run; not verified under -race)") {
+			t.Errorf("a %s report printed:\n%s", st, got)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 // then counts the seconds on one line until the returned stop is called;
 // stop prints how long it took either way.
 func announceVerify(w io.Writer, o grade.Options) (stop func()) {
+	fmt.Fprintf(w, "  no step failed in a first run; a pass needs %d more under the race detector\n", grade.VerifyCount)
 	fmt.Fprintf(w, "  verifying: %d more runs under the race detector...\n", grade.VerifyCount)
 	if !grade.RaceBuildKept(o) {
 		fmt.Fprintf(w, "  (%s)\n", grade.FirstVerifyNote)

@@ -134,7 +134,8 @@ func resetProgress(env *Env, c *lessons.Course, path, target string) error {
 		return Usagef("nothing called %q. Name one of:\n%s", target, resetChoices(c))
 	}
 	if _, err := progress.Update(path, change); err != nil {
-		return fmt.Errorf("progress reset: %w", err)
+		fmt.Fprintf(env.Stderr, "playground progress: %s was not forgotten (the progress file is as it was): %v\n", what, err)
+		return &ExitError{Code: 1}
 	}
 	fmt.Fprintf(env.Stdout, "Forgot %s.\n", what)
 	return nil

@@ -29,16 +29,17 @@ func init() {
   --list    list every quiz with its lesson and number of questions
   --plain   ask on stdout and read one answer a line from stdin
 
-Exit codes: 0 the quiz was taken to the end (whatever the score), 1 input
-ended before the last question or the course could not be loaded, 2 bad
-usage, 130/143 stopped by Ctrl-C or SIGTERM.`,
+Exit codes: 0 the quiz was taken to the end (whatever the score) and
+saved, 1 input ended before the last question, the answers could not be
+saved (stderr says so) or the course could not be loaded, 2 bad usage,
+130/143 stopped by Ctrl-C or SIGTERM.`,
 		Run: runQuiz,
 	})
 }
 
 // runQuiz lists quizzes or runs one in plain text. Exit codes: 0, 1 if
-// input ends before the last question or the course cannot be loaded, 2 bad
-// usage.
+// input ends before the last question, the answers cannot be saved or the
+// course cannot be loaded, 2 bad usage.
 func runQuiz(ctx context.Context, env *Env, args []string) error {
 	fl := flag.NewFlagSet("quiz", flag.ContinueOnError)
 	list := fl.Bool("list", false, "list every quiz with its lesson and number of questions")
@@ -73,8 +74,7 @@ func runQuiz(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	recordPlainQuiz(env, lessonOf(c, qz), *res)
-	return nil
+	return recordPlainQuiz(env, lessonOf(c, qz), *res)
 }
 
 func lessonOf(c *lessons.Course, qz *quiz.Quiz) *lessons.Lesson {

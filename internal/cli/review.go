@@ -123,7 +123,8 @@ func reviewPlain(ctx context.Context, env *Env, path string, due []dueItem) erro
 		now := clock()
 		disk, err := progress.Update(path, func(p *progress.Progress) { p.RecordReview(d.q.ID, res.Correct, now) })
 		if err != nil {
-			return fmt.Errorf("review: %w", err)
+			fmt.Fprintf(env.Stderr, "playground review: your answer to %s was not saved (%d answer%s before it were): %v\n", d.q.ID, asked-1, plural(asked-1), err)
+			return &ExitError{Code: 1}
 		}
 		fmt.Fprintln(env.Stdout, "  "+comesBack(disk, d.q.ID, now))
 	}
@@ -183,11 +184,12 @@ func until(d time.Duration) string {
 // progress, as the screens do: the answers to questions a page asks as
 // checkpoints as those checkpoints, the others as an attempt at the
 // lesson's quiz (the quiz screen's questions, so scores compare), and
-// says which questions come back for review. A save that fails is said,
-// not fatal: the quiz was taken.
-func recordPlainQuiz(env *Env, l *lessons.Lesson, all progress.QuizResult) {
+// says which questions come back for review. A save that fails is said
+// on stderr and fails the command (exit 1): the quiz was taken, but a
+// script running it must not believe the answers are kept.
+func recordPlainQuiz(env *Env, l *lessons.Lesson, all progress.QuizResult) error {
 	if l.ID == "" {
-		return // a quiz no lesson lists has nowhere to be recorded
+		return nil // a quiz no lesson lists has nowhere to be recorded
 	}
 	now := clock()
 	r := progress.QuizResult{QuizID: all.QuizID, Answers: map[string]progress.Answer{}, Total: len(l.QuizQuestions()), Finished: now}
@@ -210,8 +212,8 @@ func recordPlainQuiz(env *Env, l *lessons.Lesson, all progress.QuizResult) {
 		})
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "playground quiz: your answers were not saved: %v\n", err)
-		return
+		fmt.Fprintf(env.Stderr, "playground quiz: your answers to quiz %s were not saved (no attempt, no checkpoint, no review recorded): %v\n", all.QuizID, err)
+		return &ExitError{Code: 1}
 	}
 	switch n := len(all.Missed()); n {
 	case 0:
@@ -220,4 +222,5 @@ func recordPlainQuiz(env *Env, l *lessons.Lesson, all progress.QuizResult) {
 	default:
 		fmt.Fprintf(env.Stdout, "The %d questions you missed come back for review in %s: playground review --plain\n", n, until(review.Intervals[0]))
 	}
+	return nil
 }

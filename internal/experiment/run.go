@@ -30,6 +30,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/faultproxy"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // Errors a run can end with before it starts.
@@ -236,7 +237,7 @@ func (run *Run) execute() {
 	run.stopKeyWatch()
 	if len(run.Scenario.Shows) > 0 && !run.asLearner {
 		h := run.History()
-		v = history.Judge(&h, run.Scenario.Shows, err)
+		v = run.Scenario.Judge(&h, err)
 	}
 	v.Scenario = run.Scenario.Name
 	if err != nil {
@@ -290,6 +291,10 @@ func (run *Run) Wait() (history.Verdict, error) {
 // Emit records an event, stamps its time and lets the invariant monitor
 // look at it.
 func (run *Run) Emit(e history.Event) {
+	// A lab run's events and the values in etcd come from the learner's
+	// code: whatever it wrote reaches the screen and the history file
+	// without escape sequences.
+	sanitize.Strings(&e)
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	e.At = time.Since(run.start)
@@ -667,7 +672,7 @@ func Replay(h *history.History, sc *Scenario) history.Verdict {
 	if h.Error != "" {
 		runErr = errors.New(h.Error)
 	}
-	return history.Judge(h, sc.Shows, runErr)
+	return sc.Judge(h, runErr)
 }
 
 // Updated receives a value (at most one waits) whenever events were

@@ -58,6 +58,15 @@ type Scenario struct {
 	OwnRules bool
 }
 
+// Judge judges a history of the scenario by its properties
+// (history.Judge); a verdict of OwnRules is one of rules (Verdict.Rules):
+// what did not hold is a violation the run found.
+func (sc *Scenario) Judge(h *history.History, runErr error) history.Verdict {
+	v := history.Judge(h, sc.Shows, runErr)
+	v.Rules = sc.OwnRules
+	return v
+}
+
 // MaxTTL is the longest lease TTL an experiment accepts: scripts wait for
 // leases to expire, several times over, so a longer one would keep the
 // learner waiting for many minutes.

@@ -16,9 +16,10 @@ import (
 // kill -9: the supervisor's standard input closes), the supervisor kills
 // every process left, removes the private temporary folder it gave the
 // run ($TMPDIR: etcd data, test files) and exits. It also stops the run
-// when the test binaries' resident memory passes the limit. Nothing here
-// changes the state of the program that grades: the subreaper flag and
-// the polling belong to the supervisor process.
+// when the resident memory of all the processes that run the learner's
+// code (labMemory: the test binary and whatever it started) passes the
+// limit. Nothing here changes the state of the program that grades: the
+// subreaper flag and the polling belong to the supervisor process.
 const (
 	supervisorEnv = "PLAYGROUND_GRADE_SUPERVISOR" // the memory limit in bytes
 	// overMemory begins the line the supervisor writes on standard error
@@ -40,12 +41,23 @@ var supervising atomic.Bool
 // supervision and exits; otherwise it returns at once. A program that
 // never calls it grades without containment (each go command in a process
 // group of its own, as before).
+//
+// The same program is also a sealed run's judge and the step that puts
+// its test binary in the sandbox (judge.go, sandbox_linux.go): the go
+// command runs the binary through it.
 func Supervise() {
 	if limit, ok := os.LookupEnv(supervisorEnv); ok {
 		n, _ := strconv.ParseInt(limit, 10, 64)
 		os.Exit(superviseMain(os.Args[1:], n))
 	}
+	if spec, ok := os.LookupEnv(sandboxEnv); ok {
+		os.Exit(sandboxMain(os.Args[1:], spec))
+	}
+	if key, ok := os.LookupEnv(judgeEnv); ok {
+		os.Exit(judgeMain(os.Args[1:], key))
+	}
 	supervising.Store(supervisorSupported)
+	judging.Store(true)
 }
 
 // memoryMessage is what a run stopped for its memory says.

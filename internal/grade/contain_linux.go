@@ -109,7 +109,7 @@ func supervise(cmd *exec.Cmd, limit int64) int {
 		case <-orphaned:
 			return stopped(exited, 143)
 		case <-tick.C:
-			if used := testMemory(); limit > 0 && used > limit {
+			if used := labMemory(cmd.Process.Pid); limit > 0 && used > limit {
 				fmt.Fprintf(os.Stderr, "\n%s%d bytes used, limit %d\n", overMemory, used, limit)
 				return stopped(exited, 137)
 			}
@@ -154,7 +154,10 @@ func killDescendants() int {
 }
 
 // descendants lists the processes under pid (its children, theirs, ...).
-func descendants(pid int) []int {
+func descendants(pid int) []int { return subtree(processChildren(), pid) }
+
+// processChildren maps each process to its children, from /proc.
+func processChildren() map[int][]int {
 	entries, _ := os.ReadDir("/proc")
 	children := map[int][]int{}
 	for _, e := range entries {
@@ -166,6 +169,11 @@ func descendants(pid int) []int {
 			children[pp] = append(children[pp], p)
 		}
 	}
+	return children
+}
+
+// subtree lists the processes under pid in children, pid excluded.
+func subtree(children map[int][]int, pid int) []int {
 	var out []int
 	queue := []int{pid}
 	for len(queue) > 0 {
@@ -198,37 +206,53 @@ func parentOf(pid int) (int, bool) {
 	return pp, err == nil
 }
 
-// testMemory is the resident memory of the test binaries (*.test) under
-// this process: the learner's code runs there, while the go command, the
-// compiler and the graders' etcd are the course's. Resident memory, not
-// address space: a race-detector binary reserves 1.9 GB of it at start
-// (measured here) with 19 MB resident, so RLIMIT_AS would stop it at once.
-func testMemory() int64 {
-	var total int64
-	page := int64(os.Getpagesize())
-	for _, pid := range descendants(os.Getpid()) {
-		dir := filepath.Join("/proc", strconv.Itoa(pid))
-		exe, err := os.Readlink(filepath.Join(dir, "exe"))
-		if err != nil || !strings.HasSuffix(strings.TrimSuffix(exe, " (deleted)"), ".test") {
-			continue
+// labMemory is the resident memory of every process that runs the
+// learner's code, whatever it is called: the subtree of each judge (this
+// program, started by the go command: the sandbox step, the test binary
+// and all it starts), of each test binary the go command runs itself (a
+// run without the judge), and every process left to this subreaper by a
+// parent that ended (anything but the go command, goPid). The go
+// command, the compiler and the linker are the course's and do not
+// count. Resident memory, not address space: a race-detector binary
+// reserves 1.9 GB of it at start (measured here) with 19 MB resident, so
+// RLIMIT_AS would stop it at once.
+func labMemory(goPid int) int64 {
+	children := processChildren()
+	self, _ := os.Executable()
+	var roots []int
+	for _, c := range children[os.Getpid()] {
+		if c != goPid {
+			roots = append(roots, c)
 		}
-		statm, err := os.ReadFile(filepath.Join(dir, "statm"))
-		if f := strings.Fields(string(statm)); err == nil && len(f) > 1 {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			total += n * page
+	}
+	for _, pid := range subtree(children, goPid) {
+		exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+		exe = strings.TrimSuffix(exe, " (deleted)")
+		if err == nil && pid != goPid && (exe == self || strings.HasSuffix(exe, ".test")) {
+			roots = append(roots, pid)
+		}
+	}
+	seen := map[int]bool{}
+	var total int64
+	for _, r := range roots {
+		for _, pid := range append(subtree(children, r), r) {
+			if !seen[pid] {
+				seen[pid] = true
+				total += residentBytes(pid)
+			}
 		}
 	}
 	return total
 }
 
-func exitStatus(ps *os.ProcessState) int {
-	if ps == nil {
-		return 2
+// residentBytes is a process's resident memory (0 once it is gone).
+func residentBytes(pid int) int64 {
+	statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "statm"))
+	if f := strings.Fields(string(statm)); err == nil && len(f) > 1 {
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		return n * int64(os.Getpagesize())
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
+	return 0
 }
 
 func withoutEnv(env []string, name string) []string {
@@ -244,3 +268,16 @@ func withoutEnv(env []string, name string) []string {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// KeepDescendants makes this process the subreaper of everything it
+// starts from now on: a process whose parent ends (a supervisor killed,
+// a daemon that double-forked) is reparented here instead of to init.
+// The returned end kills and reaps every descendant left. Only for a
+// process that exists to grade (class verify's regrade child): it ends
+// all its descendants, whoever started them.
+func KeepDescendants() (end func()) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return func() {}
+	}
+	return endAll
+}

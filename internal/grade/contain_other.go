@@ -18,3 +18,6 @@ func superviseMain(args []string, limit int64) int {
 func supervisedCommand(cmd *exec.Cmd, limit int64) (started, done func(), err error) {
 	return func() {}, func() {}, nil
 }
+
+// KeepDescendants does nothing outside Linux (no subreapers).
+func KeepDescendants() (end func()) { return func() {} }

@@ -82,6 +82,15 @@ func (c *Course) load() {
 	c.hash = hex.EncodeToString(h.Sum(nil))
 }
 
+// Hash names the course's content: 16 hex digits that change whenever a
+// file of it does.
+func (c *Course) Hash() string {
+	if _, err := c.Files(); err != nil || len(c.hash) < 16 {
+		return "unknown"
+	}
+	return c.hash[:16]
+}
+
 // Labs lists the ids of the course's labs.
 func (c *Course) Labs() []string {
 	files, _ := c.Files()
@@ -256,7 +265,7 @@ func (c *Course) refusals(sub Submission, stubs []string) []Refusal {
 			out = append(out, Refusal{File: rel, Why: fmt.Sprintf("not part of the lab: only %s is graded (move what this file holds into it, or delete the file)", strings.Join(stubs, ", "))})
 			continue
 		}
-		out = append(out, CheckLabFile(rel, sub.Files[name])...)
+		out = append(out, CheckLabFile(sub.Lab, rel, sub.Files[name])...)
 	}
 	for _, name := range stubs {
 		if _, ok := sub.Files[name]; !ok {

@@ -30,11 +30,19 @@ func TestCheckLabFile(t *testing.T) {
 		{"linkname", "package cas\n\nimport _ \"unsafe\"\n\n//go:linkname f runtime.exit\nfunc f(int32)\n", "x.go:5: uses //go:linkname"},
 		{"dot import", "package cas\n\nimport . \"os\"\n\nvar _ = Getpid\n", "x.go:3: imports \"os\" with a dot"},
 		{"not Go", "package cas\n\nfunc {", ""},
+		{"os for a debug print", "package cas\n\nimport \"os\"\n\nfunc f() { os.Stderr.WriteString(\"x\") }\n", "x.go:3: imports os: it opens files, reads other processes and ends the test binary; for a debug print use log or fmt"},
+		{"cgi starts programs", "package cas\n\nimport \"net/http/cgi\"\n\nvar _ cgi.Handler\n", "x.go:3: imports net/http/cgi: the etcd client brings its own networking"},
+		{"flag", "package cas\n\nimport \"flag\"\n\nvar _ = flag.Parse\n", "x.go:3: imports flag"},
+		{"reflect", "package cas\n\nimport \"reflect\"\n\nvar _ = reflect.TypeOf\n", "x.go:3: imports reflect"},
+		{"runtime/debug", "package cas\n\nimport \"runtime/debug\"\n\nvar _ = debug.SetGCPercent\n", "x.go:3: imports runtime/debug: a lab does not reach into the runtime"},
+		{"off the list", "package cas\n\nimport \"encoding/json\"\n\nvar _ = json.Marshal\n", "x.go:3: imports encoding/json: it is not among the packages this lab needs (lab 01_cas's README"},
+		{"etcd in a lab without it", "package cas\n\nimport clientv3 \"go.etcd.io/etcd/client/v3\"\n\nvar _ *clientv3.Client\n", "x.go:3: imports go.etcd.io/etcd/client/v3"},
+		{"log and fmt", "package cas\n\nimport (\n\t\"fmt\"\n\t\"log\"\n)\n\nfunc f() { log.Print(fmt.Sprint(1)) }\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
-			for _, r := range CheckLabFile("x.go", []byte(c.src)) {
+			for _, r := range CheckLabFile("01_cas", "x.go", []byte(c.src)) {
 				got = append(got, r.String())
 			}
 			switch {
@@ -61,7 +69,7 @@ func TestSolutionsPassTheLabFileCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := CheckLabFile(f, src); len(r) > 0 {
+		if r := CheckLabFile(filepath.Base(filepath.Dir(f)), f, src); len(r) > 0 {
 			t.Errorf("%s refused: %v", f, r)
 		}
 	}

@@ -72,8 +72,9 @@ type Options struct {
 	// lab's tests must run under labs/internal/labtest. Course.Prepare
 	// sets it.
 	Seal bool
-	// MemoryLimit bounds the resident memory of the test binaries when
-	// the program contains its gradings (Supervise); default
+	// MemoryLimit bounds the resident memory of the test binary and all
+	// it starts, together, when the program contains its gradings
+	// (Supervise); default
 	// DefaultMemoryLimit.
 	MemoryLimit int64
 }
@@ -241,12 +242,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := newResult()
 	if o.Seal {
-		key, env, done, err := newSealKey()
+		key, env, err := newSealKey()
 		if err != nil {
 			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 		}
-		defer done()
+		judge, err := judgeArgs()
+		if err != nil {
+			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
+		}
 		res.sealKey, o.Env = key, append(slices.Clip(o.Env), env)
+		extra = append(extra, judge...)
 	}
 	start := time.Now()
 	out, runErr := o.goCommand(ctx, o.args(overlay, extra...), res)

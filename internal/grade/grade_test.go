@@ -397,3 +397,31 @@ func TestInitGuardOutranksFakeSteps(t *testing.T) {
 		t.Fatalf("passed %v, message %q", res.Passed, res.Message)
 	}
 }
+
+// What a learner's test prints, and the names it runs under, reach the
+// report without an escape sequence: a window title (OSC 0) or a
+// clipboard write (OSC 52) never gets to the terminal that shows it.
+func TestParseDropsEscapeSequences(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestStep1_X\u001b]0;owned\u0007"}`,
+		`{"Action":"output","Test":"TestStep1_X\u001b]0;owned\u0007","Output":"    x_test.go:9: got \u001b]52;c;cm0gLXJmIH4=\u0007 want 1\n"}`,
+		`{"Action":"output","Test":"TestStep1_X\u001b]0;owned\u0007","Output":"--- FAIL: TestStep1_X\u001b]0;owned\u0007 (0.02s)\n"}`,
+		`{"Action":"fail","Test":"TestStep1_X\u001b]0;owned\u0007","Elapsed":0.02}`,
+		"plain line \x1b[2J\x1b[H",
+		`{"Action":"output","Output":"FAIL\n"}`,
+		`{"Action":"fail","Elapsed":0.1}`,
+	}, "\n")
+	res := Parse(strings.NewReader(in))
+	tt := res.Test("TestStep1_X")
+	if tt == nil {
+		t.Fatalf("tests = %v, want TestStep1_X (its name cleaned)", res.Tests)
+	}
+	if want := []string{"    x_test.go:9: got  want 1"}; !slices.Equal(tt.Failure, want) {
+		t.Errorf("failure = %q, want %q", tt.Failure, want)
+	}
+	for _, l := range append(res.Output, tt.Failure...) {
+		if strings.ContainsRune(l, 0x1b) {
+			t.Errorf("an escape reached the result: %q", l)
+		}
+	}
+}

@@ -34,7 +34,11 @@ const (
 	LabCanceled   LabStatus = "canceled"   // stopped before it ended
 )
 
-// Step is one manifest step with its outcome in the first run.
+// Step is one manifest step with its outcome: the first run's, except
+// that a step the verification found failing (racy or flaky) is a
+// failure, with what it printed there. A Pass in a report that is not
+// LabPassed (or LabFailed, which never ran the race detector) is only
+// the first run's: say so rather than show it as a pass.
 type Step struct {
 	Test    string
 	Title   string
@@ -90,7 +94,8 @@ type Report struct {
 // Passed reports whether the lab passed and was verified.
 func (r *Report) Passed() bool { return r != nil && r.Status == LabPassed }
 
-// StepsPassed counts the steps that passed in the first run.
+// StepsPassed counts the steps that passed (in the first run, and in the
+// verification when it ran).
 func (r *Report) StepsPassed() int {
 	n := 0
 	for _, s := range r.Steps {
@@ -246,7 +251,51 @@ func Verify(ctx context.Context, o Options, r *Report) error {
 	}
 	v.Message = fmt.Sprintf("failed %d of %d runs under -race: %s", v.Failed, VerifyCount, detail)
 	r.Message = v.Message
+	r.blameSteps(res, v.Message)
 	return nil
+}
+
+// blameSteps marks the steps that failed a run of the verification as
+// failed, with what they printed there, so that no step keeps a pass the
+// race-checked runs took back. When no step failed (a race or a crash
+// outside every test), every step is failed with msg.
+func (r *Report) blameSteps(res *Result, msg string) {
+	blamed := false
+	for i := range r.Steps {
+		if t := res.Test(r.Steps[i].Test); t != nil && t.Fails > 0 {
+			s := &r.Steps[i]
+			s.Status, s.Failure, s.Summary = Fail, t.Failure, t.Summary
+			blamed = true
+		}
+	}
+	if blamed {
+		return
+	}
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		s.Status, s.Failure, s.Summary = Fail, []string{msg}, nil
+	}
+}
+
+// PassConfirmed reports whether step i's pass may be shown as a pass: it
+// passed, and PassesConfirmed.
+func (r *Report) PassConfirmed(i int) bool {
+	return r != nil && i >= 0 && i < len(r.Steps) && r.Steps[i].Status == Pass && PassesConfirmed(r.Status)
+}
+
+// PassesConfirmed reports whether, in a report of status s, a step that
+// passed may be shown as passed: the lab is verified; or the runs under
+// the race detector ended (racy or flaky) and blamed other steps; or it
+// failed in the first run, so no verification was owed (its passing
+// steps pass as go test says). Before the verification has ended
+// (unverified, or it was stopped or could not run), a pass is the first
+// run's only, and is not to be shown as a pass.
+func PassesConfirmed(s LabStatus) bool {
+	switch s {
+	case LabPassed, LabFailed, LabRacy, LabFlaky:
+		return true
+	}
+	return false
 }
 
 // firstMessage is the first line of a failure worth a summary: the test's

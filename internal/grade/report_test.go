@@ -18,11 +18,17 @@ func TestGradeAndVerifyPass(t *testing.T) {
 	if r.Status != LabUnverified || r.Passed() || r.StepsPassed() != 2 {
 		t.Fatalf("first run: status %s, passed %v, %d steps passed; want unverified, not yet passed, 2", r.Status, r.Passed(), r.StepsPassed())
 	}
+	if r.PassConfirmed(0) || r.PassConfirmed(1) {
+		t.Fatal("a step's pass counts as confirmed before the runs under the race detector")
+	}
 	if err := Verify(context.Background(), o, r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Status != LabPassed || !r.Passed() || r.Verify == nil || r.Verify.Failed != 0 || r.Message != "" {
 		t.Fatalf("after verification: status %s, message %q, verify %+v", r.Status, r.Message, r.Verify)
+	}
+	if !r.PassConfirmed(0) || !r.PassConfirmed(1) {
+		t.Fatal("after a verified pass, a step's pass is not confirmed")
 	}
 	if tt := r.Verify.Result.Test("TestStep2_Doubles"); tt == nil || tt.Runs != VerifyCount {
 		t.Errorf("verification ran step 2 %v times, want %d", tt, VerifyCount)
@@ -64,6 +70,9 @@ func TestVerifyRacy(t *testing.T) {
 	if r.Status != LabRacy || r.Passed() {
 		t.Fatalf("status %s, want racy", r.Status)
 	}
+	if r.Steps[0].Status != Fail || r.PassConfirmed(0) || r.StepsPassed() != 0 {
+		t.Fatalf("step 1 is %s after the race detector failed it, want a failure", r.Steps[0].Status)
+	}
 	if !strings.HasPrefix(r.Message, "failed ") || !strings.Contains(r.Message, " of 5 runs under -race: a data race in step 1") || !strings.Contains(r.Message, "racy.go:") {
 		t.Errorf("message %q", r.Message)
 	}
@@ -100,6 +109,12 @@ func TestConcurrentMapWritesIsARace(t *testing.T) {
 	}
 	if r.Status != LabRacy || !r.Verify.Race {
 		t.Fatalf("verification: status %s message %q, want racy", r.Status, r.Message)
+	}
+	if !r.PassConfirmed(0) || r.Steps[1].Status != Fail || r.PassConfirmed(1) {
+		t.Fatalf("after the race in step 2: step 1 %s (confirmed %v), step 2 %s; want step 1 passed under -race and step 2 failed", r.Steps[0].Status, r.PassConfirmed(0), r.Steps[1].Status)
+	}
+	if m := r.Steps[1].Message(); m == "" {
+		t.Error("step 2 failed the verification but says nothing")
 	}
 	for _, want := range []string{"runs under -race: step 2 (TestStep2_Puts): a data race on a map", `"fatal error: concurrent map writes"`, "maprace.go:"} {
 		if !strings.Contains(r.Message, want) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // Status is the outcome of one test (or step).
@@ -219,10 +221,13 @@ func (res *Result) feed(line []byte) {
 	var ev event
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil {
 		if s := strings.TrimRight(string(line), "\r\n"); s != "" {
-			res.output.add(s)
+			res.output.add(sanitize.Text(s))
 		}
 		return
 	}
+	// Everything below comes from the learner's code or its build: no
+	// escape sequence of it reaches a report, the TUI or a class board.
+	ev.Test, ev.Output = sanitize.Line(ev.Test), sanitize.Text(ev.Output)
 	if ev.Action == "output" {
 		res.checkSeal(ev.Output)
 	}
@@ -664,5 +669,5 @@ func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	return strings.Split(s, "\n")
+	return sanitize.Lines(strings.Split(s, "\n"))
 }

@@ -8,33 +8,33 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
-// The sealed report (labs/internal/labtest/seal.go has the other side).
-// With Options.Seal, Run writes a fresh random key to a file only this
-// user can read, names it in SealEnv, and counts a test as passed only
-// when the harness's report, signed with that key, says so. The harness
-// reads and removes the file while it initializes, before the lab's own
-// code runs.
+// The sealed report (labs/internal/labtest/seal.go has the harness's
+// side, judge.go the judge's). With Options.Seal, Run makes a fresh
+// random key for the run, hands it to the judge (this program again,
+// the go command's -exec) and counts a test as passed only when the
+// harness's report, signed by the judge with that key, says so. The test
+// binary, where the lab's code runs, never holds the key: its harness
+// writes the report unsigned on a pipe only the judge reads.
 //
 // What it resists: anything the learner's code prints (fake "--- PASS"
 // lines, test2json's ^V marker, a fake report, copies of PASS), ending
 // the process early (no report: not passed), changing the test flags so
-// that steps do not run (the report lists what ran), and replaying a
-// report from an earlier run (a new key every run). What it does not: a
-// learner who reads the key out of the test process's memory
-// (/proc/self/mem, a heap dump) and signs a report of their own, or who
-// changes the playground itself; a class's passes are therefore claims
-// until `class verify` regrades the submitted file with the instructor's
-// own copy of the course.
-const (
-	sealEnv    = "PLAYGROUND_GRADE_SEAL"
-	sealPrefix = "playground-seal v1 "
-)
+// that steps do not run (the report lists what ran), replaying a report
+// from an earlier run (a new key every run), and reading the key out of
+// the test process's memory (it is not there). What it does not: a
+// learner who changes the playground itself, or lab code that breaks
+// Go's memory safety without unsafe (a data race on an interface value)
+// to write on the harness's pipe; the allowlist and the race detector's
+// runs make that hard, not impossible. A class's passes are claims until
+// `class verify` regrades the submitted file with the instructor's own
+// copy of the course.
+const sealPrefix = "playground-seal v1 "
 
 // sealReport is what the harness's report says.
 type sealReport struct {
@@ -49,23 +49,14 @@ type sealedTest struct {
 	Skips int    `json:"skips"`
 }
 
-// newSealKey writes a random key to a new private file and returns the
-// key, the environment entry naming the file, and a cleanup.
-func newSealKey() ([]byte, string, func(), error) {
+// newSealKey returns a random key and the environment entry that hands
+// it to the judge.
+func newSealKey() ([]byte, string, error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
-		return nil, "", nil, fmt.Errorf("seal key: %w", err)
+		return nil, "", fmt.Errorf("seal key: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "playground-seal-")
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("seal key: %w", err)
-	}
-	path := filepath.Join(dir, "key")
-	if err := os.WriteFile(path, []byte(hex.EncodeToString(key)), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return nil, "", nil, fmt.Errorf("seal key: %w", err)
-	}
-	return key, sealEnv + "=" + path, func() { os.RemoveAll(dir) }, nil
+	return key, judgeEnv + "=" + hex.EncodeToString(key), nil
 }
 
 // checkSeal looks at one line the test binary printed; a report signed
@@ -91,6 +82,7 @@ func (res *Result) checkSeal(line string) {
 	}
 	var rep sealReport
 	if json.Unmarshal(data, &rep) == nil {
+		sanitize.Strings(&rep) // its test names are printed
 		res.sealed = &rep
 	}
 }

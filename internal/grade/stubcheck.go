@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,25 +41,6 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("lab %s is not graded until this is fixed:\n%s", e.Lab, strings.Join(lines, "\n"))
 }
 
-// refusedImports are packages a lab file may not use: each can end the
-// test process, start others or reach past the language into the grader
-// (the course's harness, not the learner's file, uses them).
-var refusedImports = map[string]string{
-	"unsafe":  "imports unsafe: a lab is written in safe Go",
-	"syscall": "imports syscall: a lab needs no system calls of its own",
-	"os/exec": "imports os/exec: a lab starts no other programs",
-	"C":       "uses cgo: a lab is written in Go only",
-	"plugin":  "imports plugin: a lab loads no code at run time",
-	"testing": "imports testing: only the course's test files may",
-}
-
-// refusedPrefixes are import path prefixes refused like refusedImports.
-var refusedPrefixes = map[string]string{
-	"golang.org/x/sys/":           "imports golang.org/x/sys: a lab needs no system calls of its own",
-	"testing/":                    "imports a testing package: only the course's test files may",
-	ModulePath + "/labs/internal": "imports the grader's harness: a lab's answer may not depend on it",
-}
-
 // refusedCalls are package functions a lab file may not name, even
 // without calling them (a function value can be called later).
 var refusedCalls = map[string]string{
@@ -66,11 +48,12 @@ var refusedCalls = map[string]string{
 	"os.StartProcess": "calls os.StartProcess: a lab starts no other programs",
 }
 
-// CheckLabFile reads one of the learner's lab files (path names it in
-// messages) and returns what it does that a lab may not: os.Exit, the
-// imports above, //go:linkname. A file that does not parse is left to the
-// compiler, which says why better.
-func CheckLabFile(path string, src []byte) []Refusal {
+// CheckLabFile reads one of the learner's files of lab (path names it in
+// messages) and returns what it does that a lab may not: an import not
+// on the lab's allowlist (AllowedImports; cgo is import "C"), a dot
+// import, //go:linkname, os.Exit. A file that does not parse is left to
+// the compiler, which says why better.
+func CheckLabFile(lab, path string, src []byte) []Refusal {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -87,7 +70,7 @@ func CheckLabFile(path string, src []byte) []Refusal {
 			}
 		}
 	}
-	names := checkImports(f, refuse)
+	names := checkImports(lab, f, refuse)
 	ast.Inspect(f, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
@@ -103,23 +86,18 @@ func CheckLabFile(path string, src []byte) []Refusal {
 	return out
 }
 
-// checkImports refuses the imports above and dot imports, and returns the
-// file's names for its imports (local name -> import path).
-func checkImports(f *ast.File, refuse func(token.Pos, string)) map[string]string {
+// checkImports refuses imports off lab's allowlist and dot imports, and
+// returns the file's names for its imports (local name -> import path).
+func checkImports(lab string, f *ast.File, refuse func(token.Pos, string)) map[string]string {
+	allowed := AllowedImports(lab)
 	names := map[string]string{}
 	for _, imp := range f.Imports {
 		path, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
 			continue
 		}
-		if why, bad := refusedImports[path]; bad {
-			refuse(imp.Pos(), why)
-		}
-		for prefix, why := range refusedPrefixes {
-			if strings.HasPrefix(path, prefix) {
-				refuse(imp.Pos(), why)
-				break
-			}
+		if _, ok := slices.BinarySearch(allowed, path); !ok {
+			refuse(imp.Pos(), importAdvice(lab, path))
 		}
 		name := path[strings.LastIndex(path, "/")+1:]
 		if imp.Name != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // A History is the record of one run, and the only thing the checker, the
@@ -164,6 +166,9 @@ type Facts struct {
 	// Resolved is what reads found after writes whose answer was lost
 	// (see Resolution), in order: whether each had been applied.
 	Resolved []Resolution `json:"resolved,omitempty"`
+	// Request is the request fault a note arms (Op OpArmed), or a fault
+	// event fired, or the call site a note says was reached (OpReached).
+	Request *RequestFault `json:"request,omitempty"`
 }
 
 // IsFault reports whether k is a fault: something done to a replica or
@@ -171,7 +176,8 @@ type Facts struct {
 func (k Kind) IsFault() bool {
 	switch k {
 	case Paused, Resumed, Crashed, Restarted, Partitioned, Healed, ClockChanged,
-		Stalled, MemberStopped, MemberRestarted, LeaderMoved:
+		Stalled, MemberStopped, MemberRestarted, LeaderMoved,
+		RequestFailed, AnswerLost, RequestHeld:
 		return true
 	}
 	return false
@@ -201,6 +207,9 @@ type ScheduledFault struct {
 	Kind    Kind          `json:"kind"`
 	Replica string        `json:"replica"`
 	Value   float64       `json:"value,omitempty"`
+	// Request is a request fault (a lab run's), armed when the run
+	// starts rather than at Step and After.
+	Request *RequestFault `json:"request,omitempty"`
 }
 
 // FaultSchedule is the learner's faults, each anchored to the step it
@@ -253,15 +262,30 @@ var ErrHistoryFormat = errors.New("history: unknown format")
 // Read reads what Write wrote: a history of this build's format, under
 // its scenario's current name. Whether the scenario exists is the
 // caller's to check (the catalog is above this package).
+//
+// A history file may come from anywhere (a classmate, a bug report), so
+// Read holds it to the limits in limits.go: a file larger than
+// MaxFileBytes is refused before a byte is decoded when r can say its
+// size, and as soon as that much was read otherwise; the events are
+// decoded one at a time, so memory follows what the file holds, not its
+// size. Every string read is cleaned of escape sequences and control
+// characters (internal/sanitize) before anything can print it.
 func Read(r io.Reader) (History, error) {
-	var h History
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&h); err != nil {
+	if err := checkSize(r); err != nil {
+		return History{}, err
+	}
+	in := &cappedReader{r: r, left: MaxFileBytes + 1}
+	h, err := decodeHistory(json.NewDecoder(in))
+	if in.over {
+		return History{}, tooLarge(0)
+	}
+	if err != nil {
 		return History{}, fmt.Errorf("read history: %w", err)
 	}
 	if h.Format != HistoryFormat {
 		return History{}, fmt.Errorf("%w %d (this build reads %d)", ErrHistoryFormat, h.Format, HistoryFormat)
 	}
+	sanitize.Strings(&h)
 	// A history recorded before its scenario was renamed reads as a run
 	// of the scenario under its current name.
 	h.Scenario = CurrentName(h.Scenario)

@@ -119,14 +119,53 @@ type Verdict struct {
 	// its sentence. Sentence writes the others from their findings.
 	Summary string
 	Figures map[string]float64
+	// Rules says the properties are rules code is held to (a lab run:
+	// the learner's code as the replicas), not what a scenario exists to
+	// show: a finding that did not hold is a violation the run found in
+	// the code, and the verdict says "Violated", not "Not shown".
+	Rules bool
+}
+
+// The outcomes of a verdict (Verdict.Outcome), as --json writes them.
+const (
+	OutcomeHeld     = "held"      // code held to rules broke none
+	OutcomeViolated = "violated"  // code held to rules broke one or more
+	OutcomeShown    = "shown"     // a scenario showed what it exists to show
+	OutcomeNotShown = "not-shown" // a scenario did not
+)
+
+// Outcome names how the verdict ended: held or violated for code held to
+// rules (Rules), shown or not-shown for a scenario.
+func (v Verdict) Outcome() string {
+	switch {
+	case v.Rules && v.Showed:
+		return OutcomeHeld
+	case v.Rules:
+		return OutcomeViolated
+	case v.Showed:
+		return OutcomeShown
+	}
+	return OutcomeNotShown
 }
 
 // Sentence is the verdict in words, written from its findings: what did
-// not hold ("Not shown: ..."), then what did, then the run's error; a
-// verdict without findings has its Summary.
+// not hold ("Violated: ..." for rules, "Not shown: ..." for a scenario),
+// then what did, then the run's error; a verdict without findings has
+// its Summary.
 func (v Verdict) Sentence() string {
+	head, body := v.Told()
+	if head == "" {
+		return body
+	}
+	return head + ": " + body
+}
+
+// Told is the verdict's sentence in two: its heading ("Violated", "Not
+// shown", or "" when everything held) and the rest, for a caller that
+// says the outcome in words of its own ("verdict: VIOLATION: " + body).
+func (v Verdict) Told() (head, body string) {
 	if len(v.Findings) == 0 && v.RunError == "" {
-		return v.Summary
+		return "", v.Summary
 	}
 	var shown, missed []string
 	for _, f := range v.Findings {
@@ -138,9 +177,14 @@ func (v Verdict) Sentence() string {
 	}
 	var b strings.Builder
 	if len(missed) > 0 {
-		b.WriteString("Not shown: " + sentence.Join(missed))
+		head = "Not shown"
+		also := " What it did show: "
+		if v.Rules {
+			head, also = "Violated", " What held: "
+		}
+		b.WriteString(sentence.Join(missed))
 		if len(shown) > 0 {
-			b.WriteString(" What it did show: " + sentence.Join(shown))
+			b.WriteString(also + sentence.Join(shown))
 		}
 	} else {
 		b.WriteString(sentence.Join(shown))
@@ -148,7 +192,7 @@ func (v Verdict) Sentence() string {
 	if v.RunError != "" {
 		fmt.Fprintf(&b, " The run failed: %s.", v.RunError)
 	}
-	return strings.TrimSpace(b.String())
+	return head, strings.TrimSpace(b.String())
 }
 
 // Violations are the findings that did not hold, in order.
@@ -177,8 +221,12 @@ func (v Verdict) TimedViolation() (Finding, bool) {
 // output can embed beside fields of its own (Verdict's own MarshalJSON,
 // promoted through an embedded Verdict, would write the verdict alone).
 type VerdictRecord struct {
-	Scenario string             `json:"scenario"`
-	Showed   bool               `json:"showed"`
+	Scenario string `json:"scenario"`
+	Showed   bool   `json:"showed"`
+	// Outcome is Verdict.Outcome: held or violated for code held to
+	// rules, shown or not-shown for a scenario.
+	Outcome  string             `json:"outcome"`
+	Rules    bool               `json:"rules,omitempty"`
 	Summary  string             `json:"summary"`
 	Findings []Finding          `json:"findings,omitempty"`
 	RunError string             `json:"run_error,omitempty"`
@@ -191,8 +239,8 @@ func (v Verdict) MarshalJSON() ([]byte, error) { return json.Marshal(v.Record())
 
 // Record is v as JSON writes it, its sentence as Summary.
 func (v Verdict) Record() VerdictRecord {
-	return VerdictRecord{Scenario: v.Scenario, Showed: v.Showed, Summary: v.Sentence(),
-		Findings: v.Findings, RunError: v.RunError, Figures: v.Figures}
+	return VerdictRecord{Scenario: v.Scenario, Showed: v.Showed, Outcome: v.Outcome(), Rules: v.Rules,
+		Summary: v.Sentence(), Findings: v.Findings, RunError: v.RunError, Figures: v.Figures}
 }
 
 // UnmarshalJSON reads what MarshalJSON writes, and a verdict of an
@@ -204,7 +252,7 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return fmt.Errorf("read verdict: %w", err)
 	}
-	*v = Verdict{Scenario: j.Scenario, Showed: j.Showed, Findings: j.Findings, RunError: j.RunError, Figures: j.Figures}
+	*v = Verdict{Scenario: j.Scenario, Showed: j.Showed, Findings: j.Findings, RunError: j.RunError, Figures: j.Figures, Rules: j.Rules}
 	if len(j.Findings) == 0 && j.RunError == "" {
 		v.Summary = j.Summary
 	}

@@ -221,3 +221,51 @@ func TestTimedViolation(t *testing.T) {
 		}
 	}
 }
+
+// A verdict of rules (a lab run) that found a violation says so plainly:
+// its outcome is violated, its sentence begins "Violated:" (never "Not
+// shown:", a scenario's word for what it failed to demonstrate), and
+// its report lists the violation with its property and exits 1.
+func TestRulesVerdictSaysViolated(t *testing.T) {
+	v := Judge(twoOwners(), []Property{breaksAt, sawTwoOwners}, nil)
+	v.Rules = true
+	if v.Outcome() != OutcomeViolated {
+		t.Fatalf("outcome %q, want violated", v.Outcome())
+	}
+	want := "Violated: Released-another at 4.50 s: r1's Release deleted r2's lock. What held: Two owners at once, r1 (token 2) and r2 (token 5)."
+	if got := v.Sentence(); got != want {
+		t.Fatalf("sentence\n%q\nwant\n%q", got, want)
+	}
+	if head, body := v.Told(); head != "Violated" || head+": "+body != want {
+		t.Fatalf("told %q, %q", head, body)
+	}
+	r := NewReport(v, nil, 3*time.Second)
+	if r.Exit != ExitViolation || r.Outcome != OutcomeViolated || len(r.Violations) != 1 || r.Violations[0].Property != "releases-own" {
+		t.Fatalf("report %+v", r)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Outcome    string            `json:"outcome"`
+		Rules      bool              `json:"rules"`
+		Violations []json.RawMessage `json:"violations"`
+		Exit       int               `json:"exit"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil || back.Outcome != "violated" || !back.Rules || len(back.Violations) != 1 || back.Exit != 1 {
+		t.Fatalf("report JSON %s (%v)", b, err)
+	}
+	var rv Verdict
+	if err := json.Unmarshal(b, &rv); err != nil || !rv.Rules || rv.Sentence() != want {
+		t.Fatalf("the verdict read back from the report: %q, rules %v (%v)", rv.Sentence(), rv.Rules, err)
+	}
+	held := Judge(twoOwners(), []Property{sawTwoOwners}, nil)
+	held.Rules = true
+	if held.Outcome() != OutcomeHeld || NewReport(held, nil, 0).Exit != ExitHeld || NewReport(held, nil, 0).Violations == nil {
+		t.Fatalf("a held verdict: outcome %q, report %+v", held.Outcome(), NewReport(held, nil, 0))
+	}
+	if r := CouldNotRun("lab-05_etcd_lock", errors.New("lab 05 does not compile"), 0); r.Exit != ExitCouldNotRun || r.Outcome != OutcomeCouldNotRun || r.Error == "" {
+		t.Fatalf("could not run: %+v", r)
+	}
+}

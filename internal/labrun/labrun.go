@@ -28,10 +28,15 @@ import (
 	"github.com/ownership-election/playground/internal/grade"
 	"github.com/ownership-election/playground/internal/labstub"
 	"github.com/ownership-election/playground/internal/proctree"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // ErrNotWritten: the learner's file is still the stub the course ships.
 var ErrNotWritten = errors.New("labrun: the lab is not written yet")
+
+// ErrBuildTimeout: the build of a replica program gave no result in time
+// (a cold build on a loaded machine), which says nothing of the code.
+var ErrBuildTimeout = errors.New("the build timed out")
 
 // BuildError is a replica program that did not compile; Output is what
 // the compiler said.
@@ -92,9 +97,10 @@ func BuildWith(ctx context.Context, root string, l Lab, source string) (string, 
 			return "", ctx.Err()
 		}
 		if bctx.Err() != nil {
-			return "", fmt.Errorf("build lab %s: no result after %s", l.ID, BuildTimeout)
+			return "", fmt.Errorf("build lab %s: %w: no result after %s", l.ID, ErrBuildTimeout, BuildTimeout)
 		}
-		return "", &BuildError{Lab: l.ID, Output: out.String()}
+		// The compiler quotes the learner's lines.
+		return "", &BuildError{Lab: l.ID, Output: sanitize.Text(out.String())}
 	}
 	return bin, nil
 }

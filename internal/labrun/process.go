@@ -19,6 +19,7 @@ import (
 	"github.com/ownership-election/playground/embedetcd/access"
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun/replica"
 	"github.com/ownership-election/playground/internal/proctree"
 )
 
@@ -56,7 +57,7 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 		r.Emit(history.Event{Kind: ReplicaFailed, Text: "its process could not start: " + err.Error()})
 		return nil
 	}
-	p := &labProc{lr: lr, r: r, in: stdin, kill: make(chan struct{}), down: make(chan struct{})}
+	p := &labProc{lr: lr, r: r, cmd: cmd, in: stdin, kill: make(chan struct{}), down: make(chan struct{})}
 	lr.setProc(r.Name, p)
 	exited := make(chan error, 1)
 	go func() {
@@ -93,13 +94,19 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 }
 
 func (lr *labRun) replicaConfig(r *experiment.Replica) ReplicaConfig {
-	return ReplicaConfig{Name: r.Name, Endpoints: r.Endpoints(), Namespace: lr.run.Namespace(), Prefix: lr.lab.prefix, TTL: lr.run.TTL()}
+	c := ReplicaConfig{Name: r.Name, Endpoints: r.Endpoints(), Namespace: lr.run.Namespace(), Prefix: lr.lab.prefix, TTL: lr.run.TTL(),
+		Faults: lr.armedFor(r.Name), Sites: lr.spec.Sites}
+	if len(lr.armed) > 0 || lr.spec.Sites {
+		c.CallTimeout = ExploreCallTimeout(c.TTL)
+	}
+	return c
 }
 
 // labProc is one replica process as the parent sees it.
 type labProc struct {
 	lr       *labRun
 	r        *experiment.Replica
+	cmd      *exec.Cmd // its process, which a request fault may stop
 	in       io.WriteCloser
 	reported bool          // the process said itself how it failed
 	leases   []int64       // the leases its client was granted
@@ -157,6 +164,10 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
+		if e.Kind == "reached" || e.Kind == "fault-hit" {
+			p.hit(ctx, e.Kind, sc.Bytes())
+			continue
+		}
 		p.handle(ctx, e)
 	}
 	if err := sc.Err(); err != nil {
@@ -164,6 +175,26 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 		p.r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("its process wrote a protocol line longer than %d KiB: %v", labMaxLine>>10, err)})
 		io.Copy(io.Discard, out)
 	}
+}
+
+// hit reads a line about a call site: the first request from one, or
+// one that reached an armed fault (which the process waits to hear
+// whether it claimed).
+func (p *labProc) hit(ctx context.Context, kind history.Kind, line []byte) {
+	var l struct {
+		Hit *replica.Hit `json:"hit"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Hit == nil {
+		if kind == "fault-hit" {
+			p.answer(false)
+		}
+		return
+	}
+	if kind == "reached" {
+		p.reached(l.Hit)
+		return
+	}
+	p.answer(p.lr.claim(ctx, p, l.Hit))
 }
 
 // handle records one event of the process (a write goes to the resource

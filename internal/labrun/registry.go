@@ -146,8 +146,18 @@ func (l Lab) Spec(bin string, reference bool, schedule string) Spec {
 		who = "the reference solution"
 	}
 	return Spec{Lab: l.ID, Who: who, Schedule: schedule, Command: func(r ReplicaConfig) *exec.Cmd {
-		return exec.Command(bin, "-name", r.Name, "-endpoints", strings.Join(r.Endpoints, ","),
-			"-namespace", r.Namespace, "-prefix", r.Prefix, "-ttl", strconv.FormatInt(r.TTL, 10))
+		args := []string{"-name", r.Name, "-endpoints", strings.Join(r.Endpoints, ","),
+			"-namespace", r.Namespace, "-prefix", r.Prefix, "-ttl", strconv.FormatInt(r.TTL, 10)}
+		if r.Faults != "" {
+			args = append(args, "-faults", r.Faults)
+		}
+		if r.Sites {
+			args = append(args, "-sites")
+		}
+		if r.CallTimeout > 0 {
+			args = append(args, "-call-timeout", r.CallTimeout.String())
+		}
+		return exec.Command(bin, args...)
 	}}
 }
 

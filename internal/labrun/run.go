@@ -40,6 +40,12 @@ type ReplicaConfig struct {
 	Namespace string
 	Prefix    string
 	TTL       int64
+	// Faults are the request faults armed in it (-faults, JSON; "" for
+	// none), Sites whether it reports the call sites it reaches, and
+	// CallTimeout its bound on its own calls (0: its default).
+	Faults      string
+	Sites       bool
+	CallTimeout time.Duration
 }
 
 // Spec says which lab to run as the replicas and how.
@@ -58,6 +64,9 @@ type Spec struct {
 	// End is closed when the learner ends a run of the schedule ByHand,
 	// which waits for it (ByHandLimit at most); that schedule needs it.
 	End <-chan struct{}
+	// Sites makes every replica report each call site of the lab's code
+	// the first time it reaches it in a role (exploration's calm run).
+	Sites bool
 }
 
 // Start begins a run of the lab's own code as the replicas.
@@ -79,9 +88,10 @@ func Start(ctx context.Context, spec Spec, p history.Params, env experiment.Env,
 	}
 	sc := *lab.scenario
 	sc.NeedsCluster = NeedsCluster(spec.Schedule, p.Faults)
-	own, rest := labOwnFaults(p.Faults)
+	armed, timed := splitRequestFaults(p.Faults)
+	own, rest := labOwnFaults(timed)
 	p.Faults = rest
-	lr := &labRun{spec: spec, lab: lab, faults: own, running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
+	lr := &labRun{spec: spec, lab: lab, faults: own, armed: armed, claimed: map[int]bool{}, running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
 	sc.Run = lr.script
 	return experiment.Start(ctx, &sc, p, env, sink)
 }
@@ -94,8 +104,12 @@ type labRun struct {
 	// faults are the steps of a replayed schedule only a lab run plays
 	// (labOwnFaults); Params.Faults keeps the rest.
 	faults []history.ScheduledFault
+	// armed are the request faults armed in the replicas; claimed says
+	// which have fired (each fires once in a run).
+	armed []history.RequestFault
 
 	mu         sync.Mutex
+	claimed    map[int]bool
 	running    map[string]bool     // replicas whose process said it runs the lab's code
 	notWritten map[string]bool     // ... and then that the lab is not written yet
 	procs      map[string]*labProc // each replica's current process
@@ -148,6 +162,7 @@ func (lr *labRun) script(ctx context.Context, run *experiment.Run) (history.Verd
 			return history.Verdict{}, err
 		}
 	}
+	lr.armNotes(run)
 	rs, err := run.NewReplicas(n)
 	if err != nil {
 		return history.Verdict{}, err

@@ -240,6 +240,9 @@ func (lr *labRun) playSchedule(ctx context.Context, run *experiment.Run) error {
 	if name == "" {
 		name = "calm"
 	}
+	if len(lr.armed) > 0 && name == "calm" {
+		return lr.awaitArmed(ctx, run)
+	}
 	s := labSchedules[name]
 	if s.byHand {
 		// Nothing aimed at a leader: the learner picks the replicas.
@@ -324,12 +327,24 @@ const labStopOp = "told-to-stop"
 func FaultSchedule(h *history.History) []history.ScheduledFault {
 	stepAt := map[int]time.Duration{}
 	var out []history.ScheduledFault
+	armed := armedIn(h)
 	for _, e := range h.Events {
 		if e.Kind == history.Phase {
 			stepAt[e.Step] = e.At
 		}
 		kind := e.Kind
 		switch {
+		case e.Facts != nil && e.Facts.Request != nil:
+			// A request fault's own events: replayed by what it aimed at.
+			if e.Facts.Op == history.OpArmed {
+				f := *e.Facts.Request
+				out = append(out, history.ScheduledFault{Kind: RequestArmed, Replica: f.Replica, Request: &f})
+			}
+			continue
+		case armed && e.Origin == history.ByScript:
+			// What the faults at requests did (a cut, a move of etcd's
+			// leader) comes again from them, not at its moment.
+			continue
 		case e.Kind == history.Note && e.Facts != nil && e.Facts.Op == labStopOp:
 			kind = ToldToStop
 		case e.Kind == history.LeaderMoved:
@@ -341,6 +356,16 @@ func FaultSchedule(h *history.History) []history.ScheduledFault {
 		}
 	}
 	return out
+}
+
+// armedIn says whether a history armed request faults.
+func armedIn(h *history.History) bool {
+	for _, e := range h.Events {
+		if e.Facts != nil && e.Facts.Op == history.OpArmed && e.Facts.Request != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // NeedsCluster says whether a lab run on the named schedule, or with
@@ -356,7 +381,7 @@ func NeedsCluster(schedule string, faults []history.ScheduledFault) bool {
 // etcd's raft leader, which only the in-process cluster allows.
 func faultsNeedCluster(faults []history.ScheduledFault) bool {
 	for _, f := range faults {
-		if f.Kind == history.LeaderMoved {
+		if f.Kind == history.LeaderMoved || (f.Request != nil && f.Request.Fault == history.LeaderAfter) {
 			return true
 		}
 	}

@@ -180,7 +180,7 @@ func TestLabFindingNamesTheViolation(t *testing.T) {
 		lockPut(30, lab05Key, "r2", 4, 4, 1), took(31, "r2", 4, 4),
 		release, lockDelete(41, lab05Key, "r2", 5, 4),
 	}}
-	v := history.Judge(&h, Scenario("05_etcd_lock").Shows, nil)
+	v := Scenario("05_etcd_lock").Judge(&h, nil)
 	bad := v.Violations()
 	if v.Showed || len(bad) != 1 {
 		t.Fatalf("verdict %q, violations %+v", v.Sentence(), bad)
@@ -195,7 +195,7 @@ func TestLabFindingNamesTheViolation(t *testing.T) {
 	if first, ok := v.TimedViolation(); !ok || first.Violation != "released-another" {
 		t.Fatalf("the first violation at an instant: %+v, %v", first, ok)
 	}
-	if want := "Not shown: Released-another at 0.04 s: r1's Release"; !strings.HasPrefix(v.Sentence(), want) {
+	if want := "Violated: Released-another at 0.04 s: r1's Release"; !strings.HasPrefix(v.Sentence(), want) {
 		t.Fatalf("the sentence %q does not begin %q", v.Sentence(), want)
 	}
 	for _, f := range v.Findings {

@@ -87,6 +87,7 @@ func decode(data []byte) (*Progress, error) {
 	p.Version = formatVersion
 	p.sanitize()
 	p.renameExperiments()
+	p.moveSplitLessons()
 	return p, nil
 }
 

@@ -17,6 +17,8 @@ package cas
 //     read since (expiry checked only on create, or only by Get's
 //     eviction): Step 4.
 //   - a key holding "" taken for absent: Step 2.
+//   - expected == "" read as "create only", so a key that holds "" is
+//     never overwritten (the table's third row): Step 2.
 //   - a version counted per key, which starts again at 1 after the key
 //     expires, so an old holder's version matches again [mutant
 //     per_key_version.patch]: Step 3.
@@ -30,6 +32,9 @@ package cas
 //     write), or keeps it when the new write has ttl == 0: Step 4.
 //   - a write skipped when the new value equals the old one, the clock
 //     used as a version, or a first version of 0: Steps 1 and 3.
+//   - a sync.RWMutex whose Get drops an expired key while holding only
+//     the read lock: Step 5, where eight readers meet on expired keys
+//     (the runtime's map check stops that run even without -race).
 //   - no mutex, or a check and a write under two separate lock sections
 //     [mutant unlocked_check.patch], or a Get that reads without the mutex:
 //     Step 5 (two winners, or the race detector when run with -race). The
@@ -137,6 +142,15 @@ func TestStep2_SwapOnlyWhenEqual(t *testing.T) {
 		}
 		if _, ok, err := s.CompareAndSwap("flag", "x", "y", 0); ok || err != nil {
 			t.Fatalf(`CompareAndSwap("flag", "x", "y") while the key holds "" = (swapped=%v, err=%v), want (false, nil): the key is present and holds something else than "x", so this is a failed swap, not ErrKeyNotFound`, ok, err)
+		}
+		// The key is present and holds "", which is what "" expects: the
+		// third row of the table, an overwrite (not a refused create).
+		v2, ok, err := s.CompareAndSwap("flag", "", "set", 0)
+		if !ok || err != nil || v2 <= v {
+			t.Fatalf(`CompareAndSwap("flag", "", "set") while the key holds "" = (%d, %v, %v), want (a new, larger version, true, nil): the key holds exactly the expected value "", so the swap overwrites it`, v2, ok, err)
+		}
+		if got, gotV, found := s.Get("flag"); !found || got != "set" || gotV != v2 {
+			t.Fatalf(`after the swap from "" to "set" Get("flag") = (%q, %d, %v), want ("set", %d, true)`, got, gotV, found, v2)
 		}
 	})
 }
@@ -352,6 +366,8 @@ func TestStep5_ConcurrentCreatesHaveOneWinner(t *testing.T) {
 		busy.Wait()
 		check(s, winners, fmt.Sprint("round ", round, " behind a slow client"))
 	}
+	// Many readers at once, each finding keys that have expired.
+	expiredReaders(t)
 	// Followers read while leaders write: Get needs the lock too (go test
 	// -race reports a Get that reads the map without it).
 	s := NewStore()
@@ -374,4 +390,45 @@ func TestStep5_ConcurrentCreatesHaveOneWinner(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// expiredReaders has eight readers Get 512 expired keys at once, round
+// after round (expiredRounds). Whatever Get does about an expired key
+// (nothing, or dropping it), it must do it under a lock that keeps every
+// other Get out: a Get that deletes while holding only a read lock
+// (RLock) writes the map while other readers use it, and Go's runtime
+// stops the program with "concurrent map writes" (or "concurrent map
+// read and map write"), even without -race, when two of them meet, as
+// they do here.
+func expiredReaders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const keys, readers = 512, 8
+		names := make([]string, keys)
+		for k := range names {
+			names[k] = fmt.Sprint("lease-", k)
+		}
+		for range expiredRounds {
+			s := NewStore()
+			for _, k := range names {
+				s.CompareAndSwap(k, "", "holder", time.Second)
+			}
+			advance(time.Second)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for r := range readers {
+				wg.Go(func() {
+					<-start
+					for k := range keys {
+						key := names[(k*(2*r+1)+r*37)%keys] // each reader in its own order
+						if v, _, ok := s.Get(key); ok {
+							t.Errorf("Get(%q) 1 s after a write with a 1 s TTL = (%q, true) while other readers looked at expired keys too; want it absent", key, v)
+							return
+						}
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+		}
+	})
 }

@@ -28,6 +28,13 @@ package lock
 //   - a blocking lock that returns when woken without having taken the
 //     lock: Step 4 hands the lock to a competitor in the gap.
 //   - a blocking lock that ignores ctx [mutant ignores_context.patch]: Step 5.
+//   - a TTL rounded to whole seconds (a sub-second TTL becomes 0, which
+//     never expires) or raised to a minimum: Step 1 takes a lock for 1 ns.
+//   - a failed TryLock that overwrites the version of the lock the Lock
+//     holds, or a version kept outside the Lock (shared by all Locks):
+//     Step 2 (the holder tries again; another key's lock comes and goes).
+//   - a watch kept in the Lock across calls and stopped when one call
+//     gives up: Step 5 calls Lock again after a deadline.
 
 import (
 	"context"
@@ -219,6 +226,17 @@ func TestStep1_TryLock(t *testing.T) {
 		if e, found := s.Get("locks/other"); found {
 			t.Fatalf("TryLock with an empty owner returned an error but wrote the key (%+v); refuse before writing anything", e)
 		}
+		// The smallest TTL there is: the key lives 1 ns, as asked. A TTL
+		// rounded to whole seconds (0 s: never expires) or raised to a
+		// minimum keeps a crashed holder's lock.
+		blink := New(s, "locks/blink", "replica-a", time.Nanosecond)
+		if ok, err := blink.TryLock(); !ok || err != nil {
+			t.Fatalf("TryLock with a 1 ns TTL on a free lock = (%v, %v), want (true, nil)", ok, err)
+		}
+		time.Sleep(time.Nanosecond)
+		if ok, err := New(s, "locks/blink", "replica-b", 10*time.Second).TryLock(); !ok || err != nil {
+			t.Fatalf("TryLock 1 ns after a holder took the lock with a 1 ns TTL = (%v, %v), want (true, nil): write the key with the Lock's TTL as it is, not rounded to seconds or raised to a minimum", ok, err)
+		}
 	})
 }
 
@@ -245,6 +263,36 @@ func TestStep2_UnlockReleasesOnlyYourLock(t *testing.T) {
 		wantNotHeld(t, a.Unlock(), "a second Unlock by replica-a, after replica-b took the lock", "replica-a released its lock already; this call would release replica-b's")
 		holds(t, s, "replica-b", "replica-a's second Unlock must not release replica-b's lock")
 	})
+	synctest.Test(t, unlockAfterRepeatsAndOtherKeys)
+}
+
+// unlockAfterRepeatsAndOtherKeys: the holder tries again (and fails, the
+// key is held), and another Lock of the same owner on another key comes
+// and goes; neither costs the holder its lock: its Unlock still releases
+// it. What a Lock remembers is its own, and a failed try changes none of it.
+func unlockAfterRepeatsAndOtherKeys(t *testing.T) {
+	s, _ := newStore(t)
+	a := New(s, key, "replica-a", 10*time.Second)
+	if ok, err := a.TryLock(); !ok || err != nil {
+		t.Fatalf("TryLock on a free lock = (%v, %v), want (true, nil)", ok, err)
+	}
+	if ok, err := a.TryLock(); ok || err != nil {
+		t.Fatalf("a second TryLock by the Lock that holds the key = (%v, %v), want (false, nil): the key is not absent, so nothing is created", ok, err)
+	}
+	other := New(s, "locks/weekly-report", "replica-a", 10*time.Second)
+	if ok, err := other.TryLock(); !ok || err != nil {
+		t.Fatalf("TryLock of another key by the same owner = (%v, %v), want (true, nil): each key is its own lock", ok, err)
+	}
+	if err := other.Unlock(); err != nil {
+		t.Fatalf("Unlock of the other key's lock by its holder = %v, want nil", err)
+	}
+	holds(t, s, "replica-a", "a Lock on another key, taken and released, must leave this key alone")
+	if err := a.Unlock(); err != nil {
+		t.Fatalf("Unlock by the holder, after its own second TryLock failed and another Lock on another key came and went = %v, want nil: keep the version your successful try got, per Lock; a failed try takes nothing and forgets nothing", err)
+	}
+	if e, ok := s.Get(key); ok {
+		t.Fatalf("after the holder's Unlock returned nil the key still holds %+v; Unlock must delete it", e)
+	}
 }
 
 func TestStep3_StaleUnlockAfterTTL(t *testing.T) {
@@ -524,7 +572,8 @@ func TestStep5_LockHonoursContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		start := time.Now()
-		w := startLock(ctx, New(s, key, "impatient", 10*time.Second))
+		impatient := New(s, key, "impatient", 10*time.Second)
+		w := startLock(ctx, impatient)
 		select {
 		case <-w.done:
 		case <-time.After(time.Hour):
@@ -539,6 +588,7 @@ func TestStep5_LockHonoursContext(t *testing.T) {
 		if e, ok := s.Get(key); ok {
 			t.Fatalf("the lock is held by %q after the impatient Lock gave up; it must not take it later", e.Value)
 		}
+		lockAgainAfterGivingUp(t, s, p, impatient)
 		// A try that fails with an error (here: the empty owner that
 		// TryLock refuses) will fail the same way every time: waiting for
 		// a change cannot help, so Lock returns the error at once.
@@ -554,6 +604,39 @@ func TestStep5_LockHonoursContext(t *testing.T) {
 			t.Fatalf("Lock with an empty owner returned %v after %v, want TryLock's error at once: an error from a try is not \"the lock is taken\"", w.err, w.at.Sub(start))
 		}
 	})
+}
+
+// lockAgainAfterGivingUp: a Lock whose last Lock call gave up (its
+// context ended) is asked again, with a fresh context, while another
+// replica holds the key; it must wait again and take the lock the instant
+// it is released, as if the first call had never been.
+func lockAgainAfterGivingUp(t *testing.T, s *kv.Store, p *probe, l *Lock) {
+	t.Helper()
+	other := New(s, key, "holder-2", 0)
+	if ok, _ := other.TryLock(); !ok {
+		t.Fatal("test setup: holder-2 could not take the free lock")
+	}
+	w := startLock(t.Context(), l)
+	time.Sleep(time.Minute)
+	p.spinning()
+	if w.returned() {
+		t.Fatalf("Lock, called again after an earlier call gave up, returned %v while holder-2 holds the lock; it must wait", w.err)
+	}
+	released := time.Now()
+	other.Unlock()
+	select {
+	case <-w.done:
+	case <-time.After(time.Hour):
+		t.Fatal("Lock, called again after an earlier call gave up at its deadline, was still waiting an hour after the lock was released: a call's watch ends with the call; each Lock call needs a watch of its own that is open before its first try")
+	}
+	p.spinning()
+	if w.err != nil || !w.at.Equal(released) {
+		t.Fatalf("Lock, called again after an earlier call gave up, returned %v %v after the release, want nil at once", w.err, w.at.Sub(released))
+	}
+	holds(t, s, "impatient", "the second Lock call returned nil")
+	if err := l.Unlock(); err != nil {
+		t.Fatalf("Unlock after the second Lock call took the lock = %v, want nil", err)
+	}
 }
 
 func TestStep6_OneHolderAtATime(t *testing.T) {

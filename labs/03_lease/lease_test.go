@@ -30,6 +30,10 @@ package lease
 //   - a Renew that falls back to re-acquiring the key, or an Acquire that
 //     treats a key holding its own name as its own lease: Steps 1 and 2.
 //   - Acquire with an empty owner or a TTL that is not positive: Step 1.
+//   - Renew that compares with the store's latest version (Version())
+//     rather than its own last write's, or a lease's state kept in
+//     package variables (shared by every Lease): Step 1, where another
+//     lease on another key is acquired and renewed in between.
 //   - Run that returns context.Canceled whatever ended its context (not
 //     ctx.Err()), or that gives the lease back with a plain Delete, or
 //     keeps MayAct true after giving it back: Step 3.
@@ -311,6 +315,43 @@ func TestStep1_AcquireAndRenew(t *testing.T) {
 			}
 		}
 	})
+	bubble(t, otherLeasesInBetween)
+}
+
+// otherLeasesInBetween: another lease, on another key, is acquired and
+// renewed between replica-a's own writes, and replica-a renews twice at
+// one instant. None of it is replica-a's business: its renewals compare
+// the version of its own last write (not the store's latest), and its
+// MayAct window moves only with its own writes. What a Lease remembers is
+// its own.
+func otherLeasesInBetween(t *testing.T) {
+	s, _ := newStore(t)
+	t0 := time.Now()
+	a := acquire(t, s, "replica-a", 10*time.Second)
+	time.Sleep(2 * time.Second)
+	c, err := Acquire(s, "leases/reports", "replica-c", 10*time.Second)
+	if err != nil {
+		t.Fatalf("Acquire of another key (leases/reports) while replica-a holds %s = %v, want nil: each key is its own lease", key, err)
+	}
+	if a.MayAct(t0.Add(7500 * time.Millisecond)) {
+		t.Fatal("replica-a acquired at t0 (10 s TTL); after replica-c acquired another key at t0+2s, replica-a's MayAct(t0+7.5s) = true, want false: another lease's write does not move replica-a's window")
+	}
+	time.Sleep(2 * time.Second)
+	if err := c.Renew(); err != nil {
+		t.Fatalf("replica-c's Renew of its own lease on leases/reports = %v, want nil", err)
+	}
+	if err := a.Renew(); err != nil {
+		t.Fatalf("replica-a's Renew 4 s into its 10 s lease, after another lease on another key was acquired and renewed = %v, want nil: compare with the version of this lease's own last write, not the store's latest version", err)
+	}
+	if err := a.Renew(); err != nil {
+		t.Fatalf("replica-a's second Renew at the same instant = %v, want nil: each renewal is a write, and the next one compares with its version", err)
+	}
+	if err := c.Renew(); err != nil {
+		t.Fatalf("replica-c's Renew after replica-a renewed twice = %v, want nil", err)
+	}
+	if !a.MayAct(t0.Add(11 * time.Second)) || a.MayAct(t0.Add(11500*time.Millisecond)) {
+		t.Fatal("replica-a renewed at t0+4s: its window must end at exactly t0+11.5s (true at t0+11s, false at t0+11.5s), whatever other leases do")
+	}
 }
 
 func TestStep2_RenewChecksOwnerAndVersion(t *testing.T) {

@@ -26,6 +26,10 @@ package fencing
 //     resource already holds: Step 1.
 //   - token 0 (what a leader that never got a token sends) accepted on a
 //     fresh resource: Step 1.
+//   - a write of the empty value taken for "clear the resource": it
+//     deletes the entry with its token, or resets the bar, or is answered
+//     nil without being stored, or Read then reports token 0: Step 1
+//     (the bar holds for every value, "" included).
 //   - a worker that compares the fields of the entry it read without
 //     looking whether the key exists, so a request with no owner and
 //     version 0 passes for an absent lock: Step 5.
@@ -107,6 +111,44 @@ func TestStep1_RejectsLowerToken(t *testing.T) {
 	}
 	if err := fresh.Write("audit.log", 1, "first leader"); err != nil {
 		t.Fatalf("Write(token 1) on a fresh resource = %v, want nil: 1 is the first token a lock hands out", err)
+	}
+	emptyValueKeepsTheBar(t)
+}
+
+// emptyValueKeepsTheBar checks that the empty value is a value like any
+// other: writing it is a write (it raises the bar and Read shows it), and
+// it clears nothing, so the tokens below the bar stay refused.
+func emptyValueKeepsTheBar(t *testing.T) {
+	t.Helper()
+	s := NewStorage()
+	if err := s.Write("cache/entry", 4, "warm"); err != nil {
+		t.Fatalf("Write(cache/entry, token 4) on a fresh storage = %v, want nil", err)
+	}
+	if err := s.Write("cache/entry", 9, ""); err != nil {
+		t.Fatalf("Write(cache/entry, token 9, \"\") = %v, want nil: the empty value is a value like any other, and 9 is the highest token yet", err)
+	}
+	if v, tok := s.Read("cache/entry"); v != "" || tok != 9 {
+		t.Fatalf("after a write of \"\" with token 9, Read = (%q, %d), want (\"\", 9): an accepted write stores its value, empty or not, and raises the highest token", v, tok)
+	}
+	for _, w := range []struct {
+		token int64
+		value string
+	}{{4, "from the leader of token 4"}, {8, ""}, {1, "stale"}} {
+		if err := s.Write("cache/entry", w.token, w.value); !errors.Is(err, ErrStaleToken) {
+			t.Fatalf("Write(cache/entry, token %d, %q) after token 9 wrote \"\" = %v, want ErrStaleToken: writing the empty value does not clear the resource's bar; any token below 9 is stale", w.token, w.value, err)
+		}
+	}
+	if v, tok := s.Read("cache/entry"); v != "" || tok != 9 {
+		t.Fatalf("after stale writes with tokens 4, 8 and 1, Read = (%q, %d), want (\"\", 9): a refused write changes nothing", v, tok)
+	}
+	if err := s.Write("cache/entry", 9, "refilled"); err != nil {
+		t.Fatalf("Write(cache/entry, token 9) after token 9 wrote \"\" = %v, want nil: an equal token is the same leader writing again", err)
+	}
+	if err := s.Write("cache/entry", 0, ""); !errors.Is(err, ErrStaleToken) {
+		t.Fatalf("Write(cache/entry, token 0, \"\") = %v, want ErrStaleToken: token 0 is never valid, whatever the value", err)
+	}
+	if v, tok := s.Read("cache/entry"); v != "refilled" || tok != 9 {
+		t.Fatalf("after a refused write of \"\" with token 0, Read = (%q, %d), want (%q, 9): a refused write changes nothing", v, tok, "refilled")
 	}
 }
 

@@ -17,6 +17,10 @@ package election
 //     name in line.
 //   - checking only that a key exists at e.Key(), not its CreateRevision:
 //     Step 1 writes B's key name again after B's lease is revoked.
+//   - a failed read of the own key reported as ErrKeyLost, or returned
+//     without %w: Step 1 fails the read SafeCampaign sends itself after
+//     Campaign returned (Campaign's own reads go through, so the step
+//     reaches the check).
 //   - the lease ID, or the header revision of the check's Get, as the
 //     token: Step 1 (the message says which it looks like).
 //   - Campaign on context.Background(): Step 2 stops a candidate that
@@ -145,24 +149,39 @@ func TestStep1_SafeCampaign(t *testing.T) {
 		s := session(cli)
 		e := concurrency.NewElection(s, env.Key("failing", stage))
 		own := fmt.Sprintf("%s/%x", env.Key("failing", stage), s.Lease())
+		var checkFailed atomic.Bool
 		spy.Intercept(func(r etcdharness.Request) error {
 			// The campaign is the request that puts the candidate's key;
-			// the check is any later request that reads or compares it
-			// and writes nothing (a Get of e.Key(), e.Leader(), a
-			// compare-only transaction).
+			// the check is a request SafeCampaign sends itself, once
+			// Campaign has returned, that reads or compares that key and
+			// writes nothing (a Get of e.Key(), e.Leader(), a
+			// compare-only transaction). Campaign's own read of the
+			// prefix (it waits for older keys) goes through: failing it
+			// would fail the campaign, not the check.
 			campaign := r.Puts()
-			check := !r.Writes() && r.ReadsKey(own)
-			if stage == "the campaign" && campaign || stage != "the campaign" && check {
+			check := !r.Writes() && r.ReadsKey(own) && !etcdharness.InCall(campaignFunc)
+			switch {
+			case stage == "the campaign" && campaign:
+				return injected
+			case stage != "the campaign" && check:
+				checkFailed.Store(true)
 				return injected
 			}
 			return nil
 		})
 		tm, err := SafeCampaign(env.Ctx, s, e, "replica-c")
+		if stage != "the campaign" && !checkFailed.Load() {
+			t.Fatalf("SafeCampaign after a campaign that went through = (%+v, %v) without reading its own key: after Campaign returns, read e.Key() (a Get, e.Leader(), a transaction comparing its CreateRevision)", tm, err)
+		}
 		if err == nil || errors.Is(err, ErrKeyLost) || !errors.Is(err, injected) {
-			t.Fatalf("SafeCampaign when etcd fails %s = (%+v, %v), want that failure, wrapped with %%w (not nil, not ErrKeyLost)", stage, tm, err)
+			t.Fatalf("SafeCampaign when etcd fails %s = (%+v, %v), want that failure, wrapped with %%w (not nil, not ErrKeyLost): a read that failed says nothing about the key, so it is not a lost key, and not a win", stage, tm, err)
 		}
 	}
 }
+
+// campaignFunc is etcd's Campaign as the runtime names it: requests sent
+// from inside it are the campaign's own, not SafeCampaign's check.
+const campaignFunc = "go.etcd.io/etcd/client/v3/concurrency.(*Election).Campaign"
 
 func TestStep2_OneLeaderAtATime(t *testing.T) {
 	t.Parallel()

@@ -69,7 +69,7 @@ func Check(h *history.History, runErr error) history.Verdict {
 	if sc == nil {
 		return history.Verdict{Scenario: h.Scenario, Summary: "unknown scenario " + h.Scenario}
 	}
-	return history.Judge(h, sc.Shows, runErr)
+	return sc.Judge(h, runErr)
 }
 
 // Focus is the instant h's verdict is about (see history.Focus), judged

@@ -95,19 +95,7 @@ var expectations = map[string]func(t *testing.T, v history.Verdict, events []his
 	"partitioned-primary": expectPartitionedPrimary, // case_studies_test.go
 	"flapping-link":       expectFlappingLink,
 	"zombie-controller":   expectZombieController,
-	"leader-change": func(t *testing.T, v history.Verdict, events []history.Event) {
-		// The script's crash is in the history, after r1 wrote owner.
-		wrote := slices.IndexFunc(events, func(e history.Event) bool { return e.Kind == history.Acquired && e.Replica == "r1" })
-		crashed := slices.IndexFunc(events, func(e history.Event) bool {
-			return e.Kind == history.Crashed && e.Replica == "r1" && e.Origin == history.ByScript
-		})
-		if wrote < 0 || crashed < wrote {
-			t.Errorf("r1 wrote owner at event %d and crashed at event %d; want a crash after the write", wrote, crashed)
-		}
-		if v.Figures["ttl_after_move"] < 4 || v.Figures["gone_after_move_s"] < 4 {
-			t.Errorf("after the move TTL read %v and the key lived %.2f s more; want >= 4 and >= 4 s", v.Figures["ttl_after_move"], v.Figures["gone_after_move_s"])
-		}
-	},
+	"leader-change":       expectLeaderChange,
 }
 
 // TestScenarios runs every registered scenario headless and checks that it

@@ -15,7 +15,7 @@ import (
 )
 
 // flappingLinkScenario is the scenario flapping-link, the replay of
-// Cloudflare's 2 November 2020 incident (lesson 12): a link between a
+// Cloudflare's 2 November 2020 incident (lesson 13): a link between a
 // follower and the raft leader that fails and recovers, over and over.
 var flappingLinkScenario = &experiment.Scenario{
 	Name:    "flapping-link",

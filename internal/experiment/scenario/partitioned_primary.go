@@ -13,7 +13,7 @@ import (
 )
 
 // partitionedPrimaryScenario is the scenario partitioned-primary, the
-// replay of GitHub's 21 October 2018 incident (lesson 12): a primary cut
+// replay of GitHub's 21 October 2018 incident (lesson 13): a primary cut
 // off from the coordinator keeps writing while a standby is promoted.
 var partitionedPrimaryScenario = &experiment.Scenario{
 	Name:     "partitioned-primary",

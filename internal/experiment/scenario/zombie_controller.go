@@ -14,7 +14,7 @@ import (
 )
 
 // zombieControllerScenario is the scenario zombie-controller, the replay
-// of KAFKA-6082 (lesson 12): a replaced controller's queued write.
+// of KAFKA-6082 (lesson 13): a replaced controller's queued write.
 var zombieControllerScenario = &experiment.Scenario{
 	Name:    "zombie-controller",
 	Title:   "KAFKA-6082: a replaced controller's queued write",

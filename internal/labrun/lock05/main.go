@@ -100,8 +100,9 @@ func (h *holder) acquire(ctx context.Context, lease clientv3.LeaseID) (int64, er
 			Facts: &replica.Facts{Op: "acquire", Key: h.key, Revision: rev, Succeeded: true}})
 	case errors.Is(err, etcdlock.ErrLocked), ctx.Err() != nil, errors.Is(err, labs.ErrNotImplemented):
 	default:
-		h.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("Acquire failed: %v", err),
+		h.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("Acquire failed: %v; the lease it was asked under is dropped (revoked), since Acquire may have written the lock before its answer was lost", err),
 			Facts: &replica.Facts{Op: "acquire", Key: h.key, Revision: rev, Err: err.Error()}})
+		h.leases.Drop()
 	}
 	return token, err
 }
@@ -173,5 +174,10 @@ func (h *holder) release(token int64) error {
 		text += fmt.Sprintf(" (its requests deleted %d key(s) at revision %d)", n, rev)
 	}
 	h.conn.Emit(replica.Event{Kind: "note", Token: token, Text: text, Facts: f})
+	if err != nil && !errors.Is(err, etcdlock.ErrNotOwner) {
+		// No answer: the lock may still be there, on this replica's
+		// lease. Dropping the lease frees it now rather than at its end.
+		h.leases.Drop()
+	}
 	return nil
 }

@@ -37,6 +37,11 @@ type Config struct {
 	Namespace string   // every key, watch and lease goes under it
 	Prefix    string   // the lab's key prefix inside the namespace
 	TTL       int      // lease TTL in seconds
+	// Faults are the request faults armed in this replica (-faults), and
+	// Sites says to report each call site the first time it is reached
+	// in a role (-sites; armed faults imply it).
+	Faults []Armed
+	Sites  bool
 }
 
 // ParseConfig reads the flags the playground passes.
@@ -49,9 +54,20 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&c.Namespace, "namespace", "", "key namespace")
 	fs.StringVar(&c.Prefix, "prefix", "", "the lab's key prefix")
 	fs.IntVar(&c.TTL, "ttl", 2, "lease TTL in seconds")
+	faults := fs.String("faults", "", "request faults to arm, a JSON list")
+	fs.BoolVar(&c.Sites, "sites", false, "report each call site the first time it is reached")
+	callTimeout := fs.Duration("call-timeout", CallTimeout, "how long the replica's own calls wait")
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("replica flags: %w", err)
 	}
+	armed, err := parseArmed(*faults)
+	if err != nil {
+		return c, err
+	}
+	c.Faults, c.Sites = armed, c.Sites || len(armed) > 0
+	// The process's one setting of its calls' bound, from its command
+	// line: exploration asks for one no shorter than the TTL.
+	CallTimeout = *callTimeout
 	if c.Name == "" || eps == "" {
 		return c, errors.New("replica flags: -name and -endpoints are required")
 	}
@@ -80,6 +96,10 @@ func Dial(c Config) (*clientv3.Client, error) {
 	if opened != nil {
 		ka = &keepAlives{conn: opened, started: map[clientv3.LeaseID]bool{}, ended: map[clientv3.LeaseID]bool{}}
 		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainStreamInterceptor(ka.interceptor))
+		if c.Sites {
+			f := newFaulter(opened, c.TTL, c.Faults)
+			cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(f.unary))
+		}
 	}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
@@ -142,6 +162,7 @@ type Event struct {
 	Value float64 `json:"value,omitempty"` // a number the event is about (an offset)
 	Text  string  `json:"text"`
 	Facts *Facts  `json:"facts,omitempty"`
+	Hit   *Hit    `json:"hit,omitempty"` // a call site reached, or an armed fault hit
 }
 
 // Answer is the playground's answer to a write.
@@ -153,9 +174,33 @@ type Answer struct {
 // Conn is the replica's line to the playground. Its methods are safe for
 // concurrent use.
 type Conn struct {
-	mu  sync.Mutex
-	out *bufio.Writer
-	in  *bufio.Scanner
+	mu    sync.Mutex
+	out   *bufio.Writer
+	in    *bufio.Scanner
+	owner bool // by the replica's own events: it holds or leads
+}
+
+// Role is the replica's role by its own events so far: RoleOwner from
+// an "acquired" or "owns" until a "stepped-down", "lost" or "released".
+func (c *Conn) Role() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.owner {
+		return RoleOwner
+	}
+	return RoleWaiter
+}
+
+// ask sends e and waits for the playground's answer: whether it said ok.
+func (c *Conn) ask(e Event) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.send(e)
+	if !c.in.Scan() {
+		return false
+	}
+	var a Answer
+	return json.Unmarshal(c.in.Bytes(), &a) == nil && a.OK
 }
 
 // Open takes over standard output for the protocol and points os.Stdout
@@ -180,6 +225,12 @@ func (c *Conn) Emit(e Event) {
 }
 
 func (c *Conn) send(e Event) {
+	switch e.Kind {
+	case "acquired", "owns":
+		c.owner = true
+	case "stepped-down", "lost", "released":
+		c.owner = false
+	}
 	b, _ := json.Marshal(e)
 	c.out.Write(b)
 	c.out.WriteByte('\n')

@@ -16,8 +16,10 @@ import (
 
 // CallTimeout bounds each request a lock lab's replica sends, so that a
 // replica cut off from etcd gives up and tries again, and a shutdown
-// never waits on a network that is down.
-const CallTimeout = 1500 * time.Millisecond
+// never waits on a network that is down. A replica's -call-timeout
+// sets it (ParseConfig); exploration makes it no shorter than the TTL, so
+// that a request's answer can come after the lease it was sent under.
+var CallTimeout = 1500 * time.Millisecond
 
 // Leases keeps the replica's current lease.
 type Leases struct {
@@ -77,6 +79,18 @@ func (l *Leases) Close() {
 	defer cancel()
 	l.sess.Orphan()
 	l.cli.Revoke(ctx, l.sess.Lease())
+}
+
+// Drop gives up the lease being kept alive: revoked, so that whatever
+// the lab's code put on it goes now, and a new one granted on the next
+// Current. A replica calls it after a call of the lab's code failed
+// without an answer (a Release whose answer was lost, an Acquire that may
+// have written): what etcd did with the request is unknown, and a lock
+// left on the lease would stand in every replica's way, its own too,
+// until the lease ran out.
+func (l *Leases) Drop() {
+	l.Close()
+	l.sess = nil
 }
 
 // WaitFree waits until key is deleted, at most d: a waiter's turn comes

@@ -223,10 +223,10 @@ func (p *probe) firstDrawn(e history.Event) (time.Time, bool) {
 }
 
 // violationSentence is how a verdict that did not hold begins: its first
-// violation's sentence ("Not shown: Left-behind at 1.80 s: ...").
+// violation's sentence ("Violated: Left-behind at 1.80 s: ...").
 func violationSentence(v *history.Verdict) string {
 	if bad := v.Violations(); len(bad) > 0 {
-		return "Not shown: " + bad[0].Sentence()
+		return "Violated: " + bad[0].Sentence()
 	}
 	return v.Sentence()
 }

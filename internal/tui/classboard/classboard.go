@@ -288,12 +288,15 @@ func (m Model) state() class.State {
 }
 
 // notice is the line under the title: an alarm first (it stops the whole
-// class), then why the board is reconnecting, else empty.
+// class), then the learners over budget (who may fill it), then why the
+// board is reconnecting, else the legend.
 func (m Model) notice(st class.State) string {
 	w := max(m.width-4, 20)
 	switch {
 	case st.Alarm != "":
 		return m.styles.Error.Render(ansi.Truncate("⚠ "+st.Alarm, w, "…"))
+	case st.OverBudget != "":
+		return m.styles.Warning.Render(ansi.Truncate("⚠ "+st.OverBudget, w, "…"))
 	case m.watching && !st.Live && st.Reason != "":
 		return m.styles.Warning.Render(ansi.Truncate("reconnecting: "+st.Reason, w, "…"))
 	}

@@ -2,6 +2,7 @@ package etcdharness
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,6 +180,26 @@ func Attach(cli *clientv3.Client) *Spy {
 	cli.Watcher = &spyWatcher{Watcher: cli.Watcher, s: s}
 	cli.Lease = &spyLease{Lease: cli.Lease, s: s}
 	return s
+}
+
+// InCall reports whether the calling goroutine is inside a call to
+// function, named as the runtime names it (for example
+// "go.etcd.io/etcd/client/v3/concurrency.(*Election).Campaign"). An
+// interceptor runs in the goroutine of the request it sees, so it can tell
+// the requests a library call sends on the solution's behalf from those
+// the solution sends itself.
+func InCall(function string) bool {
+	pcs := make([]uintptr, 256)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if f.Function == function {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // Requests is the number of requests the client has sent (or tried to)

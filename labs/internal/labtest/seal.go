@@ -1,39 +1,36 @@
 package labtest
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
 )
 
-// The sealed report. When the playground grades a lab it hands this
-// harness a secret key (a file named by SealEnv, read and removed while
-// this package initializes, before any of the lab's own code runs) and
-// reads the verdict from one line the harness prints after the tests: what
-// each test function did as the harness itself saw it (runs, failures,
-// skips) and m.Run's status, with an HMAC under that key. Nothing the
-// learner's code prints can stand in for it: framing lines ("--- PASS",
-// with or without test2json's marker) are only shown, never counted, and
-// a process that ends before the report has not passed. internal/grade
-// (seal.go) writes the key and checks the line; the two sides share only
-// this text format:
+// The sealed report. When the playground grades a lab, it runs the test
+// binary through a judge (the playground itself, go test's -exec) that
+// hands this harness the write end of a pipe as file descriptor 3, named
+// by ReportFDEnv. The harness takes it while this package initializes,
+// before any of the lab's own code runs, marks it close-on-exec and
+// writes on it, after the tests, what each test function did as the
+// harness itself saw it (runs, failures, skips) and m.Run's status. The
+// judge signs that with a key this process never sees and prints the
+// sealed line that internal/grade (seal.go) checks:
 //
 //	playground-seal v1 <base64url(JSON payload)> <hex HMAC-SHA256(key, base64 text)>
 //
-// Without the variable (a plain `go test`) nothing here happens.
-const (
-	SealEnv    = "PLAYGROUND_GRADE_SEAL"
-	sealPrefix = "playground-seal v1 "
-)
+// Nothing the learner's code prints can stand in for it: framing lines
+// ("--- PASS", with or without test2json's marker) are only shown, never
+// counted, a process that ends before the report has not passed, and a
+// lab file may not import what would reach the pipe (os, syscall,
+// unsafe). Without the variable (a plain `go test`) nothing here happens.
+//
+// ReportFDEnv names the pipe's file descriptor.
+const ReportFDEnv = "PLAYGROUND_GRADE_REPORT_FD"
 
 // sealPayload is what the report says.
 type sealPayload struct {
@@ -50,34 +47,32 @@ type sealedTest struct {
 
 // sealer records what the tests did, for the report.
 type sealer struct {
-	key []byte
-	out *os.File // standard output as it was before the lab's code ran
+	out *os.File // the judge's pipe
 
 	mu    sync.Mutex
 	tests map[string]*sealedTest
 	order []string
 }
 
-// seal is read while this package initializes: the lab's package imports
-// labtest (through its tests or the etcd harness), so this runs before any
-// of the learner's init functions could read the key file or the variable.
+// seal is opened while this package initializes: the lab's package
+// imports labtest (through its tests or the etcd harness), so this runs
+// before any of the learner's init functions.
 var seal = openSeal()
 
 func openSeal() *sealer {
-	path := os.Getenv(SealEnv)
-	if path == "" {
+	fd := os.Getenv(ReportFDEnv)
+	if fd == "" {
 		return nil
 	}
-	os.Unsetenv(SealEnv)
-	data, err := os.ReadFile(path)
-	os.Remove(path)
-	key, herr := hex.DecodeString(strings.TrimSpace(string(data)))
-	if err != nil || herr != nil || len(key) < 16 {
+	os.Unsetenv(ReportFDEnv)
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 3 {
 		// The report will be missing and the grader says so.
-		fmt.Fprintf(os.Stderr, "labtest: the grader's key could not be read from %s\n", path)
+		fmt.Fprintf(os.Stderr, "labtest: the grader's report pipe %q is not a file descriptor\n", fd)
 		return nil
 	}
-	return &sealer{key: key, out: os.Stdout, tests: map[string]*sealedTest{}}
+	closeOnExec(n)
+	return &sealer{out: os.NewFile(uintptr(n), "grade report"), tests: map[string]*sealedTest{}}
 }
 
 // watch wraps every test function of m so that the harness sees each run
@@ -121,7 +116,8 @@ func (s *sealer) record(name string, failed, skipped bool) {
 	}
 }
 
-// report prints the sealed line for m.Run's status code.
+// report writes the report for m.Run's status code on the judge's pipe
+// and closes it.
 func (s *sealer) report(code int) {
 	s.mu.Lock()
 	p := sealPayload{Code: code, Tests: []sealedTest{}}
@@ -133,8 +129,6 @@ func (s *sealer) report(code int) {
 	if err != nil {
 		return
 	}
-	body := base64.RawURLEncoding.EncodeToString(data)
-	mac := hmac.New(sha256.New, s.key)
-	mac.Write([]byte(body))
-	fmt.Fprintf(s.out, "\n%s%s %s\n", sealPrefix, body, hex.EncodeToString(mac.Sum(nil)))
+	s.out.Write(data)
+	s.out.Close()
 }

@@ -56,9 +56,12 @@ func (m Model) stepList(b *strings.Builder, w int) {
 	switch {
 	case r == nil:
 		line(b, st.Heading.Render("Steps")+st.Muted.Render(" · not graded yet"))
-	case r.allPassed():
+	case r.verified():
 		line(b, st.Heading.Render("Steps")+st.Success.Render(fmt.Sprintf(" · all %d passed", len(r.Steps)))+
 			st.Muted.Render(" in "+text.Elapsed(r.Elapsed)))
+	case r.allPassed():
+		// Not a pass yet: the race detector has not run, or did not end.
+		line(b, st.Heading.Render("Steps")+st.Muted.Render(fmt.Sprintf(" · no failure in a first run of %d (○: not yet under -race)", len(r.Steps))))
 	default:
 		line(b, st.Heading.Render("Steps")+st.Muted.Render(fmt.Sprintf(" · %d of %d passed", r.passedCount(), len(r.Steps))))
 	}
@@ -88,9 +91,13 @@ func (m Model) outcomeText(b *strings.Builder, w int) bool {
 		line(b, text.Hang("  ", st.Muted.Render("v opens the failing run's whole report."), w))
 	case r.verifying():
 		line(b, m.verifyingText(w))
-	case r.allPassed():
+	case r.verified():
 		line(b, text.Wrap(st.Success.Render("Every step passes. Well done!")+" "+
 			st.Text.Render("Press s to compare with the reference solution."), w))
+	case r.allPassed():
+		line(b, st.Warning.Render("Not passed yet: no step failed in a first run, but the runs under the race detector did not end"))
+		line(b, text.Hang("  ", r.Lab.Message, w))
+		line(b, text.Hang("  ", st.Muted.Render("enter grades again."), w))
 	default:
 		return false
 	}

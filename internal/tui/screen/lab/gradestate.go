@@ -89,6 +89,13 @@ func (g *gradeRun) halt() {
 	g.release()
 	g.grading = false
 	g.seq = nextGradeSeq()
+	if g.report.verifying() {
+		// Its verification is dropped too: the first run's passes stay
+		// unconfirmed rather than wait for runs that will never report.
+		lab := *g.report.Lab
+		lab.Status, lab.Message = grade.LabCanceled, "the runs under the race detector were stopped before they ended"
+		g.report.Lab = &lab
+	}
 }
 
 // release ends the context of the work in flight.
@@ -142,6 +149,13 @@ func (g *gradeRun) verified(msg verifyDoneMsg, lab string) (ok bool, cmd tea.Cmd
 	}
 	g.release()
 	g.report.Lab = msg.lab
+	// The verification has the last word on each step: one it failed
+	// (a race, a flaky run) is shown failed, with what it printed there.
+	for i := range g.report.Steps {
+		if i < len(msg.lab.Steps) {
+			g.report.Steps[i].Step = msg.lab.Steps[i]
+		}
+	}
 	if g.report.verified() {
 		return true, screen.Send(screen.LabPassed{Lab: lab})
 	}

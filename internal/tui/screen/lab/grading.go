@@ -77,6 +77,7 @@ func runGrade(ctx context.Context, kit *grade.Course, o grade.Options, lab lesso
 // returns the copy; it blocks.
 func runVerify(ctx context.Context, kit *grade.Course, o grade.Options, rep *grade.Report) *grade.Report {
 	cp := *rep
+	cp.Steps = slices.Clone(rep.Steps) // Verify marks the steps it fails; the screen reads rep meanwhile
 	o, cleanup, err := courseOptions(kit, o)
 	if err != nil {
 		cp.Status, cp.Err, cp.Message = grade.LabError, err, err.Error()

@@ -47,6 +47,19 @@ func (r *report) passedCount() int {
 	return n
 }
 
+// passConfirmed reports whether step i may be shown as passed: it passed,
+// and no run under the race detector is still owed (grade.Report's
+// PassConfirmed). A pass of the first run alone is not shown as one.
+func (r *report) passConfirmed(i int) bool {
+	if r == nil || i < 0 || i >= len(r.Steps) || r.Steps[i].Status != grade.Pass {
+		return false
+	}
+	if r.Lab == nil {
+		return !r.allPassed()
+	}
+	return grade.PassesConfirmed(r.Lab.Status)
+}
+
 // verified reports whether the verification confirmed the pass.
 func (r *report) verified() bool { return r != nil && r.Lab != nil && r.Lab.Status == grade.LabPassed }
 

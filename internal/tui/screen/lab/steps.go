@@ -131,6 +131,9 @@ func (m Model) stepRow(i int, s stepResult, w int) string {
 	switch s.Status {
 	case grade.Pass:
 		mark, style = "✓", st.Success
+		if !m.report.passConfirmed(i) {
+			mark, style = "○", st.Muted // passed a first run only
+		}
 	case grade.Fail:
 		mark, style = "✗", st.Error
 	case grade.Skip:
@@ -166,6 +169,9 @@ func (m Model) stepText(w int) string {
 	switch s.Status {
 	case grade.Pass:
 		outcome, mark, style = "passed", "✓", st.Success
+		if !m.report.passConfirmed(i) {
+			outcome, mark, style = "passed a first run, not yet under the race detector", "○", st.Heading
+		}
 	case grade.Fail:
 		outcome, mark, style = "failed", "✗", st.Error
 	case grade.Skip:

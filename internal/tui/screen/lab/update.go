@@ -183,13 +183,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 	}
 	if m.grading && key.Matches(msg, k.Cancel) {
-		if m.watching {
-			m.watch.Cancel()
-			m.syncWatch()
-			m.setNotice("Grading cancelled; the next save grades again.", false)
-			return nil
-		}
-		m.cancelGrade()
+		m.cancelKey()
 		return nil
 	}
 	if m.verifyKeys(msg) || m.stepKeys(msg) || m.solutionKeys(msg) {
@@ -247,6 +241,18 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 	}
 	return nil
+}
+
+// cancelKey stops the grading under way: watch mode's (the next save
+// grades again) or the one the learner started.
+func (m *Model) cancelKey() {
+	if m.watching {
+		m.watch.Cancel()
+		m.syncWatch()
+		m.setNotice("Grading cancelled; the next save grades again.", false)
+		return
+	}
+	m.cancelGrade()
 }
 
 // confirmKey answers the open question (load the solution, or reset the

@@ -61,8 +61,8 @@ func (m *Model) verifyKeys(msg tea.KeyPressMsg) bool {
 // verifyingText is the results pane's line while a pass is verified.
 func (m Model) verifyingText(w int) string {
 	st := m.Styles
-	s := st.Success.Render("Every step passes.") + " " +
-		st.Text.Render(fmt.Sprintf("Verifying it holds: %d more runs under the race detector…", grade.VerifyCount))
+	s := st.Text.Render("No step failed in a first run.") + " " +
+		st.Text.Render(fmt.Sprintf("A pass needs %d more runs under the race detector: running them…", grade.VerifyCount))
 	if !m.verify.from.IsZero() {
 		s += st.Muted.Render(" " + text.Elapsed(m.now().Sub(m.verify.from)))
 	}

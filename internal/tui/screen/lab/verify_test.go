@@ -26,7 +26,7 @@ func TestVerifyShowsElapsedAndWhyTheFirstIsSlower(t *testing.T) {
 	now = now.Add(17 * time.Second)
 	m.Update(spinner.TickMsg{}) // the spinner's tick redraws
 	v := view(m)
-	for _, want := range []string{"verifying: 5 more runs under the race detector… 17s", "Verifying it holds", "Why this one is slower", "compiles the lab with the race detector"} {
+	for _, want := range []string{"verifying: 5 more runs under the race detector… 17s", "A pass needs 5 more runs under the race detector", "Why this one is slower", "compiles the lab with the race detector"} {
 		if !strings.Contains(strings.Join(strings.Fields(v), " "), want) {
 			t.Errorf("the screen while verifying lacks %q:\n%s", want, v)
 		}
@@ -65,5 +65,54 @@ func TestRaceReportIsOneKeyAway(t *testing.T) {
 	m, _ = press(t, m, "esc")
 	if v := view(m); strings.Contains(v, "Read by goroutine 8:") || !strings.Contains(v, "Steps") {
 		t.Errorf("esc did not go back to the steps:\n%s", v)
+	}
+}
+
+// No pass is shown before the runs under the race detector have confirmed
+// it: not while they run, not for the step they fail, and not when they
+// are stopped before they end.
+func TestNoPassShownBeforeTheRaceCheckedRuns(t *testing.T) {
+	m := newTest(t, fixtureRoot, 100, 40)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, passingReport())
+	v := view(m)
+	for _, bad := range []string{"✓", "Every step passes", "all 2 passed", "Passed"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("while the race-checked runs go on, the screen shows %q:\n%s", bad, v)
+		}
+	}
+	if !strings.Contains(v, "○ 1. Add two numbers") || !strings.Contains(v, "A pass needs 5 more runs") {
+		t.Errorf("while verifying, the steps are not shown as waiting for the race detector:\n%s", v)
+	}
+
+	// The verification fails step 2 under -race: step 2 is a failure,
+	// step 1 (which passed every run) a pass.
+	lab := *m.report.Lab
+	lab.Steps = []grade.Step{
+		{Test: "TestStep1_Adds", Title: "Add two numbers", Status: grade.Pass},
+		{Test: "TestStep2_Doubles", Title: "Double a number", Status: grade.Fail, Failure: []string{"race detected during execution of test"}},
+	}
+	lab.Status, lab.Message = grade.LabRacy, "failed 1 of 5 runs under -race: a data race in step 2"
+	lab.Verify = &grade.Verification{Race: true}
+	m.Update(verifyDoneMsg{seq: m.seq, lab: &lab})
+	v = view(m)
+	if !strings.Contains(v, "✓ 1. Add two numbers") || !strings.Contains(v, "✗ 2. Double a number") || strings.Contains(v, "all 2 passed") {
+		t.Errorf("after the race detector failed step 2:\n%s", v)
+	}
+
+	// A pass whose verification is dropped (a new grade, cancelled) is
+	// not shown as a pass, nor as still being verified.
+	m, _ = press(t, m, "g")
+	m, _ = deliver(t, m, passingReport())
+	m, _ = press(t, m, "g")
+	m, _ = press(t, m, "x")
+	v = view(m)
+	for _, bad := range []string{"✓", "Every step passes", "running them"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("after the verification was dropped the screen shows %q:\n%s", bad, v)
+		}
+	}
+	if !strings.Contains(v, "did not end") {
+		t.Errorf("after the verification was dropped the screen does not say the pass is unconfirmed:\n%s", v)
 	}
 }

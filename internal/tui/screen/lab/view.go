@@ -110,7 +110,7 @@ func (m Model) badges() string {
 	switch {
 	case m.report.verified():
 		b = append(b, st.Success.Render("✓ passed"))
-	case m.passed && (m.report == nil || m.report.verifying() || m.grading):
+	case m.passed && (m.report == nil || m.report.allPassed() || m.grading):
 		b = append(b, st.Success.Render("✓ passed before"))
 	case m.passed:
 		b = append(b, st.Warning.Render("passed before · fails now"))
@@ -191,12 +191,13 @@ func (m Model) statusLine() string {
 			}
 			s = st.Error.Render(label+": not passed") + st.Muted.Render(" · "+m.report.Lab.Message)
 		case m.report.verifying():
-			s = m.spinner.View() + " " + st.Success.Render("Passed once") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… %s (graded at %s in %s)", grade.VerifyCount, m.verifyElapsed(), at, text.Elapsed(m.report.Elapsed)))
+			s = m.spinner.View() + " " + st.Text.Render("First run clean") + st.Muted.Render(fmt.Sprintf(" · verifying: %d more runs under the race detector… %s (graded at %s in %s)", grade.VerifyCount, m.verifyElapsed(), at, text.Elapsed(m.report.Elapsed)))
 			if m.verify.first {
 				s += st.Muted.Render(" · the first one compiles the race build")
 			}
 		case m.report.allPassed():
-			s = st.Success.Render("Passed") + st.Muted.Render(" · graded at "+at+" in "+text.Elapsed(m.report.Elapsed))
+			// The runs under the race detector did not end: no pass.
+			s = st.Warning.Render("Not verified") + st.Muted.Render(" · "+m.report.Lab.Message+" · graded at "+at)
 		case m.report.Err != nil:
 			s = st.Muted.Render("Grading failed at " + at)
 		default:

@@ -270,6 +270,8 @@ func (w *Watch) statusShort() string {
 		return id + " ✓"
 	case r.verifying():
 		return id + " verifying…"
+	case r.allPassed():
+		return id + " ✗ unverified"
 	case r.unsound():
 		return id + " ✗ " + string(r.Lab.Status)
 	case r.Err != nil:
@@ -300,7 +302,9 @@ func (w *Watch) status() string {
 	case r.verified():
 		return head + "✓ passed (verified)"
 	case r.verifying():
-		return head + "passed once, verifying…"
+		return head + "first run clean, verifying…"
+	case r.allPassed():
+		return head + "not verified (the race-checked runs did not end)" + at
 	case r.unsound():
 		return head + string(r.Lab.Status) + ", not passed" + at
 	case r.Err != nil:

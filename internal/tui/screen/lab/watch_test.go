@@ -66,7 +66,7 @@ func TestWatchStatusSaysWhatItLastGraded(t *testing.T) {
 	if cmd := watchGraded(t, w, passingReport()); cmd == nil {
 		t.Fatal("a pass is not verified")
 	}
-	if got := watchStatus(w); got != "watch 00_demo: passed once, verifying…" || w.Passed() || !w.Grading() {
+	if got := watchStatus(w); got != "watch 00_demo: first run clean, verifying…" || w.Passed() || !w.Grading() {
 		t.Fatalf("while verifying: %q", got)
 	}
 	cmd = w.Update(verifyDoneMsg{seq: w.seq, lab: &grade.Report{Status: grade.LabPassed}})
@@ -178,7 +178,7 @@ func TestWatchedLabScreenShowsTheWatch(t *testing.T) {
 	msg := gradeDoneMsg{seq: w.seq, report: r}
 	w.Update(msg)
 	m.Update(msg)
-	if v := view(m); !strings.Contains(v, "Passed once") {
+	if v := view(m); !strings.Contains(v, "First run clean") {
 		t.Fatalf("the screen did not follow the watch:\n%s", v)
 	}
 

@@ -43,7 +43,9 @@ func (l *Lock) TryLock() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("lock %s: %w", l.key, err)
 	}
-	l.held, l.version = ok, v
+	if ok { // a failed try leaves what this Lock holds as it was
+		l.held, l.version = true, v
+	}
 	return ok, nil
 }
 

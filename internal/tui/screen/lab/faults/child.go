@@ -19,6 +19,7 @@ import (
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/proctree"
+	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // The run is a child process: `playground experiment run --lab ID
@@ -41,6 +42,11 @@ func (m Model) faultCommand(ctx context.Context, r *faultRun) *exec.Cmd {
 		args = append(args, "--reference")
 	}
 	args = append(args, "--record", record)
+	if r.schedule == exploreEntry {
+		// Its progress comes as events; the history it saves is its
+		// smallest failing run (or its calm run when every fault held).
+		args = []string{"experiment", "explore", "--lab", m.opts.Lab, "--json", "--save", record}
+	}
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = m.opts.Root // the child finds the learner's checkout from here
 	cmd.Env = append(os.Environ(), m.opts.Env...)
@@ -93,13 +99,16 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Kind == "" {
 			continue // the final verdict line: the history has it
 		}
+		sanitize.Strings(&e)
 		select {
 		case ch <- faultMsg{seq: seq, e: e, ch: ch}:
 		case <-ctx.Done():
 		}
 	}
 	werr := cmd.Wait()
-	done := faultDoneMsg{seq: seq, stderr: strings.TrimSpace(stderr.String())}
+	// Its stderr carries the build of the learner's code (the compiler
+	// quotes their lines) and whatever that code printed.
+	done := faultDoneMsg{seq: seq, stderr: sanitize.Text(strings.TrimSpace(stderr.String()))}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(werr, &ee):

@@ -304,7 +304,7 @@ func (m Model) Run(reference bool) (Seen, bool) {
 // faultsKey handles a key while the view is open.
 func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	names := labrun.ScheduleNames()
+	names := listNames()
 	if m.choosing {
 		switch {
 		case key.Matches(msg, k.Up):
@@ -328,6 +328,8 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.Close()
 	case m.Running():
 		m.handKey(msg) // esc stops it; the other keys are faults by hand
+	case key.Matches(msg, k.Reference) && mine != nil && mine.schedule == exploreEntry:
+		// An exploration ran the reference on each failing fault itself.
 	case key.Matches(msg, k.Reference) && mine != nil && ref == nil:
 		return m.startReference(mine)
 	case key.Matches(msg, k.Reference) && ref != nil:

@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/history"
-	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/sentence"
 	"github.com/ownership-election/playground/internal/tui/text"
 	"github.com/ownership-election/playground/internal/tui/timeline"
@@ -43,11 +42,11 @@ func (m Model) scheduleList(w, h int) []string {
 		out = append(out, st.Muted.Render(l))
 	}
 	out = append(out, "")
-	names := labrun.ScheduleNames()
+	names := listNames()
 	for i, n := range names {
 		if i == m.choice {
 			out = append(out, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
-			for _, l := range strings.Split(text.Wrap(labrun.ScheduleSays(n), max(w-4, 10)), "\n") {
+			for _, l := range strings.Split(text.Wrap(says(n), max(w-4, 10)), "\n") {
 				out = append(out, st.Text.Render("    "+l))
 			}
 			continue

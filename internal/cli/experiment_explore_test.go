@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun"
+)
+
+func TestExploreUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"experiment", "explore"},
+		{"experiment", "explore", "--lab", "99"},
+		{"experiment", "explore", "--lab", "06", "extra"},
+		{"experiment", "explore", "--lab", "06", "--budget", "0s"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
+		}
+		if strings.TrimSpace(stderr) == "" {
+			t.Errorf("%v: no message on stderr", args)
+		}
+	}
+}
+
+// TestExploreReportSaysWhatWasFound: the text report names the violation,
+// the faults and the replay command, and the grid marks the cell; a held
+// exploration with runs left untried says so rather than only "held".
+func TestExploreReportSaysWhatWasFound(t *testing.T) {
+	site := history.CallSite{File: "labs/06_fenced_write/fenced.go", Line: 38, Func: "Write", Entry: "Write", RPC: "Txn"}
+	f := history.RequestFault{ID: 1, Fault: history.PauseAfter, Role: "owner", Site: site, Occurrence: 1}
+	row := labrun.SiteRow{Site: site, Role: "owner", Cells: map[history.FaultAt]labrun.Cell{}}
+	for _, k := range history.FaultKinds() {
+		row.Cells[k] = labrun.CellHeld
+	}
+	row.Cells[history.PauseAfter] = labrun.CellViolated
+	finding := history.Finding{Property: "stale-write-refused", Violation: "stale-write", Text: "stale-write at 5.48 s: etcd took r1's write with token 2"}
+	rep := &labrun.ExploreReport{Lab: "06_fenced_write", Grid: []labrun.SiteRow{row}, Runs: 9, Planned: 12, Took: time.Minute,
+		Violations: []labrun.Violation{{Faults: []history.RequestFault{f}, Findings: []history.Finding{finding}, Confirmed: true}}}
+	l, _ := labrun.Find("06")
+	var b strings.Builder
+	printExplore(&b, l, rep, "/tmp/x.json")
+	out := b.String()
+	for _, want := range []string{"VIOL", "pause the replica after the owner's 1st request from fenced.go:38 Txn (Write)", "Stale-write at 5.48 s", "--faults /tmp/x.json", "confirmed by running it again: yes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	rep.Violations = nil
+	row.Cells[history.PauseAfter] = labrun.CellNotTried
+	b.Reset()
+	printExplore(&b, l, rep, "")
+	if out := b.String(); !strings.Contains(out, "5 planned runs were not tried") {
+		t.Errorf("a held exploration with runs left does not say so:\n%s", out)
+	}
+}

@@ -1,0 +1,426 @@
+package labrun
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ownership-election/playground/internal/experiment"
+	"github.com/ownership-election/playground/internal/history"
+)
+
+// Exploration: faults at every request the learner's code sends. A calm
+// run records which call sites each role reaches; then one run for each
+// reached site, fault kind and role (depth 1), then pairs of faults,
+// within a budget, several runs at once, each against its own etcd. A
+// run that breaks the lab's rules is run again with the reference under
+// the same faults (matched by the reference's own call sites): only
+// where the reference holds does it count against the learner's code;
+// where both fail the fault is a limit of the protocol or the runner.
+
+// DefaultBudget is exploration's default time for one lab: about two
+// minutes on a 2-core laptop with a warm build cache.
+const DefaultBudget = 2 * time.Minute
+
+// ExploreOptions say what to explore and how.
+type ExploreOptions struct {
+	Root   string
+	Lab    Lab
+	Source string // the file to run as the learner's ("": labs/<ID>/<File> as it is)
+	// Budget bounds the runs (DefaultBudget when 0); Seed fixes their
+	// order; Parallel is how many go at once (from the cores when 0).
+	Budget   time.Duration
+	Seed     uint64
+	Parallel int
+	// All: go on after the first violation.
+	All bool
+	// Progress, if set, is told after each run.
+	Progress func(ExploreProgress)
+	// Env makes the environment of one run (its own etcd when nil).
+	Env func() experiment.Env
+}
+
+// ExploreProgress is how far an exploration got.
+type ExploreProgress struct {
+	Done, Planned int
+	// Covered are the call sites at least one fault was tried at, of
+	// Sites reached.
+	Covered, Sites int
+	Last           string // what the last run was and how it ended
+}
+
+// Cell is one fault kind at one call site.
+type Cell string
+
+// The states of a cell of the coverage grid.
+const (
+	CellHeld       Cell = "held"
+	CellViolated   Cell = "violated"
+	CellLimit      Cell = "limit" // the reference failed the same way: not the learner's
+	CellNotReached Cell = "not reached"
+	CellNotTried   Cell = "not tried" // reached, but the budget ended first
+)
+
+// SiteRow is one row of the grid: a call site as one role reached it
+// in the calm run.
+type SiteRow struct {
+	Site  history.CallSite
+	Role  string
+	Cells map[history.FaultAt]Cell
+}
+
+// Violation is a fault set under which the learner's code broke a rule
+// and the reference, under the same faults, held.
+type Violation struct {
+	Faults   []history.RequestFault
+	Findings []history.Finding // the learner's run's, those that did not hold
+	History  history.History   // the smallest run that shows it
+	// Reference is the reference's run under the same faults.
+	Reference history.History
+	// Confirmed: the smallest faults, run again, broke the rules again.
+	Confirmed bool
+	// Shrunk says what shrinking took away ("3 replicas to 2").
+	Shrunk []string
+}
+
+// Limit is a fault set under which the reference failed too: a limit of
+// the protocol or of the runner, not the learner's bug.
+type Limit struct {
+	Faults    []history.RequestFault
+	Learner   []history.Finding
+	Reference []history.Finding
+}
+
+// ExploreReport is what an exploration found.
+type ExploreReport struct {
+	Lab        string
+	Grid       []SiteRow
+	Runs       int
+	Planned    int
+	Violations []Violation
+	Limits     []Limit
+	// Calm is set when the learner's code broke the rules without any
+	// fault: the calm run's findings. CalmRun is that run.
+	Calm    []history.Finding
+	CalmRun history.History
+	Took    time.Duration
+}
+
+// plannedRun is one run of the plan: its faults (one at depth 1).
+type plannedRun struct {
+	faults []history.RequestFault
+}
+
+// explorer is one exploration's state.
+type explorer struct {
+	o        ExploreOptions
+	bin, ref string
+	start    time.Time
+	refSites []history.RequestFault // the reference's reached sites
+
+	mu     sync.Mutex
+	report *ExploreReport
+	found  bool // a confirmed violation: stop unless All
+	done   int
+}
+
+// parallel is how many runs go at once: two per core, since a run mostly
+// waits on its faults, at least two.
+func (o ExploreOptions) parallel() int {
+	if o.Parallel > 0 {
+		return o.Parallel
+	}
+	return max(2, 2*runtime.NumCPU())
+}
+
+func (o ExploreOptions) env() experiment.Env {
+	if o.Env != nil {
+		return o.Env()
+	}
+	return experiment.Env{}
+}
+
+// Explore builds the learner's code and the reference, then explores.
+func Explore(ctx context.Context, o ExploreOptions) (*ExploreReport, error) {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	x := &explorer{o: o, start: time.Now(), report: &ExploreReport{Lab: o.Lab.ID}}
+	var err error
+	if o.Source == "" {
+		x.bin, err = Build(ctx, o.Root, o.Lab, false)
+	} else {
+		x.bin, err = BuildWith(ctx, o.Root, o.Lab, o.Source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if x.ref, err = Build(ctx, o.Root, o.Lab, true); err != nil {
+		return nil, fmt.Errorf("build the reference: %w", err)
+	}
+	if err := x.calm(ctx); err != nil {
+		return nil, err
+	}
+	if x.report.Calm == nil {
+		x.explore(ctx, x.depth1())
+		if !x.stop(ctx) {
+			x.explore(ctx, x.pairs())
+		}
+	}
+	x.report.Took = time.Since(x.start)
+	return x.report, ctx.Err()
+}
+
+// runLab runs bin (the learner's, or with reference the reference's)
+// under faults and returns its history.
+func (x *explorer) runLab(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params, sites bool) (history.History, error) {
+	bin := x.bin
+	if reference {
+		bin = x.ref
+	}
+	spec := x.o.Lab.Spec(bin, reference, "")
+	spec.Sites = sites
+	for i := range faults {
+		f := faults[i]
+		p.Faults = append(p.Faults, history.ScheduledFault{Kind: RequestArmed, Replica: f.Replica, Request: &f})
+	}
+	run, err := Start(ctx, spec, p, x.o.env(), nil)
+	if err != nil {
+		return history.History{}, err
+	}
+	if _, err := run.Wait(); err != nil {
+		return run.History(), err
+	}
+	return run.History(), nil
+}
+
+// calm runs the learner's code and the reference without faults, each
+// reporting the call sites it reaches, and lays out the grid.
+func (x *explorer) calm(ctx context.Context) error {
+	var mine, ref history.History
+	var errMine, errRef error
+	var wg sync.WaitGroup
+	wg.Go(func() { mine, errMine = x.runLab(ctx, false, nil, history.Params{Seed: x.o.Seed}, true) })
+	wg.Go(func() { ref, errRef = x.runLab(ctx, true, nil, history.Params{Seed: x.o.Seed}, true) })
+	wg.Wait()
+	if errMine != nil {
+		return fmt.Errorf("calm run of your code: %w", errMine)
+	}
+	if errRef != nil {
+		return fmt.Errorf("calm run of the reference: %w", errRef)
+	}
+	x.report.Runs = 2
+	x.report.CalmRun = mine
+	if mine.Verdict != nil && !mine.Verdict.Showed {
+		x.report.Calm = failed(*mine.Verdict)
+	}
+	x.refSites = Reached(&ref)
+	x.report.Grid = grid(Reached(&mine))
+	return nil
+}
+
+// failed are a verdict's findings that did not hold.
+func failed(v history.Verdict) []history.Finding {
+	var out []history.Finding
+	for _, f := range v.Findings {
+		if !f.Held {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Reached lists the call sites a run's replicas reached, each site and
+// role once, in the order first reached (Site, HitRole, HitReplica set).
+func Reached(h *history.History) []history.RequestFault {
+	var out []history.RequestFault
+	seen := map[string]bool{}
+	for _, e := range h.Events {
+		if e.Kind != history.Note || e.Facts == nil || e.Facts.Op != history.OpReached || e.Facts.Request == nil {
+			continue
+		}
+		r := *e.Facts.Request
+		if k := r.Site.Key() + " " + r.HitRole; !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// grid lays out one row per reached site and role, every cell not
+// tried yet, in the order of the source.
+func grid(reached []history.RequestFault) []SiteRow {
+	var rows []SiteRow
+	for _, r := range reached {
+		cells := map[history.FaultAt]Cell{}
+		for _, k := range history.FaultKinds() {
+			cells[k] = CellNotTried
+		}
+		rows = append(rows, SiteRow{Site: r.Site, Role: r.HitRole, Cells: cells})
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Site.File != b.Site.File {
+			return a.Site.File < b.Site.File
+		}
+		if a.Site.Line != b.Site.Line {
+			return a.Site.Line < b.Site.Line
+		}
+		return a.Role < b.Role
+	})
+	return rows
+}
+
+// depth1 is one run per reached site, fault kind and role, in tiers by
+// kind (the stop and the held request open the widest windows; each move
+// of etcd's leader needs a 3-member cluster, so those come last), the
+// runs in each tier in an order the seed fixes.
+func (x *explorer) depth1() []plannedRun {
+	tiers := map[history.FaultAt][]plannedRun{}
+	id := 1
+	for _, row := range x.report.Grid {
+		for _, k := range history.FaultKinds() {
+			f := history.RequestFault{ID: id, Fault: k, Role: row.Role, Site: row.Site, Occurrence: 1}
+			id++
+			tiers[k] = append(tiers[k], plannedRun{faults: []history.RequestFault{f}})
+		}
+	}
+	rng := rand.New(rand.NewPCG(x.o.Seed, 0x6578706c6f7265))
+	var plan []plannedRun
+	for _, k := range exploreOrder {
+		t := tiers[k]
+		rng.Shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
+		plan = append(plan, t...)
+	}
+	return plan
+}
+
+// exploreOrder is the order of the fault kinds' tiers.
+var exploreOrder = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
+
+// pairs is two faults a run, at two sites or two roles, while the
+// budget lasts: the next depth.
+func (x *explorer) pairs() []plannedRun {
+	one := x.depth1()
+	var plan []plannedRun
+	for i := range one {
+		for j := i + 1; j < len(one); j++ {
+			a, b := one[i].faults[0], one[j].faults[0]
+			if a.Site.Key() == b.Site.Key() && a.Role == b.Role || a.Fault == history.LeaderAfter || b.Fault == history.LeaderAfter {
+				continue
+			}
+			b.ID = a.ID + 10000
+			plan = append(plan, plannedRun{faults: []history.RequestFault{a, b}})
+		}
+	}
+	rng := rand.New(rand.NewPCG(x.o.Seed, 0x7061697273))
+	rng.Shuffle(len(plan), func(i, j int) { plan[i], plan[j] = plan[j], plan[i] })
+	return plan
+}
+
+// stop says whether exploration should plan no more runs.
+func (x *explorer) stop(ctx context.Context) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return ctx.Err() != nil || (x.found && !x.o.All) || time.Since(x.start) >= x.o.Budget
+}
+
+// ownEnough: a run started now is expected to end within the budget.
+func (x *explorer) roomFor(expect time.Duration) bool {
+	return time.Since(x.start)+expect <= x.o.Budget
+}
+
+// runExpect is what one run under faults takes on a quiet machine.
+const runExpect = 18 * time.Second
+
+// explore runs the plan, Parallel at a time, within the budget.
+func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
+	x.mu.Lock()
+	x.report.Planned += len(plan)
+	x.mu.Unlock()
+	slots := make(chan struct{}, x.o.parallel())
+	var wg sync.WaitGroup
+	for _, pr := range plan {
+		slots <- struct{}{}
+		if x.stop(ctx) || !x.roomFor(runExpect) {
+			<-slots
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			x.try(ctx, pr)
+		})
+	}
+	wg.Wait()
+}
+
+// try runs one planned run, judges it against the reference if it broke
+// a rule, and marks the grid.
+func (x *explorer) try(ctx context.Context, pr plannedRun) {
+	h, err := x.runLab(ctx, false, pr.faults, history.Params{Seed: x.o.Seed}, false)
+	cell, last := CellHeld, "held"
+	fired := Fired(&h)
+	switch {
+	case err != nil || h.Verdict == nil:
+		cell, last = CellNotTried, fmt.Sprintf("could not run: %v", err)
+	case len(fired) < len(pr.faults):
+		cell, last = CellNotReached, "the request was not sent again under faults"
+	case !h.Verdict.Showed:
+		cell, last = x.judge(ctx, pr, h)
+	}
+	x.mark(pr, cell, last)
+}
+
+// mark records one run's end in the grid and tells the progress.
+func (x *explorer) mark(pr plannedRun, cell Cell, last string) {
+	x.mu.Lock()
+	x.report.Runs++
+	x.done++
+	if len(pr.faults) == 1 {
+		f := pr.faults[0]
+		for i := range x.report.Grid {
+			row := &x.report.Grid[i]
+			if row.Site.Key() == f.Site.Key() && row.Role == f.Role && rank(cell) > rank(row.Cells[f.Fault]) {
+				row.Cells[f.Fault] = cell
+			}
+		}
+	}
+	p := ExploreProgress{Done: x.done, Planned: x.report.Planned, Last: describe(pr.faults) + ": " + last}
+	covered := map[string]bool{}
+	for _, row := range x.report.Grid {
+		covered[row.Site.Key()] = covered[row.Site.Key()] || slices.ContainsFunc(history.FaultKinds(), func(k history.FaultAt) bool { return row.Cells[k] != CellNotTried })
+	}
+	p.Sites = len(covered)
+	for _, c := range covered {
+		if c {
+			p.Covered++
+		}
+	}
+	x.mu.Unlock()
+	if x.o.Progress != nil {
+		x.o.Progress(p)
+	}
+}
+
+// rank orders the cells: a cell shows the worst of its runs.
+func rank(c Cell) int {
+	return slices.Index([]Cell{CellNotTried, CellNotReached, CellHeld, CellLimit, CellViolated}, c)
+}
+
+// describe says a run's faults in a line.
+func describe(fs []history.RequestFault) string {
+	s := ""
+	for i, f := range fs {
+		if i > 0 {
+			s += "; "
+		}
+		s += f.String()
+	}
+	return s
+}

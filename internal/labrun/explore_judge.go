@@ -1,0 +1,152 @@
+package labrun
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/ownership-election/playground/internal/history"
+)
+
+// Judging a run that broke a rule: the reference under the same faults
+// says whose the failure is; a learner's violation is then shrunk and
+// confirmed.
+
+// judge runs the reference under a learner's run's faults: a limit when
+// it fails too, else the learner's violation, shrunk and confirmed.
+func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) (Cell, string) {
+	mine := failed(*h.Verdict)
+	refFaults := x.forReference(pr.faults)
+	var ref history.History
+	if refFaults != nil {
+		r, err := x.runLab(ctx, true, refFaults, history.Params{Seed: x.o.Seed}, false)
+		if err == nil && r.Verdict != nil && !r.Verdict.Showed {
+			x.mu.Lock()
+			x.report.Limits = append(x.report.Limits, Limit{Faults: pr.faults, Learner: mine, Reference: failed(*r.Verdict)})
+			x.mu.Unlock()
+			return CellLimit, "broke " + names(mine) + ", and so did the reference: a limit, not your bug"
+		}
+		ref = r
+	}
+	v := x.shrink(ctx, pr.faults, h)
+	v.Reference = ref
+	if rf := x.forReference(v.Faults); rf != nil && v.History.Params.Replicas != h.Params.Replicas {
+		// The reference on the smallest run's faults and replicas: what
+		// its first divergence is read against.
+		if r, err := x.runLab(ctx, true, rf, history.Params{Seed: x.o.Seed, Replicas: v.History.Params.Replicas}, false); err == nil {
+			v.Reference = r
+		}
+	}
+	x.mu.Lock()
+	x.report.Violations = append(x.report.Violations, v)
+	x.found = x.found || v.Confirmed
+	x.mu.Unlock()
+	return CellViolated, "VIOLATION " + names(v.Findings) + "; the reference held"
+}
+
+// names lists the findings' property (or violation) names.
+func names(fs []history.Finding) string {
+	s := ""
+	for i, f := range fs {
+		if i > 0 {
+			s += ", "
+		}
+		n := f.Property
+		if f.Violation != "" {
+			n = f.Violation
+		}
+		s += n
+	}
+	return s
+}
+
+// forReference maps the learner's faults onto the reference's call
+// sites: the same lab function (Entry) and RPC, the k-th such site by
+// line as the learner's is the k-th of theirs. nil when the reference
+// sends no such request (it cannot be hit the same way).
+func (x *explorer) forReference(faults []history.RequestFault) []history.RequestFault {
+	var mine []history.CallSite
+	for _, row := range x.report.Grid {
+		mine = append(mine, row.Site)
+	}
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Line < mine[j].Line })
+	var theirs []history.CallSite
+	for _, r := range x.refSites {
+		theirs = append(theirs, r.Site)
+	}
+	var out []history.RequestFault
+	for _, f := range faults {
+		s, ok := matchSite(f.Site, mine, theirs)
+		if !ok {
+			return nil
+		}
+		f.Site = s
+		out = append(out, f)
+	}
+	return out
+}
+
+// matchSite finds the site of theirs that plays the part s plays in
+// mine: the same entry and RPC, in the same place in line order (the
+// last of theirs when they have fewer).
+func matchSite(s history.CallSite, mine, theirs []history.CallSite) (history.CallSite, bool) {
+	like := func(sites []history.CallSite) []history.CallSite {
+		var out []history.CallSite
+		seen := map[string]bool{}
+		for _, t := range sites {
+			if t.Entry == s.Entry && t.RPC == s.RPC && !seen[t.Key()] {
+				seen[t.Key()] = true
+				out = append(out, t)
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+		return out
+	}
+	a, b := like(mine), like(theirs)
+	if len(b) == 0 {
+		return history.CallSite{}, false
+	}
+	for i, t := range a {
+		if t.Key() == s.Key() {
+			return b[min(i, len(b)-1)], true
+		}
+	}
+	return b[0], true
+}
+
+// shrink makes a violation smaller by running it again: each fault
+// alone (fewest faults), then with the fewest replicas; then confirms
+// the smallest breaks the rules once more.
+func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h history.History) Violation {
+	v := Violation{Faults: faults, Findings: failed(*h.Verdict), History: h}
+	if len(faults) > 1 {
+		for _, f := range faults {
+			one := []history.RequestFault{f}
+			if hh, ok := x.violates(ctx, one, history.Params{Seed: x.o.Seed}); ok {
+				v.Shrunk = append(v.Shrunk, fmt.Sprintf("%d faults to 1", len(faults)))
+				v.Faults, v.History, v.Findings = one, hh, failed(*hh.Verdict)
+				break
+			}
+		}
+	}
+	fewest := x.o.Lab.scenario.MinReplicas
+	if n := v.History.Params.Replicas; fewest > 0 && n > fewest {
+		if hh, ok := x.violates(ctx, v.Faults, history.Params{Seed: x.o.Seed, Replicas: fewest}); ok {
+			v.Shrunk = append(v.Shrunk, fmt.Sprintf("%d replicas to %d", n, fewest))
+			v.History, v.Findings = hh, failed(*hh.Verdict)
+		}
+	}
+	_, v.Confirmed = x.violates(ctx, v.Faults, history.Params{Seed: x.o.Seed, Replicas: v.History.Params.Replicas})
+	return v
+}
+
+// violates runs the learner's code under faults: whether every fault
+// fired and a rule broke.
+func (x *explorer) violates(ctx context.Context, faults []history.RequestFault, p history.Params) (history.History, bool) {
+	h, err := x.runLab(ctx, false, faults, p, false)
+	ok := err == nil && h.Verdict != nil && !h.Verdict.Showed && len(Fired(&h)) == len(faults)
+	x.mu.Lock()
+	x.report.Runs++
+	x.mu.Unlock()
+	return h, ok
+}
