@@ -284,7 +284,7 @@ func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
 		r.Summary = "Violated: " + findingNames(r.Violations)
 	}
 	for _, row := range rep.Grid {
-		s := history.SiteRow{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
+		s := history.Site{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
 		for _, k := range history.FaultKinds() {
 			s.Cells = append(s.Cells, cellOf(rep, row, k))
 		}
