@@ -92,6 +92,9 @@ func writeProgress(w io.Writer, r report.Report) {
 				line += lab.At.Local().Format(" (01-02 15:04)")
 			}
 			fmt.Fprintf(&b, "   lab %-20s %s\n", strings.TrimSpace(lab.Number+" "+lab.ID), line)
+			if r := lab.Runs; r != nil {
+				fmt.Fprintf(&b, "       under faults: %s\n", report.RunsText(*r))
+			}
 		}
 		for _, e := range l.Experiments {
 			line := "not run"

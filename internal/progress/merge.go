@@ -31,6 +31,7 @@ func (p *Progress) Merge(o *Progress) {
 		}
 	}
 	p.mergeExperiments(o)
+	p.mergeLabRuns(o)
 	p.mergeReview(o)
 	if newer && o.Last.Lesson != "" {
 		p.Last, p.LastAt = o.Last, o.LastAt
@@ -108,6 +109,22 @@ func (p *Progress) mergeExperiments(o *Progress) {
 			e.Outcome = oe.Outcome
 		}
 		p.Experiments[name] = e
+	}
+}
+
+// mergeLabRuns merges o's lab runs into p's: the counts are the larger,
+// the last run the later.
+func (p *Progress) mergeLabRuns(o *Progress) {
+	for lab, or := range o.LabRuns {
+		if p.LabRuns == nil {
+			p.LabRuns = map[string]LabRunRecord{}
+		}
+		r := p.LabRuns[lab]
+		r.Runs, r.Held = max(r.Runs, or.Runs), max(r.Held, or.Held)
+		if or.LastRun.After(r.LastRun) {
+			r.Last, r.LastHeld, r.LastRun = or.Last, or.LastHeld, or.LastRun
+		}
+		p.LabRuns[lab] = r
 	}
 }
 

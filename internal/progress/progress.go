@@ -31,6 +31,9 @@ type Progress struct {
 	Labs map[string]LabGrade `json:"labs,omitempty"`
 	// Experiments is what the learner did with each experiment, by name.
 	Experiments map[string]ExperimentRecord `json:"experiments,omitempty"`
+	// LabRuns is what the learner's own code did as replicas under
+	// faults (`experiment run --lab`, the lab screen's f), by lab id.
+	LabRuns map[string]LabRunRecord `json:"lab_runs,omitempty"`
 	// ExperimentMode is how the learner last chose to run experiments:
 	// ExperimentModeStep or ExperimentModeAuto, empty until they chose.
 	ExperimentMode   string    `json:"experiment_mode,omitempty"`
@@ -71,6 +74,32 @@ type ExperimentRecord struct {
 	// Outcome is what the run that judged the prediction bore out (the
 	// texts of the options it showed), which a review asks for.
 	Outcome []string `json:"outcome,omitempty"`
+}
+
+// LabRunRecord counts a lab's runs under faults and says how the last
+// one ended.
+type LabRunRecord struct {
+	Runs     int       `json:"runs"`
+	Held     int       `json:"held"`           // runs in which every property held
+	Last     string    `json:"last,omitempty"` // the last run's schedule
+	LastHeld bool      `json:"last_held"`      // ... and whether it held
+	LastRun  time.Time `json:"last_run,omitzero"`
+}
+
+// RecordLabRun counts a finished run of lab's code under faults: on
+// schedule, held when every property of the lab held.
+func (p *Progress) RecordLabRun(lab, schedule string, held bool, at time.Time) {
+	if p.LabRuns == nil {
+		p.LabRuns = map[string]LabRunRecord{}
+	}
+	r := p.LabRuns[lab]
+	r.Runs++
+	if held {
+		r.Held++
+	}
+	r.Last, r.LastHeld, r.LastRun = schedule, held, at
+	p.LabRuns[lab] = r
+	p.Updated = at
 }
 
 // Position is a place in the course: a lesson and a page in it.
@@ -340,6 +369,7 @@ func (p *Progress) ResetLesson(lessonID string, now time.Time) {
 // ResetLab forgets a lab's grades and its pass.
 func (p *Progress) ResetLab(labID string, now time.Time) {
 	delete(p.Labs, labID)
+	delete(p.LabRuns, labID)
 	for _, l := range p.Lessons {
 		if l != nil {
 			delete(l.LabsPassed, labID)
@@ -399,6 +429,7 @@ func (p *Progress) Clone() *Progress {
 	}
 	c.Labs = maps.Clone(p.Labs)
 	c.Experiments = maps.Clone(p.Experiments)
+	c.LabRuns = maps.Clone(p.LabRuns)
 	c.Review = maps.Clone(p.Review)
 	return &c
 }

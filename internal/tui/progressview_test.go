@@ -148,3 +148,20 @@ func TestExperimentTempoIsKept(t *testing.T) {
 	h2.keys("x")
 	h2.mustShow("next run: auto-play, 8 s a step")
 }
+
+// TestLabRunsUnderFaultsAreRecorded: a run of the learner's code under
+// faults that ended judged goes to progress, and the progress view shows
+// it under its lab (runs, how many held, the last schedule and outcome);
+// it showed nothing of them.
+func TestLabRunsUnderFaultsAreRecorded(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.send(screen.LabRanUnderFaults{Lab: "01_cas", Schedule: "leader-pause", Held: true})
+	h.send(screen.LabRanUnderFaults{Lab: "01_cas", Schedule: "by-hand", Held: false})
+	r := h.savedProgress().LabRuns["01_cas"]
+	if r.Runs != 2 || r.Held != 1 || r.Last != "by-hand" || r.LastHeld {
+		t.Fatalf("saved lab runs %+v", r)
+	}
+	h.keys("P")
+	h.mustShow("under faults", "2 runs, 1 held · last: by-hand, a property broke")
+	h.checkFits()
+}

@@ -135,7 +135,8 @@ func (m *Model) navigate(msg tea.Msg) (tea.Cmd, bool) {
 func (m *Model) progressEvent(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case screen.PageShown, screen.CheckAnswered, screen.QuizFinished, screen.ExperimentRan,
-		screen.StepModeChosen, screen.TempoChosen, screen.Predicted, screen.LabPassed, screen.LabGraded, screen.Reviewed:
+		screen.StepModeChosen, screen.TempoChosen, screen.Predicted, screen.LabPassed, screen.LabGraded, screen.Reviewed,
+		screen.LabRanUnderFaults:
 	default:
 		return nil, false
 	}
@@ -155,6 +156,8 @@ func (m *Model) progressEvent(msg tea.Msg) (tea.Cmd, bool) {
 		change = func(p *progress.Progress) { p.RecordReview(msg.Question, msg.Right, now) }
 	case screen.ExperimentRan:
 		change = func(p *progress.Progress) { p.RecordExperimentRun(msg.Name, msg.Shown, now) }
+	case screen.LabRanUnderFaults:
+		change = func(p *progress.Progress) { p.RecordLabRun(msg.Lab, msg.Schedule, msg.Held, now) }
 	case screen.StepModeChosen:
 		change = func(p *progress.Progress) { p.SetExperimentMode(msg.Step, now) }
 	case screen.TempoChosen:

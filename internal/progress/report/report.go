@@ -6,6 +6,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/ownership-election/playground/internal/progress"
@@ -68,6 +69,9 @@ type Lab struct {
 	// PassedOnce says the lab passed at some time, even if the latest
 	// grade does not.
 	PassedOnce bool `json:"passed_once,omitempty"`
+	// Runs is the lab's code run as replicas under faults: how many
+	// runs, how many held, and the last one (nil when never run).
+	Runs *progress.LabRunRecord `json:"runs_under_faults,omitempty"`
 }
 
 // LabNotGraded is Lab.Status before any grade.
@@ -129,6 +133,9 @@ func Build(c *lessons.Course, p *progress.Progress, file string) Report {
 			} else if st.PassedOnce {
 				st.Status, st.At = progress.LabStatusPassed, rec.LabsPassed[lab]
 			}
+			if r, ok := p.LabRuns[lab]; ok && r.Runs > 0 {
+				st.Runs = &r
+			}
 			lp.Labs = append(lp.Labs, st)
 			t.Labs++
 			if st.PassedOnce {
@@ -180,4 +187,26 @@ func checkState(rec *progress.Lesson, id string, page int) Check {
 		ch.State = CheckWrong
 	}
 	return ch
+}
+
+// RunsText says in words how a lab's code did under faults: "3 runs, 2
+// held · last: schedule leader-pause, held (12-04 18:20)".
+func RunsText(r progress.LabRunRecord) string {
+	runs := "1 run"
+	if r.Runs != 1 {
+		runs = fmt.Sprintf("%d runs", r.Runs)
+	}
+	out := fmt.Sprintf("%s, %d held", runs, r.Held)
+	if r.Last == "" {
+		return out
+	}
+	how := "a property broke"
+	if r.LastHeld {
+		how = "held"
+	}
+	out += fmt.Sprintf(" · last: %s, %s", r.Last, how)
+	if !r.LastRun.IsZero() {
+		out += r.LastRun.Local().Format(" (01-02 15:04)")
+	}
+	return out
 }

@@ -44,3 +44,10 @@ func TestBuildCountsChecksQuizLabsAndExperiments(t *testing.T) {
 		t.Fatalf("totals: %+v", tot)
 	}
 }
+
+func TestRunsText(t *testing.T) {
+	got := RunsText(progress.LabRunRecord{Runs: 1, Held: 1, Last: "leader-pause", LastHeld: true})
+	if got != "1 run, 1 held · last: leader-pause, held" {
+		t.Errorf("%q", got)
+	}
+}

@@ -84,6 +84,14 @@ type (
 	OpenProgress struct{}
 )
 
+// LabRanUnderFaults says that the learner's code of a lab finished a run
+// as replicas under faults, on a schedule, and whether every property
+// held, for the learner's progress.
+type LabRanUnderFaults struct {
+	Lab, Schedule string
+	Held          bool
+}
+
 // ResetProgress asks the root to forget one part of the learner's
 // progress: a whole lesson, a lab or an experiment (exactly one is set).
 // What says it in words for the notice that confirms it.

@@ -47,6 +47,7 @@ const (
 	rowChecks
 	rowQuiz
 	rowLab
+	rowLabRuns // the lab's code run as replicas under faults
 	rowExperiment
 )
 
@@ -161,7 +162,7 @@ func (m *Model) open(r row) tea.Msg {
 		return screen.OpenLesson{Lesson: r.lesson.ID, Page: page}
 	case rowQuiz:
 		return screen.OpenQuiz{Lesson: r.lesson.ID}
-	case rowLab:
+	case rowLab, rowLabRuns:
 		return screen.OpenLab{Lab: r.lab.ID}
 	case rowExperiment:
 		return screen.OpenExperiment{Name: r.exp.Name}
@@ -173,8 +174,8 @@ func (m *Model) open(r row) tea.Msg {
 // whole lesson (pages, checkpoints, quiz and labs passed go together).
 func (m *Model) resetOf(r row) screen.ResetProgress {
 	switch r.kind {
-	case rowLab:
-		return screen.ResetProgress{Lab: r.lab.ID, What: m.course.LabName(r.lab.ID) + " (its grades and its pass)"}
+	case rowLab, rowLabRuns:
+		return screen.ResetProgress{Lab: r.lab.ID, What: m.course.LabName(r.lab.ID) + " (its grades, its pass and its runs under faults)"}
 	case rowExperiment:
 		return screen.ResetProgress{Experiment: r.exp.Name, What: "experiment " + r.exp.Name + " (its runs and your prediction)"}
 	}
@@ -198,6 +199,9 @@ func (m *Model) refresh(p *progress.Progress) {
 		}
 		for _, lab := range l.Labs {
 			m.rows = append(m.rows, row{kind: rowLab, lesson: l, lab: lab})
+			if lab.Runs != nil {
+				m.rows = append(m.rows, row{kind: rowLabRuns, lesson: l, lab: lab})
+			}
 		}
 		for _, e := range l.Experiments {
 			m.rows = append(m.rows, row{kind: rowExperiment, lesson: l, exp: e})
@@ -279,6 +283,9 @@ func (m *Model) rowLine(r row, selected bool) string {
 	case rowLab:
 		label = m.course.LabName(r.lab.ID) + " · " + r.lab.ID
 		state, good = labState(r.lab)
+	case rowLabRuns:
+		label = "  under faults"
+		state, good = report.RunsText(*r.lab.Runs), r.lab.Runs.LastHeld
 	case rowExperiment:
 		label = "experiment " + r.exp.Name
 		state, good = experimentState(r.exp)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
+	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/theme"
 	"github.com/ownership-election/playground/internal/tui/timeline"
 )
@@ -200,7 +201,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case faultMsg:
 		return m, m.faultEvent(msg)
 	case faultDoneMsg:
-		m.faultDone(msg)
+		return m, m.faultDone(msg)
 	case tea.KeyPressMsg:
 		if m.open {
 			return m, m.faultsKey(msg)
@@ -223,10 +224,11 @@ func (m *Model) faultEvent(msg faultMsg) tea.Cmd {
 	return waitFault(msg.ch)
 }
 
-// faultDone takes the run's end: its history, opened at the violation.
-func (m *Model) faultDone(msg faultDoneMsg) {
+// faultDone takes the run's end: its history, opened at the violation;
+// a judged run of the learner's code goes to progress.
+func (m *Model) faultDone(msg faultDoneMsg) tea.Cmd {
 	if msg.seq != m.seq {
-		return
+		return nil
 	}
 	m.stop = nil
 	r := m.runs[m.showing]
@@ -240,7 +242,11 @@ func (m *Model) faultDone(msg faultDoneMsg) {
 		}
 		v := timeline.OfHistory(m.styles, shown.Events, labrun.IsLabRun(h.Scenario), at)
 		r.view = &v
+		if !r.reference && msg.err == nil {
+			return screen.Send(screen.LabRanUnderFaults{Lab: m.opts.Lab, Schedule: r.schedule, Held: h.Verdict.Showed})
+		}
 	}
+	return nil
 }
 
 // markViolation is h with the checker's finding f (the violation its
