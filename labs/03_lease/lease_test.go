@@ -349,7 +349,7 @@ func otherLeasesInBetween(t *testing.T) {
 	if err := c.Renew(); err != nil {
 		t.Fatalf("replica-c's Renew after replica-a renewed twice = %v, want nil", err)
 	}
-	if !a.MayAct(t0.Add(11 * time.Second)) || a.MayAct(t0.Add(11500*time.Millisecond)) {
+	if !a.MayAct(t0.Add(11*time.Second)) || a.MayAct(t0.Add(11500*time.Millisecond)) {
 		t.Fatal("replica-a renewed at t0+4s: its window must end at exactly t0+11.5s (true at t0+11s, false at t0+11.5s), whatever other leases do")
 	}
 }
