@@ -64,8 +64,9 @@ Your own lab code as the replicas (run with no NAME):
 Flags of replay: --json, -v, as for run.
 
 Exit codes: 0 the experiment showed what it exists to show, 1 it did not
-(or failed, or the --record file could not be saved), 2 bad usage, 3 it needs the in-process etcd and
---etcd-endpoints points elsewhere, 130/143 stopped by Ctrl-C or SIGTERM.`,
+(or failed, or the --record file could not be saved), 2 bad usage, 3 it
+needs the in-process etcd and --etcd-endpoints points elsewhere, 130/143
+stopped by Ctrl-C or SIGTERM.`,
 		Run: runExperiment,
 	})
 }
