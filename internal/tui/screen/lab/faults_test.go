@@ -40,14 +40,14 @@ var faultsFlows = []faultsFlow{
 	// after its lock went to another.
 	{lessons.Lab{ID: "06_fenced_write", Title: "A fenced write", File: "fenced.go"}, "else_writes_anyway", "pause-owner", 0, "Stale-write at"},
 	// A session resigned but never closed: its lease outlives Run.
-	{lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, "no_session_close", "calm", -1, "Left-behind at"},
+	{lessons.Lab{ID: "07_election", Title: "A leader loop", File: "election.go"}, "no_session_close", "calm", -2, "Left-behind at"},
 	// A queue key without the lease outlives its crashed holder, and
 	// nobody behind it gets a turn again. (Under calm the bug shows only
 	// when a waiter is stopped while still in line, which the timing of
 	// the stop decides: a loaded machine hid it in 2 of 7 runs.)
 	{lessons.Lab{ID: "08_herd", Title: "A queue without a herd", File: "queue.go"}, "enqueue_no_lease", "crash-owner", 2, "Missed-turn at"},
 	// A revoke with Run's cancelled context never happens.
-	{lessons.Lab{ID: "09_shards", Title: "Shard ownership", File: "shards.go"}, "revoke_with_run_ctx", "calm", -1, "Left-behind at"},
+	{lessons.Lab{ID: "09_shards", Title: "Shard ownership", File: "shards.go"}, "revoke_with_run_ctx", "calm", -2, "Left-behind at"},
 }
 
 // TestFlowFaults drives x on each runner lab's screen at 80x24 in a real

@@ -40,7 +40,7 @@ func TestFlowByHand(t *testing.T) {
 	waitFor(t, tm, "Not graded yet")
 	tm.Type("x")
 	waitFor(t, tm, "Run your code under faults", says("pause-owner"))
-	pickSchedule(tm, -2) // by-hand, before calm at the end
+	pickSchedule(tm, -3) // by-hand, before calm and explore at the end
 	waitFor(t, tm, says(labrun.ByHand))
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	// The renderer redraws only the cells that changed, so what the
