@@ -180,8 +180,8 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 	if len(rep.Violations) == 0 {
 		tried := rep.Runs - 2 // the two calm runs
 		fmt.Fprintf(out, "\nHELD: none of the %d runs under faults broke a rule that the reference keeps under the same fault.\n", tried)
-		if left := rep.Planned - tried; left > 0 {
-			fmt.Fprintf(out, "%d planned runs were not tried within the budget (--budget %s; . in the grid).\n", left, budgetSays(rep))
+		if rep.Skipped > 0 {
+			fmt.Fprintf(out, "%d planned runs were not tried within the budget (--budget %s; . in the grid).\n", rep.Skipped, budgetSays(rep))
 		}
 		return
 	}
@@ -258,6 +258,7 @@ type exploreJSON struct {
 	history.Report
 	Runs    int         `json:"runs"`
 	Planned int         `json:"planned"`
+	Skipped int         `json:"skipped"`
 	Limits  []limitJSON `json:"limits"`
 }
 
@@ -290,7 +291,7 @@ func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
 		}
 		r.Sites = append(r.Sites, s)
 	}
-	j := exploreJSON{Report: r, Runs: rep.Runs, Planned: rep.Planned, Limits: []limitJSON{}}
+	j := exploreJSON{Report: r, Runs: rep.Runs, Planned: rep.Planned, Skipped: rep.Skipped, Limits: []limitJSON{}}
 	for _, l := range rep.Limits {
 		j.Limits = append(j.Limits, limitJSON{Faults: l.Faults, Findings: l.Learner, Reference: l.Reference})
 	}

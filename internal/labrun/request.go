@@ -107,6 +107,11 @@ func (lr *labRun) claim(ctx context.Context, p *labProc, h *replica.Hit) bool {
 	lr.claimed[h.ID] = true
 	fired := *f
 	lr.mu.Unlock()
+	if h.Role != replica.RoleNewcomer {
+		// The change the fault's window is for: the late replica joins
+		// while the one hit is held up.
+		lr.letNewcomerIn()
+	}
 	fired.HitRole, fired.HitReplica = h.Role, p.r.Name
 	lr.fire(ctx, p, fired)
 	return true
