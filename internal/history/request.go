@@ -154,3 +154,17 @@ func ordinal(n int) string {
 	}
 	return fmt.Sprintf("%d%s", n, suffix)
 }
+
+// Divergence is where a learner's run and the reference's, on the same
+// faults, first differ, as explore's report carries it: the step (from
+// 1, the runs' compared steps matched by role), the learner's event
+// there (its time, replica and kind: the lab screen marks it on that
+// run's timeline), and each side in a line.
+type Divergence struct {
+	Step      int           `json:"step"`
+	At        time.Duration `json:"at_ns"`
+	Replica   string        `json:"replica,omitempty"`
+	Kind      Kind          `json:"kind,omitempty"`
+	Yours     string        `json:"yours"`
+	Reference string        `json:"reference"`
+}

@@ -82,6 +82,8 @@ type faultRun struct {
 	// key's line the child had not taken, if the last one was not.
 	ended  bool
 	unsent string
+	// explore is an ended exploration's report and view (explore.go).
+	explore *exploreView
 }
 
 // New is the faults view of opts.Lab, closed, drawn with st.
@@ -111,6 +113,7 @@ type (
 		stderr  string
 		history *history.History
 		err     error
+		explore *exploreView // explore's report line, if the run was one
 	}
 )
 
@@ -119,7 +122,7 @@ type (
 // not.
 func IsMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case faultMsg, faultDoneMsg:
+	case faultMsg, faultDoneMsg, exploreStepMsg:
 		return true
 	}
 	return false
@@ -202,6 +205,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, m.faultEvent(msg)
 	case faultDoneMsg:
 		return m, m.faultDone(msg)
+	case exploreStepMsg:
+		return m, m.exploreStep(msg)
 	case tea.KeyPressMsg:
 		if m.open {
 			return m, m.faultsKey(msg)
@@ -242,6 +247,8 @@ func (m *Model) faultDone(msg faultDoneMsg) tea.Cmd {
 		}
 		v := timeline.OfHistory(m.styles, shown.Events, labrun.IsLabRun(h.Scenario), at)
 		r.view = &v
+		r.explore = msg.explore
+		m.exploreDone(r)
 		if !r.reference && msg.err == nil {
 			return screen.Send(screen.LabRanUnderFaults{Lab: m.opts.Lab, Schedule: r.schedule, Held: h.Verdict.Showed})
 		}
@@ -345,6 +352,9 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Schedules):
 		m.choosing = true
 	default:
+		if ok, cmd := m.exploreKey(msg); ok {
+			return cmd
+		}
 		if r := m.runs[m.showing]; r != nil && r.view != nil {
 			v, _ := r.view.Update(msg)
 			r.view = &v
