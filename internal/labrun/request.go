@@ -35,8 +35,12 @@ func ExploreCallTimeout(ttl int64) time.Duration {
 }
 
 // pauseFor and cutFor are how long a replica stays stopped, or cut off,
-// after the request a fault hit: past its lease.
-func pauseFor(run *experiment.Run) time.Duration { return 2*run.TTLDuration() + time.Second }
+// after the request a fault hit: past its lease, and long enough for
+// another replica to take over on a loaded machine (with 2 TTLs and a
+// second, lab 06's check-then-put was shown in one exploration and not
+// in the next: the next owner had not taken the lock yet when the
+// stopped one woke).
+func pauseFor(run *experiment.Run) time.Duration { return 3*run.TTLDuration() + time.Second }
 func cutFor(run *experiment.Run) time.Duration   { return 2 * run.TTLDuration() }
 
 // splitRequestFaults takes the request faults out of a schedule.
