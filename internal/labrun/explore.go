@@ -290,27 +290,41 @@ func grid(reached []history.RequestFault) []SiteRow {
 // of etcd's leader needs a 3-member cluster, so those come last), the
 // runs in each tier in an order the seed fixes.
 func (x *explorer) depth1() []plannedRun {
-	tiers := map[history.FaultAt][]plannedRun{}
+	tiers := make([][]plannedRun, len(exploreOrder))
 	id := 1
 	for _, row := range x.report.Grid {
 		for _, k := range history.FaultKinds() {
 			f := history.RequestFault{ID: id, Fault: k, Role: row.Role, Site: row.Site, Occurrence: 1}
 			id++
-			tiers[k] = append(tiers[k], plannedRun{faults: []history.RequestFault{f}})
+			t := tierOf(row.Site, k)
+			tiers[t] = append(tiers[t], plannedRun{faults: []history.RequestFault{f}})
 		}
 	}
 	rng := rand.New(rand.NewPCG(x.o.Seed, 0x6578706c6f7265))
 	var plan []plannedRun
-	for _, k := range exploreOrder {
-		t := tiers[k]
+	for _, t := range tiers {
 		rng.Shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
 		plan = append(plan, t...)
 	}
 	return plan
 }
 
-// exploreOrder is the order of the fault kinds' tiers.
-var exploreOrder = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
+// exploreOrder is the order of the fault kinds' tiers at a request, and
+// streamOrder at a stream: a stream that fails is the first thing code
+// that watches must survive (a watch etcd cancels, a keep-alive that
+// ends), so it comes first there.
+var (
+	exploreOrder = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
+	streamOrder  = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+)
+
+// tierOf is the tier of fault kind k at site s.
+func tierOf(s history.CallSite, k history.FaultAt) int {
+	if s.Stream() {
+		return slices.Index(streamOrder, k)
+	}
+	return slices.Index(exploreOrder, k)
+}
 
 // pairs is two faults a run, at two sites or two roles, while the
 // budget lasts: the next depth.

@@ -53,3 +53,24 @@ func TestExploreRolesNameTheNewcomer(t *testing.T) {
 		t.Errorf("Roles = %v, want the newcomer that took the lock as owner 2", got)
 	}
 }
+
+// TestExploreJudgesEachRule: a rule the reference broke too under the
+// same faults is a limit, one only the learner's code broke is theirs;
+// shrinking then keeps to the learner's own rules.
+func TestExploreJudgesEachRule(t *testing.T) {
+	mine := []history.Finding{{Property: "work-with-key", Violation: "work-without-key"}, {Property: "stops-working", Violation: "kept-working"}}
+	theirs := []history.Finding{{Property: "work-with-key", Violation: "work-without-key"}}
+	got := beyond(mine, theirs)
+	if len(got) != 1 || got[0].Violation != "kept-working" {
+		t.Fatalf("beyond = %+v, want only kept-working", got)
+	}
+	if len(beyond(theirs, theirs)) != 0 {
+		t.Fatal("the reference's own rule counted against the learner")
+	}
+	if n := named(mine, propertySet(got)); len(n) != 1 || n[0].Violation != "kept-working" {
+		t.Fatalf("named = %+v", n)
+	}
+	if len(named(mine, nil)) != 2 {
+		t.Fatal("no rule asked for: every finding counts")
+	}
+}

@@ -22,14 +22,18 @@ func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) 
 	if refFaults != nil {
 		r, err := x.unplanned(ctx, true, refFaults, history.Params{Seed: x.o.Seed})
 		if err == nil && r.Verdict != nil && !r.Verdict.Showed {
-			x.mu.Lock()
-			x.report.Limits = append(x.report.Limits, Limit{Faults: pr.faults, Learner: mine, Reference: failed(*r.Verdict)})
-			x.mu.Unlock()
-			return CellLimit, "broke " + names(mine) + ", and so did the reference: a limit, not your bug"
+			theirs := failed(*r.Verdict)
+			mine = beyond(mine, theirs)
+			if len(mine) == 0 {
+				x.mu.Lock()
+				x.report.Limits = append(x.report.Limits, Limit{Faults: pr.faults, Learner: failed(*h.Verdict), Reference: theirs})
+				x.mu.Unlock()
+				return CellLimit, "broke " + names(failed(*h.Verdict)) + ", and so did the reference: a limit, not your bug"
+			}
 		}
 		ref = r
 	}
-	v := x.shrink(ctx, pr.faults, h)
+	v := x.shrink(ctx, pr.faults, h, propertySet(mine))
 	v.Reference = ref
 	if rf := x.forReference(v.Faults); rf != nil && (v.History.Params.Replicas != h.Params.Replicas || v.History.Params.Watch != 0) {
 		// The reference on the smallest run's faults, replicas and end:
@@ -141,27 +145,27 @@ func likeEntry(s history.CallSite, sites []history.CallSite) []history.CallSite 
 // alone (fewest faults), then with the fewest replicas, then stopped as
 // early as it still breaks the rules (earliest end); then confirms the
 // smallest breaks them once more.
-func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h history.History) Violation {
-	v := Violation{Faults: faults, Findings: failed(*h.Verdict), History: h}
+func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h history.History, want map[string]bool) Violation {
+	v := Violation{Faults: faults, Findings: named(failed(*h.Verdict), want), History: h}
 	if len(faults) > 1 {
 		for _, f := range faults {
 			one := []history.RequestFault{f}
-			if hh, ok := x.violates(ctx, one, history.Params{Seed: x.o.Seed}); ok {
+			if hh, ok := x.violates(ctx, one, history.Params{Seed: x.o.Seed}, want); ok {
 				v.Shrunk = append(v.Shrunk, fmt.Sprintf("%d faults to 1", len(faults)))
-				v.Faults, v.History, v.Findings = one, hh, failed(*hh.Verdict)
+				v.Faults, v.History, v.Findings = one, hh, named(failed(*hh.Verdict), want)
 				break
 			}
 		}
 	}
 	fewest := x.o.Lab.scenario.MinReplicas
 	if n := v.History.Params.Replicas; fewest > 0 && n > fewest {
-		if hh, ok := x.violates(ctx, v.Faults, history.Params{Seed: x.o.Seed, Replicas: fewest}); ok {
+		if hh, ok := x.violates(ctx, v.Faults, history.Params{Seed: x.o.Seed, Replicas: fewest}, want); ok {
 			v.Shrunk = append(v.Shrunk, fmt.Sprintf("%d replicas to %d", n, fewest))
-			v.History, v.Findings = hh, failed(*hh.Verdict)
+			v.History, v.Findings = hh, named(failed(*hh.Verdict), want)
 		}
 	}
-	x.shrinkEnd(ctx, &v)
-	_, v.Confirmed = x.violates(ctx, v.Faults, smallest(x.o.Seed, v.History.Params))
+	x.shrinkEnd(ctx, &v, want)
+	_, v.Confirmed = x.violates(ctx, v.Faults, smallest(x.o.Seed, v.History.Params), want)
 	return v
 }
 
@@ -171,7 +175,7 @@ func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h 
 var earlyEnds = []float64{0.25, 1, 2}
 
 // shrinkEnd stops v's run as early as it still breaks the rules.
-func (x *explorer) shrinkEnd(ctx context.Context, v *Violation) {
+func (x *explorer) shrinkEnd(ctx context.Context, v *Violation, want map[string]bool) {
 	ttl := time.Duration(v.History.Timing.AskedTTL) * time.Second
 	if ttl <= 0 {
 		ttl = time.Duration(x.o.Lab.scenario.DefaultTTL) * time.Second
@@ -179,9 +183,9 @@ func (x *explorer) shrinkEnd(ctx context.Context, v *Violation) {
 	for _, k := range earlyEnds {
 		p := smallest(x.o.Seed, v.History.Params)
 		p.Watch = time.Duration(k * float64(ttl))
-		if hh, ok := x.violates(ctx, v.Faults, p); ok {
+		if hh, ok := x.violates(ctx, v.Faults, p, want); ok {
 			v.Shrunk = append(v.Shrunk, fmt.Sprintf("stopped %.1f s after the faults instead of %.0f s", p.Watch.Seconds(), 3*ttl.Seconds()))
-			v.History, v.Findings = hh, failed(*hh.Verdict)
+			v.History, v.Findings = hh, named(failed(*hh.Verdict), want)
 			return
 		}
 	}
@@ -194,11 +198,60 @@ func smallest(seed uint64, p history.Params) history.Params {
 }
 
 // violates runs the learner's code under faults: whether every fault
-// fired and a rule broke.
-func (x *explorer) violates(ctx context.Context, faults []history.RequestFault, p history.Params) (history.History, bool) {
+// fired and one of the rules in want broke.
+func (x *explorer) violates(ctx context.Context, faults []history.RequestFault, p history.Params, want map[string]bool) (history.History, bool) {
 	h, err := x.unplanned(ctx, false, faults, p)
-	ok := err == nil && h.Verdict != nil && !h.Verdict.Showed && len(Fired(&h)) == len(faults)
+	ok := err == nil && h.Verdict != nil && !h.Verdict.Showed && len(Fired(&h)) == len(faults) && len(named(failed(*h.Verdict), want)) > 0
 	return h, ok
+}
+
+// The learner's findings are judged one by one against the reference's
+// run on the same faults: a rule both broke is a limit of the protocol
+// (a check, then an act, is never atomic: both begin work a moment after
+// their key went), a rule only the learner's code broke is theirs (it
+// kept working long after).
+
+// findingName is a finding's name: its violation, else its property.
+func findingName(f history.Finding) string {
+	if f.Violation != "" {
+		return f.Violation
+	}
+	return f.Property
+}
+
+// beyond are mine's findings whose rule theirs did not break.
+func beyond(mine, theirs []history.Finding) []history.Finding {
+	broke := propertySet(theirs)
+	var out []history.Finding
+	for _, f := range mine {
+		if !broke[findingName(f)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// propertySet names the findings' rules.
+func propertySet(fs []history.Finding) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		out[findingName(f)] = true
+	}
+	return out
+}
+
+// named are the findings whose rule is in want (all of them for nil).
+func named(fs []history.Finding, want map[string]bool) []history.Finding {
+	if want == nil {
+		return fs
+	}
+	var out []history.Finding
+	for _, f := range fs {
+		if want[findingName(f)] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // unplanned is a run the plan did not count (a reference's beside a
