@@ -183,7 +183,7 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 	printGrid(out, rep.Grid)
 	for _, lim := range rep.Limits {
 		fmt.Fprintf(out, "\nlimit (the reference failed too, so not your bug): %s\n  yours: %s\n  reference: %s\n",
-			describeFaults(lim.Faults), findingNames(lim.Learner), findingNames(lim.Reference))
+			orCalm(describeFaults(lim.Faults)), findingNames(lim.Learner), findingNames(lim.Reference))
 	}
 	if len(rep.Violations) == 0 {
 		tried := rep.Runs - 2 // the two calm runs
@@ -233,6 +233,14 @@ func printGrid(out io.Writer, rows []labrun.SiteRow) {
 
 func budgetSays(rep *labrun.ExploreReport) string {
 	return fmt.Sprintf("%.0fs", rep.Took.Seconds())
+}
+
+// orCalm names a limit met without faults.
+func orCalm(faults string) string {
+	if faults == "" {
+		return "the calm run, without any fault"
+	}
+	return faults
 }
 
 func yesNo(b bool) string {

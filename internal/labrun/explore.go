@@ -226,6 +226,16 @@ func (x *explorer) calm(ctx context.Context) error {
 	x.report.CalmRun = mine
 	if mine.Verdict != nil && !mine.Verdict.Showed {
 		x.report.Calm = failed(*mine.Verdict)
+		if ref.Verdict != nil && !ref.Verdict.Showed {
+			// The reference broke a rule in its calm run too (on a
+			// loaded machine, a newcomer's rebalancing can outlast a
+			// bound): only the rules it kept count against the learner.
+			theirs := failed(*ref.Verdict)
+			x.report.Limits = append(x.report.Limits, Limit{Learner: x.report.Calm, Reference: theirs})
+			if x.report.Calm = beyond(x.report.Calm, theirs); len(x.report.Calm) == 0 {
+				x.report.Calm = nil
+			}
+		}
 	}
 	x.refSites = Reached(&ref)
 	x.report.Grid = grid(Reached(&mine))
