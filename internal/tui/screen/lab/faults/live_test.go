@@ -177,3 +177,33 @@ func keyPress(k string) tea.KeyPressMsg {
 	}
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
+
+// TestScheduleListFitsAt80x24: in the 17 lines the lab screen gives the
+// view at 80x24, every schedule is listed and the chosen one's
+// description is whole, whichever is chosen: the intro gives way. With
+// by-hand or explore chosen, the last schedules were cut off.
+func TestScheduleListFitsAt80x24(t *testing.T) {
+	m := newView(t, "07_election")
+	m.SetSize(80, 17)
+	m.Open()
+	names := listNames()
+	for i, chosen := range names {
+		m.choice = i
+		view := ansi.Strip(m.View())
+		if n := strings.Count(view, "\n") + 1; n > 17 {
+			t.Fatalf("%s chosen: %d lines for 17", chosen, n)
+		}
+		for _, n := range names {
+			if !strings.Contains(view, "  "+n) && !strings.Contains(view, "▸ "+n) {
+				t.Fatalf("%s chosen: %s is not listed:\n%s", chosen, n, view)
+			}
+		}
+		words := strings.Fields(says(chosen))
+		if last := words[len(words)-1]; !strings.Contains(view, last) {
+			t.Fatalf("%s chosen: its description is cut before %q:\n%s", chosen, last, view)
+		}
+		if !strings.Contains(view, "Run your code under faults") || !strings.Contains(view, "Three copies of labs/07_election") {
+			t.Fatalf("%s chosen: the heading or the intro's start is gone:\n%s", chosen, view)
+		}
+	}
+}

@@ -32,27 +32,38 @@ func (m Model) View() string {
 	return text.Box(strings.Join(lines, "\n"), w, h)
 }
 
-// scheduleList is the prepared schedules, the chosen one with what it does.
+// scheduleList is the prepared schedules, the chosen one with what it
+// does, under what a run is. Short of lines, the blank line and then the
+// intro's last lines give way, never a schedule or what it does (at
+// 80x24 a long description pushed the last schedules off the view).
 func (m Model) scheduleList(w, h int) []string {
 	st := m.styles
-	out := []string{st.Heading.Render("Run your code under faults")}
-	intro := "Three copies of labs/" + m.opts.Lab + " run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand)."
-	for _, l := range strings.Split(text.Wrap(intro, w), "\n") {
-		out = append(out, st.Muted.Render(l))
-	}
-	out = append(out, "")
+	var list []string
 	names := listNames()
 	for i, n := range names {
 		if i == m.choice {
-			out = append(out, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
+			list = append(list, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
 			for _, l := range strings.Split(text.Wrap(says(n), max(w-4, 10)), "\n") {
-				out = append(out, st.Text.Render("    "+l))
+				list = append(list, st.Text.Render("    "+l))
 			}
 			continue
 		}
-		out = append(out, st.Muted.Render(ansi.Truncate("  "+n, w, "…")))
+		list = append(list, st.Muted.Render(ansi.Truncate("  "+n, w, "…")))
 	}
-	return out
+	intro := strings.Split(text.Wrap("Three copies of labs/"+m.opts.Lab+" run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand).", w), "\n")
+	gap := []string{""}
+	if room := h - 1 - len(list); room < len(intro)+1 {
+		gap = nil
+		if room < len(intro) {
+			intro = clampLines(strings.Join(intro, "\n"), max(room, 1), w)
+		}
+	}
+	out := []string{st.Heading.Render("Run your code under faults")}
+	for _, l := range intro {
+		out = append(out, st.Muted.Render(l))
+	}
+	out = append(out, gap...)
+	return append(out, list...)
 }
 
 // whose names whose code a run runs.
