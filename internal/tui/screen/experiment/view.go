@@ -32,7 +32,10 @@ func (m Model) statusLine(w int) string {
 			state += fmt.Sprintf(" · next step in %.0f s", math.Ceil(m.nextStepIn().Seconds()))
 		}
 	}
-	parts := []string{history.TTLLabel(m.params.TTL)}
+	var parts []string
+	if !m.sc.NoReplicas { // no replica, no lease: its TTL is nobody's
+		parts = append(parts, history.TTLLabel(m.params.TTL))
+	}
 	if m.sc.Name == "fencing" {
 		parts = append(parts, "fencing "+variant(m.params.Fencing))
 	}
