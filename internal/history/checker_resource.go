@@ -119,8 +119,8 @@ func keyAt(changes []Event, rev int64) (StoreKey, bool) {
 }
 
 // Herd is a key's delete that woke, through their own watches, waiters
-// other than the one directly behind it in line: one release stirred
-// the whole line where it needed to wake one.
+// further back in line than the one directly behind it: one release
+// stirred the line where it needed to wake one.
 type Herd struct {
 	At       time.Duration // the first needless wake-up's report
 	Key      string        // the key deleted
@@ -130,10 +130,11 @@ type Herd struct {
 	// delete had to wake ("" when nobody waited behind it).
 	Next string
 	// Woken are the waiters in line it woke, in the order they said so;
-	// Needless those of them not directly behind it.
+	// Needless those of them further back than directly behind it.
 	Woken, Needless []string
-	// Line is how many waiters were in line behind the key (its owner's
-	// other keys aside), by the key watch just before the delete.
+	// Line is how many replicas were in line besides the key's owner,
+	// ahead of the key or behind it, by the key watch just before the
+	// delete.
 	Line   int
 	Events []Event // the wake-ups (OpWoken notes), in order
 }
@@ -142,7 +143,7 @@ type Herd struct {
 // code was told of by its own watch (an OpWoken note), the waiters in
 // line just before it by the key watch (owners names the replica each
 // key is its place in line), and returns the deletes that woke a waiter
-// whose key was not directly behind the deleted one. A replica told of
+// whose key was behind the deleted one, but not directly. A replica told of
 // its own key's delete, or with no key in line then, is not a waiter
 // woken: only a place in line makes a wake-up needless or not.
 func Herds(events []Event, prefix string, owners map[string]string) []Herd {
@@ -200,25 +201,33 @@ func herdAt(line []Event, key string, rev int64, wakes []Event, owners map[strin
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].CreateRevision < keys[j].CreateRevision })
 	h := Herd{Key: key, Revision: rev, Owner: owners[key]}
+	waiters := map[string]bool{}
 	for i, k := range keys {
-		if k.CreateRevision > gone.CreateRevision && (h.Owner == "" || owners[k.Key] != h.Owner) {
+		who := owners[k.Key]
+		if k.Key == key || (who != "" && who == h.Owner) {
+			continue
+		}
+		if who == "" {
+			h.Line++ // a key nobody said is theirs: a waiter all the same
+		} else if !waiters[who] {
+			waiters[who] = true
 			h.Line++
-			if h.Next == "" && i > 0 && keys[i-1].Key == key {
-				h.Next = owners[k.Key]
-			}
+		}
+		if i > 0 && keys[i-1].Key == key && k.CreateRevision > gone.CreateRevision {
+			h.Next = who
 		}
 	}
 	for _, e := range wakes {
 		if e.Replica == h.Owner || slices.Contains(h.Woken, e.Replica) {
 			continue
 		}
-		inLine, behind := placeOf(keys, key, e.Replica, owners)
+		inLine, next, further := placeOf(keys, key, gone.CreateRevision, e.Replica, owners)
 		if !inLine {
 			continue // no place in line: not a waiter
 		}
 		h.Woken = append(h.Woken, e.Replica)
 		h.Events = append(h.Events, e)
-		if !behind {
+		if further && !next {
 			if len(h.Needless) == 0 {
 				h.At = e.At
 			}
@@ -229,16 +238,27 @@ func herdAt(line []Event, key string, rev int64, wakes []Event, owners map[strin
 }
 
 // placeOf says whether replica has a key in line (keys, oldest first;
-// the deleted key aside) and whether one of its keys is directly behind
-// the deleted key. A replica may have two: a restarted process's new key
+// the deleted key, created at created, aside), whether one of its keys
+// is directly behind the deleted key (next), and whether one is further
+// back (further). A replica may have two: a restarted process's new key
 // beside its old one, which waits out its lease.
-func placeOf(keys []StoreKey, deleted, replica string, owners map[string]string) (inLine, behind bool) {
+//
+// Only a waiter further back is woken needlessly: one ahead of the
+// deleted key may be a correct waiter that watched its predecessor's
+// key name and met the name again, used by the same lease for a new
+// place behind it (a missed turn, which turns-go-on judges, not a herd).
+func placeOf(keys []StoreKey, deleted string, created int64, replica string, owners map[string]string) (inLine, next, further bool) {
 	for i, k := range keys {
 		if k.Key == deleted || owners[k.Key] != replica {
 			continue
 		}
 		inLine = true
-		behind = behind || (i > 0 && keys[i-1].Key == deleted)
+		switch {
+		case i > 0 && keys[i-1].Key == deleted:
+			next = true
+		case k.CreateRevision > created:
+			further = true
+		}
 	}
-	return inLine, behind
+	return inLine, next, further
 }

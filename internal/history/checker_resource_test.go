@@ -186,3 +186,24 @@ func TestHerdRestartedReplicaWithTwoKeys(t *testing.T) {
 		t.Fatalf("another queue's key: %+v", hs)
 	}
 }
+
+func TestHerdWaiterAheadWokenIsNotJudged(t *testing.T) {
+	// r3 leaves the line (c deleted) and r2, ahead of it, is told of it:
+	// a watch on a key name the same lease used again for a place
+	// behind r2 looks the same, so it is not called a herd.
+	events, owners := line()
+	events = append(events, del(13, "q/c"), woke("r2", "q/c", 13))
+	if hs := Herds(events, "q/", owners); len(hs) != 0 {
+		t.Fatalf("a waiter ahead of the key: no herd, got %+v", hs)
+	}
+	// r1 holds (a), r2 waits (b), r3 (c) and r4 (d): a's delete reaches
+	// r2 and r4, b's delete reaches r3 and r4: two herds, r4 the needless
+	// one in each.
+	events, owners = line()
+	events = append(events, put(13, "q/d", "", 13), del(14, "q/a"), woke("r2", "q/a", 14), woke("r4", "q/a", 14),
+		del(15, "q/b"), woke("r3", "q/b", 15), woke("r4", "q/b", 15))
+	hs := Herds(events, "q/", owners)
+	if len(hs) != 2 || !slices.Equal(hs[0].Needless, []string{"r4"}) || hs[0].Next != "r2" || hs[0].Line != 3 || hs[1].Next != "r3" || hs[1].Line != 2 {
+		t.Fatalf("want two herds with r4 woken needlessly: %+v", hs)
+	}
+}

@@ -78,12 +78,12 @@ func herdNoHerd(f *history.Findings) history.Finding {
 		return holds("Every key that left the line woke at most the waiter directly behind it.")
 	}
 	h := hs[0]
-	next := "nobody waited directly behind it"
+	next := "nobody waited directly behind it, so no one had to wake"
 	if h.Next != "" {
 		next = "only " + h.Next + ", directly behind it, had to wake"
 	}
 	return breaks("herd", h.At, append(slices.Clone(h.Needless), h.Woken...), h.Events,
-		"the delete of %s's key %s at revision %d woke %d of the %d waiters in line (%s); %s.",
+		"the delete of %s's key %s at revision %d reached the code of %d of the %d other replicas in line through their own watches (%s); %s.",
 		orSomeone(h.Owner), h.Key, h.Revision, len(h.Woken), h.Line, strings.Join(h.Woken, ", "), next)
 }
 

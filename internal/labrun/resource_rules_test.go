@@ -135,7 +135,7 @@ func TestHerdNoHerd(t *testing.T) {
 	if ok || !strings.HasPrefix(s, "herd at 1.00 s") {
 		t.Fatalf("every waiter woke: %v %s", ok, s)
 	}
-	for _, w := range []string{"r1's key queue/a at revision 5", "woke 2 of the 2 waiters in line (r3, r2)", "only r2, directly behind it"} {
+	for _, w := range []string{"r1's key queue/a at revision 5", "reached the code of 2 of the 2 other replicas in line through their own watches (r3, r2)", "only r2, directly behind it"} {
 		if !strings.Contains(s, w) {
 			t.Fatalf("the sentence lacks %q: %s", w, s)
 		}
