@@ -141,7 +141,10 @@ func buildWith(ctx context.Context, root string, l Lab, source string, progress 
 	cmd.Dir = dir
 	// The course's go.mod and go.sum are complete: a GOFLAGS=-mod=mod of
 	// the learner's must not let the go command change them (as grading).
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly")
+	// No version control stamp: the cache folder may sit inside a git
+	// repository of the learner's (a home folder kept in git), which says
+	// nothing of the program and whose status could fail the build.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false")
 	proctree.Group(cmd) // a cancelled build ends the compilers go started too
 	proctree.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
