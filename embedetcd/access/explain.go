@@ -125,24 +125,35 @@ func (s Settings) Diagnose(ctx context.Context, err error) error {
 }
 
 // Preflight dials every endpoint the way the client will (TCP, then TLS
-// with the settings' files) and returns the first problem when none of
-// them works: a wrong CA or a closed port is then named in milliseconds,
-// where the client would retry until its deadline and only say that time
-// ran out. One working endpoint is enough (a member may be down).
+// with the settings' files) and returns the first endpoint's problem when
+// none of them works: a wrong CA or a closed port is then named in
+// milliseconds, where the client would retry until its deadline and only
+// say that time ran out. One working endpoint is enough (a member may be
+// down), so the endpoints are tried at once, each with the whole budget:
+// a member that swallows connections (a stopped process, a firewall that
+// drops) must not use up the time of the members behind it in the list.
 func (s Settings) Preflight(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	var first error
-	for _, ep := range s.Endpoints {
-		err := s.probe(ctx, ep)
-		if err == nil {
-			return nil
-		}
-		if first == nil {
-			first = err
+	errs := make([]error, len(s.Endpoints))
+	done := make(chan int, len(s.Endpoints))
+	for i, ep := range s.Endpoints {
+		go func() {
+			errs[i] = s.probe(ctx, ep)
+			done <- i
+		}()
+	}
+	for range s.Endpoints {
+		if i := <-done; errs[i] == nil {
+			return nil // cancel (deferred) ends the other probes
 		}
 	}
-	return first
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // probe dials one endpoint the way the client would and reports what

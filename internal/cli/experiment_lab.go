@@ -240,7 +240,9 @@ func (rf *runFlags) withLabSchedule() error {
 	return nil
 }
 
-// labRoot is the checkout whose labs/ holds the learner's code.
+// labRoot is the folder whose labs/ holds the learner's code: a
+// checkout, or a folder `playground init` wrote (its go.mod is the
+// course's too).
 func labRoot() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -248,7 +250,7 @@ func labRoot() (string, error) {
 	}
 	root := grade.FindRoot(wd)
 	if root == "" {
-		return "", errors.New("lab run: not inside a checkout of the course (a folder whose go.mod is " + grade.ModulePath + " with labs/ in it)")
+		return "", errors.New("lab run: not inside a checkout of the course (a folder whose go.mod is " + grade.ModulePath + " with labs/ in it); clone it, or make one with `playground init DIR`, and run the lab there")
 	}
 	return root, nil
 }

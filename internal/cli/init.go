@@ -25,6 +25,12 @@ go.sum, all as this program embeds them. Then, in that folder:
   playground                 the course, with the lab screen and watch mode
   playground grade           grade every lab (or some: playground grade 01)
   go test ./labs/...         plain go test works too
+  playground experiment run --lab 05       your lab code as the replicas,
+  playground experiment explore --lab 05   under faults (labs 05 to 09)
+
+The replica programs and the reference solutions those runs build stay
+inside this program (it builds them in its cache folder); the folder
+gets only what you edit and what go test needs.
 
 The labs to edit are labs/NN_name/<file>.go. DIR must be empty or not
 exist yet.
@@ -44,6 +50,8 @@ Written by ` + "`playground init`" + `. Each lab is a folder in labs/ with a REA
     playground               the course; its lab screen grades with hints
     playground grade         grade every lab, as the lab screen does
     go test ./labs/01_cas/   one lab with plain go test
+    playground experiment run --lab 05      labs 05 to 09: your code as
+    playground experiment explore --lab 05  the replicas, under faults
 
 Grading uses only your lab files: the tests, the harness, go.mod and go.sum
 are the copies inside the playground program, so edit the lab files, not

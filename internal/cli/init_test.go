@@ -67,3 +67,61 @@ func TestInitFromTheBuiltBinary(t *testing.T) {
 		t.Errorf("init into a folder with files: %v\n%s", err, out)
 	}
 }
+
+// TestInitFolderRunsTheLabCode is issue 33's "explore runs in a
+// playground init folder", end to end and as a learner who installed the
+// program has it: the program installed with go install into a folder
+// outside the checkout, the labs written by init, and every command run
+// from that folder, with the module cache only. The stub is not built
+// (not written yet, exit 2); lab 05's solution written in runs under
+// faults and holds; explore builds it and the reference, which the
+// folder does not have (the program carries both the replica harness and
+// the reference), records the call sites of the learner's file and holds.
+func TestInitFolderRunsTheLabCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs the playground, builds and runs a lab's replicas (a minute or more)")
+	}
+	gobin := t.TempDir()
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "PLAYGROUND_STATE_DIR="+t.TempDir(), "PLAYGROUND_CACHE_DIR="+t.TempDir())
+	run := func(dir string, name string, args ...string) (string, string, int) {
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		cmd.Run()
+		return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+	}
+	install := exec.Command("go", "install", "./cmd/playground")
+	install.Dir, install.Env = repoRoot(t), append(env, "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	bin := filepath.Join(gobin, "playground")
+	work := t.TempDir()
+	if out, errOut, code := run(work, bin, "init", "labs"); code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errOut)
+	}
+	labs := filepath.Join(work, "labs")
+	for _, f := range []string{"internal/labrun", "solutions"} {
+		if _, err := os.Stat(filepath.Join(labs, f)); err == nil {
+			t.Fatalf("init wrote %s into the learner's folder", f)
+		}
+	}
+	if _, errOut, code := run(labs, bin, "experiment", "run", "--lab", "05"); code != 2 || !strings.Contains(errOut, "not written yet") {
+		t.Fatalf("the stub: exit %d, want 2 and 'not written yet'\n%s", code, errOut)
+	}
+	sol, err := os.ReadFile(filepath.Join(repoRoot(t), "solutions/05_etcd_lock/lock.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(labs, "labs/05_etcd_lock/lock.go"), sol, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := run(labs, bin, "experiment", "run", "--lab", "05", "--schedule", "calm"); code != 0 || !strings.Contains(out, "verdict: HELD") {
+		t.Fatalf("experiment run --lab 05 in the init folder: exit %d, want 0 and HELD\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := run(labs, bin, "experiment", "explore", "--lab", "05", "--budget", "30s")
+	if code != 0 || !strings.Contains(out, "explored labs/05_etcd_lock") || !strings.Contains(out, "lock.go:") || !strings.Contains(out, "\nHELD") {
+		t.Fatalf("experiment explore --lab 05 in the init folder: exit %d, want 0, the learner's call sites and HELD\n%s%s", code, out, errOut)
+	}
+}

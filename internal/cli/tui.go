@@ -123,7 +123,7 @@ func runProgram(ctx context.Context, cancel context.CancelFunc, env *Env, m tui.
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(120), tea.WithFilter(newKeyFlood().filter))
 	final, err := p.Run()
 	cancel() // stops a start still in flight
-	flushProgress(env, final)
+	unsaved := flushProgress(env, final)
 	// A grading still running (go test and its test binary) must not
 	// outlive the program.
 	grade.StopAll()
@@ -133,20 +133,28 @@ func runProgram(ctx context.Context, cancel context.CancelFunc, env *Env, m tui.
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("run the terminal interface: %w", err)
 	}
+	if unsaved {
+		// Like quiz and review: a session whose progress did not reach
+		// the disk does not end as a success.
+		return &ExitError{Code: 1}
+	}
 	return nil
 }
 
 // flushProgress writes the progress changes a failed save left waiting,
 // now that the screen is gone, and says on stderr when some still could
-// not be written.
-func flushProgress(env *Env, final tea.Model) {
+// not be written; it reports whether any were lost.
+func flushProgress(env *Env, final tea.Model) (unsaved bool) {
 	m, ok := final.(tui.Model)
 	if !ok {
-		return
+		return false
 	}
-	if n, err := m.FlushProgress(); err != nil {
+	n, err := m.FlushProgress()
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "playground: %d progress changes could not be saved: %v\n", n, err)
+		return true
 	}
+	return false
 }
 
 // restoreTerminalOnPanic records the terminal's state and returns a

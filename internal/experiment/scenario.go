@@ -30,6 +30,10 @@ type Scenario struct {
 	// NeedsOwnServer: it reconfigures etcd (auth), so it always starts a
 	// private in-process server...
 	NeedsOwnServer bool
+	// NoReplicas: it starts no replicas (its etcd members are the
+	// story), so there is nothing for the learner's fault keys to act
+	// on, and no lease for a TTL to set: the screen offers neither.
+	NoReplicas bool
 	// ...unless it has RunAsLearner and runs on a shared cluster where the
 	// learner logs in as a user of their own (a class cluster, with auth
 	// already on): then it runs that instead, as that user.

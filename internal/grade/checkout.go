@@ -88,7 +88,8 @@ func labGoFiles(root, lab string, overlay map[string]string) ([]string, error) {
 }
 
 // CheckCheckout compares this program's copies of the course files (all
-// but the stubs) with git's, when root is a git checkout and the program
+// but the stubs and the build-only files, which grading never builds)
+// with git's, when root is a git checkout and the program
 // was built from one: from the commit it was built at when it says so,
 // else from HEAD. A copy that differs means the program was built from
 // edited tests or harness (go run embeds the working tree): that is
@@ -110,7 +111,7 @@ func (c *Course) CheckCheckout(root string) error {
 	}
 	var bad []Refusal
 	for _, f := range files {
-		if lab, inLab := labFolder(f); inLab && slices.Contains(c.StubFiles(lab), path.Base(f)) {
+		if lab, inLab := labFolder(f); (inLab && slices.Contains(c.StubFiles(lab), path.Base(f))) || BuildOnly(f) {
 			continue
 		}
 		data, err := fs.ReadFile(c.fsys, f)

@@ -121,13 +121,33 @@ func (c *Course) labGo(lab string, tests bool) []string {
 	return out
 }
 
-// WriteTo writes the course's files into dir, which must exist.
-func (c *Course) WriteTo(dir string) error {
+// BuildOnly reports whether the course file p (slash-separated) is one
+// that lab runs build in Dir but a learner's folder never gets: the
+// replica programs and their harness (internal/labrun/...), which must
+// match the binary that drives them wherever the learner's code is, and
+// the reference solutions (solutions/...) explore compares with. WriteTo
+// leaves them out and CheckCheckout does not hold them to git's copies:
+// grading never builds them.
+func BuildOnly(p string) bool {
+	return strings.HasPrefix(p, "internal/labrun/") || strings.HasPrefix(p, "solutions/")
+}
+
+// WriteTo writes the course's files into dir, which must exist: what a
+// learner's folder holds (`playground init`), without the build-only
+// files (BuildOnly).
+func (c *Course) WriteTo(dir string) error { return c.write(dir, false) }
+
+// write writes the course's files into dir, the build-only ones too when
+// all is set (Dir).
+func (c *Course) write(dir string, all bool) error {
 	files, err := c.Files()
 	if err != nil {
 		return err
 	}
 	for _, f := range files {
+		if !all && BuildOnly(f) {
+			continue
+		}
 		data, err := fs.ReadFile(c.fsys, f)
 		if err != nil {
 			return fmt.Errorf("read the course: %w", err)
@@ -144,9 +164,11 @@ func (c *Course) WriteTo(dir string) error {
 }
 
 // Dir is a folder holding the course's files as a module, where its labs
-// are built: in the cache folder, named by the course's content, so that
-// the go command's caches keep working from one grading (and one run of
-// the program) to the next. It is written when missing.
+// and the labs' replica programs are built: in the cache folder, named by
+// the course's content, so that the go command's caches keep working from
+// one grading (and one run of the program) to the next. It is written
+// when missing, build-only files included (BuildOnly); the learner never
+// edits it.
 func (c *Course) Dir() (string, error) {
 	c.dirMu.Lock()
 	defer c.dirMu.Unlock()
@@ -165,7 +187,7 @@ func (c *Course) Dir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("course build folder: %w", err)
 	}
-	if err := c.WriteTo(tmp); err != nil {
+	if err := c.write(tmp, true); err != nil {
 		os.RemoveAll(tmp)
 		return "", err
 	}

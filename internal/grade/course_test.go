@@ -108,6 +108,49 @@ func TestCourseHoldsEveryPackageTheLabsNeed(t *testing.T) {
 	}
 }
 
+// The replica programs, their harness and the reference solutions are
+// built in the course's build folder but never written into a learner's
+// folder; the stubs' sums are written into both (a lab run reads them to
+// tell a stub from written code). A fixture course shows the rule itself,
+// the built-in one that it holds these files.
+func TestBuildOnlyFilesStayInTheBuildFolder(t *testing.T) {
+	c := NewCourse(fstest.MapFS{
+		"go.mod":                             {Data: []byte("module " + ModulePath + "\n")},
+		"labs/stubs.sum":                     {Data: []byte("# none\n")},
+		"labs/07_election/election.go":       {Data: []byte("package election\n")},
+		"internal/labrun/replica/r.go":       {Data: []byte("package replica\n")},
+		"internal/labrun/election07/main.go": {Data: []byte("package main\n")},
+		"solutions/07_election/election.go":  {Data: []byte("package election // solved\n")},
+	})
+	t.Setenv(CacheDirEnv, t.TempDir())
+	learner := t.TempDir()
+	if err := c.WriteTo(learner); err != nil {
+		t.Fatal(err)
+	}
+	build, err := c.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"go.mod", "labs/stubs.sum", "labs/07_election/election.go", "internal/labrun/replica/r.go", "internal/labrun/election07/main.go", "solutions/07_election/election.go"} {
+		_, inLearner := os.Stat(filepath.Join(learner, f))
+		if _, err := os.Stat(filepath.Join(build, f)); err != nil {
+			t.Errorf("the build folder has no %s", f)
+		}
+		if want := !BuildOnly(f); (inLearner == nil) != want {
+			t.Errorf("%s in the learner's folder: %v, want %v", f, inLearner == nil, want)
+		}
+	}
+	files, err := Builtin().Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"labs/stubs.sum", "internal/labrun/replica/replica.go", "internal/labrun/election07/main.go", "solutions/07_election/election.go"} {
+		if !slices.Contains(files, f) {
+			t.Errorf("the built-in course does not hold %s (kit.go)", f)
+		}
+	}
+}
+
 func TestCourseLabFiles(t *testing.T) {
 	c := Builtin()
 	if got := c.StubFiles("01_cas"); !slices.Equal(got, []string{"cas.go"}) {

@@ -169,6 +169,11 @@ type Facts struct {
 	// Request is the request fault a note arms (Op OpArmed), or a fault
 	// event fired, or the call site a note says was reached (OpReached).
 	Request *RequestFault `json:"request,omitempty"`
+	// Changed are the revisions at which the requests behind the event
+	// (a lab's code's, within one call of it) changed etcd, by etcd's own
+	// answers: a put or a delete, in a Txn's branch or not. The key watch
+	// says what changed at each; this says who changed it (Clobbers).
+	Changed []int64 `json:"changed,omitempty"`
 }
 
 // IsFault reports whether k is a fault: something done to a replica or

@@ -41,6 +41,7 @@ var lab06Shows = []history.Property{
 	{Name: "no-stale-write", Find: lab06NoStaleWrite},
 	{Name: "owner-not-refused", Find: lab06OwnerNotRefused},
 	{Name: "writes-landed", Find: lab06WritesLanded},
+	{Name: "no-clobber", Find: lab06NoClobber},
 }
 
 // lab06Value reads who wrote a value and with which token (the replica
@@ -121,4 +122,32 @@ func lab06WritesLanded(f *history.Findings) history.Finding {
 		}
 	}
 	return holds("Every Write that reported success returned the revision at which etcd took its value.")
+}
+
+// lab06Writer names the replica a value names as its writer.
+func lab06Writer(k history.StoreKey) string {
+	who, _, ok := lab06Value(k.Value)
+	if !ok {
+		return ""
+	}
+	return who
+}
+
+// lab06NoClobber: no replica deleted or overwrote the value the lock's
+// holder had written under its token while the lock was still its own,
+// by etcd's watch and by the revisions each replica's requests changed
+// etcd at (a refused Write whose Else branch deletes the data, say).
+func lab06NoClobber(f *history.Findings) history.Finding {
+	cs := history.Clobbers(f.Events, lab06Lock, lab06Data, lab06Writer)
+	if len(cs) == 0 {
+		return holds("No replica deleted or overwrote a value the lock's holder had written under its token while it held the lock.")
+	}
+	c := cs[0]
+	did := "overwrote"
+	if c.Deleted {
+		did = "deleted"
+	}
+	return breaks("clobbered", c.At, []string{c.Actor, c.Owner}, []history.Event{c.By, c.Change},
+		"%s %s %s at revision %d, which held what %s wrote with token %d at revision %d, while the lock was still %s's (created at revision %d): the holder's work was lost to a replica that did not hold the lock.",
+		c.Actor, did, c.Key, c.Revision, c.Owner, c.Token, c.Written.Facts.Revision, c.Owner, c.Token)
 }

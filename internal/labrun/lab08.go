@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +65,26 @@ var lab08Shows = []history.Property{
 	{Name: "ticket-kept", Find: herdTicketKept},
 	{Name: "turns-go-on", Find: herdTurnsGoOn},
 	{Name: "released-on-stop", Find: herdReleasedOnStop},
+	{Name: "no-herd", Find: herdNoHerd},
+}
+
+// herdNoHerd: each key that left the line woke, through the waiters' own
+// watches, at most the waiter directly behind it, by etcd's watch of the
+// line just before: a release that wakes every waiter is the herd the
+// lab exists to avoid.
+func herdNoHerd(f *history.Findings) history.Finding {
+	hs := history.Herds(f.Events, lab08Owned, herdKeyOwners(f.Events))
+	if len(hs) == 0 {
+		return holds("Every key that left the line woke at most the waiter directly behind it.")
+	}
+	h := hs[0]
+	next := "nobody waited directly behind it, so no one had to wake"
+	if h.Next != "" {
+		next = "only " + h.Next + ", directly behind it, had to wake"
+	}
+	return breaks("herd", h.At, append(slices.Clone(h.Needless), h.Woken...), h.Events,
+		"the delete of %s's key %s at revision %d reached the code of %d of the %d other replicas in line through their own watches (%s); %s.",
+		orSomeone(h.Owner), h.Key, h.Revision, len(h.Woken), h.Line, strings.Join(h.Woken, ", "), next)
 }
 
 // heldAtRev is what etcd held under prefix at revision rev, by the key

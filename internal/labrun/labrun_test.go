@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,4 +117,87 @@ func patched(t *testing.T, root string, l Lab, patch string) string {
 		t.Fatal(err)
 	}
 	return src
+}
+
+// The course this program embeds holds every package of the module that
+// a lab's replica program builds, and the lab's reference solution: lab
+// runs build them in the course's build folder (grade.Course.Dir), so a
+// package missing from kit.go would make every lab run fail to compile
+// outside the checkout (a folder `playground init` wrote, an installed
+// binary).
+func TestCourseHoldsTheLabPrograms(t *testing.T) {
+	root, _ := checkout(t, "05")
+	files, err := grade.Builtin().Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		dirs[path.Dir(f)] = true
+	}
+	for _, l := range registry() {
+		cmd := exec.Command("go", "list", "-deps", "-f", "{{.Dir}}", "./"+l.Main)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", l.Main, err)
+		}
+		for _, dir := range strings.Fields(string(out)) {
+			rel, err := filepath.Rel(root, dir)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				continue // the standard library or another module
+			}
+			if !dirs[filepath.ToSlash(rel)] {
+				t.Errorf("lab %s: its replica program builds %s, which the course does not embed (kit.go)", l.ID, rel)
+			}
+		}
+		if sol := "solutions/" + l.ID + "/" + l.File; !slices.Contains(files, sol) {
+			t.Errorf("lab %s: the course does not embed its reference %s (kit.go)", l.ID, sol)
+		}
+	}
+}
+
+// A folder that holds the labs alone, as `playground init` writes it (no
+// replica programs, no solutions), builds the learner's code and the
+// reference; the stub is not built even without the folder's
+// labs/stubs.sum (a folder an older init wrote); a compile error names
+// the learner's file as it is in their folder.
+func TestBuildInALearnersFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds replica programs")
+	}
+	repo, l := checkout(t, "05")
+	root := t.TempDir()
+	if err := grade.Builtin().WriteTo(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, l.Main)); err == nil {
+		t.Fatalf("the learner's folder has %s: the test would not show that the program travels with the binary", l.Main)
+	}
+	mine := filepath.Join(root, "labs", l.ID, l.File)
+	os.Remove(filepath.Join(root, "labs", "stubs.sum"))
+	ctx := context.Background()
+	if _, err := Build(ctx, root, l, false); !errors.Is(err, ErrNotWritten) {
+		t.Fatalf("the stub, no labs/stubs.sum in the folder: %v, want ErrNotWritten", err)
+	}
+	sol, err := os.ReadFile(filepath.Join(repo, "solutions", l.ID, l.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(mine, sol, 0o644)
+	for _, reference := range []bool{false, true} {
+		bin, err := Build(ctx, root, l, reference)
+		if err != nil {
+			t.Fatalf("build (reference %v): %v", reference, err)
+		}
+		if fi, err := os.Stat(bin); err != nil || fi.Mode()&0o111 == 0 {
+			t.Fatalf("build (reference %v): no program at %s (%v)", reference, bin, err)
+		}
+	}
+	os.WriteFile(mine, []byte("package etcdlock\n\nfunc broken() int { return \"x\" }\n"), 0o644)
+	_, err = Build(ctx, root, l, false)
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "labs/"+l.ID+"/"+l.File+":3:") || strings.Contains(be.Output, "..") {
+		t.Fatalf("a compile error: %v, want the compiler naming labs/%s/%s:3 as in the learner's folder", err, l.ID, l.File)
+	}
 }

@@ -69,6 +69,7 @@ func decode(data []byte) (*Progress, error) {
 		return nil, errors.New("file is empty")
 	}
 	p := New()
+	p.PageNumbering = 0 // a file that does not say is in the first numbering
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("parse progress: %w", err)
@@ -87,6 +88,7 @@ func decode(data []byte) (*Progress, error) {
 	p.Version = formatVersion
 	p.sanitize()
 	p.renameExperiments()
+	p.renumberPages()
 	p.moveSplitLessons()
 	return p, nil
 }

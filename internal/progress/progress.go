@@ -21,11 +21,15 @@ const formatVersion = 1
 
 // Progress is everything saved about one learner.
 type Progress struct {
-	Version int                `json:"version"`
-	Lessons map[string]*Lesson `json:"lessons,omitempty"` // by lesson id
-	Last    Position           `json:"last"`              // where the learner stopped
-	LastAt  time.Time          `json:"last_at,omitzero"`  // when Last was set, so merges keep the newest
-	Updated time.Time          `json:"updated"`
+	Version int `json:"version"`
+	// PageNumbering is the numbering of lesson pages the page marks are
+	// in (inserted.go); 0 in a file saved before pages were inserted in
+	// the middle of lessons 7 and 10.
+	PageNumbering int                `json:"page_numbering,omitempty"`
+	Lessons       map[string]*Lesson `json:"lessons,omitempty"` // by lesson id
+	Last          Position           `json:"last"`              // where the learner stopped
+	LastAt        time.Time          `json:"last_at,omitzero"`  // when Last was set, so merges keep the newest
+	Updated       time.Time          `json:"updated"`
 	// Labs is the latest grade of each lab, passed or not (LabsPassed in
 	// the lesson keeps the first pass).
 	Labs map[string]LabGrade `json:"labs,omitempty"`
@@ -162,7 +166,7 @@ func (q *QuizResult) Missed() []string {
 
 // New returns empty progress.
 func New() *Progress {
-	return &Progress{Version: formatVersion, Lessons: map[string]*Lesson{}}
+	return &Progress{Version: formatVersion, PageNumbering: pageNumbering, Lessons: map[string]*Lesson{}}
 }
 
 // Lesson returns the record for lessonID, creating it when missing.

@@ -26,13 +26,26 @@ func startProgram(t *testing.T) *teatest.TestModel {
 }
 
 // waitFor waits until the screen shows what. The renderer only sends the
-// cells that changed, so the test first asks for a full repaint and then
-// reads it back, turning cursor-forward moves over blank cells into spaces.
+// cells that changed, so the test asks for a full repaint and reads it
+// back, turning cursor-forward moves over blank cells into spaces; it
+// asks again every 200 ms, since what it waits for may come after the
+// repaint (a page's read mark is a message of its own, which a busy
+// machine delivers after the next key), and then only its changed cells
+// would be sent. 30 s: the wait ends as soon as the screen shows it.
 func waitFor(t *testing.T, tm *teatest.TestModel, what string) {
 	t.Helper()
 	tm.Send(tea.ClearScreen())
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(plainOutput(b), what) },
-		teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	asked := time.Now()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		if strings.Contains(plainOutput(b), what) {
+			return true
+		}
+		if time.Since(asked) > 200*time.Millisecond {
+			tm.Send(tea.ClearScreen())
+			asked = time.Now()
+		}
+		return false
+	}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 var cursorForward = regexp.MustCompile(`\x1b\[([0-9]*)C`)

@@ -24,6 +24,7 @@ var flappingLinkScenario = &experiment.Scenario{
 	Faults:  "cut and mend the raft link between a follower and the leader",
 	// No replicas: the members are the story.
 	OwnClusters:     true,
+	NoReplicas:      true,
 	DefaultReplicas: 1, MinReplicas: 1, MaxReplicas: 1,
 	DefaultTTL: 1,
 	Run:        runFlappingLink,

@@ -172,24 +172,48 @@ func (w *writer) write(ctx context.Context, token int64, failing *bool) (refused
 	defer cancel()
 	w.spy.Take()
 	rev, err := fencedwrite.Write(wctx, w.cli, w.lock, token, w.data, value)
-	last := replica.Last(w.spy.Take())
+	sent := w.spy.Take()
+	last, changed := replica.Last(sent), changedAt(sent)
 	switch {
 	case errors.Is(err, labs.ErrNotImplemented):
 		return false, err
 	case err == nil:
 		*failing = false
-		w.conn.Emit(replica.Event{Kind: "write-accepted", Token: token, Text: fmt.Sprintf("Write %q with token %d returned revision %d", value, token, rev),
-			Facts: &replica.Facts{Op: "write", Key: w.data, Revision: rev, Succeeded: true}})
+		w.conn.Emit(replica.Event{Kind: "write-accepted", Token: token, Text: fmt.Sprintf("Write %q with token %d returned revision %d", value, token, rev) + changedText(changed, rev),
+			Facts: &replica.Facts{Op: "write", Key: w.data, Revision: rev, Succeeded: true, Changed: changed}})
 	case errors.Is(err, fencedwrite.ErrNotOwner):
-		w.conn.Emit(replica.Event{Kind: "write-rejected", Token: token, Text: fmt.Sprintf("Write %q with token %d returned ErrNotOwner (etcd answered at revision %d)", value, token, last),
-			Facts: &replica.Facts{Op: "write", Key: w.data, Revision: last, Err: err.Error()}})
+		w.conn.Emit(replica.Event{Kind: "write-rejected", Token: token, Text: fmt.Sprintf("Write %q with token %d returned ErrNotOwner (etcd answered at revision %d)", value, token, last) + changedText(changed, 0),
+			Facts: &replica.Facts{Op: "write", Key: w.data, Revision: last, Err: err.Error(), Changed: changed}})
 		return true, nil
-	case ctx.Err() == nil && !*failing:
+	case (ctx.Err() == nil && !*failing) || len(changed) > 0:
 		*failing = true
-		w.conn.Emit(replica.Event{Kind: "note", Token: token, Text: fmt.Sprintf("Write with token %d could not ask etcd: %v (it tries again)", token, err),
-			Facts: &replica.Facts{Op: "write", Key: w.data, Revision: last, Err: err.Error()}})
+		w.conn.Emit(replica.Event{Kind: "note", Token: token, Text: fmt.Sprintf("Write with token %d could not ask etcd: %v (it tries again)", token, err) + changedText(changed, 0),
+			Facts: &replica.Facts{Op: "write", Key: w.data, Revision: last, Err: err.Error(), Changed: changed}})
 	}
 	return false, nil
+}
+
+// changedAt is the revisions at which the answers of etcd to the lab's
+// Write say it put or deleted keys: what the checker names this replica
+// for when the key watch shows the data changed there (a refused Write
+// whose Else branch deleted or overwrote it, say).
+func changedAt(sent []replica.Reply) []int64 {
+	var out []int64
+	for _, r := range sent {
+		if r.Put || r.Deleted > 0 {
+			out = append(out, r.Revision)
+		}
+	}
+	return out
+}
+
+// changedText says where the Write's requests changed etcd, when that
+// is not only at the revision it returned (returned).
+func changedText(revs []int64, returned int64) string {
+	if len(revs) == 0 || (len(revs) == 1 && revs[0] == returned) {
+		return ""
+	}
+	return fmt.Sprintf("; its requests changed etcd at revision(s) %v", revs)
 }
 
 // rewriteLock puts the holder's name again at its lock key, on its

@@ -71,6 +71,7 @@ func run() int {
 	w := &waiter{conn: p.Conn, cli: p.Client, cfg: p.Config, patience: patienceFor(p.Config.Name, p.Config.TTL)}
 	w.spy = replica.NewSpy(p.Client.KV)
 	p.Client.KV = w.spy
+	p.Client.Watcher = &wakeSpy{Watcher: p.Client.Watcher, conn: p.Conn}
 	p.Conn.Emit(replica.Event{Kind: "running", Text: "joining the line through the lab's Enqueue and WaitTurn"})
 	return p.Finish(w.loop(p.Ctx), replica.Ending{Call: "Enqueue or WaitTurn", Stopped: Returned + " after its context ended"})
 }

@@ -164,6 +164,9 @@ type Facts struct {
 	// Lease and GrantedTTL: the lease a grant gave.
 	Lease      int64 `json:"lease,omitempty"`
 	GrantedTTL int64 `json:"granted_ttl,omitempty"`
+	// Changed: the revisions at which the lab code's requests behind the
+	// event changed etcd, by etcd's answers (history.Facts.Changed).
+	Changed []int64 `json:"changed,omitempty"`
 }
 
 // Event is one line of the protocol, in the History's event format.

@@ -250,6 +250,28 @@ func TestCorruptProgressIsMovedAsideWithNotice(t *testing.T) {
 	s.waitFor(screenWait, "EXITED 0")
 }
 
+// TestUnsavableProgressEndsNonZero: the progress file cannot be written
+// (its lock is a link into /proc, where nobody can create a file). The
+// learner reads a page and quits: the program says on the terminal that
+// progress changes were not saved and exits non-zero, like quiz and
+// review, so a script that started it does not take the session as kept.
+func TestUnsavableProgressEndsNonZero(t *testing.T) {
+	s, _ := start(t, func(dir string) {
+		if err := os.Symlink("/proc/no-such-process/lock", filepath.Join(dir, "progress.json.lock")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	s.waitFor(screenWait, "01 Do you need an election?")
+	s.keys("Enter")
+	s.waitFor(screenWait, "page 1 of", "could not save progress")
+	s.keys("n")
+	s.waitFor(screenWait, "page 2 of")
+	s.keys("Escape")
+	s.waitFor(screenWait, "01 Do you need an election?")
+	s.keys("q")
+	s.waitFor(screenWait, "progress changes could not be saved", "EXITED 1")
+}
+
 // TestProgressSurvivesARestart reads three pages of lesson 3, quits, and
 // starts again on the same state: the course map shows the pages read from
 // the first frame, c opens page 3 of lesson 3, and the progress view

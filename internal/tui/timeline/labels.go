@@ -124,7 +124,7 @@ func (m Model) replicaLabel(tl timeline, l, cur, w int) string {
 }
 
 // etcdLabel is the etcd lane's label at the cursor: who etcd held as
-// owner, at which revision.
+// owner, at which revision, and the raft leader once the run saw one.
 func (m Model) etcdLabel(tl timeline, cur, w int) string {
 	h := tl.holds[cur]
 	who := h.holder
@@ -145,19 +145,27 @@ func (m Model) etcdLabel(tl timeline, cur, w int) string {
 			return text.FirstFit(w, " etcd raft leader "+h.leader, " etcd leader "+h.leader, " etcd")
 		}
 	}
-	return text.FirstFit(w, long, fmt.Sprintf(" etcd %s rev %d", who, h.rev), " etcd "+who, " etcd")
+	short := fmt.Sprintf(" etcd %s rev %d", who, h.rev)
+	if h.leader != "" {
+		// Short of room, the raft leader says more than the revision:
+		// a run that moves it exists to show what follows.
+		short = fmt.Sprintf(" etcd %s · raft leader %s", who, h.leader)
+	}
+	return text.FirstFit(w, long, short, " etcd "+who, " etcd")
 }
 
 // Cards are the replica cards at the cursor: cards, the run's own
 // report, with their roles by the history (historyRole) while the cursor
-// follows the run; else every replica as the timeline has it then.
+// follows the run; else, or when the run reports none (a lab run, whose
+// replicas are processes that only send events), every replica as the
+// timeline has it then.
 func (m Model) Cards(cards []history.ReplicaState) []history.ReplicaState {
 	tl := m.built()
 	cur := m.cursorOf(tl)
 	if cur < 0 {
 		return cards
 	}
-	if m.following() {
+	if m.following() && len(cards) > 0 {
 		out := make([]history.ReplicaState, len(cards))
 		for i, r := range cards {
 			out[i] = r

@@ -71,8 +71,14 @@ func New(st theme.Styles) Model {
 // on the last when at is negative. Its lanes are the replicas in the
 // order the events first name them.
 func OfHistory(st theme.Styles, events []history.Event, ownRules bool, at time.Duration) Model {
+	return OfRun(st, Run{Events: events, Names: ReplicaNames(events), OwnRules: ownRules, Ended: true}, at)
+}
+
+// OfRun is OfHistory for a run whose lanes the caller orders (r.Names):
+// a lab run's replicas by number, as its view lists them while it runs.
+func OfRun(st theme.Styles, r Run, at time.Duration) Model {
 	m := New(st)
-	m.SetRun(Run{Events: events, Names: ReplicaNames(events), OwnRules: ownRules, Ended: true})
+	m.SetRun(r)
 	tl := m.built()
 	m.Seek(len(tl.items) - 1)
 	if at >= 0 {

@@ -910,3 +910,45 @@ func TestOneLineHelpFits80(t *testing.T) {
 		}
 	}
 }
+
+// TestNoReplicasNoReplicaKeys: flapping-link starts no replicas (its
+// etcd members are the story), so its screen offers no fault keys (the
+// header said "add yours: tab picks a replica", the help "tab replica ·
+// p pause", and they acted on nothing) and no TTL (no lease); a
+// scenario with replicas still offers both.
+func TestNoReplicasNoReplicaKeys(t *testing.T) {
+	helps := func(m *Model) string {
+		var out []string
+		for _, b := range m.ShortHelp() {
+			out = append(out, b.Help().Key+" "+b.Help().Desc)
+		}
+		for _, col := range m.FullHelp() {
+			for _, b := range col {
+				out = append(out, b.Help().Key+" "+b.Help().Desc)
+			}
+		}
+		return strings.Join(out, "; ")
+	}
+	m := newModel(t, "flapping-link", false, 200, 60)
+	v, h := view(m), helps(m)
+	if strings.Contains(v, "add yours") || strings.Contains(v, "TTL") {
+		t.Fatalf("flapping-link offers fault keys or a TTL:\n%s", v)
+	}
+	for _, k := range []string{"replica", "pause", "TTL", "crash"} {
+		if strings.Contains(h, k) {
+			t.Fatalf("flapping-link's help offers %q: %s", k, h)
+		}
+	}
+	press(m, "+")
+	if m.params.TTL != m.sc.DefaultTTL {
+		t.Fatalf("+ changed flapping-link's TTL to %d", m.params.TTL)
+	}
+	m.phase = phaseRunning
+	if h := helps(m); strings.Contains(h, "tab replica") || strings.Contains(h, "p pause") {
+		t.Fatalf("a running flapping-link offers fault keys: %s", h)
+	}
+	f := newModel(t, "fencing", false, 200, 60)
+	if v, h := view(f), helps(f); !strings.Contains(v, "add yours") || !strings.Contains(h, "TTL") || !strings.Contains(h, "pause") {
+		t.Fatalf("fencing should still offer its fault keys and TTL:\n%s\n%s", v, h)
+	}
+}

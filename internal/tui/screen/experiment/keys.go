@@ -60,7 +60,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // then, so that with the global keys after them (esc back, ? help) the
 // line fits 80 columns; ? lists them all. While a run goes, space comes
 // second, as in ShortHelp.
-func (k KeyMap) shortHelpIn(p phase, auto bool) []key.Binding {
+func (k KeyMap) shortHelpIn(p phase, auto, replicas bool) []key.Binding {
 	switch p {
 	case phasePredict:
 		return []key.Binding{k.Choose}
@@ -69,6 +69,9 @@ func (k KeyMap) shortHelpIn(p phase, auto bool) []key.Binding {
 		if auto {
 			step.SetHelp("space", "step now")
 		}
+		if !replicas {
+			return []key.Binding{k.Earlier, step}
+		}
 		return []key.Binding{k.Earlier, step, k.Prev, k.Pause}
 	case phaseStarting:
 		return nil
@@ -76,6 +79,9 @@ func (k KeyMap) shortHelpIn(p phase, auto bool) []key.Binding {
 	mode := k.AutoPlay
 	if auto {
 		mode.SetHelp("a", "step mode")
+	}
+	if !replicas {
+		return []key.Binding{k.Start, mode, k.Earlier}
 	}
 	return []key.Binding{k.Start, mode, k.Earlier, k.TTLUp}
 }
@@ -87,5 +93,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Earlier, k.First, k.NextKey},
 		{k.Prev, k.Pause, k.Crash, k.Restart, k.Partition, k.SlowClock},
 		{k.Fencing, k.Unlock, k.TTLUp},
+	}
+}
+
+// fullHelpWithout is FullHelp for a scenario with no replicas: no fault
+// keys and no TTL, which would act on nothing.
+func (k KeyMap) fullHelpWithout() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Start, k.Step, k.AutoPlay, k.Tempo, k.Choose},
+		{k.Earlier, k.First, k.NextKey},
 	}
 }

@@ -43,14 +43,17 @@ func (m Model) View() string {
 func (m Model) header(w int) []string {
 	st := m.Styles
 	faults := m.sc.Faults
+	yours := []string{"Faults it injects: " + faults + "; add yours: tab picks a replica, then p c x r s",
+		"Faults it injects: " + faults + "; add yours with p c x r s"}
+	if m.sc.NoReplicas {
+		yours = nil // no replica for the keys to act on
+	}
 	return []string{
 		st.Muted.Render(text.CutWords("Runs on "+m.on, w)),
 		st.Title.Render("Experiment: "+m.sc.Name) + st.Muted.Render(text.CutWords(" · "+m.sc.Title, w-len("Experiment: "+m.sc.Name))),
-		st.Subtitle.Render(text.FirstFit(w,
-			"Faults it injects: "+faults+"; add yours: tab picks a replica, then p c x r s",
-			"Faults it injects: "+faults+"; add yours with p c x r s",
+		st.Subtitle.Render(text.FirstFit(w, append(yours,
 			"Faults it injects: "+faults,
-			text.CutWords("Faults: "+faults, w))),
+			text.CutWords("Faults: "+faults, w))...)),
 		m.statusLine(w),
 	}
 }

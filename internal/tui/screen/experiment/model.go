@@ -161,13 +161,16 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.waiting || m.sc == nil:
 		return nil
 	}
-	return m.keys.shortHelpIn(m.phase, m.auto())
+	return m.keys.shortHelpIn(m.phase, m.auto(), !m.sc.NoReplicas)
 }
 
 // FullHelp lists every key.
 func (m *Model) FullHelp() [][]key.Binding {
 	if m.ask != nil || m.waiting || m.sc == nil {
 		return [][]key.Binding{m.ShortHelp()}
+	}
+	if m.sc.NoReplicas {
+		return m.keys.fullHelpWithout()
 	}
 	return m.keys.FullHelp()
 }
@@ -387,6 +390,8 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, k.Start):
 			return m.start()
+		case m.sc.NoReplicas && (key.Matches(msg, k.TTLUp) || key.Matches(msg, k.TTLDown)):
+			// No lease: a TTL the header does not show would change nothing.
 		case key.Matches(msg, k.TTLUp):
 			_, hi := m.sc.TTLRange()
 			m.params.TTL = min(m.params.TTL+1, 10, hi)

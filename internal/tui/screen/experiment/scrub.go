@@ -28,6 +28,13 @@ func (m Model) timeline() timeline.Model {
 			names = append(names, r.Name)
 		}
 	}
+	if len(names) == 0 {
+		// No replica reported (flapping-link's members): the lanes in
+		// name order, m1 m2 m3, not in the order the members first
+		// answered, which changes from run to run.
+		names = timeline.ReplicaNames(m.snap.events)
+		slices.Sort(names)
+	}
 	t := m.tl
 	t.KeyMap = m.keys.KeyMap
 	t.SetStyles(m.Styles)

@@ -263,3 +263,27 @@ func TestWideShowsMoreLanes(t *testing.T) {
 		t.Errorf("labels: long at 200 columns, short at 80:\n%s\n%s", nv, wv)
 	}
 }
+
+// TestMemberLanesInNameOrder: a run with no replicas (flapping-link's
+// members) draws its lanes m1, m2, m3 whichever member answered first,
+// once each.
+func TestMemberLanesInNameOrder(t *testing.T) {
+	m := newModel(t, "flapping-link", false, 120, 40)
+	status := func(at time.Duration, name string, leader string) history.Event {
+		return history.Event{At: at, Kind: history.LeaderObserved, Replica: name, Text: name + " reports term 2",
+			Facts: &history.Facts{Op: "status", RaftTerm: 2, Leader: leader}}
+	}
+	m.phase = phaseDone
+	m.snap.events = []history.Event{status(time.Second, "m2", "m1"), status(2*time.Second, "m3", "m1"), status(3*time.Second, "m1", "m1")}
+	lanes := m.timelinePanel(120, 12, 1)
+	var order []string
+	for _, l := range lanes {
+		l = strings.TrimLeft(ansi.Strip(l), " ▸")
+		if len(l) > 3 && l[0] == 'm' && l[2] == ' ' {
+			order = append(order, l[:2])
+		}
+	}
+	if strings.Join(order, " ") != "m1 m2 m3" {
+		t.Fatalf("the member lanes read %v, want m1 m2 m3 once each:\n%s", order, strings.Join(lanes, "\n"))
+	}
+}

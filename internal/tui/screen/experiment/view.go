@@ -9,12 +9,10 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/tui/text"
+	"github.com/ownership-election/playground/internal/tui/timeline"
 )
-
-const cardWidth = 21 // "▸b10 stepped down" and its border
 
 // statusLine is the run's state and the parameters of the next run,
 // the least telling parameters left out when w is short.
@@ -34,7 +32,10 @@ func (m Model) statusLine(w int) string {
 			state += fmt.Sprintf(" · next step in %.0f s", math.Ceil(m.nextStepIn().Seconds()))
 		}
 	}
-	parts := []string{history.TTLLabel(m.params.TTL)}
+	var parts []string
+	if !m.sc.NoReplicas { // no replica, no lease: its TTL is nobody's
+		parts = append(parts, history.TTLLabel(m.params.TTL))
+	}
 	if m.sc.Name == "fencing" {
 		parts = append(parts, "fencing "+variant(m.params.Fencing))
 	}
@@ -71,7 +72,7 @@ func (m Model) cards(w int) []string {
 	if len(rs) == 0 {
 		return nil
 	}
-	fit := max(1, w/(cardWidth+1))
+	fit := max(1, w/(timeline.CardWidth+1))
 	first := 0
 	if m.sel >= fit {
 		first = m.sel - fit + 1
@@ -79,7 +80,7 @@ func (m Model) cards(w int) []string {
 	last := min(len(rs), first+fit)
 	var boxes []string
 	for i := first; i < last; i++ {
-		boxes = append(boxes, m.card(rs[i], rs[i].Name == m.selected()))
+		boxes = append(boxes, timeline.Card(m.Styles, rs[i], rs[i].Name == m.selected()))
 	}
 	row := lipgloss.JoinHorizontal(lipgloss.Top, boxes...)
 	out := strings.Split(row, "\n")
@@ -91,66 +92,6 @@ func (m Model) cards(w int) []string {
 		out = append(out, m.Styles.Muted.Render(more))
 	}
 	return out
-}
-
-func (m Model) card(r experiment.ReplicaState, selected bool) string {
-	st := m.Styles
-	name := r.Name
-	if selected {
-		name = st.Selected.Render("▸" + r.Name)
-	} else {
-		name = st.Accent.Render(" " + r.Name)
-	}
-	role := string(r.Role)
-	switch {
-	case r.Crashed:
-		role = st.Error.Render(role)
-	case r.Role == experiment.RoleOwner, r.Member && r.Role == history.RoleRaftLeader:
-		role = st.Success.Render(role)
-	default:
-		role = st.Text.Render(role)
-	}
-	line1 := name + " " + role
-	tok := "token -"
-	switch {
-	case r.Member:
-		tok = fmt.Sprintf("term %d", r.Term) // an etcd member: no token
-	case r.Token > 0:
-		tok = fmt.Sprintf("token %d", r.Token)
-	}
-	var flags []string
-	if r.Paused {
-		flags = append(flags, "PAUSED")
-	}
-	if r.Partitioned {
-		flags = append(flags, "CUT")
-	}
-	if r.ClockRate != 0 && r.ClockRate != 1 {
-		flags = append(flags, fmt.Sprintf("clk%.1fx", r.ClockRate))
-	}
-	line2 := st.Muted.Render(tok)
-	if len(flags) > 0 {
-		line2 += " " + st.Warning.Render(strings.Join(flags, " "))
-	}
-	line3 := st.Muted.Render("no lease")
-	if r.Member {
-		line3 = st.Muted.Render("etcd member") // no lease of its own
-	} else if r.LeaseTTL > 0 {
-		line3 = bar(r.LeaseLeft, time.Duration(r.LeaseTTL)*time.Second, 5) + " " + history.LeftLabel(r.LeaseLeft)
-	}
-	inner := cardWidth - 4
-	body := strings.Join([]string{ansi.Truncate(line1, inner, ""), ansi.Truncate(line2, inner, ""), ansi.Truncate(line3, inner, "")}, "\n")
-	return st.Box.Width(cardWidth).Render(body)
-}
-
-// bar draws the time left of a lease as a draining bar.
-func bar(left, ttl time.Duration, width int) string {
-	if ttl <= 0 {
-		return strings.Repeat("░", width)
-	}
-	n := int(float64(width)*float64(left)/float64(ttl) + 0.5)
-	n = min(max(n, 0), width)
-	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
 }
 
 // resourceLine is the protected resource now, in w cells: what it

@@ -247,21 +247,21 @@ func (h *Model) View() string {
 	if h.notice != "" {
 		top = append(top, st.Warning.Render(text.Wrap("! "+h.notice, h.Width)))
 	}
-	top = append(top, h.continueLine(), "")
+	top = append(top, h.continueLine())
 
 	listW := h.Width
 	if h.wide() {
 		listW = min(max(h.Width*60/100, 76), 90)
 	}
-	list := h.list(listW)
 	var body string
 	if h.wide() {
+		list := h.list(listW, 0, len(h.rows))
 		detailW := h.Width - listW - 3
 		detail := h.detail(detailW, true)
 		rows := max(lipgloss.Height(list), lipgloss.Height(detail))
-		body = text.Columns(rows, st.Muted.Render(" │ "), text.Block{Text: list, W: listW}, text.Block{Text: detail, W: detailW})
+		body = "\n" + text.Columns(rows, st.Muted.Render(" │ "), text.Block{Text: list, W: listW}, text.Block{Text: detail, W: detailW})
 	} else {
-		body = list + "\n\n" + h.detail(h.Width, false)
+		body = h.narrowBody(lipgloss.Height(strings.Join(top, "\n")))
 	}
 	out := strings.Join(top, "\n") + "\n" + body
 	if h.etcdFailed && h.etcdInfo != "" {
@@ -297,7 +297,38 @@ func (r lessonRow) stats(quizW int, roomy bool) string {
 	return fmt.Sprintf("%5s  %*s  %4s", fmt.Sprintf("%2d/%-2d", r.pagesRead, len(r.lesson.Pages)), quizW, r.quizCell(roomy), r.labs)
 }
 
-func (h Model) list(w int) string {
+// narrowBody is the list with the selected lesson's detail (or the list
+// of its labs or experiments to choose from) under it, in the lines the
+// top's used lines leave: the blank lines go first when they do not all
+// fit, then the rows furthest from the cursor, so the detail is never
+// cut (at 80x24 the 13 lessons left it three lines, too few for a
+// lesson's three labs).
+func (h Model) narrowBody(used int) string {
+	detail := h.detail(h.Width, false)
+	room := h.Height - used - lipgloss.Height(detail) - 1 // the list's header
+	gaps := []string{"\n", "\n"}                          // before the list, and before the detail
+	for i := range gaps {
+		if room < len(h.rows)+len(gaps)-i {
+			gaps[i] = ""
+		}
+	}
+	room -= strings.Count(strings.Join(gaps, ""), "\n")
+	first, n := rowWindow(len(h.rows), h.cursor, max(room, 1))
+	return gaps[0] + h.list(h.Width, first, n) + "\n" + gaps[1] + detail
+}
+
+// rowWindow is the rows a list of n shows in room lines: all of them, or
+// room rows around the cursor.
+func rowWindow(n, cursor, room int) (first, count int) {
+	if n <= room {
+		return 0, n
+	}
+	first = min(max(cursor-room/2, 0), n-room)
+	return first, room
+}
+
+// list is the header and rows first..first+n-1 of the course map.
+func (h Model) list(w, first, n int) string {
 	st := h.Styles
 	roomyQuiz := w >= 90
 	quizW := h.quizWidth(roomyQuiz)
@@ -311,6 +342,9 @@ func (h Model) list(w int) string {
 		b.WriteString(st.Muted.Render(text.Spaces(w-statsW) + header))
 	}
 	for i, r := range h.rows {
+		if i < first || i >= first+n {
+			continue
+		}
 		l := r.lesson
 		b.WriteByte('\n')
 		mark := "  "

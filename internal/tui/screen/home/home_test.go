@@ -1,13 +1,16 @@
 package home
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ownership-election/playground/content"
 	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/screen/screentest"
+	"github.com/ownership-election/playground/lessons"
 )
 
 // TestUpdateMovesAndOpens: the cursor moves with the shared navigation
@@ -95,5 +98,58 @@ func TestUpdateEtcdAndNotice(t *testing.T) {
 	v := d.View()
 	if !strings.Contains(v, "saved progress could not be read") || !strings.Contains(v, "etcd failed: port taken") {
 		t.Fatalf("notice or etcd failure missing:\n%s", v)
+	}
+}
+
+// TestCourseMapFitsAt80x24: with the whole course at 80x24 (the area the
+// root gives the map under its title and above its status and help
+// lines), every lesson's detail is shown whole, and so is the list of a
+// lesson's labs or experiments to choose from: the blank lines and, if
+// need be, rows far from the cursor give way, never the detail. With
+// 13 lessons the detail had three lines, and lesson 7's third lab and
+// lesson 13's third experiment were cut.
+func TestCourseMapFitsAt80x24(t *testing.T) {
+	c, problems := lessons.Load(content.Sources())
+	if c == nil {
+		t.Fatalf("load the course: %v", problems)
+	}
+	ctx := screentest.Context(c)
+	d := screentest.New(t, New(ctx, Options{}), ctx, 80, 21)
+	fits := func(what string, wants ...string) {
+		t.Helper()
+		v := d.View()
+		if n := strings.Count(v, "\n") + 1; n > 21 {
+			t.Fatalf("%s: %d lines for 21:\n%s", what, n, v)
+		}
+		for _, w := range wants {
+			if !strings.Contains(v, w) {
+				t.Fatalf("%s: %q is cut or missing:\n%s", what, w, v)
+			}
+		}
+	}
+	for i, l := range c.Lessons {
+		what := fmt.Sprintf("lesson %d", l.Number)
+		fits(what, fmt.Sprintf("%02d %s", l.Number, l.Title[:min(len(l.Title), 15)]), fmt.Sprintf("%d pages", len(l.Pages)))
+		if len(l.Labs) > 1 {
+			d.Press("l")
+			wants := []string{"Which lab", "press its number"}
+			for _, id := range l.Labs {
+				wants = append(wants, id)
+			}
+			fits(what+"'s labs", wants...)
+			d.Press("esc")
+		}
+		if len(l.Experiments) > 1 {
+			d.Press("x")
+			wants := []string{"Which experiment?", "press its number"}
+			for _, name := range l.Experiments {
+				wants = append(wants, name)
+			}
+			fits(what+"'s experiments", wants...)
+			d.Press("esc")
+		}
+		if i < len(c.Lessons)-1 {
+			d.Press("j")
+		}
 	}
 }

@@ -39,10 +39,21 @@ func (m Model) resultsText(w int) string {
 		return b.String()
 	}
 	m.runProblems(&b, w)
-	if i := m.report.firstFailing(); i >= 0 {
+	// The failure under the list is the cursor's step's, when it failed
+	// (h gives its hints); else the first failing step's, without a
+	// hint line (h on a step that passes gives none). It was always the
+	// first's, under a cursor on another: "Stuck on step 1? Press h",
+	// and h gave another step's hints.
+	i, hints := m.hintStep(), true
+	if i < 0 {
+		i, hints = m.report.firstFailing(), false
+	}
+	if i >= 0 {
 		s := m.stepsView()[i]
 		m.failureText(&b, i, s, w)
-		m.hintsText(&b, i, s, w)
+		if hints {
+			m.hintsText(&b, i, s, w)
+		}
 	}
 	return b.String()
 }

@@ -262,3 +262,32 @@ func TestShortHelpFitsEightyColumns(t *testing.T) {
 		t.Errorf("full help is %d wide", total)
 	}
 }
+
+// TestListShowsTheCursorsFailure: with two steps failing, the failure and
+// the hint line under the list are the cursor's step's, which h gives
+// hints for, in the list; they said "Step 1 failed · Stuck on step 1?
+// Press h" under a cursor on step 2, and h then opened step 2's hints.
+func TestListShowsTheCursorsFailure(t *testing.T) {
+	var ev []string
+	for _, tc := range []struct{ test, msg string }{{"TestStep1_Adds", "Add(2, 3) = 4, want 5"}, {"TestStep2_Doubles", "Double(3) = 3, want 6"}} {
+		ev = append(ev, fmt.Sprintf(`{"Action":"run","Test":%q}`, tc.test),
+			fmt.Sprintf(`{"Action":"output","Test":%q,"Output":%q}`, tc.test, "    demo_test.go:8: "+tc.msg+"\n"),
+			fmt.Sprintf(`{"Action":"fail","Test":%q,"Elapsed":0.1}`, tc.test))
+	}
+	m := newTest(t, fixtureRoot, 80, 24)
+	m, _ = press(t, m, "enter")
+	m, _ = deliver(t, m, reportOf(grade.Parse(strings.NewReader(strings.Join(ev, "\n")))))
+	if v := view(m); !strings.Contains(v, "Step 1 failed") || !strings.Contains(v, "Add(2, 3) = 4") || !strings.Contains(v, "Stuck on step 1?") {
+		t.Fatalf("the cursor on step 1: its failure and hint line:\n%s", v)
+	}
+	m, _ = press(t, m, "j")
+	v := view(m)
+	if !strings.Contains(v, "Step 2 failed") || !strings.Contains(v, "Double(3) = 3") || !strings.Contains(v, "Stuck on step 2? Press h for a hint (2 available)") ||
+		strings.Contains(v, "Step 1 failed") || strings.Contains(v, "Stuck on step 1") {
+		t.Fatalf("the cursor on step 2: the list should show step 2's failure and hint line:\n%s", v)
+	}
+	m, _ = press(t, m, "h")
+	if v = view(m); !strings.Contains(v, "Steps · 0 of 2 passed") || !strings.Contains(v, "Hints for step 2 · 1 of 2") || !strings.Contains(v, "Twice a number") {
+		t.Fatalf("h on step 2 should show its hint under the list:\n%s", v)
+	}
+}

@@ -371,9 +371,6 @@ func (m *Model) nextHint() {
 		m.setNotice("No failing step, no hints needed.", false)
 		return
 	}
-	if !m.stepOpen() && i != m.report.firstFailing() {
-		m.openStep(i) // the list shows the first failure's hints only
-	}
 	s := m.report.Steps[i]
 	if m.hintsOpen[s.Test] >= len(s.Hints) {
 		m.setNotice("That was the last hint for this step.", false)

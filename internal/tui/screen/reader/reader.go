@@ -5,13 +5,13 @@
 package reader
 
 import (
-	"github.com/ownership-election/playground/internal/progress"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	quizscreen "github.com/ownership-election/playground/internal/tui/screen/quiz"
 	"github.com/ownership-election/playground/internal/tui/text"
@@ -66,6 +66,7 @@ type Model struct {
 	failed  string // last rendering error, shown above the plain text
 
 	answered map[string]progress.Answer // the latest answer to each checkpoint, by question id
+	read     map[int]bool               // pages read: saved ones, and each shown since (PageShown marks it)
 	check    *quizscreen.Question       // the open checkpoint, nil when reading
 	checkIdx int                        // which of the page's checks is open
 	checkVP  viewport.Model             // the checkpoint's question and feedback
@@ -96,6 +97,7 @@ func New(ctx screen.Context, opts Options) *Model {
 		cache:    map[renderKey]string{},
 		pending:  map[renderKey]bool{},
 		answered: map[string]progress.Answer{},
+		read:     map[int]bool{},
 		checkVP:  viewport.New(),
 		lesson:   l,
 		next:     opts.Next,
@@ -107,6 +109,9 @@ func New(ctx screen.Context, opts Options) *Model {
 		}
 		for id, a := range rec.Checks {
 			r.answered[id] = a
+		}
+		for _, pg := range rec.PagesRead {
+			r.read[pg] = true
 		}
 	}
 	r.page = max(r.page, 0)
@@ -185,6 +190,7 @@ func (r *Model) goTo(page int) tea.Cmd {
 	}
 	page = min(max(page, 0), len(r.lesson.Pages)-1)
 	r.page = page
+	r.read[page] = true // the root marks it read on PageShown
 	r.check = nil
 	r.shown = renderKey{}
 	r.refreshContent()

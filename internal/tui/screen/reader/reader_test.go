@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ownership-election/playground/internal/tui/screen"
 	"github.com/ownership-election/playground/internal/tui/screen/screentest"
@@ -81,5 +82,23 @@ func TestUpdateJumpsToPractice(t *testing.T) {
 	x, okx := screentest.Last[screen.OpenExperiment](d)
 	if !okq || q.Lesson != "first-steps" || !okl || l.Lab != "01_cas" || !okx || x.Name != "fencing" {
 		t.Fatalf("t, l, x sent %+v", d.Sent)
+	}
+}
+
+// TestPageBarFillsReadPages: the dots above the page mark the current
+// page (◉), the pages read (●: saved ones, and each shown since) and the
+// others (○), as its comment always said; every dot was ○ but the
+// current one, so a learner could not see what they had read.
+func TestPageBarFillsReadPages(t *testing.T) {
+	c := screentest.Course(t)
+	ctx := screentest.Context(c)
+	ctx.Progress.MarkPageRead("first-steps", 2, time.Now())
+	d := screentest.New(t, New(ctx, Options{Lesson: c.Lesson("first-steps"), Page: 1}), ctx, 80, 24)
+	if v := d.View(); !strings.Contains(v, "○◉● page 2 of 3") {
+		t.Fatalf("page 2 open, page 3 read before: the bar should read ○◉●:\n%s", v)
+	}
+	d.Press("p")
+	if v := d.View(); !strings.Contains(v, "◉●● page 1 of 3") {
+		t.Fatalf("back on page 1, page 2 now read: the bar should read ◉●●:\n%s", v)
 	}
 }

@@ -59,14 +59,17 @@ func (r *Model) View() string {
 }
 
 // pageBar is the line above the text: dots for the pages, the current one
-// highlighted, read ones filled.
+// marked (◉), read ones filled (●), the others open (○); the marks say it
+// without colour too.
 func (r Model) pageBar(w int) string {
 	st := r.Styles
 	var b strings.Builder
 	for i := range r.lesson.Pages {
 		switch {
 		case i == r.page:
-			b.WriteString(st.Accent.Render("●"))
+			b.WriteString(st.Accent.Render("◉"))
+		case r.read[i]:
+			b.WriteString(st.Muted.Render("●"))
 		default:
 			b.WriteString(st.Muted.Render("○"))
 		}

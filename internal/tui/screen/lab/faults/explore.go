@@ -17,7 +17,6 @@ import (
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/sentence"
 	"github.com/ownership-election/playground/internal/tui/text"
-	"github.com/ownership-election/playground/internal/tui/timeline"
 )
 
 // exploreEntry is the last line of the schedule list: instead of one
@@ -94,7 +93,7 @@ func (m *Model) exploreDone(r *faultRun) {
 	if f, ok := h.Verdict.TimedViolation(); ok {
 		h = markViolation(h, f)
 	}
-	v := timeline.OfHistory(m.styles, h.Events, true, d.At)
+	v := m.finishedTimeline(h.Events, h.Scenario, d.At)
 	for i := range v.Len() {
 		if e, _ := v.Event(i); e.Kind == history.Note && strings.HasPrefix(e.Text, divergenceMark) {
 			x.mark = i
@@ -102,7 +101,7 @@ func (m *Model) exploreDone(r *faultRun) {
 			break
 		}
 	}
-	r.view = &v
+	r.view = v
 }
 
 // divergenceMark begins the note that marks the first divergence.

@@ -68,6 +68,7 @@ type faultRun struct {
 	stderr    string // what it said there (a compiler's message, a stub's)
 	history   *history.History
 	build     *labrun.BuildProgress // the build's progress, as the child last said
+	live      *timeline.Model       // the events so far, while the run goes on (follow)
 	view      *timeline.Model
 	err       error
 	// control is the child's standard input, where faults by hand go
@@ -225,7 +226,8 @@ func (m *Model) faultEvent(msg faultMsg) tea.Cmd {
 		r.build = msg.build
 		return waitFault(msg.ch)
 	}
-	r.events = append(r.events, msg.e) // View draws the newest
+	r.events = append(r.events, msg.e)
+	m.follow(r)
 	return waitFault(msg.ch)
 }
 
@@ -245,8 +247,7 @@ func (m *Model) faultDone(msg faultDoneMsg) tea.Cmd {
 		if f, ok := h.Verdict.TimedViolation(); ok {
 			at, shown = f.At, markViolation(*h, f)
 		}
-		v := timeline.OfHistory(m.styles, shown.Events, labrun.IsLabRun(h.Scenario), at)
-		r.view = &v
+		r.view = m.finishedTimeline(shown.Events, h.Scenario, at)
 		r.explore = msg.explore
 		m.exploreDone(r)
 		if !r.reference && msg.err == nil {
@@ -342,7 +343,7 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		m.Close()
 	case m.Running():
-		m.handKey(msg) // esc stops it; the other keys are faults by hand
+		m.runningKey(msg)
 	case key.Matches(msg, k.Reference) && mine != nil && mine.schedule == exploreEntry:
 		// An exploration ran the reference on each failing fault itself.
 	case key.Matches(msg, k.Reference) && mine != nil && ref == nil:
@@ -361,4 +362,21 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// runningKey handles a key while a run goes on: the timeline's keys move
+// its cursor back over what happened so far (end follows the run again),
+// the others are faults by hand (esc, which stops the run, is the lab
+// screen's).
+func (m *Model) runningKey(msg tea.KeyPressMsg) {
+	r := m.runs[m.showing]
+	if r.live != nil && r.live.Handles(msg) {
+		v, _ := r.live.Update(msg)
+		r.live = &v
+		return
+	}
+	m.handKey(msg)
+	if r.live != nil {
+		m.follow(r) // the pick may have moved
+	}
 }

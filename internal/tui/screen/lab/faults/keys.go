@@ -61,7 +61,7 @@ func (m Model) ShortHelp() []key.Binding {
 }
 
 // FullHelp is the view's keys: the schedule list's and a run's, then
-// the timeline's once a run ended.
+// the timeline's (during a run too, once it has drawn one).
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	out := [][]key.Binding{{
@@ -72,8 +72,11 @@ func (m Model) FullHelp() [][]key.Binding {
 	if hand := m.handFullHelp(); m.Running() && len(hand) > 0 {
 		out = append(out, hand)
 	}
-	if r := m.runs[m.showing]; r != nil && r.view != nil {
+	switch r := m.runs[m.showing]; {
+	case r != nil && r.view != nil:
 		out = append(out, r.view.KeyMap.ShortHelp())
+	case r != nil && r.live != nil && m.Running():
+		out = append(out, r.live.KeyMap.ShortHelp()) // back over the run so far
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -33,27 +32,38 @@ func (m Model) View() string {
 	return text.Box(strings.Join(lines, "\n"), w, h)
 }
 
-// scheduleList is the prepared schedules, the chosen one with what it does.
+// scheduleList is the prepared schedules, the chosen one with what it
+// does, under what a run is. Short of lines, the blank line and then the
+// intro's last lines give way, never a schedule or what it does (at
+// 80x24 a long description pushed the last schedules off the view).
 func (m Model) scheduleList(w, h int) []string {
 	st := m.styles
-	out := []string{st.Heading.Render("Run your code under faults")}
-	intro := "Three copies of labs/" + m.opts.Lab + " run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand)."
-	for _, l := range strings.Split(text.Wrap(intro, w), "\n") {
-		out = append(out, st.Muted.Render(l))
-	}
-	out = append(out, "")
+	var list []string
 	names := listNames()
 	for i, n := range names {
 		if i == m.choice {
-			out = append(out, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
+			list = append(list, st.Selected.Render(ansi.Truncate("▸ "+n, w, "…")))
 			for _, l := range strings.Split(text.Wrap(says(n), max(w-4, 10)), "\n") {
-				out = append(out, st.Text.Render("    "+l))
+				list = append(list, st.Text.Render("    "+l))
 			}
 			continue
 		}
-		out = append(out, st.Muted.Render(ansi.Truncate("  "+n, w, "…")))
+		list = append(list, st.Muted.Render(ansi.Truncate("  "+n, w, "…")))
 	}
-	return out
+	intro := strings.Split(text.Wrap("Three copies of labs/"+m.opts.Lab+" run against etcd, each a process of its own; a schedule breaks one of them (the owner of the moment, or one that waits), or you do (by-hand).", w), "\n")
+	gap := []string{""}
+	if room := h - 1 - len(list); room < len(intro)+1 {
+		gap = nil
+		if room < len(intro) {
+			intro = clampLines(strings.Join(intro, "\n"), max(room, 1), w)
+		}
+	}
+	out := []string{st.Heading.Render("Run your code under faults")}
+	for _, l := range intro {
+		out = append(out, st.Muted.Render(l))
+	}
+	out = append(out, gap...)
+	return append(out, list...)
 }
 
 // whose names whose code a run runs.
@@ -64,7 +74,9 @@ func whose(r *faultRun) string {
 	return "your code"
 }
 
-// runningLines is the run so far: the newest events that fit.
+// runningLines is the run so far: how far the build has come before the
+// first event, then the picture of the events so far (the timeline that
+// follows the run, and the cards where there is room).
 func (m Model) runningLines(r *faultRun, w, h int) []string {
 	st := m.styles
 	head := fmt.Sprintf("%s %s under %s… %s · %d events", m.spinner, sentence.Capitalize(whose(r)), r.schedule, text.Elapsed(m.opts.Now().Sub(r.started)), len(r.events))
@@ -81,42 +93,16 @@ func (m Model) runningLines(r *faultRun, w, h int) []string {
 	for _, l := range m.handLines(r) {
 		out = append(out, st.Muted.Render(ansi.Truncate(l, w, "…")))
 	}
-	for _, e := range newestShown(r.events, h-len(out)) {
-		style := st.Text
-		switch e.Kind {
-		case history.InvariantViolated:
-			style = st.Error
-		case history.WriteRejected:
-			style = st.Warning
-		}
-		out = append(out, style.Render(ansi.Truncate(EventLine(e), w, "…")))
-	}
-	return out
+	sel, _, _ := r.picked()
+	return append(out, m.picture(r.live, sel, w, h-len(out))...)
 }
 
-// EventLine is an event as the running view draws it, in the timeline's
-// words ("  5.043s  r3  refused: write ..."): its kind says no more than
-// its text, but its column took a quarter of an 80-column line. Its time
-// is padded so that the running view's lines stay aligned as they scroll.
+// EventLine is an event in the timeline's words, with its time padded
+// ("  5.043s  r3  refused: write ..."): the line an item of one event
+// reads as in the timeline's list (labrunbench finds the events a frame
+// drew by it).
 func EventLine(e history.Event) string {
 	return fmt.Sprintf("%7.3fs  %s", e.At.Seconds(), timeline.EventWords(e))
-}
-
-// newestShown is the newest n events the running view draws, oldest
-// first; the ten-a-second kinds are left to the timeline, which folds
-// them. It looks only as far back as it needs: a run of lab 09 has
-// thousands of events, and each one redraws the view.
-func newestShown(events []history.Event, n int) []history.Event {
-	var out []history.Event
-	for i := len(events) - 1; i >= 0 && len(out) < n; i-- {
-		switch events[i].Kind {
-		case history.WriteAccepted, history.KeyChanged, history.LeaseRenewed:
-			continue
-		}
-		out = append(out, events[i])
-	}
-	slices.Reverse(out)
-	return out
 }
 
 // doneLines is the verdict, the comparison, then the timeline.
@@ -150,12 +136,7 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 		}
 		out = append(out, st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s on the same %s: %s", sentence.Capitalize(whose(other)), same, word), w, "…")))
 	}
-	if r.view != nil {
-		v := *r.view
-		v.SetSize(w, max(h-len(out), 3))
-		out = append(out, strings.Split(v.View(), "\n")...)
-	}
-	return out
+	return append(out, m.picture(r.view, "", w, max(h-len(out), 3))...)
 }
 
 // failedRunLines says why a run has no verdict: the lab does not compile,

@@ -1,0 +1,146 @@
+package labrun
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/history"
+)
+
+// The rules that judge what the resource saw, on histories written by
+// hand: lab 06's no-clobber (the holder's data deleted or overwritten by
+// another replica) and lab 08's no-herd (one release waking waiters
+// further back than the next in line), each named in the verdict, its
+// findings and --json's violations the same way as every other rule.
+
+// wrote is a fenced06 replica's report of one Write: what it returned
+// and the revisions its requests changed etcd at, by etcd's answers.
+func wrote(at int, who string, kind history.Kind, token, rev int64, changed ...int64) history.Event {
+	return history.Event{At: ms(at), Kind: kind, Replica: who, Token: token,
+		Facts: &history.Facts{Op: "write", Key: lab06Data, Revision: rev, Succeeded: kind == history.WriteAccepted, Changed: changed}}
+}
+
+// lab06Turn: r2 holds the lock (token 10) and its Write put its value
+// at 11.
+func lab06Turn() []history.Event {
+	return []history.Event{
+		lockPut(10, lab06Lock, "r2", 10, 10, 1), {At: ms(10), Kind: history.Acquired, Replica: "r2", Token: 10},
+		lockPut(11, lab06Data, "r2 token 10 write 1", 11, 11, 1), wrote(11, "r2", history.WriteAccepted, 10, 11, 11),
+	}
+}
+
+func TestLab06NoClobber(t *testing.T) {
+	ok, say := judged(t, lab06NoClobber, 2, lab06Turn()...)
+	wantHeld(t, ok, say)
+	// r1, its turn long over, writes with its old token: refused, and
+	// its Else branch deletes the data.
+	events := append(lab06Turn(), wrote(20, "r1", history.WriteRejected, 4, 12, 12), lockDelete(21, lab06Data, "r2 token 10 write 1", 12, 11))
+	ok, say = judged(t, lab06NoClobber, 2, events...)
+	wantNamed(t, ok, say, "clobbered")
+	for _, w := range []string{"r1 deleted fenced/data at revision 12", "what r2 wrote with token 10 at revision 11", "still r2's"} {
+		if !strings.Contains(say, w) {
+			t.Fatalf("the sentence lacks %q: %s", w, say)
+		}
+	}
+	// Its Else branch puts an empty value instead: overwritten.
+	events = append(lab06Turn(), wrote(20, "r1", history.WriteRejected, 4, 12, 12), lockPut(21, lab06Data, "", 12, 11, 2))
+	ok, say = judged(t, lab06NoClobber, 2, events...)
+	wantNamed(t, ok, say, "clobbered")
+	if !strings.Contains(say, "r1 overwrote") {
+		t.Fatalf("the overwrite is not said: %s", say)
+	}
+	// The holder writing again, and a refused Write that changed
+	// nothing (answered at the revision of the holder's last put), are
+	// no clobber.
+	events = append(lab06Turn(), wrote(20, "r1", history.WriteRejected, 4, 11),
+		lockPut(21, lab06Data, "r2 token 10 write 2", 12, 11, 2), wrote(21, "r2", history.WriteAccepted, 10, 12, 12))
+	ok, say = judged(t, lab06NoClobber, 2, events...)
+	wantHeld(t, ok, say)
+}
+
+// A clobber makes the lab's verdict a violation, with its finding in
+// the verdict and in --json's violations: no path of its own.
+func TestLab06ClobberInTheVerdict(t *testing.T) {
+	events := append(lab06Turn(), wrote(20, "r1", history.WriteRejected, 4, 12, 12), lockDelete(21, lab06Data, "r2 token 10 write 1", 12, 11))
+	h := history.History{Scenario: lab06.scenario.Name, Params: history.Params{TTL: 2}, Events: events}
+	v := history.Judge(&h, lab06.scenario.Shows, nil)
+	v.Rules = true
+	r := history.NewReport(v, nil, time.Second)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Outcome    string `json:"outcome"`
+		Exit       int    `json:"exit"`
+		Violations []struct {
+			Property, Violation string
+			Replicas            []string
+			At                  *float64
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Outcome != history.OutcomeViolated || back.Exit != history.ExitViolation {
+		t.Fatalf("want a violation, got %s", b)
+	}
+	i := slices.IndexFunc(back.Violations, func(f struct {
+		Property, Violation string
+		Replicas            []string
+		At                  *float64
+	}) bool {
+		return f.Property == "no-clobber"
+	})
+	if i < 0 || back.Violations[i].Violation != "clobbered" || !slices.Equal(back.Violations[i].Replicas, []string{"r1", "r2"}) || back.Violations[i].At == nil {
+		t.Fatalf("no-clobber (clobbered, r1 then r2, at an instant) not among the violations: %s", b)
+	}
+	if head, body := v.Told(); head != "Violated" || !strings.Contains(body, "Clobbered at 0.02 s: r1 deleted") {
+		t.Fatalf("the verdict's sentence does not say it: %s: %s", head, body)
+	}
+}
+
+// wokeFor is a herd08 replica's report that its code's watch delivered
+// the delete of key at rev.
+func wokeFor(at time.Duration, who, key string, rev int64) history.Event {
+	return history.Event{At: at, Kind: history.Note, Replica: who, Facts: &history.Facts{Op: history.OpWoken, Key: key, Revision: rev, Succeeded: true}}
+}
+
+func enqueued(at time.Duration, who, key string, rev int64) history.Event {
+	return history.Event{At: at, Kind: history.Note, Replica: who, Facts: &history.Facts{Op: "enqueue", Key: key, Revision: rev, Succeeded: true}}
+}
+
+// herdLine: r1 holds with queue/a, r2 waits with queue/b, r3 with
+// queue/c; r1 releases at revision 5.
+func herdLine() []history.Event {
+	return []history.Event{
+		watchPut(0, "queue/a", "", 2, 2), enqueued(0, "r1", "queue/a", 2),
+		watchPut(0, "queue/b", "", 3, 3), enqueued(0, "r2", "queue/b", 3),
+		watchPut(0, "queue/c", "", 4, 4), enqueued(0, "r3", "queue/c", 4),
+		watchDel(time.Second, "queue/a", "", 2, 5),
+	}
+}
+
+func TestHerdNoHerd(t *testing.T) {
+	one := append(herdLine(), wokeFor(time.Second, "r2", "queue/a", 5))
+	if ok, s := said(herdNoHerd(&history.Findings{Events: one})); !ok {
+		t.Fatalf("only the next in line woke: %s", s)
+	}
+	all := append(herdLine(), wokeFor(time.Second, "r3", "queue/a", 5), wokeFor(time.Second+time.Millisecond, "r2", "queue/a", 5))
+	fd := herdNoHerd(&history.Findings{Events: all})
+	ok, s := said(fd)
+	if ok || !strings.HasPrefix(s, "herd at 1.00 s") {
+		t.Fatalf("every waiter woke: %v %s", ok, s)
+	}
+	for _, w := range []string{"r1's key queue/a at revision 5", "reached the code of 2 of the 2 other replicas in line through their own watches (r3, r2)", "only r2, directly behind it"} {
+		if !strings.Contains(s, w) {
+			t.Fatalf("the sentence lacks %q: %s", w, s)
+		}
+	}
+	if !slices.Equal(fd.Replicas, []string{"r3", "r2"}) || len(fd.Events) != 2 {
+		t.Fatalf("the finding names r3 first (woken needlessly) and rests on both wake-ups: %+v", fd)
+	}
+}
