@@ -35,11 +35,25 @@ func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) 
 	}
 	v := x.shrink(ctx, pr.faults, h, propertySet(mine))
 	v.Reference = ref
-	if rf := x.forReference(v.Faults); rf != nil && (v.History.Params.Replicas != h.Params.Replicas || v.History.Params.Watch != 0) {
+	if rf := x.forReference(v.Faults); rf != nil {
 		// The reference on the smallest run's faults, replicas and end:
-		// what its first divergence is read against.
+		// what its first divergence is read against, and a second look
+		// at whether it keeps the rules there. A limit that shows only
+		// now and then (a lost Acquire answer leaves a lock until its
+		// lease ends: no-holder, or not, by a few milliseconds) held in
+		// the reference's first run and broke the reference's own code
+		// in the learner's place: both runs of the reference must keep
+		// the rule for it to count against the learner.
 		if r, err := x.unplanned(ctx, true, rf, smallest(x.o.Seed, v.History.Params)); err == nil {
 			v.Reference = r
+			if r.Verdict != nil && !r.Verdict.Showed {
+				if v.Findings = beyond(v.Findings, failed(*r.Verdict)); len(v.Findings) == 0 {
+					x.mu.Lock()
+					x.report.Limits = append(x.report.Limits, Limit{Faults: v.Faults, Learner: failed(*v.History.Verdict), Reference: failed(*r.Verdict)})
+					x.mu.Unlock()
+					return CellLimit, "broke " + names(failed(*v.History.Verdict)) + ", and so did the reference when run again: a limit, not your bug"
+				}
+			}
 		}
 	}
 	x.mu.Lock()
