@@ -36,7 +36,7 @@ func listNames() []string { return append(labrun.ScheduleNames(), exploreEntry) 
 // says is what a line of the list does.
 func says(name string) string {
 	if name == exploreEntry {
-		return "faults at every request your code sends: a calm run finds its call sites, then one run per site, fault (fail, lose, hold, pause, cut, leader) and role (owner, waiter, newcomer), about two minutes; a failure is run again with the reference on the same faults and shrunk; the grid, and the first step where your run and the reference's differ"
+		return "faults at every request your code sends: one run per call site, fault (fail, lose, hold, pause, cut, leader) and role (owner, waiter, newcomer), about two minutes; a failure is rerun on the reference and shrunk; then the grid, and where your run first differs from the reference's"
 	}
 	return labrun.ScheduleSays(name)
 }
