@@ -144,17 +144,25 @@ func saveSmallest(rep *labrun.ExploreReport, path string) (string, error) {
 		}
 		path = filepath.Join(dir, fmt.Sprintf("lab-%s-%s.json", rep.Lab, time.Now().UTC().Format("20060102-150405")))
 	}
-	pick := rep.Violations[0]
-	for _, v := range rep.Violations {
-		if v.Confirmed {
-			pick = v // a violation that came back when run again first
-			break
-		}
-	}
+	pick, _ := picked(rep)
 	if err := saveHistory(path, pick.History); err != nil {
 		return "", err
 	}
 	return path, nil
+}
+
+// picked is the violation explore saves and shows: the first confirmed
+// one (it came back when run again), else the first.
+func picked(rep *labrun.ExploreReport) (labrun.Violation, bool) {
+	if len(rep.Violations) == 0 {
+		return labrun.Violation{}, false
+	}
+	for _, v := range rep.Violations {
+		if v.Confirmed {
+			return v, true
+		}
+	}
+	return rep.Violations[0], true
 }
 
 // gridMark is how a cell is written in the text grid.
@@ -180,8 +188,8 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 	if len(rep.Violations) == 0 {
 		tried := rep.Runs - 2 // the two calm runs
 		fmt.Fprintf(out, "\nHELD: none of the %d runs under faults broke a rule that the reference keeps under the same fault.\n", tried)
-		if left := rep.Planned - tried; left > 0 {
-			fmt.Fprintf(out, "%d planned runs were not tried within the budget (--budget %s; . in the grid).\n", left, budgetSays(rep))
+		if rep.Skipped > 0 {
+			fmt.Fprintf(out, "%d planned runs were not tried within the budget (--budget %s; . in the grid).\n", rep.Skipped, budgetSays(rep))
 		}
 		return
 	}
@@ -258,7 +266,26 @@ type exploreJSON struct {
 	history.Report
 	Runs    int         `json:"runs"`
 	Planned int         `json:"planned"`
+	Skipped int         `json:"skipped"`
 	Limits  []limitJSON `json:"limits"`
+	// Divergence is where the saved smallest run and the reference's,
+	// on the same faults, first differ (matched by role).
+	Divergence *history.Divergence `json:"divergence,omitempty"`
+}
+
+// divergenceOf is v's first divergence from the reference, or nil.
+func divergenceOf(v labrun.Violation) *history.Divergence {
+	d, ok := labrun.FirstDivergence(&v.History, &v.Reference)
+	if !ok {
+		return nil
+	}
+	j := &history.Divergence{Step: d.Index + 1, At: d.Mine.At, Replica: d.Mine.Replica, Kind: d.Mine.Kind, Yours: d.MineText, Reference: d.TheirsText}
+	if d.Mine.Kind == "" && len(v.History.Events) > 0 {
+		// The reference went on where the learner's run had no more
+		// steps: the mark is at the learner's run's end.
+		j.At = v.History.Events[len(v.History.Events)-1].At
+	}
+	return j
 }
 
 type limitJSON struct {
@@ -290,7 +317,10 @@ func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
 		}
 		r.Sites = append(r.Sites, s)
 	}
-	j := exploreJSON{Report: r, Runs: rep.Runs, Planned: rep.Planned, Limits: []limitJSON{}}
+	j := exploreJSON{Report: r, Runs: rep.Runs, Planned: rep.Planned, Skipped: rep.Skipped, Limits: []limitJSON{}}
+	if v, ok := picked(rep); ok {
+		j.Divergence = divergenceOf(v)
+	}
 	for _, l := range rep.Limits {
 		j.Limits = append(j.Limits, limitJSON{Faults: l.Faults, Findings: l.Learner, Reference: l.Reference})
 	}

@@ -128,6 +128,7 @@ func (rf *runFlags) replayed() (*history.History, error) {
 	if !rf.set["ttl"] {
 		p.TTL = h.Timing.AskedTTL
 	}
+	p.Watch = h.Params.Watch // a shrunk lab run's earliest end
 	return &h, nil
 }
 

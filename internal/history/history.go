@@ -212,6 +212,11 @@ type ScheduledFault struct {
 	Kind    Kind          `json:"kind"`
 	Replica string        `json:"replica"`
 	Value   float64       `json:"value,omitempty"`
+	// Role is the part Replica played when the fault hit it ("owner",
+	// "waiter"), where the recording knew it: a replay on other code
+	// (the reference beside the learner's) aims the fault at the replica
+	// in that role there, not at the same name.
+	Role string `json:"role,omitempty"`
 	// Request is a request fault (a lab run's), armed when the run
 	// starts rather than at Step and After.
 	Request *RequestFault `json:"request,omitempty"`

@@ -19,4 +19,9 @@ type Params struct {
 	// Faults are learner faults to inject at their steps (a schedule
 	// read from a history: run --faults).
 	Faults []ScheduledFault `json:"-"`
+	// Watch, when set, is how long a lab run watches once its faults are
+	// done, before it stops its replicas (its default: 3 TTLs). A shrunk
+	// run keeps the earliest end that still shows its violation, and its
+	// faults file replays with it.
+	Watch time.Duration `json:"watch_ns,omitempty"`
 }

@@ -52,7 +52,8 @@ func FaultKinds() []FaultAt {
 // CallSite is a call site: the learner's source line that issued a request
 // (the first frame in the lab's folder: File, Line, the function Func)
 // and the RPC it sent ("Txn", "Range", "Put", "DeleteRange",
-// "LeaseGrant", "LeaseRevoke"...).
+// "LeaseGrant", "LeaseRevoke"...), or the stream it opened ("Watch",
+// "LeaseKeepAlive").
 type CallSite struct {
 	File string `json:"file"` // relative to the checkout: "labs/05_etcd_lock/etcdlock.go"
 	Line int    `json:"line"`
@@ -68,6 +69,11 @@ type CallSite struct {
 func (s CallSite) String() string {
 	return fmt.Sprintf("%s:%d %s (%s)", baseName(s.File), s.Line, s.RPC, s.Func)
 }
+
+// Stream says whether the site opens a stream (a Watch or a
+// LeaseKeepAlive), whose faults hit its first answer rather than a
+// request.
+func (s CallSite) Stream() bool { return s.RPC == "Watch" || s.RPC == "LeaseKeepAlive" }
 
 // Key is the site's identity: its file, line and RPC.
 func (s CallSite) Key() string { return fmt.Sprintf("%s:%d %s", s.File, s.Line, s.RPC) }
@@ -85,7 +91,10 @@ func baseName(p string) string {
 // request (from 1) from Site by the replica named Replica, or, with
 // Replica "", by whichever replica first reaches that many requests from
 // the site while in Role ("owner": it believes it holds the lock or
-// leads; "waiter": it does not). ID tells a run's faults apart.
+// leads; "waiter": it does not; "newcomer": it joined the run late and
+// has not owned yet). ID tells a run's faults apart. At a stream's site
+// the fault hits the Occurrence-th stream opened there, at its first
+// answer (fail: as it opens).
 type RequestFault struct {
 	ID         int      `json:"id"`
 	Fault      FaultAt  `json:"fault"`
@@ -115,6 +124,11 @@ func (f RequestFault) String() string {
 	what := map[FaultAt]string{FailBefore: "fail before sending", LoseAnswer: "lose the answer to",
 		HoldRequest: "hold and send late", PauseAfter: "pause the replica after", CutAfter: "cut the network after",
 		LeaderAfter: "move etcd's leader after"}[f.Fault]
+	if f.Site.Stream() {
+		what = map[FaultAt]string{FailBefore: "fail as it opens", LoseAnswer: "drop the first answer on",
+			HoldRequest: "hold the first answer on", PauseAfter: "pause the replica at the first answer on",
+			CutAfter: "cut the network at the first answer on", LeaderAfter: "move etcd's leader at the first answer on"}[f.Fault]
+	}
 	if what == "" {
 		what = string(f.Fault)
 	}
@@ -139,4 +153,18 @@ func ordinal(n int) string {
 		suffix = "rd"
 	}
 	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// Divergence is where a learner's run and the reference's, on the same
+// faults, first differ, as explore's report carries it: the step (from
+// 1, the runs' compared steps matched by role), the learner's event
+// there (its time, replica and kind: the lab screen marks it on that
+// run's timeline), and each side in a line.
+type Divergence struct {
+	Step      int           `json:"step"`
+	At        time.Duration `json:"at_ns"`
+	Replica   string        `json:"replica,omitempty"`
+	Kind      Kind          `json:"kind,omitempty"`
+	Yours     string        `json:"yours"`
+	Reference string        `json:"reference"`
 }

@@ -36,8 +36,9 @@ var divergenceKinds = map[history.Kind]bool{
 }
 
 // Roles names each replica of a run by the part it played: "owner 1"
-// for the first to own, "owner 2" for the next, then "waiter 1"... for
-// those that never did, in the order they first appear.
+// for the first to own, "owner 2" for the next, "newcomer" for the
+// replica that joined late and never owned, then "waiter 1"... for the
+// others that never did, in the order they first appear.
 func Roles(h *history.History) map[string]string {
 	roles := map[string]string{}
 	owners, order := 0, []string{}
@@ -53,6 +54,12 @@ func Roles(h *history.History) map[string]string {
 		if e.Kind == history.Acquired && roles[e.Replica] == "" {
 			owners++
 			roles[e.Replica] = fmt.Sprintf("owner %d", owners)
+		}
+	}
+	for _, e := range h.Events {
+		// The replica that joined late, if it never owned.
+		if e.Kind == history.Note && e.Facts != nil && e.Facts.Op == OpNewcomer && roles[e.Replica] == "" {
+			roles[e.Replica] = "newcomer"
 		}
 	}
 	waiters := 0

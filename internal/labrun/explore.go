@@ -98,10 +98,15 @@ type Limit struct {
 
 // ExploreReport is what an exploration found.
 type ExploreReport struct {
-	Lab        string
-	Grid       []SiteRow
+	Lab  string
+	Grid []SiteRow
+	// Runs are the runs done; Planned every run planned (the two calm
+	// runs, the plan's, and those a violation added: the reference's
+	// beside it and the shrinking runs); Skipped the planned runs the
+	// budget (or a first violation, without All) left out.
 	Runs       int
 	Planned    int
+	Skipped    int
 	Violations []Violation
 	Limits     []Limit
 	// Calm is set when the learner's code broke the rules without any
@@ -205,6 +210,9 @@ func (x *explorer) calm(ctx context.Context) error {
 	var mine, ref history.History
 	var errMine, errRef error
 	var wg sync.WaitGroup
+	x.mu.Lock()
+	x.report.Planned += 2
+	x.mu.Unlock()
 	wg.Go(func() { mine, errMine = x.runLab(ctx, false, nil, history.Params{Seed: x.o.Seed}, true) })
 	wg.Go(func() { ref, errRef = x.runLab(ctx, true, nil, history.Params{Seed: x.o.Seed}, true) })
 	wg.Wait()
@@ -346,10 +354,13 @@ func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
 	x.mu.Unlock()
 	slots := make(chan struct{}, x.o.parallel())
 	var wg sync.WaitGroup
-	for _, pr := range plan {
+	for i, pr := range plan {
 		slots <- struct{}{}
 		if x.stop(ctx) || !x.roomFor(runExpect) {
 			<-slots
+			x.mu.Lock()
+			x.report.Skipped += len(plan) - i
+			x.mu.Unlock()
 			break
 		}
 		wg.Go(func() {
@@ -391,7 +402,14 @@ func (x *explorer) mark(pr plannedRun, cell Cell, last string) {
 			}
 		}
 	}
-	p := ExploreProgress{Done: x.done, Planned: x.report.Planned, Last: describe(pr.faults) + ": " + last}
+	p := x.progressLocked(describe(pr.faults) + ": " + last)
+	x.mu.Unlock()
+	x.tell(p)
+}
+
+// progressLocked is how far the exploration got (x.mu held).
+func (x *explorer) progressLocked(last string) ExploreProgress {
+	p := ExploreProgress{Done: x.done, Planned: x.report.Planned, Last: last}
 	covered := map[string]bool{}
 	for _, row := range x.report.Grid {
 		covered[row.Site.Key()] = covered[row.Site.Key()] || slices.ContainsFunc(history.FaultKinds(), func(k history.FaultAt) bool { return row.Cells[k] != CellNotTried })
@@ -402,7 +420,11 @@ func (x *explorer) mark(pr plannedRun, cell Cell, last string) {
 			p.Covered++
 		}
 	}
-	x.mu.Unlock()
+	return p
+}
+
+// tell passes progress on, if anyone listens.
+func (x *explorer) tell(p ExploreProgress) {
 	if x.o.Progress != nil {
 		x.o.Progress(p)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/ownership-election/playground/internal/history"
 )
@@ -19,7 +20,7 @@ func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) 
 	refFaults := x.forReference(pr.faults)
 	var ref history.History
 	if refFaults != nil {
-		r, err := x.runLab(ctx, true, refFaults, history.Params{Seed: x.o.Seed}, false)
+		r, err := x.unplanned(ctx, true, refFaults, history.Params{Seed: x.o.Seed})
 		if err == nil && r.Verdict != nil && !r.Verdict.Showed {
 			x.mu.Lock()
 			x.report.Limits = append(x.report.Limits, Limit{Faults: pr.faults, Learner: mine, Reference: failed(*r.Verdict)})
@@ -30,10 +31,10 @@ func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) 
 	}
 	v := x.shrink(ctx, pr.faults, h)
 	v.Reference = ref
-	if rf := x.forReference(v.Faults); rf != nil && v.History.Params.Replicas != h.Params.Replicas {
-		// The reference on the smallest run's faults and replicas: what
-		// its first divergence is read against.
-		if r, err := x.runLab(ctx, true, rf, history.Params{Seed: x.o.Seed, Replicas: v.History.Params.Replicas}, false); err == nil {
+	if rf := x.forReference(v.Faults); rf != nil && (v.History.Params.Replicas != h.Params.Replicas || v.History.Params.Watch != 0) {
+		// The reference on the smallest run's faults, replicas and end:
+		// what its first divergence is read against.
+		if r, err := x.unplanned(ctx, true, rf, smallest(x.o.Seed, v.History.Params)); err == nil {
 			v.Reference = r
 		}
 	}
@@ -102,21 +103,44 @@ func matchSite(s history.CallSite, mine, theirs []history.CallSite) (history.Cal
 		sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 		return out
 	}
+	key := s.Key()
 	a, b := like(mine), like(theirs)
 	if len(b) == 0 {
-		return history.CallSite{}, false
+		// The reference sends no such request from that function (it
+		// deletes in a Txn where yours sends a DeleteRange, say): the
+		// same fault at its request from the same function, in the same
+		// place, else no comparison can be made.
+		a, b = likeEntry(s, mine), likeEntry(s, theirs)
+		if len(b) == 0 {
+			return history.CallSite{}, false
+		}
 	}
 	for i, t := range a {
-		if t.Key() == s.Key() {
+		if t.Key() == key {
 			return b[min(i, len(b)-1)], true
 		}
 	}
 	return b[0], true
 }
 
+// likeEntry are the sites of sites in s's function, each once, by line.
+func likeEntry(s history.CallSite, sites []history.CallSite) []history.CallSite {
+	var out []history.CallSite
+	seen := map[string]bool{}
+	for _, t := range sites {
+		if t.Entry == s.Entry && !seen[t.Key()] {
+			seen[t.Key()] = true
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
 // shrink makes a violation smaller by running it again: each fault
-// alone (fewest faults), then with the fewest replicas; then confirms
-// the smallest breaks the rules once more.
+// alone (fewest faults), then with the fewest replicas, then stopped as
+// early as it still breaks the rules (earliest end); then confirms the
+// smallest breaks them once more.
 func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h history.History) Violation {
 	v := Violation{Faults: faults, Findings: failed(*h.Verdict), History: h}
 	if len(faults) > 1 {
@@ -136,17 +160,60 @@ func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h 
 			v.History, v.Findings = hh, failed(*hh.Verdict)
 		}
 	}
-	_, v.Confirmed = x.violates(ctx, v.Faults, history.Params{Seed: x.o.Seed, Replicas: v.History.Params.Replicas})
+	x.shrinkEnd(ctx, &v)
+	_, v.Confirmed = x.violates(ctx, v.Faults, smallest(x.o.Seed, v.History.Params))
 	return v
+}
+
+// earlyEnds are the watches, after the faults are done, that shrinking
+// tries in turn, as multiples of the TTL (a run's own is 3 TTLs): the
+// first that still breaks the rules is the earliest end kept.
+var earlyEnds = []float64{0.25, 1, 2}
+
+// shrinkEnd stops v's run as early as it still breaks the rules.
+func (x *explorer) shrinkEnd(ctx context.Context, v *Violation) {
+	ttl := time.Duration(v.History.Timing.AskedTTL) * time.Second
+	if ttl <= 0 {
+		ttl = time.Duration(x.o.Lab.scenario.DefaultTTL) * time.Second
+	}
+	for _, k := range earlyEnds {
+		p := smallest(x.o.Seed, v.History.Params)
+		p.Watch = time.Duration(k * float64(ttl))
+		if hh, ok := x.violates(ctx, v.Faults, p); ok {
+			v.Shrunk = append(v.Shrunk, fmt.Sprintf("stopped %.1f s after the faults instead of %.0f s", p.Watch.Seconds(), 3*ttl.Seconds()))
+			v.History, v.Findings = hh, failed(*hh.Verdict)
+			return
+		}
+	}
+}
+
+// smallest are the parameters of a shrunk run: its replicas and end,
+// the exploration's seed.
+func smallest(seed uint64, p history.Params) history.Params {
+	return history.Params{Seed: seed, Replicas: p.Replicas, Watch: p.Watch}
 }
 
 // violates runs the learner's code under faults: whether every fault
 // fired and a rule broke.
 func (x *explorer) violates(ctx context.Context, faults []history.RequestFault, p history.Params) (history.History, bool) {
-	h, err := x.runLab(ctx, false, faults, p, false)
+	h, err := x.unplanned(ctx, false, faults, p)
 	ok := err == nil && h.Verdict != nil && !h.Verdict.Showed && len(Fired(&h)) == len(faults)
+	return h, ok
+}
+
+// unplanned is a run the plan did not count (a reference's beside a
+// violation, a shrinking step): it joins the planned count as it
+// starts, and the done count as it ends.
+func (x *explorer) unplanned(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params) (history.History, error) {
+	x.mu.Lock()
+	x.report.Planned++
+	x.mu.Unlock()
+	h, err := x.runLab(ctx, reference, faults, p, false)
 	x.mu.Lock()
 	x.report.Runs++
+	x.done++
+	prog := x.progressLocked(describe(faults) + ": " + map[bool]string{true: "the reference's run", false: "a shrinking run"}[reference])
 	x.mu.Unlock()
-	return h, ok
+	x.tell(prog)
+	return h, err
 }

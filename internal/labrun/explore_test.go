@@ -77,8 +77,15 @@ func TestExploreMatchesTheReferencesSite(t *testing.T) {
 	if s, ok := matchSite(mine[2], mine, theirs); !ok || s.Line != 7 {
 		t.Errorf("the Release Txn matched %+v, %v; want line 7", s, ok)
 	}
-	if _, ok := matchSite(history.CallSite{Entry: "Acquire", RPC: "Put"}, mine, theirs); ok {
-		t.Error("a Put the reference never sends was matched")
+	// A Put the reference never sends from Acquire: the same fault at
+	// the reference's request from Acquire (its Txn), not no comparison
+	// at all, which would count any failure there against the learner.
+	put := history.CallSite{File: "a.go", Line: 40, Entry: "Acquire", RPC: "Put"}
+	if s, ok := matchSite(put, append(mine, put), theirs); !ok || s.Line != 22 {
+		t.Errorf("a Put in Acquire matched %+v, %v; want the reference's Acquire Txn, line 22", s, ok)
+	}
+	if _, ok := matchSite(history.CallSite{Entry: "Renew", RPC: "Txn"}, mine, theirs); ok {
+		t.Error("a function the reference does not have was matched")
 	}
 }
 

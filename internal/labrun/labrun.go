@@ -102,7 +102,7 @@ func BuildReporting(ctx context.Context, root string, l Lab, reference bool, pro
 		if stub, err := isStub(root, l); err == nil && stub {
 			return "", fmt.Errorf("%w: labs/%s/%s is the stub as shipped; write it first (README.md in that folder says how)", ErrNotWritten, l.ID, l.File)
 		}
-		return buildWith(ctx, root, l, "", progress)
+		return buildWith(ctx, root, l, "", "", progress)
 	}
 	dir, err := grade.Builtin().Dir()
 	if err != nil {
@@ -112,17 +112,21 @@ func BuildReporting(ctx context.Context, root string, l Lab, reference bool, pro
 	if _, err := os.Stat(sol); err != nil {
 		return "", fmt.Errorf("build lab %s: this program holds no reference solution of the lab (%w)", l.ID, err)
 	}
-	return buildWith(ctx, root, l, sol, progress)
+	// Kept under one name whatever the course's version: the next
+	// version's build relinks it instead of leaving another binary.
+	return buildWith(ctx, root, l, sol, "reference", progress)
 }
 
 // BuildWith is Build with source (a path) compiled in place of the
 // learner's file; "" compiles the learner's file as it is.
 func BuildWith(ctx context.Context, root string, l Lab, source string) (string, error) {
-	return buildWith(ctx, root, l, source, nil)
+	return buildWith(ctx, root, l, source, source, nil)
 }
 
-func buildWith(ctx context.Context, root string, l Lab, source string, progress func(BuildProgress)) (string, error) {
-	bin, err := binPath(root, l, source)
+// buildWith builds l's replica program with source in place of the
+// learner's file ("" for the learner's file), kept under key (binPath).
+func buildWith(ctx context.Context, root string, l Lab, source, key string, progress func(BuildProgress)) (string, error) {
+	bin, err := binPath(root, l, key)
 	if err != nil {
 		return "", err
 	}
@@ -173,7 +177,8 @@ func buildWith(ctx context.Context, root string, l Lab, source string, progress 
 }
 
 // binPath is where the replica program of l is kept: one file per
-// checkout, lab and source (the learner's file, or what replaces it).
+// learner's folder, lab and key (what replaces the learner's file: ""
+// none, "reference", or a source's path).
 func binPath(root string, l Lab, source string) (string, error) {
 	dir := filepath.Join(filepath.Dir(grade.DefaultBinDir()), "labrun")
 	if grade.DefaultBinDir() == "" {

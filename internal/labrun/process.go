@@ -95,7 +95,7 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 
 func (lr *labRun) replicaConfig(r *experiment.Replica) ReplicaConfig {
 	c := ReplicaConfig{Name: r.Name, Endpoints: r.Endpoints(), Namespace: lr.run.Namespace(), Prefix: lr.lab.prefix, TTL: lr.run.TTL(),
-		Faults: lr.armedFor(r.Name), Sites: lr.spec.Sites}
+		Faults: lr.armedFor(r.Name), Sites: lr.spec.Sites, Newcomer: lr.isNewcomer(r.Name)}
 	if len(lr.armed) > 0 || lr.spec.Sites {
 		c.CallTimeout = ExploreCallTimeout(c.TTL)
 	}

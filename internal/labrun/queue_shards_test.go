@@ -35,6 +35,9 @@ var lab08Case = labCase{
 		// key, older than every key of this line, is taken for the
 		// first waiter's predecessor, and nobody ever gets a turn.
 		{"solutions/08_herd/testdata/bugs/prefix_without_slash.patch", "calm", "missed-turn at"},
+		// A watch on the whole line: turns are right, but the holder's
+		// release reaches every waiter's code, not only the next's.
+		{"solutions/08_herd/testdata/explore/watch_whole_line.patch", "calm", "herd at"},
 	},
 }
 

@@ -157,6 +157,9 @@ func (l Lab) Spec(bin string, reference bool, schedule string) Spec {
 		if r.CallTimeout > 0 {
 			args = append(args, "-call-timeout", r.CallTimeout.String())
 		}
+		if r.Newcomer {
+			args = append(args, "-newcomer")
+		}
 		return exec.Command(bin, args...)
 	}}
 }

@@ -35,8 +35,12 @@ func ExploreCallTimeout(ttl int64) time.Duration {
 }
 
 // pauseFor and cutFor are how long a replica stays stopped, or cut off,
-// after the request a fault hit: past its lease.
-func pauseFor(run *experiment.Run) time.Duration { return 2*run.TTLDuration() + time.Second }
+// after the request a fault hit: past its lease, and long enough for
+// another replica to take over on a loaded machine (with 2 TTLs and a
+// second, lab 06's check-then-put was shown in one exploration and not
+// in the next: the next owner had not taken the lock yet when the
+// stopped one woke).
+func pauseFor(run *experiment.Run) time.Duration { return 3*run.TTLDuration() + time.Second }
 func cutFor(run *experiment.Run) time.Duration   { return 2 * run.TTLDuration() }
 
 // splitRequestFaults takes the request faults out of a schedule.
@@ -107,6 +111,11 @@ func (lr *labRun) claim(ctx context.Context, p *labProc, h *replica.Hit) bool {
 	lr.claimed[h.ID] = true
 	fired := *f
 	lr.mu.Unlock()
+	if h.Role != replica.RoleNewcomer {
+		// The change the fault's window is for: the late replica joins
+		// while the one hit is held up.
+		lr.letNewcomerIn()
+	}
 	fired.HitRole, fired.HitReplica = h.Role, p.r.Name
 	lr.fire(ctx, p, fired)
 	return true

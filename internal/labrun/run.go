@@ -46,6 +46,8 @@ type ReplicaConfig struct {
 	Faults      string
 	Sites       bool
 	CallTimeout time.Duration
+	// Newcomer: it joins the run late (-newcomer; explore_newcomer.go).
+	Newcomer bool
 }
 
 // Spec says which lab to run as the replicas and how.
@@ -91,7 +93,7 @@ func Start(ctx context.Context, spec Spec, p history.Params, env experiment.Env,
 	armed, timed := splitRequestFaults(p.Faults)
 	own, rest := labOwnFaults(timed)
 	p.Faults = rest
-	lr := &labRun{spec: spec, lab: lab, faults: own, armed: armed, claimed: map[int]bool{}, running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
+	lr := &labRun{spec: spec, lab: lab, faults: own, armed: armed, claimed: map[int]bool{}, newcomer: make(chan struct{}), running: map[string]bool{}, notWritten: map[string]bool{}, procs: map[string]*labProc{}}
 	sc.Run = lr.script
 	return experiment.Start(ctx, &sc, p, env, sink)
 }
@@ -107,6 +109,10 @@ type labRun struct {
 	// armed are the request faults armed in the replicas; claimed says
 	// which have fired (each fires once in a run).
 	armed []history.RequestFault
+
+	// newcomer is closed when the late replica may join (newcomerAt).
+	newcomer     chan struct{}
+	newcomerOnce sync.Once
 
 	mu         sync.Mutex
 	claimed    map[int]bool
@@ -192,11 +198,17 @@ func (lr *labRun) script(ctx context.Context, run *experiment.Run) (history.Verd
 		run.Note("no replica became leader within %s", wait)
 		fallthrough
 	default:
+		joined := lr.joinLate(ctx, run)
 		if err := lr.playSchedule(ctx, run); err != nil {
 			return history.Verdict{}, err
 		}
-		run.Phase(ctx, fmt.Sprintf("watch for %d s", 3*run.TTL()))
-		experiment.Sleep(ctx, 3*run.TTLDuration())
+		<-joined
+		watch := 3 * run.TTLDuration()
+		if run.Params.Watch > 0 {
+			watch = run.Params.Watch
+		}
+		run.Phase(ctx, fmt.Sprintf("watch for %.1f s", watch.Seconds()))
+		experiment.Sleep(ctx, watch)
 	}
 	run.Phase(ctx, labStopPhase)
 	lr.stopAll(run.Replicas())

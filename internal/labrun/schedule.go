@@ -328,7 +328,7 @@ func FaultSchedule(h *history.History) []history.ScheduledFault {
 	stepAt := map[int]time.Duration{}
 	var out []history.ScheduledFault
 	armed := armedIn(h)
-	for _, e := range h.Events {
+	for i, e := range h.Events {
 		if e.Kind == history.Phase {
 			stepAt[e.Step] = e.At
 		}
@@ -352,7 +352,13 @@ func FaultSchedule(h *history.History) []history.ScheduledFault {
 			continue
 		}
 		if e.Replica != "" {
-			out = append(out, history.ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: kind, Replica: e.Replica, Value: e.Value})
+			f := history.ScheduledFault{Step: e.Step, After: e.At - stepAt[e.Step], Kind: kind, Replica: e.Replica, Value: e.Value}
+			if kind != history.LeaderMoved {
+				// A replica's fault, aimed by role on a replay (a leader
+				// move names an etcd member).
+				f.Role = roleAt(h, e.Replica, i)
+			}
+			out = append(out, f)
 		}
 	}
 	return out
@@ -389,14 +395,15 @@ func faultsNeedCluster(faults []history.ScheduledFault) bool {
 }
 
 // labOwnFaults: a replayed schedule with steps only a lab run can play
-// (a replica told to stop, etcd's leader moved) is the lab run's to play,
+// (a replica told to stop, etcd's leader moved, a fault aimed by role:
+// explore_byrole.go) is the lab run's to play,
 // all of it, so that its steps keep their order (crash-during-stepdown
 // cuts the network, then tells the replica to stop, at the same
 // instant); any other the run's injectSchedule plays as the learner's
 // keys would.
 func labOwnFaults(faults []history.ScheduledFault) (own, rest []history.ScheduledFault) {
 	for _, f := range faults {
-		if f.Kind == ToldToStop || f.Kind == history.LeaderMoved {
+		if f.Kind == ToldToStop || f.Kind == history.LeaderMoved || f.Role != "" {
 			return faults, nil
 		}
 	}
@@ -407,10 +414,12 @@ func labOwnFaults(faults []history.ScheduledFault) (own, rest []history.Schedule
 // After into its Step, in order.
 func (lr *labRun) injectOwn(ctx context.Context, run *experiment.Run) {
 	stopped := map[string]bool{}
+	cast := casting{}
 	for _, f := range lr.faults {
 		if !run.WaitStep(ctx, f.Step) || experiment.Sleep(ctx, f.After-run.SinceStep()) != nil {
 			return
 		}
+		f.Replica = cast.aim(ctx, lr, run, f)
 		if err := lr.playOwn(ctx, run, f, stopped); err != nil {
 			run.Note("the schedule's %s of %s in step %d: %v", f.Kind, f.Replica, f.Step, err)
 		}

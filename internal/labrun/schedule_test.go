@@ -82,7 +82,17 @@ func TestLabFaultScheduleKeepsStopsAndLeaderMoves(t *testing.T) {
 	if own, rest := labOwnFaults(got); len(own) != 4 || len(rest) != 0 {
 		t.Fatalf("a replay with a stop: the lab plays %d steps, injectSchedule %d", len(own), len(rest))
 	}
-	if own, rest := labOwnFaults(got[:1]); len(own) != 0 || len(rest) != 1 || faultsNeedCluster(got[:1]) {
+	if got[3].Role != "" {
+		t.Fatalf("the leader move %+v is aimed by role, but names an etcd member", got[3])
+	}
+	// A cut aimed by role (the part r1 played) is the lab's to aim; one
+	// without (a schedule recorded before roles were) injectSchedule's.
+	if own, rest := labOwnFaults(got[:1]); len(own) != 1 || len(rest) != 0 || faultsNeedCluster(got[:1]) {
+		t.Fatalf("a replay of a cut by role: the lab plays %d steps, injectSchedule %d", len(own), len(rest))
+	}
+	plain := []history.ScheduledFault{got[0]}
+	plain[0].Role = ""
+	if own, rest := labOwnFaults(plain); len(own) != 0 || len(rest) != 1 {
 		t.Fatalf("a replay of a cut only: the lab plays %d steps, injectSchedule %d", len(own), len(rest))
 	}
 }

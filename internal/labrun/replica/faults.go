@@ -17,7 +17,8 @@ import (
 )
 
 // Faults at the request: Dial puts a unary interceptor on the client it
-// hands the learner's code, which knows each request by its call site
+// hands the learner's code (and, for the streams, a Watcher and a Lease:
+// streams.go), which knows each request by its call site
 // (the first frame of the stack in the lab's folder, and the RPC). The
 // first time the replica reaches a site in a role it says so (a "reached"
 // line: what exploration tries faults at). A fault armed with -faults
@@ -64,6 +65,10 @@ type Hit struct {
 const (
 	RoleOwner  = "owner"
 	RoleWaiter = "waiter"
+	// RoleNewcomer is a replica that joined a run under way (the
+	// playground starts one late in runs that explore), until it first
+	// owns.
+	RoleNewcomer = "newcomer"
 )
 
 // HoldFor is how long a held request waits before it is sent, as a

@@ -42,6 +42,9 @@ type Config struct {
 	// in a role (-sites; armed faults imply it).
 	Faults []Armed
 	Sites  bool
+	// Newcomer: the replica joins a run already under way (-newcomer);
+	// until it owns, its requests are in RoleNewcomer.
+	Newcomer bool
 }
 
 // ParseConfig reads the flags the playground passes.
@@ -56,6 +59,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.IntVar(&c.TTL, "ttl", 2, "lease TTL in seconds")
 	faults := fs.String("faults", "", "request faults to arm, a JSON list")
 	fs.BoolVar(&c.Sites, "sites", false, "report each call site the first time it is reached")
+	fs.BoolVar(&c.Newcomer, "newcomer", false, "the replica joins a run already under way")
 	callTimeout := fs.Duration("call-timeout", CallTimeout, "how long the replica's own calls wait")
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("replica flags: %w", err)
@@ -93,11 +97,13 @@ func Dial(c Config) (*clientv3.Client, error) {
 	}
 	cfg.DialTimeout = DialTimeout
 	var ka *keepAlives
+	var f *faulter
 	if opened != nil {
+		opened.setNewcomer(c.Newcomer)
 		ka = &keepAlives{conn: opened, started: map[clientv3.LeaseID]bool{}, ended: map[clientv3.LeaseID]bool{}}
 		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainStreamInterceptor(ka.interceptor))
 		if c.Sites {
-			f := newFaulter(opened, c.TTL, c.Faults)
+			f = newFaulter(opened, c.TTL, c.Faults)
 			cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(f.unary))
 		}
 	}
@@ -110,6 +116,12 @@ func Dial(c Config) (*clientv3.Client, error) {
 	cli.Lease = namespace.NewLease(cli.Lease, c.Namespace)
 	if ka != nil {
 		cli.Lease = reportingLease{Lease: cli.Lease, conn: opened, ka: ka}
+	}
+	if f != nil {
+		// The streams' faults (streams.go), outermost: the lab's call
+		// is on the stack when they count it.
+		cli.Watcher = faultWatcher{Watcher: cli.Watcher, f: f}
+		cli.Lease = faultLease{Lease: cli.Lease, f: f}
 	}
 	return cli, nil
 }
@@ -181,17 +193,30 @@ type Conn struct {
 	out   *bufio.Writer
 	in    *bufio.Scanner
 	owner bool // by the replica's own events: it holds or leads
+	// newcomer: it joined a run under way and has not owned yet.
+	newcomer bool
 }
 
 // Role is the replica's role by its own events so far: RoleOwner from
-// an "acquired" or "owns" until a "stepped-down", "lost" or "released".
+// an "acquired" or "owns" until a "stepped-down", "lost" or "released";
+// before that RoleNewcomer in a replica that joined late and has never
+// owned, else RoleWaiter.
 func (c *Conn) Role() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.owner {
+	switch {
+	case c.owner:
 		return RoleOwner
+	case c.newcomer:
+		return RoleNewcomer
 	}
 	return RoleWaiter
+}
+
+func (c *Conn) setNewcomer(b bool) {
+	c.mu.Lock()
+	c.newcomer = b
+	c.mu.Unlock()
 }
 
 // ask sends e and waits for the playground's answer: whether it said ok.
@@ -230,7 +255,7 @@ func (c *Conn) Emit(e Event) {
 func (c *Conn) send(e Event) {
 	switch e.Kind {
 	case "acquired", "owns":
-		c.owner = true
+		c.owner, c.newcomer = true, false
 	case "stepped-down", "lost", "released":
 		c.owner = false
 	}

@@ -70,7 +70,7 @@ func replays(ctx context.Context, root, tmp, lab, only, file string, n int) int 
 // replayOnce runs the file's faults as experiment run --faults does and
 // names the violations the run found ("" if it held).
 func replayOnce(ctx context.Context, l labrun.Lab, bin string, h history.History) string {
-	p := history.Params{Seed: h.Params.Seed, Replicas: h.Params.Replicas, TTL: h.Timing.AskedTTL, Faults: labrun.FaultSchedule(&h)}
+	p := history.Params{Seed: h.Params.Seed, Replicas: h.Params.Replicas, TTL: h.Timing.AskedTTL, Watch: h.Params.Watch, Faults: labrun.FaultSchedule(&h)}
 	run, err := labrun.Start(ctx, l.Spec(bin, false, ""), p, experiment.Env{}, nil)
 	if err != nil {
 		return "could not run: " + err.Error()

@@ -5,13 +5,13 @@
 package reader
 
 import (
-	"github.com/ownership-election/playground/internal/progress"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ownership-election/playground/internal/progress"
 	"github.com/ownership-election/playground/internal/tui/screen"
 	quizscreen "github.com/ownership-election/playground/internal/tui/screen/quiz"
 	"github.com/ownership-election/playground/internal/tui/text"

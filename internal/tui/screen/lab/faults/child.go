@@ -94,11 +94,15 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 4096), 1<<20)
+	var explored *exploreView
 	for sc.Scan() {
 		msg := faultMsg{seq: seq, ch: ch}
 		if p, ok := labrun.ParseBuildLine(sc.Bytes()); ok {
 			msg.build = &p // the first build's progress
 		} else if json.Unmarshal(sc.Bytes(), &msg.e) != nil || msg.e.Kind == "" || msg.e.Kind == "verdict" {
+			if msg.e.Kind == "verdict" {
+				explored = parseExplore(sc.Bytes()) // explore's grid and divergence
+			}
 			continue // the final verdict line: the history has it
 		} else {
 			sanitize.Strings(&msg.e) // the learner's code wrote some of its texts
@@ -111,7 +115,7 @@ func runChild(ctx context.Context, cmd *exec.Cmd, seq int, ch chan tea.Msg) {
 	werr := cmd.Wait()
 	// Its stderr carries the build of the learner's code (the compiler
 	// quotes their lines) and whatever that code printed.
-	done := faultDoneMsg{seq: seq, stderr: sanitize.Text(strings.TrimSpace(stderr.String()))}
+	done := faultDoneMsg{seq: seq, stderr: sanitize.Text(strings.TrimSpace(stderr.String())), explore: explored}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(werr, &ee):

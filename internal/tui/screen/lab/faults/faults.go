@@ -86,6 +86,8 @@ type faultRun struct {
 	// key's line the child had not taken, if the last one was not.
 	ended  bool
 	unsent string
+	// explore is an ended exploration's report and view (explore.go).
+	explore *exploreView
 }
 
 // New is the faults view of opts.Lab, closed, drawn with st.
@@ -115,6 +117,7 @@ type (
 		stderr  string
 		history *history.History
 		err     error
+		explore *exploreView // explore's report line, if the run was one
 	}
 )
 
@@ -123,7 +126,7 @@ type (
 // not.
 func IsMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case faultMsg, faultDoneMsg:
+	case faultMsg, faultDoneMsg, exploreStepMsg:
 		return true
 	}
 	return false
@@ -206,6 +209,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, m.faultEvent(msg)
 	case faultDoneMsg:
 		return m, m.faultDone(msg)
+	case exploreStepMsg:
+		return m, m.exploreStep(msg)
 	case tea.KeyPressMsg:
 		if m.open {
 			return m, m.faultsKey(msg)
@@ -248,6 +253,8 @@ func (m *Model) faultDone(msg faultDoneMsg) tea.Cmd {
 			at, shown = f.At, markViolation(*h, f)
 		}
 		r.view = m.finishedTimeline(shown.Events, h.Scenario, at)
+		r.explore = msg.explore
+		m.exploreDone(r)
 		if !r.reference && msg.err == nil {
 			return screen.Send(screen.LabRanUnderFaults{Lab: m.opts.Lab, Schedule: r.schedule, Held: h.Verdict.Showed})
 		}
@@ -351,6 +358,9 @@ func (m *Model) faultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Schedules):
 		m.choosing = true
 	default:
+		if ok, cmd := m.exploreKey(msg); ok {
+			return cmd
+		}
 		if r := m.runs[m.showing]; r != nil && r.view != nil {
 			v, _ := r.view.Update(msg)
 			r.view = &v

@@ -46,6 +46,14 @@ func (m Model) ShortHelp() []key.Binding {
 		ref = withHelp(ref, "yours/reference")
 	}
 	var out []key.Binding
+	if r := m.runs[m.showing]; r != nil && r.explore != nil {
+		// An exploration ran the reference itself: no r.
+		out = append(out, exploreKeys.Switch, exploreKeys.Replay)
+		if r.view != nil && !r.explore.grid {
+			out = append(out, r.view.KeyMap.ShortHelp()...)
+		}
+		return append(out, withHelp(k.Schedules, "schedules"), k.Back)
+	}
 	if r := m.runs[m.showing]; r != nil && r.view != nil {
 		out = append(out, r.view.KeyMap.ShortHelp()...)
 	}

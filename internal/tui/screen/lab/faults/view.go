@@ -111,6 +111,9 @@ func (m Model) doneLines(r *faultRun, w, h int) []string {
 	if r.history == nil || r.history.Verdict == nil {
 		return m.failedRunLines(r, w)
 	}
+	if r.explore != nil {
+		return m.exploreLines(r, w, h)
+	}
 	v := r.history.Verdict
 	mark, style := "HELD", st.Success
 	if !v.Showed {
