@@ -32,7 +32,7 @@ import (
 )
 
 // ErrNotWritten: the learner's file is still the stub the course ships.
-var ErrNotWritten = errors.New("labrun: the lab is not written yet")
+var ErrNotWritten = errors.New("the lab is not written yet") // said to the learner as is
 
 // ErrBuildTimeout: the build of a replica program gave no result in time
 // (a cold build on a loaded machine), which says nothing of the code.
