@@ -28,6 +28,9 @@ func TestBuildWatchCountsPackages(t *testing.T) {
 	if got := (BuildProgress{Elapsed: 72 * time.Second, Packages: 143, Current: "x/y"}).String(); got != "1m12s, 143 packages compiled, last x/y" {
 		t.Fatalf("progress in words: %q", got)
 	}
+	if got := (BuildProgress{Elapsed: time.Second, Packages: 1}).String(); got != "1s, 1 package compiled" {
+		t.Fatalf("one package in words: %q", got)
+	}
 	p, ok := ParseBuildLine(seen[1].JSONLine("05_etcd_lock"))
 	if !ok || p.Packages != 2 || p.Current != "go.etcd.io/etcd/client/v3" {
 		t.Fatalf("the JSON line read back: %+v, %v", p, ok)

@@ -32,7 +32,7 @@ import (
 )
 
 // ErrNotWritten: the learner's file is still the stub the course ships.
-var ErrNotWritten = errors.New("labrun: the lab is not written yet")
+var ErrNotWritten = errors.New("the lab is not written yet") // said to the learner as is
 
 // ErrBuildTimeout: the build of a replica program gave no result in time
 // (a cold build on a loaded machine), which says nothing of the code.
@@ -71,7 +71,11 @@ type BuildProgress struct {
 // String says it in a line: "1m12s, 143 packages compiled, last
 // go.etcd.io/etcd/client/v3".
 func (p BuildProgress) String() string {
-	s := fmt.Sprintf("%s, %d packages compiled", p.Elapsed.Round(time.Second), p.Packages)
+	noun := "packages"
+	if p.Packages == 1 {
+		noun = "package"
+	}
+	s := fmt.Sprintf("%s, %d %s compiled", p.Elapsed.Round(time.Second), p.Packages, noun)
 	if p.Current != "" {
 		s += ", last " + p.Current
 	}

@@ -135,6 +135,7 @@ func (m *Model) spinnerTick(msg spinner.TickMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.spinner, cmd = m.spinner.Update(msg)
+	m.faults.CatchUp() // events that came since the timeline last took some
 	m.layout()
 	return cmd
 }

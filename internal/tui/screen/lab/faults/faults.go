@@ -58,19 +58,22 @@ type Model struct {
 
 // faultRun is one run of the lab's code under a schedule.
 type faultRun struct {
-	schedule  string
-	reference bool
-	started   time.Time
-	took      time.Duration
-	events    []history.Event // as the child reported them
-	done      bool
-	code      int    // the child's exit status
-	stderr    string // what it said there (a compiler's message, a stub's)
-	history   *history.History
-	build     *labrun.BuildProgress // the build's progress, as the child last said
-	live      *timeline.Model       // the events so far, while the run goes on (follow)
-	view      *timeline.Model
-	err       error
+	schedule    string
+	reference   bool
+	started     time.Time
+	took        time.Duration
+	events      []history.Event // as the child reported them
+	done        bool
+	code        int    // the child's exit status
+	stderr      string // what it said there (a compiler's message, a stub's)
+	history     *history.History
+	build       *labrun.BuildProgress // the build's progress, as the child last said
+	live        *timeline.Model       // the events so far, while the run goes on (follow)
+	followed    time.Time             // when live last took the events
+	followedLen int                   // ... and how many there were then
+	seen        handSeen              // the replicas and their states, for the fault keys
+	view        *timeline.Model
+	err         error
 	// control is the child's standard input, where faults by hand go
 	// (experiment run --control); pick is the replica they go to.
 	control *controlPipe
@@ -227,7 +230,9 @@ func (m *Model) faultEvent(msg faultMsg) tea.Cmd {
 		return waitFault(msg.ch)
 	}
 	r.events = append(r.events, msg.e)
-	m.follow(r)
+	if r.live == nil || m.opts.Now().Sub(r.followed) >= liveEvery {
+		m.follow(r)
+	}
 	return waitFault(msg.ch)
 }
 

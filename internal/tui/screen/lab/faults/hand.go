@@ -146,34 +146,63 @@ func replicaNumber(name string) int {
 // paused, cut off, crashed.
 type handState struct{ paused, cut, crashed bool }
 
-func stateOf(events []history.Event, name string) handState {
-	var s handState
-	for _, e := range events {
-		if e.Replica != name {
-			continue
-		}
-		switch e.Kind {
-		case history.Paused, history.Resumed:
-			s.paused = e.Kind == history.Paused
-		case history.Partitioned, history.Healed:
-			s.cut = e.Kind == history.Partitioned
-		case history.Crashed:
-			s = handState{crashed: true}
-		case history.Restarted:
-			s.crashed = false
-		}
+// after is s once event e of its replica happened.
+func (s handState) after(e history.Event) handState {
+	switch e.Kind {
+	case history.Paused, history.Resumed:
+		s.paused = e.Kind == history.Paused
+	case history.Partitioned, history.Healed:
+		s.cut = e.Kind == history.Partitioned
+	case history.Crashed:
+		s = handState{crashed: true}
+	case history.Restarted:
+		s.crashed = false
 	}
 	return s
 }
 
+// handSeen is what the fault keys know of a run from its events: the
+// replicas by number, and the state each one's events leave it in. It
+// takes each event once (catchUp): reading every event again at each
+// frame cost a run of lab 09, thousands of events, milliseconds a frame.
+type handSeen struct {
+	upTo   int // the events taken
+	names  []string
+	states map[string]handState
+}
+
+// catchUp takes the events r has that h has not.
+func (h *handSeen) catchUp(events []history.Event) {
+	if h.states == nil {
+		h.states = map[string]handState{}
+	}
+	for _, e := range events[min(h.upTo, len(events)):] {
+		if !replicaName.MatchString(e.Replica) {
+			continue
+		}
+		if !slices.Contains(h.names, e.Replica) {
+			h.names = append(h.names, e.Replica)
+			slices.SortFunc(h.names, func(a, b string) int { return replicaNumber(a) - replicaNumber(b) })
+		}
+		h.states[e.Replica] = h.states[e.Replica].after(e)
+	}
+	h.upTo = len(events)
+}
+
+// replicas are the run's replicas so far, by number.
+func (r *faultRun) replicas() []string {
+	r.seen.catchUp(r.events)
+	return r.seen.names
+}
+
 // picked is the replica faults by hand go to, and its state.
 func (r *faultRun) picked() (string, handState, bool) {
-	names := runReplicas(r.events)
+	names := r.replicas()
 	if len(names) == 0 || r.control == nil {
 		return "", handState{}, false
 	}
 	name := names[r.pick%len(names)]
-	return name, stateOf(r.events, name), true
+	return name, r.seen.states[name], true
 }
 
 // handKey sends the fault a key asks for to the running child, or the
@@ -191,7 +220,7 @@ func (m *Model) handKey(msg tea.KeyPressMsg) {
 	var line string
 	switch {
 	case key.Matches(msg, k.Pick):
-		r.pick = (r.pick + 1) % len(runReplicas(r.events))
+		r.pick = (r.pick + 1) % len(r.replicas())
 		return
 	case key.Matches(msg, k.End) && r.endsByHand():
 		line = labrun.EndLine

@@ -33,6 +33,13 @@ import (
 // does below 30 lines.
 const cardsMinLines = 6 + 16
 
+// liveEvery is how often the live timeline takes the events that came:
+// it is built again from all of them each time (a run of lab 09 has
+// thousands, 20 ms a build on a loaded machine), so taking each one as
+// it came slowed the view to well behind the run. Ten times a second is
+// as often as the experiment screen draws a run.
+const liveEvery = 100 * time.Millisecond
+
 // laneNames are the run's lanes: its replicas by number (as tab picks
 // them), then anything else its events name.
 func laneNames(events []history.Event) []string {
@@ -54,6 +61,17 @@ func (m *Model) follow(r *faultRun) {
 	}
 	sel, _, _ := r.picked()
 	r.live.SetRun(timeline.Run{Events: r.events, Names: laneNames(r.events), OwnRules: true, Running: true, Selected: sel})
+	r.followed, r.followedLen = m.opts.Now(), len(r.events)
+}
+
+// CatchUp gives the live timeline of the run in flight the events that
+// came since it last took some (they are taken at most every liveEvery
+// as they come): the lab screen calls it at each turn of its spinner,
+// so the last events of a quiet moment are drawn too.
+func (m *Model) CatchUp() {
+	if r := m.runs[m.showing]; r != nil && !r.done && r.live != nil && r.followedLen < len(r.events) {
+		m.follow(r)
+	}
 }
 
 // finishedTimeline is the ended run's timeline of h's events, its cursor

@@ -34,8 +34,8 @@ func (m Model) View() string {
 
 // scheduleList is the prepared schedules, the chosen one with what it
 // does, under what a run is. Short of lines, the blank line and then the
-// intro's last lines give way, never a schedule or what it does (at
-// 80x24 a long description pushed the last schedules off the view).
+// intro's lines give way, never a schedule or what it does (at 80x24 a
+// long description pushed the last schedules off the view).
 func (m Model) scheduleList(w, h int) []string {
 	st := m.styles
 	var list []string
@@ -54,8 +54,11 @@ func (m Model) scheduleList(w, h int) []string {
 	gap := []string{""}
 	if room := h - 1 - len(list); room < len(intro)+1 {
 		gap = nil
-		if room < len(intro) {
-			intro = clampLines(strings.Join(intro, "\n"), max(room, 1), w)
+		switch {
+		case room <= 0:
+			intro = nil // the list and the chosen one's description need every line
+		case room < len(intro):
+			intro = clampLines(strings.Join(intro, "\n"), room, w)
 		}
 	}
 	out := []string{st.Heading.Render("Run your code under faults")}
