@@ -1,22 +1,19 @@
 //go:build !linux
 
-package grade
+package guard
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 )
 
-const supervisorSupported = false
+// Supported reports whether this system has what the supervisor needs
+// (a subreaper, /proc): only Linux.
+const Supported = false
 
 func superviseMain(args []string, limit int64) int {
 	fmt.Fprintln(os.Stderr, "playground-supervisor: only on Linux")
 	return 2
-}
-
-func supervisedCommand(cmd *exec.Cmd, limit int64) (started, done func(), err error) {
-	return func() {}, func() {}, nil
 }
 
 // KeepDescendants does nothing outside Linux (no subreapers).
