@@ -21,7 +21,7 @@ func schedClock() bool {
 // it has waited for a CPU, in nanoseconds (schedstat's second field).
 func treeWaits(pid int) map[int]uint64 {
 	out := map[int]uint64{}
-	for _, p := range append(descendants(pid), pid) {
+	for _, p := range treeOf(pid) {
 		dir := filepath.Join("/proc", strconv.Itoa(p), "task")
 		tasks, _ := os.ReadDir(dir)
 		for _, t := range tasks {
@@ -40,6 +40,31 @@ func treeWaits(pid int) map[int]uint64 {
 		}
 	}
 	return out
+}
+
+// treeOf is pid and the processes under it, found from each thread's
+// children list (/proc/<pid>/task/<tid>/children): a walk of the few
+// processes of a grading instead of a read of every process's stat file,
+// which cost 7 ms of CPU a sample here. Without those lists (a kernel
+// without CONFIG_PROC_CHILDREN) it reads every process's parent.
+func treeOf(pid int) []int {
+	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid), "children")); err != nil {
+		return append(descendants(pid), pid)
+	}
+	tree := []int{pid}
+	for i := 0; i < len(tree); i++ {
+		dir := filepath.Join("/proc", strconv.Itoa(tree[i]), "task")
+		tasks, _ := os.ReadDir(dir)
+		for _, t := range tasks {
+			data, _ := os.ReadFile(filepath.Join(dir, t.Name(), "children"))
+			for _, f := range strings.Fields(string(data)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					tree = append(tree, c)
+				}
+			}
+		}
+	}
+	return tree
 }
 
 // quitTests asks every test binary under pid for a stack dump and an exit
