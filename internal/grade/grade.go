@@ -263,7 +263,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 		}
-		judge, err := judgeArgs()
+		judge, err := judgeArgs(o.GoCmd)
 		if err != nil {
 			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 		}
@@ -417,7 +417,7 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 	}
 	started, done := func() {}, func() {}
 	if supervising.Load() {
-		if started, done, err = supervisedCommand(cmd, o.memoryLimit()); err != nil {
+		if started, done, err = supervisedCommand(cmd, goCmd, o.memoryLimit()); err != nil {
 			return output{}, err
 		}
 	} else {
