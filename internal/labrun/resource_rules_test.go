@@ -144,3 +144,35 @@ func TestHerdNoHerd(t *testing.T) {
 		t.Fatalf("the finding names r3 first (woken needlessly) and rests on both wake-ups: %+v", fd)
 	}
 }
+
+// shardDeleted is a shards09 replica's report that its code's request
+// deleted keys at rev.
+func shardDeleted(at int, who string, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.Note, Replica: who,
+		Facts: &history.Facts{Op: "deleted", Revision: rev, Deleted: 1, Succeeded: true, Changed: []int64{rev}}}
+}
+
+func TestLab09OwnKeysOnly(t *testing.T) {
+	shard := lab09Shards + "004"
+	// r1 claims shard 4 and gives it back itself; r2 claims it once free.
+	fair := []history.Event{
+		lockPut(10, shard, "r1", 10, 10, 1),
+		shardDeleted(12, "r1", 12), lockDelete(12, shard, "r1", 12, 10),
+		lockPut(13, shard, "r2", 13, 13, 1),
+	}
+	ok, say := judged(t, shardsOwnKeysOnly, 2, fair...)
+	wantHeld(t, ok, say)
+
+	// r1's late, unguarded release deletes r2's key.
+	late := append(slices.Clone(fair), shardDeleted(14, "r1", 14), lockDelete(14, shard, "r2", 14, 13))
+	ok, say = judged(t, shardsOwnKeysOnly, 2, late...)
+	wantNamed(t, ok, say, "shard-deleted")
+	if !strings.Contains(say, "r1 deleted the key of shard 004") || !strings.Contains(say, "r2's") {
+		t.Fatalf("the sentence should name who deleted whose key: %s", say)
+	}
+
+	// r3 claims with a plain put over r2's key (same CreateRevision).
+	over := append(slices.Clone(fair), lockPut(14, shard, "r3", 14, 13, 2))
+	ok, say = judged(t, shardsOwnKeysOnly, 2, over...)
+	wantNamed(t, ok, say, "shard-overwritten")
+}
