@@ -176,3 +176,27 @@ func TestLab09OwnKeysOnly(t *testing.T) {
 	ok, say = judged(t, shardsOwnKeysOnly, 2, over...)
 	wantNamed(t, ok, say, "shard-overwritten")
 }
+
+// lockedNote is a lock05 replica's note that Acquire returned ErrLocked,
+// etcd's last answer at rev (0: none).
+func lockedNote(at int, who string, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.Note, Replica: who,
+		Facts: &history.Facts{Op: lab05OpLocked, Key: lab05Key, Revision: rev, Err: "etcdlock: held by someone else"}}
+}
+
+func TestLab05LockedMeansHeld(t *testing.T) {
+	held := []history.Event{lockPut(10, lab05Key, "r1", 10, 10, 1), lockedNote(11, "r2", 10)}
+	ok, say := judged(t, lab05LockedMeansHeld, 2, held...)
+	wantHeld(t, ok, say)
+
+	ok, say = judged(t, lab05LockedMeansHeld, 2, append(slices.Clone(held), lockedNote(12, "r3", 0))...)
+	wantNamed(t, ok, say, "locked-unasked")
+
+	// The lock was released at 12; r2's answer at 12 saw it free.
+	free := append(slices.Clone(held), lockDelete(12, lab05Key, "r1", 12, 10), lockedNote(13, "r2", 12))
+	ok, say = judged(t, lab05LockedMeansHeld, 2, free...)
+	wantNamed(t, ok, say, "locked-but-free")
+	if !strings.Contains(say, "revision 12") {
+		t.Fatalf("the sentence should say at which answer: %s", say)
+	}
+}

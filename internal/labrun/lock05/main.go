@@ -27,6 +27,10 @@ const (
 	writeEvery = 100 * time.Millisecond // between two writes
 	rest       = 300 * time.Millisecond // after a turn, before trying again
 	waitBound  = 2 * time.Second        // a waiter looks again at least this often
+
+	// opLocked is the Facts.Op of the note that Acquire returned
+	// ErrLocked (internal/labrun's lab05OpLocked).
+	opLocked = "locked"
 )
 
 func main() { os.Exit(run()) }
@@ -92,13 +96,21 @@ func (h *holder) acquire(ctx context.Context, lease clientv3.LeaseID) (int64, er
 	defer cancel()
 	h.spy.Take()
 	token, err := etcdlock.Acquire(actx, h.cli, h.key, h.name, lease)
-	rev := replica.Wrote(h.spy.Take())
+	sent := h.spy.Take()
+	rev := replica.Wrote(sent)
 	switch {
 	case err == nil:
 		h.conn.Emit(replica.Event{Kind: "acquired", Token: token,
 			Text:  fmt.Sprintf("Acquire took the lock %s: token %d", h.key, token),
 			Facts: &replica.Facts{Op: "acquire", Key: h.key, Revision: rev, Succeeded: true}})
-	case errors.Is(err, etcdlock.ErrLocked), ctx.Err() != nil, errors.Is(err, labs.ErrNotImplemented):
+	case errors.Is(err, etcdlock.ErrLocked):
+		// With the revision of etcd's last answer (0: none came), so
+		// that the playground can tell "someone holds it" from a
+		// failure dressed up as one (lab05LockedMeansHeld).
+		last := replica.Last(sent)
+		h.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("Acquire returned ErrLocked (etcd's last answer at revision %d)", last),
+			Facts: &replica.Facts{Op: opLocked, Key: h.key, Revision: last, Err: err.Error()}})
+	case ctx.Err() != nil, errors.Is(err, labs.ErrNotImplemented):
 	default:
 		h.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("Acquire failed: %v; the lease it was asked under is dropped (revoked), since Acquire may have written the lock before its answer was lost", err),
 			Facts: &replica.Facts{Op: "acquire", Key: h.key, Revision: rev, Err: err.Error()}})
