@@ -200,3 +200,15 @@ func TestLab05LockedMeansHeld(t *testing.T) {
 		t.Fatalf("the sentence should say at which answer: %s", say)
 	}
 }
+
+func TestLab08WatchesClosed(t *testing.T) {
+	woke := history.Event{At: ms(10), Kind: history.Note, Replica: "r3", Facts: &history.Facts{Op: history.OpWoken, Key: "queue/r2", Revision: 10}}
+	ok, say := judged(t, herdWatchesClosed, 2, woke)
+	wantHeld(t, ok, say)
+	left := history.Event{At: ms(11), Kind: history.Note, Replica: "r3", Facts: &history.Facts{Op: lab08OpLeftOpen, Key: "queue/r2", Succeeded: true}}
+	ok, say = judged(t, herdWatchesClosed, 2, woke, left)
+	wantNamed(t, ok, say, "watch-left-open")
+	if !strings.Contains(say, "r3's code") || !strings.Contains(say, "queue/r2") {
+		t.Fatalf("the sentence should name the waiter and the watch left open: %s", say)
+	}
+}
