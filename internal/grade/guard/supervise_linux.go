@@ -201,7 +201,7 @@ func parentOf(pid int) (int, bool) {
 // reserves 1.9 GB of it at start (measured here) with 19 MB resident, so
 // RLIMIT_AS would stop it at once.
 func labMemory(goPid int) int64 {
-	children := processChildren()
+	children := childrenUnder(os.Getpid())
 	self, _ := os.Executable()
 	var roots []int
 	for _, c := range children[os.Getpid()] {
@@ -254,4 +254,42 @@ func KeepDescendants() (end func()) {
 		return func() {}
 	}
 	return endAll
+}
+
+// Tree is pid and the processes under it (the grader's run clock reads
+// their threads).
+func Tree(pid int) []int { return append(subtree(childrenUnder(pid), pid), pid) }
+
+// Descendants lists the processes under pid, found by reading every
+// process's parent (slower than Tree, and it misses none being born).
+func Descendants(pid int) []int { return descendants(pid) }
+
+// childrenUnder maps pid and each process under it to its children,
+// found from each thread's children list (/proc/<pid>/task/<tid>/children):
+// a walk of the few processes of a grading instead of a read of every
+// process's stat file, which cost 7 ms of CPU a sample here. Without those
+// lists (a kernel without CONFIG_PROC_CHILDREN) it reads every process's
+// parent.
+func childrenUnder(pid int) map[int][]int {
+	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid), "children")); err != nil {
+		return processChildren()
+	}
+	children := map[int][]int{}
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		dir := filepath.Join("/proc", strconv.Itoa(p), "task")
+		tasks, _ := os.ReadDir(dir)
+		for _, t := range tasks {
+			data, _ := os.ReadFile(filepath.Join(dir, t.Name(), "children"))
+			for _, f := range strings.Fields(string(data)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					children[p] = append(children[p], c)
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return children
 }

@@ -18,3 +18,9 @@ func superviseMain(args []string, limit int64) int {
 
 // KeepDescendants does nothing outside Linux (no subreapers).
 func KeepDescendants() (end func()) { return func() {} }
+
+// Tree is pid alone outside Linux (no /proc to walk).
+func Tree(pid int) []int { return []int{pid} }
+
+// Descendants is none outside Linux.
+func Descendants(pid int) []int { return nil }
