@@ -10,11 +10,13 @@
 //
 // Usage:
 //
-//	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only]
+//	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only] [-v]
 //	go run ./internal/tools/explorebench -replay FILE -labs 06 -only NAME [-n 10]
 //
 // It exits 1 when fewer than 90% of the wrong ones are shown or a
-// correct one raised an alarm. With -replay it measures instead how often
+// correct one raised an alarm. -v says each run's end as it comes and
+// each entry's grid after it (on stderr): what a miss needs to be
+// understood. With -replay it measures instead how often
 // a saved faults file (explore's smallest failing run) replays to the
 // same violation with the corpus entry NAME as the learner's code, as
 // `experiment run --lab --faults FILE` replays it: bar 9 in 10.
@@ -30,6 +32,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 )
 
@@ -51,6 +54,7 @@ func run() int {
 	wrongOnly := flag.Bool("wrong-only", false, "only the wrong solutions")
 	replay := flag.String("replay", "", "a saved faults file: replay it -n times instead")
 	n := flag.Int("n", 10, "with -replay: how many times")
+	flag.BoolVar(&verbose, "v", false, "say each run's end and each entry's grid on stderr")
 	flag.Parse()
 	wd, _ := os.Getwd()
 	root := grade.FindRoot(wd)
@@ -180,9 +184,18 @@ func corpus(root, tmp string, l labrun.Lab) ([]entry, error) {
 // explore explores one entry: the violations' names ("" if it held).
 func explore(ctx context.Context, root string, e entry, budget time.Duration) (string, time.Duration, error) {
 	start := time.Now()
-	rep, err := labrun.Explore(ctx, labrun.ExploreOptions{Root: root, Lab: e.lab, Source: e.source, Budget: budget, Seed: 1})
+	o := labrun.ExploreOptions{Root: root, Lab: e.lab, Source: e.source, Budget: budget, Seed: 1}
+	if verbose {
+		o.Progress = func(p labrun.ExploreProgress) {
+			fmt.Fprintf(os.Stderr, "  %s %3.0f s  %d/%d  %s\n", e.name, time.Since(start).Seconds(), p.Done, p.Planned, p.Last)
+		}
+	}
+	rep, err := labrun.Explore(ctx, o)
 	if err != nil {
 		return "", time.Since(start), err
+	}
+	if verbose {
+		printGrid(e.name, rep)
 	}
 	var names []string
 	if rep.Calm != nil {
@@ -193,6 +206,22 @@ func explore(ctx context.Context, root string, e entry, budget time.Duration) (s
 		names = append(names, firstName(f.Property, f.Violation)+" at "+v.Faults[0].String())
 	}
 	return strings.Join(names, "; "), rep.Took, nil
+}
+
+// verbose: -v.
+var verbose bool
+
+// printGrid says an exploration's grid on stderr, a row a line: the
+// site, the role, and each fault kind's cell.
+func printGrid(name string, rep *labrun.ExploreReport) {
+	fmt.Fprintf(os.Stderr, "  %s: %d runs of %d planned, %d skipped, %d limits\n", name, rep.Runs, rep.Planned, rep.Skipped, len(rep.Limits))
+	for _, row := range rep.Grid {
+		line := fmt.Sprintf("    %-40s %-8s", row.Site.String(), row.Role)
+		for _, k := range history.FaultKinds() {
+			line += fmt.Sprintf(" %s=%s", k, row.Cells[k])
+		}
+		fmt.Fprintln(os.Stderr, line)
+	}
 }
 
 func firstName(property, violation string) string {
