@@ -12,6 +12,7 @@ import (
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun/replica"
 )
 
 // Exploration: faults at every request the learner's code sends. A calm
@@ -128,6 +129,9 @@ type explorer struct {
 	start    time.Time
 	refSites []history.RequestFault // the reference's reached sites
 
+	// run is runLab, or a test's stand-in.
+	run func(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params, sites bool) (history.History, error)
+
 	mu     sync.Mutex
 	report *ExploreReport
 	found  bool // a confirmed violation: stop unless All
@@ -156,6 +160,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*ExploreReport, error) {
 		o.Budget = DefaultBudget
 	}
 	x := &explorer{o: o, start: time.Now(), report: &ExploreReport{Lab: o.Lab.ID}}
+	x.run = x.runLab
 	var err error
 	if o.Source == "" {
 		x.bin, err = Build(ctx, o.Root, o.Lab, false)
@@ -172,10 +177,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*ExploreReport, error) {
 		return nil, err
 	}
 	if x.report.Calm == nil {
-		x.explore(ctx, x.depth1())
-		if !x.stop(ctx) {
-			x.explore(ctx, x.pairs())
-		}
+		x.explore(ctx, x.plan())
 	}
 	x.report.Took = time.Since(x.start)
 	return x.report, ctx.Err()
@@ -213,8 +215,8 @@ func (x *explorer) calm(ctx context.Context) error {
 	x.mu.Lock()
 	x.report.Planned += 2
 	x.mu.Unlock()
-	wg.Go(func() { mine, errMine = x.runLab(ctx, false, nil, history.Params{Seed: x.o.Seed}, true) })
-	wg.Go(func() { ref, errRef = x.runLab(ctx, true, nil, history.Params{Seed: x.o.Seed}, true) })
+	wg.Go(func() { mine, errMine = x.run(ctx, false, nil, history.Params{Seed: x.o.Seed}, true) })
+	wg.Go(func() { ref, errRef = x.run(ctx, true, nil, history.Params{Seed: x.o.Seed}, true) })
 	wg.Wait()
 	if errMine != nil {
 		return fmt.Errorf("calm run of your code: %w", errMine)
@@ -336,17 +338,56 @@ func tierOf(s history.CallSite, k history.FaultAt) int {
 	return slices.Index(exploreOrder, k)
 }
 
-// pairs is two faults a run, at two sites or two roles, while the
-// budget lasts: the next depth.
+// plan is the order of the runs after the calm ones: the first tier of
+// depth 1 (each site and role with the kind most likely to show
+// something there), then a first wave of pairs (as many as run at
+// once), then the rest of depth 1, then the rest of the pairs, while the
+// budget lasts. A bug that needs two faults is thus tried within any
+// budget that gets past the first tier, and one fault at a time still
+// comes first.
+func (x *explorer) plan() []plannedRun {
+	one, first := x.depth1(), 0
+	for first < len(one) && x.firstTier(one[first].faults[0]) {
+		first++
+	}
+	two := x.pairs()
+	wave := min(len(two), x.o.parallel())
+	plan := append([]plannedRun{}, one[:first]...)
+	plan = append(plan, two[:wave]...)
+	plan = append(plan, one[first:]...)
+	return append(plan, two[wave:]...)
+}
+
+// firstTier says whether f is in depth 1's first tier at its site.
+func (x *explorer) firstTier(f history.RequestFault) bool { return tierOf(f.Site, f.Fault) == 0 }
+
+// Pairs where they can matter: the first fault takes the owner out of
+// the way (a stop, a cut, a stream of its that fails), the second hits
+// a waiter or the newcomer, who takes over meanwhile, at a request of
+// its own (a stop, a held or lost request, a failed one): a takeover
+// that goes wrong only when the one taking over is hit too.
+var (
+	pairOwner = []history.FaultAt{history.PauseAfter, history.CutAfter, history.FailBefore}
+	pairOther = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.FailBefore}
+)
+
+// pairs is two faults a run, one on the owner and one on another role,
+// the kinds of pairOwner and pairOther, in an order the seed fixes.
 func (x *explorer) pairs() []plannedRun {
 	one := x.depth1()
+	var owner, other []history.RequestFault
+	for _, pr := range one {
+		f := pr.faults[0]
+		switch {
+		case f.Role == replica.RoleOwner && slices.Contains(pairOwner, f.Fault):
+			owner = append(owner, f)
+		case f.Role != replica.RoleOwner && slices.Contains(pairOther, f.Fault):
+			other = append(other, f)
+		}
+	}
 	var plan []plannedRun
-	for i := range one {
-		for j := i + 1; j < len(one); j++ {
-			a, b := one[i].faults[0], one[j].faults[0]
-			if a.Site.Key() == b.Site.Key() && a.Role == b.Role || a.Fault == history.LeaderAfter || b.Fault == history.LeaderAfter {
-				continue
-			}
+	for _, a := range owner {
+		for _, b := range other {
 			b.ID = a.ID + 10000
 			plan = append(plan, plannedRun{faults: []history.RequestFault{a, b}})
 		}
@@ -398,7 +439,7 @@ func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
 // try runs one planned run, judges it against the reference if it broke
 // a rule, and marks the grid.
 func (x *explorer) try(ctx context.Context, pr plannedRun) {
-	h, err := x.runLab(ctx, false, pr.faults, history.Params{Seed: x.o.Seed}, false)
+	h, err := x.run(ctx, false, pr.faults, history.Params{Seed: x.o.Seed}, false)
 	cell, last := CellHeld, "held"
 	fired := Fired(&h)
 	switch {

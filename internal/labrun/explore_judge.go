@@ -275,7 +275,7 @@ func (x *explorer) unplanned(ctx context.Context, reference bool, faults []histo
 	x.mu.Lock()
 	x.report.Planned++
 	x.mu.Unlock()
-	h, err := x.runLab(ctx, reference, faults, p, false)
+	h, err := x.run(ctx, reference, faults, p, false)
 	x.mu.Lock()
 	x.report.Runs++
 	x.done++

@@ -222,6 +222,23 @@ func printGrid(name string, rep *labrun.ExploreReport) {
 		}
 		fmt.Fprintln(os.Stderr, line)
 	}
+	for _, v := range rep.Violations {
+		fmt.Fprintf(os.Stderr, "    violation (confirmed %v, shrunk %q) at %s: %s\n", v.Confirmed, v.Shrunk, describe(v.Faults), v.Findings[0].Text)
+	}
+	for _, l := range rep.Limits {
+		if len(l.Reference) > 0 {
+			fmt.Fprintf(os.Stderr, "    limit at %s: the reference's %s\n", describe(l.Faults), l.Reference[0].Text)
+		}
+	}
+}
+
+// describe says faults in a line.
+func describe(fs []history.RequestFault) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.String())
+	}
+	return strings.Join(out, "; ")
 }
 
 func firstName(property, violation string) string {
