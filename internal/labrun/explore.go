@@ -65,6 +65,9 @@ const (
 	CellLimit      Cell = "limit" // the reference failed the same way: not the learner's
 	CellNotReached Cell = "not reached"
 	CellNotTried   Cell = "not tried" // reached, but the budget ended first
+	// CellUnconfirmed: a rule broke once under the fault, and not when
+	// its smallest run was run again twice; not counted.
+	CellUnconfirmed Cell = "unconfirmed"
 )
 
 // SiteRow is one row of the grid: a call site as one role reached it
@@ -76,7 +79,8 @@ type SiteRow struct {
 }
 
 // Violation is a fault set under which the learner's code broke a rule
-// and the reference, under the same faults, held.
+// and the reference, under the same faults, held; one that counts broke
+// it again when its smallest run was run again (Confirmed).
 type Violation struct {
 	Faults   []history.RequestFault
 	Findings []history.Finding // the learner's run's, those that did not hold
@@ -109,7 +113,10 @@ type ExploreReport struct {
 	Planned    int
 	Skipped    int
 	Violations []Violation
-	Limits     []Limit
+	// Unconfirmed are failures seen once whose smallest run, run again
+	// twice, kept the rules: not counted, not in Violations.
+	Unconfirmed []Violation
+	Limits      []Limit
 	// Calm is set when the learner's code broke the rules without any
 	// fault: the calm run's findings. CalmRun is that run.
 	Calm    []history.Finding
@@ -321,19 +328,25 @@ func (x *explorer) depth1() []plannedRun {
 	return plan
 }
 
-// exploreOrder is the order of the fault kinds' tiers at a request, and
-// streamOrder at a stream: a stream that fails is the first thing code
-// that watches must survive (a watch etcd cancels, a keep-alive that
-// ends), so it comes first there.
+// exploreOrder is the order of the fault kinds' tiers at a request,
+// watchOrder at a watch and keepAliveOrder at a keep-alive: at a watch,
+// opening it late comes first (a watch from "now" then misses what
+// changed between the read before it and its start, the commonest
+// watch bug), then a watch etcd cancels; at a keep-alive, one that ends
+// (a leader whose lease runs out while it works).
 var (
-	exploreOrder = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
-	streamOrder  = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
+	watchOrder     = []history.FaultAt{history.HoldRequest, history.FailBefore, history.PauseAfter, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
 )
 
 // tierOf is the tier of fault kind k at site s.
 func tierOf(s history.CallSite, k history.FaultAt) int {
-	if s.Stream() {
-		return slices.Index(streamOrder, k)
+	switch s.RPC {
+	case replica.StreamWatch:
+		return slices.Index(watchOrder, k)
+	case replica.StreamKeepAlive:
+		return slices.Index(keepAliveOrder, k)
 	}
 	return slices.Index(exploreOrder, k)
 }
@@ -497,7 +510,7 @@ func (x *explorer) tell(p ExploreProgress) {
 
 // rank orders the cells: a cell shows the worst of its runs.
 func rank(c Cell) int {
-	return slices.Index([]Cell{CellNotTried, CellNotReached, CellHeld, CellLimit, CellViolated}, c)
+	return slices.Index([]Cell{CellNotTried, CellNotReached, CellHeld, CellUnconfirmed, CellLimit, CellViolated}, c)
 }
 
 // describe says a run's faults in a line.

@@ -119,3 +119,41 @@ func referenceHolds(run func(context.Context, bool, []history.RequestFault, hist
 		return h, err
 	}
 }
+
+// TestExploreDoesNotCountAFailureSeenOnce: the learner's code broke a
+// rule in its first run under the fault and never again (a busy
+// machine's doing): after shrinking and two confirmations it is said
+// as unconfirmed, not counted as a violation.
+func TestExploreDoesNotCountAFailureSeenOnce(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	x := pairExplorer(func(faults []history.RequestFault) history.History {
+		mu.Lock()
+		runs++
+		first := runs == 1
+		mu.Unlock()
+		h := history.History{Verdict: &history.Verdict{Showed: true}}
+		for i := range faults {
+			f := faults[i]
+			h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
+		}
+		if first {
+			h.Verdict = &history.Verdict{Showed: false, Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
+		}
+		return h
+	})
+	x.run = referenceHolds(x.run)
+	waiter := history.RequestFault{ID: 4, Fault: history.LoseAnswer, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}
+	x.try(context.Background(), plannedRun{faults: []history.RequestFault{waiter}})
+	if len(x.report.Violations) != 0 || len(x.report.Unconfirmed) != 1 {
+		t.Fatalf("%d violations, %d unconfirmed; want 0 and 1", len(x.report.Violations), len(x.report.Unconfirmed))
+	}
+	for _, row := range x.report.Grid {
+		if row.Site == pairWaiterSite && row.Cells[history.LoseAnswer] != CellUnconfirmed {
+			t.Errorf("the waiter's lose cell is %q, want %q", row.Cells[history.LoseAnswer], CellUnconfirmed)
+		}
+	}
+	if x.found {
+		t.Error("an unconfirmed failure stopped the exploration as a violation would")
+	}
+}
