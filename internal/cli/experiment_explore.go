@@ -167,7 +167,7 @@ func picked(rep *labrun.ExploreReport) (labrun.Violation, bool) {
 
 // gridMark is how a cell is written in the text grid.
 var gridMark = map[labrun.Cell]string{labrun.CellHeld: "held", labrun.CellViolated: "VIOL", labrun.CellLimit: "limit",
-	labrun.CellNotReached: "-", labrun.CellNotTried: "."}
+	labrun.CellNotReached: "-", labrun.CellNotTried: ".", labrun.CellUnconfirmed: "once"}
 
 // printExplore writes the grid, then what was found.
 func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved string) {
@@ -184,6 +184,10 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 	for _, lim := range rep.Limits {
 		fmt.Fprintf(out, "\nlimit (the reference failed too, so not your bug): %s\n  yours: %s\n  reference: %s\n",
 			orCalm(describeFaults(lim.Faults)), findingNames(lim.Learner), findingNames(lim.Reference))
+	}
+	for _, u := range rep.Unconfirmed {
+		fmt.Fprintf(out, "\nseen once, not counted (its smallest run, run again twice, kept the rules): %s\n  %s\n",
+			describeFaults(u.Faults), findingNames(u.Findings))
 	}
 	if len(rep.Violations) == 0 {
 		tried := rep.Runs - 2 // the two calm runs
@@ -304,7 +308,8 @@ type limitJSON struct {
 
 // cellResult is a grid cell as the report's sites say it.
 var cellResult = map[labrun.Cell]string{labrun.CellHeld: history.CellHeld, labrun.CellViolated: history.CellViolated,
-	labrun.CellLimit: history.CellBothFailed, labrun.CellNotReached: history.CellNotReached, labrun.CellNotTried: "not-tried"}
+	labrun.CellLimit: history.CellBothFailed, labrun.CellNotReached: history.CellNotReached, labrun.CellNotTried: "not-tried",
+	labrun.CellUnconfirmed: "unconfirmed"}
 
 func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
 	held := len(rep.Violations) == 0 && rep.Calm == nil

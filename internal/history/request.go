@@ -124,10 +124,17 @@ func (f RequestFault) String() string {
 	what := map[FaultAt]string{FailBefore: "fail before sending", LoseAnswer: "lose the answer to",
 		HoldRequest: "hold and send late", PauseAfter: "pause the replica after", CutAfter: "cut the network after",
 		LeaderAfter: "move etcd's leader after"}[f.Fault]
+	noun := "request"
 	if f.Site.Stream() {
-		what = map[FaultAt]string{FailBefore: "fail as it opens", LoseAnswer: "drop the first answer on",
-			HoldRequest: "hold the first answer on", PauseAfter: "pause the replica at the first answer on",
-			CutAfter: "cut the network at the first answer on", LeaderAfter: "move etcd's leader at the first answer on"}[f.Fault]
+		// A stream's fail and hold hit its opening (in the role it was
+		// opened in); the other kinds, and those two in a role the
+		// replica took later, hit its n-th answer in the role.
+		what = map[FaultAt]string{FailBefore: "fail", LoseAnswer: "drop", HoldRequest: "open late",
+			PauseAfter: "pause the replica at", CutAfter: "cut the network at", LeaderAfter: "move etcd's leader at"}[f.Fault]
+		noun = "answer on the stream"
+		if f.Fault == FailBefore || f.Fault == HoldRequest {
+			noun = "stream"
+		}
 	}
 	if what == "" {
 		what = string(f.Fault)
@@ -138,7 +145,7 @@ func (f RequestFault) String() string {
 	} else {
 		who += "'s"
 	}
-	return fmt.Sprintf("%s %s %s request from %s", what, who, ordinal(f.Occurrence), f.Site)
+	return fmt.Sprintf("%s %s %s %s from %s", what, who, ordinal(f.Occurrence), noun, f.Site)
 }
 
 func ordinal(n int) string {

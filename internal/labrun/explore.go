@@ -12,6 +12,7 @@ import (
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun/replica"
 )
 
 // Exploration: faults at every request the learner's code sends. A calm
@@ -64,6 +65,9 @@ const (
 	CellLimit      Cell = "limit" // the reference failed the same way: not the learner's
 	CellNotReached Cell = "not reached"
 	CellNotTried   Cell = "not tried" // reached, but the budget ended first
+	// CellUnconfirmed: a rule broke once under the fault, and not when
+	// its smallest run was run again twice; not counted.
+	CellUnconfirmed Cell = "unconfirmed"
 )
 
 // SiteRow is one row of the grid: a call site as one role reached it
@@ -75,7 +79,8 @@ type SiteRow struct {
 }
 
 // Violation is a fault set under which the learner's code broke a rule
-// and the reference, under the same faults, held.
+// and the reference, under the same faults, held; one that counts broke
+// it again when its smallest run was run again (Confirmed).
 type Violation struct {
 	Faults   []history.RequestFault
 	Findings []history.Finding // the learner's run's, those that did not hold
@@ -108,7 +113,10 @@ type ExploreReport struct {
 	Planned    int
 	Skipped    int
 	Violations []Violation
-	Limits     []Limit
+	// Unconfirmed are failures seen once whose smallest run, run again
+	// twice, kept the rules: not counted, not in Violations.
+	Unconfirmed []Violation
+	Limits      []Limit
 	// Calm is set when the learner's code broke the rules without any
 	// fault: the calm run's findings. CalmRun is that run.
 	Calm    []history.Finding
@@ -127,6 +135,9 @@ type explorer struct {
 	bin, ref string
 	start    time.Time
 	refSites []history.RequestFault // the reference's reached sites
+
+	// run is runLab, or a test's stand-in.
+	run func(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params, sites bool) (history.History, error)
 
 	mu     sync.Mutex
 	report *ExploreReport
@@ -156,6 +167,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*ExploreReport, error) {
 		o.Budget = DefaultBudget
 	}
 	x := &explorer{o: o, start: time.Now(), report: &ExploreReport{Lab: o.Lab.ID}}
+	x.run = x.runLab
 	var err error
 	if o.Source == "" {
 		x.bin, err = Build(ctx, o.Root, o.Lab, false)
@@ -172,10 +184,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*ExploreReport, error) {
 		return nil, err
 	}
 	if x.report.Calm == nil {
-		x.explore(ctx, x.depth1())
-		if !x.stop(ctx) {
-			x.explore(ctx, x.pairs())
-		}
+		x.explore(ctx, x.plan())
 	}
 	x.report.Took = time.Since(x.start)
 	return x.report, ctx.Err()
@@ -213,8 +222,8 @@ func (x *explorer) calm(ctx context.Context) error {
 	x.mu.Lock()
 	x.report.Planned += 2
 	x.mu.Unlock()
-	wg.Go(func() { mine, errMine = x.runLab(ctx, false, nil, history.Params{Seed: x.o.Seed}, true) })
-	wg.Go(func() { ref, errRef = x.runLab(ctx, true, nil, history.Params{Seed: x.o.Seed}, true) })
+	wg.Go(func() { mine, errMine = x.run(ctx, false, nil, history.Params{Seed: x.o.Seed}, true) })
+	wg.Go(func() { ref, errRef = x.run(ctx, true, nil, history.Params{Seed: x.o.Seed}, true) })
 	wg.Wait()
 	if errMine != nil {
 		return fmt.Errorf("calm run of your code: %w", errMine)
@@ -319,34 +328,79 @@ func (x *explorer) depth1() []plannedRun {
 	return plan
 }
 
-// exploreOrder is the order of the fault kinds' tiers at a request, and
-// streamOrder at a stream: a stream that fails is the first thing code
-// that watches must survive (a watch etcd cancels, a keep-alive that
-// ends), so it comes first there.
+// exploreOrder is the order of the fault kinds' tiers at a request,
+// watchOrder at a watch and keepAliveOrder at a keep-alive: at a watch,
+// opening it late comes first (a watch from "now" then misses what
+// changed between the read before it and its start, the commonest
+// watch bug), then a watch etcd cancels; at a keep-alive, one that ends
+// (a leader whose lease runs out while it works).
 var (
-	exploreOrder = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
-	streamOrder  = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
+	watchOrder     = []history.FaultAt{history.HoldRequest, history.FailBefore, history.PauseAfter, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
 )
 
 // tierOf is the tier of fault kind k at site s.
 func tierOf(s history.CallSite, k history.FaultAt) int {
-	if s.Stream() {
-		return slices.Index(streamOrder, k)
+	switch s.RPC {
+	case replica.StreamWatch:
+		return slices.Index(watchOrder, k)
+	case replica.StreamKeepAlive:
+		return slices.Index(keepAliveOrder, k)
 	}
 	return slices.Index(exploreOrder, k)
 }
 
-// pairs is two faults a run, at two sites or two roles, while the
-// budget lasts: the next depth.
+// plan is the order of the runs after the calm ones: the first tier of
+// depth 1 (each site and role with the kind most likely to show
+// something there), then a first wave of pairs (as many as run at
+// once), then the rest of depth 1, then the rest of the pairs, while the
+// budget lasts. A bug that needs two faults is thus tried within any
+// budget that gets past the first tier, and one fault at a time still
+// comes first.
+func (x *explorer) plan() []plannedRun {
+	one, first := x.depth1(), 0
+	for first < len(one) && x.firstTier(one[first].faults[0]) {
+		first++
+	}
+	two := x.pairs()
+	wave := min(len(two), x.o.parallel())
+	plan := append([]plannedRun{}, one[:first]...)
+	plan = append(plan, two[:wave]...)
+	plan = append(plan, one[first:]...)
+	return append(plan, two[wave:]...)
+}
+
+// firstTier says whether f is in depth 1's first tier at its site.
+func (x *explorer) firstTier(f history.RequestFault) bool { return tierOf(f.Site, f.Fault) == 0 }
+
+// Pairs where they can matter: the first fault takes the owner out of
+// the way (a stop, a cut, a stream of its that fails), the second hits
+// a waiter or the newcomer, who takes over meanwhile, at a request of
+// its own (a stop, a held or lost request, a failed one): a takeover
+// that goes wrong only when the one taking over is hit too.
+var (
+	pairOwner = []history.FaultAt{history.PauseAfter, history.CutAfter, history.FailBefore}
+	pairOther = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.FailBefore}
+)
+
+// pairs is two faults a run, one on the owner and one on another role,
+// the kinds of pairOwner and pairOther, in an order the seed fixes.
 func (x *explorer) pairs() []plannedRun {
 	one := x.depth1()
+	var owner, other []history.RequestFault
+	for _, pr := range one {
+		f := pr.faults[0]
+		switch {
+		case f.Role == replica.RoleOwner && slices.Contains(pairOwner, f.Fault):
+			owner = append(owner, f)
+		case f.Role != replica.RoleOwner && slices.Contains(pairOther, f.Fault):
+			other = append(other, f)
+		}
+	}
 	var plan []plannedRun
-	for i := range one {
-		for j := i + 1; j < len(one); j++ {
-			a, b := one[i].faults[0], one[j].faults[0]
-			if a.Site.Key() == b.Site.Key() && a.Role == b.Role || a.Fault == history.LeaderAfter || b.Fault == history.LeaderAfter {
-				continue
-			}
+	for _, a := range owner {
+		for _, b := range other {
 			b.ID = a.ID + 10000
 			plan = append(plan, plannedRun{faults: []history.RequestFault{a, b}})
 		}
@@ -398,7 +452,7 @@ func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
 // try runs one planned run, judges it against the reference if it broke
 // a rule, and marks the grid.
 func (x *explorer) try(ctx context.Context, pr plannedRun) {
-	h, err := x.runLab(ctx, false, pr.faults, history.Params{Seed: x.o.Seed}, false)
+	h, err := x.run(ctx, false, pr.faults, history.Params{Seed: x.o.Seed}, false)
 	cell, last := CellHeld, "held"
 	fired := Fired(&h)
 	switch {
@@ -456,7 +510,7 @@ func (x *explorer) tell(p ExploreProgress) {
 
 // rank orders the cells: a cell shows the worst of its runs.
 func rank(c Cell) int {
-	return slices.Index([]Cell{CellNotTried, CellNotReached, CellHeld, CellLimit, CellViolated}, c)
+	return slices.Index([]Cell{CellNotTried, CellNotReached, CellHeld, CellUnconfirmed, CellLimit, CellViolated}, c)
 }
 
 // describe says a run's faults in a line.

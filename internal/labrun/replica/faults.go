@@ -118,32 +118,43 @@ type faulter struct {
 	armed []Armed
 
 	mu      sync.Mutex
-	counts  map[string]int // site key + role: requests so far
+	counts  map[string]int  // site key + role: requests (streams opened) so far
+	answers map[string]int  // site key + role: stream answers so far
+	seen    map[string]bool // site key + role: said "reached"
 	fired   map[int]bool
 	refused map[int]bool // claimed by another replica first
 }
 
 func newFaulter(conn *Conn, ttl int, armed []Armed) *faulter {
-	return &faulter{conn: conn, ttl: ttl, armed: armed, counts: map[string]int{}, fired: map[int]bool{}, refused: map[int]bool{}}
+	return &faulter{conn: conn, ttl: ttl, armed: armed, counts: map[string]int{}, answers: map[string]int{},
+		seen: map[string]bool{}, fired: map[int]bool{}, refused: map[int]bool{}}
 }
 
 // count counts one request from s in role, says so the first time, and
 // returns the armed fault it reaches, if any.
-func (f *faulter) count(s Site, role string) *Armed {
+func (f *faulter) count(s Site, role string) *Armed { return f.tally(f.counts, s, role, nil) }
+
+// tally counts one request (or stream answer) from s in role in counts,
+// says "reached" the first time the site is seen in the role, and
+// returns the armed fault at this occurrence that fits allows (any when
+// allows is nil), if one is left.
+func (f *faulter) tally(counts map[string]int, s Site, role string, allows func(*Armed) bool) *Armed {
 	key := fmt.Sprintf("%s:%d %s", s.File, s.Line, s.RPC)
 	f.mu.Lock()
-	f.counts[key+" "+role]++
-	n := f.counts[key+" "+role]
+	counts[key+" "+role]++
+	n := counts[key+" "+role]
+	first := !f.seen[key+" "+role]
+	f.seen[key+" "+role] = true
 	var hit *Armed
 	for i := range f.armed {
 		a := &f.armed[i]
-		if a.Site+" "+a.RPC == key && (a.Role == "" || a.Role == role) && a.Occurrence == n && !f.fired[a.ID] && !f.refused[a.ID] {
+		if a.Site+" "+a.RPC == key && (a.Role == "" || a.Role == role) && a.Occurrence == n && !f.fired[a.ID] && !f.refused[a.ID] && (allows == nil || allows(a)) {
 			hit = a
 			break
 		}
 	}
 	f.mu.Unlock()
-	if n == 1 {
+	if first {
 		f.conn.Emit(Event{Kind: "reached", Text: fmt.Sprintf("first %s from %s:%d (%s) as %s", s.RPC, s.File, s.Line, s.Func, role),
 			Hit: &Hit{Role: role, Site: s, Occurrence: 1}})
 	}

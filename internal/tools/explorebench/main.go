@@ -10,12 +10,14 @@
 //
 // Usage:
 //
-//	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only]
+//	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only] [-v]
 //	go run ./internal/tools/explorebench -corpus bugs -wrong-only -labs 06   # the graders' bugs/ patches
 //	go run ./internal/tools/explorebench -replay FILE -labs 06 -only NAME [-n 10]
 //
 // It exits 1 when fewer than 90% of the wrong ones are shown or a
-// correct one raised an alarm. With -replay it measures instead how often
+// correct one raised an alarm. -v says each run's end as it comes and
+// each entry's grid after it (on stderr): what a miss needs to be
+// understood. With -replay it measures instead how often
 // a saved faults file (explore's smallest failing run) replays to the
 // same violation with the corpus entry NAME as the learner's code, as
 // `experiment run --lab --faults FILE` replays it: bar 9 in 10.
@@ -31,6 +33,7 @@ import (
 	"time"
 
 	"github.com/ownership-election/playground/internal/grade"
+	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 )
 
@@ -53,6 +56,7 @@ func run() int {
 	replay := flag.String("replay", "", "a saved faults file: replay it -n times instead")
 	n := flag.Int("n", 10, "with -replay: how many times")
 	corpusFlag := flag.String("corpus", "explore", "the wrong solutions: explore (testdata/explore) or bugs (the graders' testdata/bugs, less those listed in unshowable.txt)")
+	flag.BoolVar(&verbose, "v", false, "say each run's end and each entry's grid on stderr")
 	flag.Parse()
 	wd, _ := os.Getwd()
 	root := grade.FindRoot(wd)
@@ -186,9 +190,18 @@ func corpus(root, tmp string, l labrun.Lab, set string) ([]entry, error) {
 // explore explores one entry: the violations' names ("" if it held).
 func explore(ctx context.Context, root string, e entry, budget time.Duration) (string, time.Duration, error) {
 	start := time.Now()
-	rep, err := labrun.Explore(ctx, labrun.ExploreOptions{Root: root, Lab: e.lab, Source: e.source, Budget: budget, Seed: 1})
+	o := labrun.ExploreOptions{Root: root, Lab: e.lab, Source: e.source, Budget: budget, Seed: 1}
+	if verbose {
+		o.Progress = func(p labrun.ExploreProgress) {
+			fmt.Fprintf(os.Stderr, "  %s %3.0f s  %d/%d  %s\n", e.name, time.Since(start).Seconds(), p.Done, p.Planned, p.Last)
+		}
+	}
+	rep, err := labrun.Explore(ctx, o)
 	if err != nil {
 		return "", time.Since(start), err
+	}
+	if verbose {
+		printGrid(e.name, rep)
 	}
 	var names []string
 	if rep.Calm != nil {
@@ -199,6 +212,39 @@ func explore(ctx context.Context, root string, e entry, budget time.Duration) (s
 		names = append(names, firstName(f.Property, f.Violation)+" at "+v.Faults[0].String())
 	}
 	return strings.Join(names, "; "), rep.Took, nil
+}
+
+// verbose: -v.
+var verbose bool
+
+// printGrid says an exploration's grid on stderr, a row a line: the
+// site, the role, and each fault kind's cell.
+func printGrid(name string, rep *labrun.ExploreReport) {
+	fmt.Fprintf(os.Stderr, "  %s: %d runs of %d planned, %d skipped, %d limits\n", name, rep.Runs, rep.Planned, rep.Skipped, len(rep.Limits))
+	for _, row := range rep.Grid {
+		line := fmt.Sprintf("    %-40s %-8s", row.Site.String(), row.Role)
+		for _, k := range history.FaultKinds() {
+			line += fmt.Sprintf(" %s=%s", k, row.Cells[k])
+		}
+		fmt.Fprintln(os.Stderr, line)
+	}
+	for _, v := range rep.Violations {
+		fmt.Fprintf(os.Stderr, "    violation (confirmed %v, shrunk %q) at %s: %s\n", v.Confirmed, v.Shrunk, describe(v.Faults), v.Findings[0].Text)
+	}
+	for _, l := range rep.Limits {
+		if len(l.Reference) > 0 {
+			fmt.Fprintf(os.Stderr, "    limit at %s: the reference's %s\n", describe(l.Faults), l.Reference[0].Text)
+		}
+	}
+}
+
+// describe says faults in a line.
+func describe(fs []history.RequestFault) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.String())
+	}
+	return strings.Join(out, "; ")
 }
 
 func firstName(property, violation string) string {

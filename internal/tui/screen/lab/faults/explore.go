@@ -267,6 +267,8 @@ func (m Model) cellWord(result string) (string, lipgloss.Style) {
 		return "both", st.Warning
 	case history.CellNotReached:
 		return "-", st.Muted
+	case "unconfirmed": // explore's CellUnconfirmed: seen once, not counted
+		return "once", st.Warning
 	}
 	return ".", st.Muted
 }

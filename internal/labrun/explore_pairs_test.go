@@ -1,0 +1,159 @@
+package labrun
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun/replica"
+)
+
+var (
+	pairOwnerSite  = history.CallSite{File: "labs/05_etcd_lock/etcdlock.go", Line: 40, Func: "Release", Entry: "Release", RPC: "Txn"}
+	pairWaiterSite = history.CallSite{File: "labs/05_etcd_lock/etcdlock.go", Line: 20, Func: "Acquire", Entry: "Acquire", RPC: "Txn"}
+)
+
+// pairExplorer is an explorer over a grid of one owner's site and one
+// waiter's, whose runs are run (no etcd).
+func pairExplorer(run func(faults []history.RequestFault) history.History) *explorer {
+	reached := []history.RequestFault{{Site: pairOwnerSite, HitRole: replica.RoleOwner}, {Site: pairWaiterSite, HitRole: replica.RoleWaiter}}
+	x := &explorer{o: ExploreOptions{Lab: lab05, Seed: 7, Parallel: 2}, report: &ExploreReport{Lab: "05_etcd_lock"}}
+	x.report.Grid = grid(reached)
+	x.refSites = reached
+	x.run = func(_ context.Context, _ bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
+		h := run(faults)
+		h.Params = p
+		return h, nil
+	}
+	return x
+}
+
+// TestExplorePlanTriesPairsAfterTheFirstTier: depth 1's first tier
+// comes first, then a wave of pairs (one fault on the owner, one on the
+// waiter), then the rest of depth 1; every single fault is planned once.
+func TestExplorePlanTriesPairsAfterTheFirstTier(t *testing.T) {
+	x := pairExplorer(nil)
+	plan := x.plan()
+	singles, i := 0, 0
+	for ; i < len(plan) && len(plan[i].faults) == 1; i++ {
+		if f := plan[i].faults[0]; tierOf(f.Site, f.Fault) != 0 {
+			t.Fatalf("run %d is %s, of a later tier, before any pair", i, f)
+		}
+		singles++
+	}
+	if singles != 2 {
+		t.Fatalf("%d single faults before the first pair, want the first tier's 2 (one per site and role)", singles)
+	}
+	for j := i; j < i+2; j++ {
+		if len(plan[j].faults) != 2 {
+			t.Fatalf("run %d has %d faults, want the first wave of pairs (2 runs)", j, len(plan[j].faults))
+		}
+		a, b := plan[j].faults[0], plan[j].faults[1]
+		if a.Role != replica.RoleOwner || b.Role == replica.RoleOwner || a.ID == b.ID {
+			t.Errorf("pair %s; %s: want the owner's fault, then another role's, with their own ids", a, b)
+		}
+	}
+	n := 0
+	for _, pr := range plan {
+		if len(pr.faults) == 1 {
+			n++
+		}
+	}
+	if n != len(x.report.Grid)*len(history.FaultKinds()) {
+		t.Errorf("%d single faults planned, want every site, role and kind once (%d)", n, len(x.report.Grid)*len(history.FaultKinds()))
+	}
+}
+
+// TestExploreShrinksAPairToTheFaultThatShows: a run broke a rule under
+// two faults, but only the waiter's matters: shrinking keeps that one,
+// confirms it, and the reference (which holds) makes it a violation.
+func TestExploreShrinksAPairToTheFaultThatShows(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	x := pairExplorer(func(faults []history.RequestFault) history.History {
+		mu.Lock()
+		runs++
+		mu.Unlock()
+		h := history.History{Verdict: &history.Verdict{Showed: true}}
+		for i := range faults {
+			f := faults[i]
+			h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
+			// The learner's code breaks one-holder when the waiter's
+			// Acquire is hit (the reference's runs come here too;
+			// referenceHolds makes them keep every rule).
+			if f.Site == pairWaiterSite {
+				h.Verdict = &history.Verdict{Showed: false, Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
+			}
+		}
+		return h
+	})
+	x.run = referenceHolds(x.run)
+	owner := history.RequestFault{ID: 1, Fault: history.PauseAfter, Role: replica.RoleOwner, Site: pairOwnerSite, Occurrence: 1}
+	waiter := history.RequestFault{ID: 10004, Fault: history.LoseAnswer, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}
+	x.try(context.Background(), plannedRun{faults: []history.RequestFault{owner, waiter}})
+	if len(x.report.Violations) != 1 {
+		t.Fatalf("%d violations (limits %+v), want 1", len(x.report.Violations), x.report.Limits)
+	}
+	v := x.report.Violations[0]
+	if len(v.Faults) != 1 || v.Faults[0].ID != waiter.ID || !v.Confirmed {
+		t.Errorf("shrunk to %v (confirmed %v), want the waiter's fault alone, confirmed", v.Faults, v.Confirmed)
+	}
+	if !slices.Contains(v.Shrunk, "2 faults to 1") {
+		t.Errorf("Shrunk = %q, want it to say 2 faults to 1", v.Shrunk)
+	}
+	if runs < 3 {
+		t.Errorf("%d runs, want at least the pair's, the reference's and a shrinking one", runs)
+	}
+}
+
+// referenceHolds wraps a run so that the reference's runs keep every
+// rule: what a reference that is right looks like.
+func referenceHolds(run func(context.Context, bool, []history.RequestFault, history.Params, bool) (history.History, error)) func(context.Context, bool, []history.RequestFault, history.Params, bool) (history.History, error) {
+	return func(ctx context.Context, ref bool, faults []history.RequestFault, p history.Params, sites bool) (history.History, error) {
+		h, err := run(ctx, ref, faults, p, sites)
+		if ref {
+			h.Verdict = &history.Verdict{Showed: true}
+		}
+		return h, err
+	}
+}
+
+// TestExploreDoesNotCountAFailureSeenOnce: the learner's code broke a
+// rule in its first run under the fault and never again (a busy
+// machine's doing): after shrinking and two confirmations it is said
+// as unconfirmed, not counted as a violation.
+func TestExploreDoesNotCountAFailureSeenOnce(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	x := pairExplorer(func(faults []history.RequestFault) history.History {
+		mu.Lock()
+		runs++
+		first := runs == 1
+		mu.Unlock()
+		h := history.History{Verdict: &history.Verdict{Showed: true}}
+		for i := range faults {
+			f := faults[i]
+			h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
+		}
+		if first {
+			h.Verdict = &history.Verdict{Showed: false, Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
+		}
+		return h
+	})
+	x.run = referenceHolds(x.run)
+	waiter := history.RequestFault{ID: 4, Fault: history.LoseAnswer, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}
+	x.try(context.Background(), plannedRun{faults: []history.RequestFault{waiter}})
+	if len(x.report.Violations) != 0 || len(x.report.Unconfirmed) != 1 {
+		t.Fatalf("%d violations, %d unconfirmed; want 0 and 1", len(x.report.Violations), len(x.report.Unconfirmed))
+	}
+	for _, row := range x.report.Grid {
+		if row.Site == pairWaiterSite && row.Cells[history.LoseAnswer] != CellUnconfirmed {
+			t.Errorf("the waiter's lose cell is %q, want %q", row.Cells[history.LoseAnswer], CellUnconfirmed)
+		}
+	}
+	if x.found {
+		t.Error("an unconfirmed failure stopped the exploration as a violation would")
+	}
+}
