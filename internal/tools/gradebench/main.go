@@ -17,6 +17,13 @@
 // verification (5 runs under -race) are both timed; a first grading per
 // build and lab warms the build caches and is not counted.
 //
+// Beside the wall time it prints the CPU time of each grading (user and
+// system, of the playground and every process it waited for: the go
+// command, the supervisor, judge, sandbox step and test binaries). On a
+// shared machine at load 20 or more the wall time of one grading swings
+// by a factor of three with what else runs; the CPU it took swings far
+// less, so a CPU ratio near the wall ratio says the wall ratio is real.
+//
 // It exits 1 when a lab's median is more than -bar (10%) over the base's.
 package main
 
@@ -52,7 +59,7 @@ func main() {
 		fail(err)
 	}
 	over := 0
-	fmt.Printf("%-5s %-10s %-10s %-7s %s\n", "lab", "base", "now", "ratio", "load")
+	fmt.Printf("%-5s %-10s %-10s %-7s %-10s %-10s %-7s %s\n", "lab", "base", "now", "ratio", "cpu base", "cpu now", "ratio", "load")
 	for _, lab := range strings.Split(*labs, ",") {
 		lab = strings.TrimSpace(lab)
 		r, err := compare(lab, oldBin, newBin, *rounds, tmp)
@@ -64,9 +71,10 @@ func main() {
 			verdict = "OVER"
 			over++
 		}
-		fmt.Printf("%-5s %-10s %-10s %-7.3f %s %s\n", lab, secs(r.old), secs(r.now), r.ratio(), loadAverage(), verdict)
+		fmt.Printf("%-5s %-10s %-10s %-7.3f %-10s %-10s %-7.3f %s %s\n", lab, secs(r.old), secs(r.now), r.ratio(),
+			secs(r.oldCPU), secs(r.nowCPU), float64(r.nowCPU)/float64(r.oldCPU), loadAverage(), verdict)
 	}
-	fmt.Printf("medians of %d gradings each (steps + verification), base %s against the working tree; bar: at most %.0f%% slower\n", *rounds, *base, *bar*100)
+	fmt.Printf("medians of %d gradings each (steps + verification), wall and CPU, base %s against the working tree; bar: wall at most %.0f%% slower\n", *rounds, *base, *bar*100)
 	if over > 0 {
 		os.Exit(1)
 	}
@@ -91,8 +99,8 @@ func buildBoth(rev, tmp string) (oldBin, newBin string, err error) {
 	return oldBin, newBin, nil
 }
 
-// result is one lab's medians.
-type result struct{ old, now time.Duration }
+// result is one lab's medians, wall and CPU.
+type result struct{ old, now, oldCPU, nowCPU time.Duration }
 
 func (r result) ratio() float64 { return float64(r.now) / float64(r.old) }
 
@@ -103,9 +111,9 @@ func compare(lab, oldBin, newBin string, rounds int, tmp string) (result, error)
 	if err != nil {
 		return result{}, err
 	}
-	var olds, nows []time.Duration
+	var olds, nows, oldCPUs, nowCPUs []time.Duration
 	for _, bin := range []string{oldBin, newBin} {
-		if _, err := grade(bin, lab, file, tmp); err != nil {
+		if _, _, err := grade(bin, lab, file, tmp); err != nil {
 			return result{}, err
 		}
 	}
@@ -114,17 +122,17 @@ func compare(lab, oldBin, newBin string, rounds int, tmp string) (result, error)
 		if (i%4 == 1) || (i%4 == 2) {
 			bin = newBin
 		}
-		d, err := grade(bin, lab, file, tmp)
+		d, cpu, err := grade(bin, lab, file, tmp)
 		if err != nil {
 			return result{}, err
 		}
 		if bin == oldBin {
-			olds = append(olds, d)
+			olds, oldCPUs = append(olds, d), append(oldCPUs, cpu)
 		} else {
-			nows = append(nows, d)
+			nows, nowCPUs = append(nows, d), append(nowCPUs, cpu)
 		}
 	}
-	return result{median(olds), median(nows)}, nil
+	return result{median(olds), median(nows), median(oldCPUs), median(nowCPUs)}, nil
 }
 
 // solutionFile is the reference solution's one .go file for lab NN.
@@ -147,12 +155,12 @@ func solutionFile(lab string) (string, error) {
 }
 
 // grade runs one grading in an empty folder (no checkout, so nothing is
-// recorded) with its own state folder, and returns its wall time; a
-// grading that does not pass is an error.
-func grade(bin, lab, file, tmp string) (time.Duration, error) {
+// recorded) with its own state folder, and returns its wall time and
+// CPU time; a grading that does not pass is an error.
+func grade(bin, lab, file, tmp string) (time.Duration, time.Duration, error) {
 	dir, err := os.MkdirTemp(tmp, "run-")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
 	cmd := exec.Command(bin, "grade", "--json", "--submission", file, lab)
@@ -167,9 +175,9 @@ func grade(bin, lab, file, tmp string) (time.Duration, error) {
 	err = cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s grade %s: %v\n%s", filepath.Base(bin), lab, err, out.String())
+		return 0, 0, fmt.Errorf("%s grade %s: %v\n%s", filepath.Base(bin), lab, err, out.String())
 	}
-	return d, nil
+	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func median(ds []time.Duration) time.Duration {
