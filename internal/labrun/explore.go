@@ -330,13 +330,15 @@ func (x *explorer) depth1() []plannedRun {
 
 // exploreOrder is the order of the fault kinds' tiers at a request,
 // watchOrder at a watch and keepAliveOrder at a keep-alive: at a watch,
-// opening it late comes first (a watch from "now" then misses what
-// changed between the read before it and its start, the commonest
-// watch bug), then a watch etcd cancels; at a keep-alive, one that ends
-// (a leader whose lease runs out while it works).
+// opening it late and stopping the replica at its first answer share
+// the first tier (a watch from "now" misses what changed between the
+// read before it and its start; a candidate stopped as its wait ends
+// wakes with its lease gone: the two commonest watch bugs), then a
+// watch etcd cancels; at a keep-alive, one that ends (a leader whose
+// lease runs out while it works).
 var (
 	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
-	watchOrder     = []history.FaultAt{history.HoldRequest, history.FailBefore, history.PauseAfter, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+	watchOrder     = []history.FaultAt{history.HoldRequest, history.PauseAfter, history.FailBefore, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
 	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
 )
 
@@ -344,7 +346,8 @@ var (
 func tierOf(s history.CallSite, k history.FaultAt) int {
 	switch s.RPC {
 	case replica.StreamWatch:
-		return slices.Index(watchOrder, k)
+		// The first two kinds share the first tier.
+		return max(0, slices.Index(watchOrder, k)-1)
 	case replica.StreamKeepAlive:
 		return slices.Index(keepAliveOrder, k)
 	}

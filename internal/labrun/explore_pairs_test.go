@@ -157,3 +157,23 @@ func TestExploreDoesNotCountAFailureSeenOnce(t *testing.T) {
 		t.Error("an unconfirmed failure stopped the exploration as a violation would")
 	}
 }
+
+// At a watch, opening it late and a stop at its first answer both come
+// in the first tier; at a keep-alive, one that ends; at a request, a stop.
+func TestExploreTiersBySite(t *testing.T) {
+	watch := history.CallSite{File: "labs/07_election/election.go", Line: 35, RPC: replica.StreamWatch}
+	keep := history.CallSite{File: "labs/07_election/election.go", Line: 91, RPC: replica.StreamKeepAlive}
+	for _, c := range []struct {
+		site history.CallSite
+		kind history.FaultAt
+		tier int
+	}{
+		{watch, history.HoldRequest, 0}, {watch, history.PauseAfter, 0}, {watch, history.FailBefore, 1},
+		{keep, history.FailBefore, 0}, {keep, history.PauseAfter, 1},
+		{pairWaiterSite, history.PauseAfter, 0}, {pairWaiterSite, history.HoldRequest, 1},
+	} {
+		if got := tierOf(c.site, c.kind); got != c.tier {
+			t.Errorf("tier of %s at %s = %d, want %d", c.kind, c.site, got, c.tier)
+		}
+	}
+}
