@@ -388,7 +388,8 @@ var (
 )
 
 // pairs is two faults a run, one on the owner and one on another role,
-// the kinds of pairOwner and pairOther, in an order the seed fixes.
+// the kinds of pairOwner and pairOther (two sites or roles, when the
+// owner sends no request), in an order the seed fixes.
 func (x *explorer) pairs() []plannedRun {
 	one := x.depth1()
 	var owner, other []history.RequestFault
@@ -401,9 +402,23 @@ func (x *explorer) pairs() []plannedRun {
 			other = append(other, f)
 		}
 	}
+	if len(owner) == 0 {
+		// No request is sent as the owner (lab 05's holder writes to the
+		// resource, and steps down before its Release): the first fault
+		// takes out whoever is at a site, the second hits another site
+		// or role.
+		for _, pr := range one {
+			if f := pr.faults[0]; slices.Contains(pairOwner, f.Fault) {
+				owner = append(owner, f)
+			}
+		}
+	}
 	var plan []plannedRun
 	for _, a := range owner {
 		for _, b := range other {
+			if a.Site.Key() == b.Site.Key() && a.Role == b.Role {
+				continue
+			}
 			b.ID = a.ID + 10000
 			plan = append(plan, plannedRun{faults: []history.RequestFault{a, b}})
 		}

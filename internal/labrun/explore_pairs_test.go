@@ -177,3 +177,19 @@ func TestExploreTiersBySite(t *testing.T) {
 		}
 	}
 }
+
+// Where no request is sent as the owner (lab 05), pairs still come:
+// two faults at two sites or roles.
+func TestExplorePairsWithoutAnOwnersRequest(t *testing.T) {
+	x := &explorer{o: ExploreOptions{Lab: lab05, Seed: 7, Parallel: 2}, report: &ExploreReport{Lab: "05_etcd_lock"}}
+	x.report.Grid = grid([]history.RequestFault{{Site: pairOwnerSite, HitRole: replica.RoleWaiter}, {Site: pairWaiterSite, HitRole: replica.RoleWaiter}})
+	pairs := x.pairs()
+	if len(pairs) == 0 {
+		t.Fatal("no pairs without an owner's request")
+	}
+	for _, pr := range pairs {
+		if a, b := pr.faults[0], pr.faults[1]; a.Site.Key() == b.Site.Key() && a.Role == b.Role {
+			t.Fatalf("pair %s; %s hits one site and role twice", a, b)
+		}
+	}
+}
