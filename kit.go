@@ -9,8 +9,10 @@
 // get (internal/grade's Course.Dir only): the replica programs of the
 // labs with a runner and the harness they start with (so that the
 // harness always speaks the protocol of the binary that drives it,
-// wherever the learner's code is), and those labs' reference solutions,
-// which explore runs beside the learner's code. A program installed with
+// wherever the learner's code is), those labs' reference solutions,
+// which explore runs beside the learner's code, and the guard program
+// that stands around every grading (internal/grade/guard: supervisor,
+// judge and sandbox step), built there once. A program installed with
 // go install has the module's source, solutions included, in the module
 // cache anyway; the learner's folder keeps only what they edit and test.
 package playground
@@ -26,6 +28,7 @@ import (
 //go:embed embedetcd/*.go embedetcd/access/*.go embedetcd/prefix/*.go
 //go:embed internal/faultproxy/*.go internal/statedir/*.go internal/atomicfile/*.go
 //go:embed labs/stubs.sum
+//go:embed internal/grade/guard/*.go internal/grade/guardcmd/*.go
 //go:embed internal/labrun/replica/*.go internal/labrun/lock05/*.go internal/labrun/fenced06/*.go internal/labrun/election07/*.go internal/labrun/herd08/*.go internal/labrun/shards09/*.go
 //go:embed solutions/05_etcd_lock/*.go solutions/06_fenced_write/*.go solutions/07_election/*.go solutions/08_herd/*.go solutions/09_shards/*.go
 var kit embed.FS

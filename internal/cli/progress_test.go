@@ -50,6 +50,10 @@ func TestProgressCommand(t *testing.T) {
 	if r.Totals.PagesRead != 2 || r.Totals.QuizzesTaken != 1 || len(r.Lessons) < 9 {
 		t.Errorf("JSON totals: %+v", r.Totals)
 	}
+	// The totals are named as the rest of the report is (snake case).
+	if !strings.Contains(out.String(), `"labs_passed"`) || strings.Contains(out.String(), `"LabsPassed"`) {
+		t.Errorf("progress --json totals are not in snake case:\n%s", out.String())
+	}
 	out.Reset()
 	if code := Main(t.Context(), []string{"progress", "reset", "consensus-and-cas"}, strings.NewReader(""), &out, &out); code != 0 || !strings.Contains(out.String(), "Forgot lesson 2 Consensus stores and compare-and-swap") {
 		t.Fatalf("reset: exit %d %s", code, out.String())

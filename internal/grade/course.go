@@ -125,11 +125,13 @@ func (c *Course) labGo(lab string, tests bool) []string {
 // that lab runs build in Dir but a learner's folder never gets: the
 // replica programs and their harness (internal/labrun/...), which must
 // match the binary that drives them wherever the learner's code is, and
-// the reference solutions (solutions/...) explore compares with. WriteTo
-// leaves them out and CheckCheckout does not hold them to git's copies:
-// grading never builds them.
+// the reference solutions (solutions/...) explore compares with, and the
+// guard program grading starts (internal/grade/guard...). WriteTo leaves
+// them out and CheckCheckout does not hold them to git's copies: no lab
+// is built from them.
 func BuildOnly(p string) bool {
-	return strings.HasPrefix(p, "internal/labrun/") || strings.HasPrefix(p, "solutions/")
+	return strings.HasPrefix(p, "internal/labrun/") || strings.HasPrefix(p, "solutions/") ||
+		strings.HasPrefix(p, "internal/grade/guard")
 }
 
 // WriteTo writes the course's files into dir, which must exist: what a

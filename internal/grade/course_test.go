@@ -358,3 +358,16 @@ func TestOverlaidNamesRelativeToDir(t *testing.T) {
 		}
 	}
 }
+
+// TestNotGradableSaysTheBuildRanOutOfTime: a grading the backstop stopped
+// before any test binary started is not the learner's fault, and says it
+// was the build's time, not "(no output)".
+func TestNotGradableSaysTheBuildRanOutOfTime(t *testing.T) {
+	res := newResult()
+	res.TimedOut = true
+	res.Message = "timed out: go test did not finish within 3m25s and was stopped"
+	why := NotGradable(&Report{Lab: "01_cas", Result: res}, nil)
+	if !strings.HasPrefix(why, "the build did not finish in time: ") || !strings.Contains(why, "3m25s") {
+		t.Fatalf("NotGradable = %q", why)
+	}
+}

@@ -35,6 +35,10 @@ func NotGradable(r *Report, err error) string {
 	switch {
 	case res.BuildFailed && !labCaused(res, r.Lab):
 		return "the build failed outside the lab's files: " + r.Message
+	case !res.BuildFailed && !res.Started && len(res.Tests) == 0 && res.TimedOut:
+		// The backstop stopped a build that took too long (a cold build
+		// cache on a busy machine): no test ran.
+		return "the build did not finish in time: " + res.Message
 	case !res.BuildFailed && !res.Started && len(res.Tests) == 0:
 		// The go command gave up before it built or ran anything.
 		return "the go command could not run the tests: " + firstNonEmpty(append(append([]string{}, res.Stderr...), res.Output...))

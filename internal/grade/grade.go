@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ownership-election/playground/internal/proctree"
@@ -212,6 +211,24 @@ func (o Options) args(overlayFile string, extra ...string) []string {
 // hang is where that alarm does not reach (init, the harness).
 const runSlack = 3 * time.Second
 
+// quitGrace is how long a test binary asked for its stacks (SIGQUIT) has
+// to print them and exit before it is killed.
+const quitGrace = 5 * time.Second
+
+// binaryTimeout is the test binary's own -timeout: the timeout itself
+// where the grader cannot keep the run clock (runclock.go), hangFactor
+// times it where the run clock is the alarm.
+func (o Options) binaryTimeout() time.Duration {
+	if schedClock() {
+		return hangFactor * o.Timeout
+	}
+	return o.Timeout
+}
+
+// backstop bounds the whole go command: the build's grace on top of the
+// longest the test binary may run.
+func (o Options) backstop() time.Duration { return o.binaryTimeout() + o.grace() }
+
 // Run grades once: it runs go test -json and parses what it prints. A
 // failing test, a compile error or a timeout is a Result, not an error; the
 // error is for a run that could not happen at all (no go command, bad
@@ -233,7 +250,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 	}
 	defer cleanup()
-	extra := []string{"-json", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String()}
+	extra := []string{"-json", "-count", strconv.Itoa(count), "-timeout", o.binaryTimeout().String()}
 	if o.Run != "" {
 		extra = append(extra, "-run", o.Run)
 	}
@@ -246,7 +263,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 		}
-		judge, err := judgeArgs()
+		judge, err := judgeArgs(o.GoCmd)
 		if err != nil {
 			return nil, fmt.Errorf("grade lab %s: %w", o.name(), err)
 		}
@@ -266,7 +283,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.settle()
 		res.TimedOut = true
 		res.Passed = false
-		res.Message = fmt.Sprintf("timed out: go test did not finish within %v and was stopped", o.Timeout+o.grace())
+		res.Message = fmt.Sprintf("timed out: go test did not finish within %v and was stopped", o.backstop())
 		return res, nil
 	}
 	var exitErr *exec.ExitError
@@ -274,7 +291,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.settle()
 		return res, fmt.Errorf("grade lab %s: run go test: %w", o.name(), runErr)
 	}
-	end := runEnd{timeout: o.Timeout, killed: out.killedRun, source: o.testSource(), paths: o.overlaidNames()}
+	end := runEnd{timeout: o.Timeout, killed: out.killedRun, onClock: out.onClock, source: o.testSource(), paths: o.overlaidNames()}
 	if runErr != nil {
 		res.Passed = false
 		if exitErr.ProcessState != nil && !exitErr.Exited() {
@@ -370,6 +387,7 @@ type output struct {
 	stderr    string
 	backstop  bool          // the build-and-run backstop fired
 	killedRun bool          // the test binary ran past its timeout and was killed
+	onClock   time.Duration // when killedRun: the wall time it had run
 	cpu       time.Duration // user+system time of go and the processes it waited for
 }
 
@@ -378,13 +396,13 @@ type output struct {
 // comes. It kills the whole group (go and the test binary it started) when
 // ctx is cancelled, when the backstop deadline passes, or, once go test
 // reports the test binary started, when the binary outlives its -timeout
-// by runSlack.
+// by runSlack, or its run clock passes the timeout (runclock.go).
 func (o Options) goCommand(ctx context.Context, args []string, res *Result) (output, error) {
 	goCmd := o.GoCmd
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	backstopCtx, cancelBackstop := context.WithTimeout(ctx, o.Timeout+o.grace())
+	backstopCtx, cancelBackstop := context.WithTimeout(ctx, o.backstop())
 	defer cancelBackstop()
 	runCtx, killRun := context.WithCancel(backstopCtx)
 	defer killRun()
@@ -399,7 +417,7 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 	}
 	started, done := func() {}, func() {}
 	if supervising.Load() {
-		if started, done, err = supervisedCommand(cmd, o.memoryLimit()); err != nil {
+		if started, done, err = supervisedCommand(cmd, goCmd, o.memoryLimit()); err != nil {
 			return output{}, err
 		}
 	} else {
@@ -416,31 +434,27 @@ func (o Options) goCommand(ctx context.Context, args []string, res *Result) (out
 	started()
 	track(cmd)
 	defer untrack(cmd)
-	var killedRun atomic.Bool
-	var alarm *time.Timer
+	var watch *runWatch
 	readLines(stdout, func(line []byte) {
 		if res == nil {
 			return
 		}
 		started := res.Started
 		res.feed(line)
-		if !started && res.Started && alarm == nil {
-			alarm = time.AfterFunc(o.Timeout+runSlack, func() {
-				killedRun.Store(true)
-				killRun()
-			})
+		if !started && res.Started && watch == nil {
+			watch = watchRun(cmd.Process.Pid, o.Timeout, killRun)
 		}
 	})
 	err = cmd.Wait()
-	if alarm != nil {
-		alarm.Stop()
-	}
+	watch.stop()
 	out := output{stderr: stderr.String()}
 	if ps := cmd.ProcessState; ps != nil {
 		out.cpu = ps.UserTime() + ps.SystemTime()
 	}
 	out.backstop = ctx.Err() == nil && errors.Is(backstopCtx.Err(), context.DeadlineExceeded)
-	out.killedRun = !out.backstop && ctx.Err() == nil && killedRun.Load()
+	if !out.backstop && ctx.Err() == nil && watch.rang() {
+		out.killedRun, out.onClock = true, watch.onClock
+	}
 	return out, err
 }
 

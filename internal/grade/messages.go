@@ -2,6 +2,7 @@ package grade
 
 import (
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -36,6 +37,8 @@ func tidyFailure(test string, lines []string) []string {
 			kind = "goexit"
 		case strings.HasPrefix(t, stallPrefix):
 			kind = "stall"
+		case t == "SIGQUIT: quit":
+			kind = "quit"
 		default:
 			continue
 		}
@@ -64,6 +67,14 @@ func tidyFailure(test string, lines []string) []string {
 				break
 			}
 			out = append(out, strings.TrimPrefix(l, "\t"))
+		}
+	case "quit":
+		// The grader asked the binary for its stacks when the step ran
+		// out of time (runclock.go): of the dump, only the learner's
+		// code is news.
+		if g := learnerGoroutine(lines[at+1:], true); len(g) > 0 {
+			out = append(out, "Where your code was when the time ran out:")
+			out = append(out, g...)
 		}
 	case "goexit":
 		if len(before) == 0 {
@@ -145,11 +156,17 @@ func stripLine(file string) string {
 // stuckGoroutine picks from a deadlock's goroutine dump the goroutine
 // blocked in the learner's code and returns it indented, with only its
 // top frame (where it waits) and the frames of the learner's code.
-func stuckGoroutine(dump []string) []string {
+func stuckGoroutine(dump []string) []string { return learnerGoroutine(dump, false) }
+
+// learnerGoroutine is the first goroutine of dump with a frame in the
+// learner's code, trimmed to those frames; running ones only with
+// running set (in a deadlock report, the running goroutine is the
+// reporter's).
+func learnerGoroutine(dump []string, running bool) []string {
 	gs := parseGoroutines(dump)
 	pick := -1
 	for i, g := range gs {
-		if strings.Contains(g.header, "[running]") {
+		if !running && strings.Contains(g.header, "[running]") {
 			continue
 		}
 		for _, f := range g.frames {
@@ -170,6 +187,8 @@ func stuckGoroutine(dump []string) []string {
 	if i := strings.Index(header, ", synctest bubble"); i >= 0 {
 		header = header[:i] + "]:"
 	}
+	// A dump asked for by a signal names each goroutine's g and m.
+	header = runtimeIDs.ReplaceAllString(header, "")
 	out := []string{"  " + header}
 	for i, f := range g.frames {
 		if strings.HasPrefix(f[0], "created by ") {
@@ -181,6 +200,10 @@ func stuckGoroutine(dump []string) []string {
 	}
 	return out
 }
+
+// runtimeIDs matches the runtime's ids in a goroutine header
+// (" gp=0xc000... m=0 mp=0x6d6e80").
+var runtimeIDs = regexp.MustCompile(` (?:gp|m|mp)=\S+`)
 
 // shortFile drops the "+0x1a" offset of a frame's file line.
 func shortFile(file string) string {

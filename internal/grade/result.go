@@ -402,6 +402,10 @@ var compileLine = regexp.MustCompile(`^(\S+\.go):(\d+)(?::(\d+))?: (.*)$`)
 // runEnd says how the go command ended, for finish.
 type runEnd struct {
 	timeout time.Duration // the test binary's -timeout
+	// onClock is the wall time the test binary ran when the grader
+	// stopped it (killed), which the run clock can make longer than
+	// timeout on a busy machine.
+	onClock time.Duration
 	// killed is set when the grader killed the test binary itself: it
 	// was still running well after its own timeout (a hang in init or
 	// in the harness, before the testing package's alarm was set).
@@ -567,13 +571,17 @@ func (r *Result) timeoutMessage(end runEnd, unfinished []*Test) string {
 	} else if len(unfinished) > 0 {
 		who = stepNames(unfinished)
 	}
+	after := fmt.Sprintf("timed out after %v", end.timeout)
+	if busy := end.onClock - end.timeout; end.killed && busy > time.Second {
+		after = fmt.Sprintf("timed out after %v of running (%v on the clock: the machine was busy, and the time spent waiting for its CPUs does not count)", end.timeout, end.onClock.Round(time.Second))
+	}
 	switch {
 	case who != "":
-		return fmt.Sprintf("timed out after %v: %s did not finish (an endless loop, or waiting for something that never happens?)", end.timeout, who)
+		return fmt.Sprintf("%s: %s did not finish (an endless loop, or waiting for something that never happens?)", after, who)
 	case len(r.Tests) == 0:
-		return fmt.Sprintf("timed out after %v before step 1 started: the package's initialization (an init function or a package-level variable) or the grader's setup never finished", end.timeout)
+		return fmt.Sprintf("%s before step 1 started: the package's initialization (an init function or a package-level variable) or the grader's setup never finished", after)
 	default:
-		return fmt.Sprintf("timed out after %v after the last step ended: something the tests started never stopped", end.timeout)
+		return fmt.Sprintf("%s after the last step ended: something the tests started never stopped", after)
 	}
 }
 

@@ -11,13 +11,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ownership-election/playground/internal/grade/guard"
 	"github.com/ownership-election/playground/internal/sanitize"
 )
 
 // The sealed report (labs/internal/labtest/seal.go has the harness's
-// side, judge.go the judge's). With Options.Seal, Run makes a fresh
-// random key for the run, hands it to the judge (this program again,
-// the go command's -exec) and counts a test as passed only when the
+// side, guard/judge.go the judge's). With Options.Seal, Run makes a
+// fresh random key for the run, hands it to the judge (the guard
+// program, the go command's -exec) and counts a test as passed only when the
 // harness's report, signed by the judge with that key, says so. The test
 // binary, where the lab's code runs, never holds the key: its harness
 // writes the report unsigned on a pipe only the judge reads.
@@ -34,7 +35,7 @@ import (
 // runs make that hard, not impossible. A class's passes are claims until
 // `class verify` regrades the submitted file with the instructor's own
 // copy of the course.
-const sealPrefix = "playground-seal v1 "
+const sealPrefix = guard.SealPrefix
 
 // sealReport is what the harness's report says.
 type sealReport struct {
@@ -56,7 +57,7 @@ func newSealKey() ([]byte, string, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, "", fmt.Errorf("seal key: %w", err)
 	}
-	return key, judgeEnv + "=" + hex.EncodeToString(key), nil
+	return key, guard.JudgeEnv + "=" + hex.EncodeToString(key), nil
 }
 
 // checkSeal looks at one line the test binary printed; a report signed

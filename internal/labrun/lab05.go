@@ -42,6 +42,7 @@ var lab05Shows = []history.Property{
 	{Name: "releases-own", Find: lab05ReleasesOwn},
 	{Name: "freed-after-crash", Find: lab05FreedAfterCrash},
 	{Name: "turns-go-on", Find: lab05Turns},
+	{Name: "locked-means-held", Find: lab05LockedMeansHeld},
 	labReleasedOnStop(lab05Key, lab05Returned),
 }
 

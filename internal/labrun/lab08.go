@@ -66,6 +66,7 @@ var lab08Shows = []history.Property{
 	{Name: "turns-go-on", Find: herdTurnsGoOn},
 	{Name: "released-on-stop", Find: herdReleasedOnStop},
 	{Name: "no-herd", Find: herdNoHerd},
+	{Name: "watches-closed", Find: herdWatchesClosed},
 }
 
 // herdNoHerd: each key that left the line woke, through the waiters' own

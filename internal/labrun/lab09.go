@@ -47,6 +47,7 @@ var lab09Shows = []history.Property{
 	{Name: "no-stale-commit", Find: shardsStaleCommit},
 	{Name: "one-owner", Find: shardsOneOwner},
 	{Name: "owned-again", Find: shardsOwnedAgain},
+	{Name: "own-keys-only", Find: shardsOwnKeysOnly},
 	labReleasedOnStop(lab09Shards, lab09Returned),
 }
 
@@ -89,6 +90,29 @@ func shardsStaleCommit(f *history.Findings) history.Finding {
 		trackHeld(held, e)
 	}
 	return holds("Every offset etcd stored carried the token of the shard's key at that revision.")
+}
+
+// shardsOwnKeysOnly: no worker deleted or wrote over a shard key that
+// etcd held for another worker (by the key's value, its owner's name): a
+// release must be guarded by the releaser's token and a claim must take
+// only a free key, or a worker acts on a shard another still owns. Who
+// made a change is what etcd answered the worker's own requests (its
+// deleted notes) or, for a put, the name it wrote.
+func shardsOwnKeysOnly(f *history.Findings) history.Finding {
+	ts := history.Takeovers(f.Events, lab09Shards, func(k history.StoreKey) string { return k.Value })
+	if len(ts) == 0 {
+		return holds("No worker deleted or wrote over a shard key another worker owned.")
+	}
+	t := ts[0]
+	shard := strings.TrimPrefix(t.Key, lab09Shards)
+	if t.Deleted {
+		return breaks("shard-deleted", t.At, []string{t.Actor, t.Holder}, []history.Event{t.By, t.Change},
+			"%s deleted the key of shard %s at revision %d while it was %s's (created at revision %d): a release not guarded by its own token removed another worker's claim, and %s still owns a shard etcd now offers to anyone.",
+			t.Actor, shard, t.Revision, t.Holder, t.Token, t.Holder)
+	}
+	return breaks("shard-overwritten", t.At, []string{t.Actor, t.Holder}, []history.Event{t.By, t.Change},
+		"%s wrote over the key of shard %s at revision %d while it was %s's (created at revision %d): a claim that did not check the key was free took a shard another worker still owns.",
+		t.Actor, shard, t.Revision, t.Holder, t.Token)
 }
 
 func shardState(key string, k history.StoreKey, held bool) string {

@@ -238,7 +238,11 @@ func (p *labProc) handle(ctx context.Context, e history.Event) {
 		// without the sole ownership Acquired stands for: it only makes
 		// the replica a schedule's target, until it steps down.
 		r.SetRole(experiment.RoleOwner, e.Token)
-		e.Kind = history.Note
+		// In the history it is a claim of shards, not a note: the
+		// timeline then shows the replica as a worker that owns shards
+		// (its lowest token) from there, where a note left it a
+		// follower.
+		e.Kind = history.ShardClaimed
 	case history.WriteAccepted, history.WriteRejected:
 		// A lab whose resource is etcd: what the lab's write returned.
 	case history.LeaseRenewed, history.LeaseExpired:

@@ -144,3 +144,71 @@ func TestHerdNoHerd(t *testing.T) {
 		t.Fatalf("the finding names r3 first (woken needlessly) and rests on both wake-ups: %+v", fd)
 	}
 }
+
+// shardDeleted is a shards09 replica's report that its code's request
+// deleted keys at rev.
+func shardDeleted(at int, who string, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.Note, Replica: who,
+		Facts: &history.Facts{Op: "deleted", Revision: rev, Deleted: 1, Succeeded: true, Changed: []int64{rev}}}
+}
+
+func TestLab09OwnKeysOnly(t *testing.T) {
+	shard := lab09Shards + "004"
+	// r1 claims shard 4 and gives it back itself; r2 claims it once free.
+	fair := []history.Event{
+		lockPut(10, shard, "r1", 10, 10, 1),
+		shardDeleted(12, "r1", 12), lockDelete(12, shard, "r1", 12, 10),
+		lockPut(13, shard, "r2", 13, 13, 1),
+	}
+	ok, say := judged(t, shardsOwnKeysOnly, 2, fair...)
+	wantHeld(t, ok, say)
+
+	// r1's late, unguarded release deletes r2's key.
+	late := append(slices.Clone(fair), shardDeleted(14, "r1", 14), lockDelete(14, shard, "r2", 14, 13))
+	ok, say = judged(t, shardsOwnKeysOnly, 2, late...)
+	wantNamed(t, ok, say, "shard-deleted")
+	if !strings.Contains(say, "r1 deleted the key of shard 004") || !strings.Contains(say, "r2's") {
+		t.Fatalf("the sentence should name who deleted whose key: %s", say)
+	}
+
+	// r3 claims with a plain put over r2's key (same CreateRevision).
+	over := append(slices.Clone(fair), lockPut(14, shard, "r3", 14, 13, 2))
+	ok, say = judged(t, shardsOwnKeysOnly, 2, over...)
+	wantNamed(t, ok, say, "shard-overwritten")
+}
+
+// lockedNote is a lock05 replica's note that Acquire returned ErrLocked,
+// etcd's last answer at rev (0: none).
+func lockedNote(at int, who string, rev int64) history.Event {
+	return history.Event{At: ms(at), Kind: history.Note, Replica: who,
+		Facts: &history.Facts{Op: lab05OpLocked, Key: lab05Key, Revision: rev, Err: "etcdlock: held by someone else"}}
+}
+
+func TestLab05LockedMeansHeld(t *testing.T) {
+	held := []history.Event{lockPut(10, lab05Key, "r1", 10, 10, 1), lockedNote(11, "r2", 10)}
+	ok, say := judged(t, lab05LockedMeansHeld, 2, held...)
+	wantHeld(t, ok, say)
+
+	ok, say = judged(t, lab05LockedMeansHeld, 2, append(slices.Clone(held), lockedNote(12, "r3", 0))...)
+	wantNamed(t, ok, say, "locked-unasked")
+
+	// The lock was released at 12; r2's answer at 12 saw it free.
+	free := append(slices.Clone(held), lockDelete(12, lab05Key, "r1", 12, 10), lockedNote(13, "r2", 12))
+	ok, say = judged(t, lab05LockedMeansHeld, 2, free...)
+	wantNamed(t, ok, say, "locked-but-free")
+	if !strings.Contains(say, "revision 12") {
+		t.Fatalf("the sentence should say at which answer: %s", say)
+	}
+}
+
+func TestLab08WatchesClosed(t *testing.T) {
+	woke := history.Event{At: ms(10), Kind: history.Note, Replica: "r3", Facts: &history.Facts{Op: history.OpWoken, Key: "queue/r2", Revision: 10}}
+	ok, say := judged(t, herdWatchesClosed, 2, woke)
+	wantHeld(t, ok, say)
+	left := history.Event{At: ms(11), Kind: history.Note, Replica: "r3", Facts: &history.Facts{Op: lab08OpLeftOpen, Key: "queue/r2", Succeeded: true}}
+	ok, say = judged(t, herdWatchesClosed, 2, woke, left)
+	wantNamed(t, ok, say, "watch-left-open")
+	if !strings.Contains(say, "r3's code") || !strings.Contains(say, "queue/r2") {
+		t.Fatalf("the sentence should name the waiter and the watch left open: %s", say)
+	}
+}

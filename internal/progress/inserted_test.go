@@ -4,18 +4,12 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-
-	"github.com/ownership-election/playground/content"
-	"github.com/ownership-election/playground/lessons"
 )
 
 // TestInsertedPagesAreInTheCourse holds the table to the embedded course:
 // each inserted page is at its index with its heading.
 func TestInsertedPagesAreInTheCourse(t *testing.T) {
-	c, problems := lessons.Load(content.Sources())
-	if c == nil {
-		t.Fatalf("load the course: %v", problems)
-	}
+	c := embeddedCourse(t)
 	for id, changes := range PagesInserted() {
 		l := c.Lesson(id)
 		if l == nil {
@@ -61,10 +55,7 @@ func TestSavedPagesFollowInsertedPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, problems := lessons.Load(content.Sources())
-	if c == nil {
-		t.Fatalf("load the course: %v", problems)
-	}
+	c := embeddedCourse(t)
 	titles := func(id string, pages []int) []string {
 		var out []string
 		for _, pg := range pages {

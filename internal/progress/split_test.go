@@ -14,10 +14,7 @@ import (
 // heading, and each checkpoint question is asked on a page of the lesson
 // its answer moves to.
 func TestSplitLessonsPointAtTheirPages(t *testing.T) {
-	c, problems := lessons.Load(content.Sources())
-	if c == nil {
-		t.Fatalf("load the course: %v", problems)
-	}
+	c := embeddedCourse(t)
 	for old, split := range SplitLessons() {
 		if c.Lesson(old) != nil {
 			t.Errorf("lesson %s is in the course, yet SplitLessons says it was split", old)
@@ -104,4 +101,14 @@ func TestSplitLessonProgressMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(again, "second load")
+}
+
+// embeddedCourse is the course the program embeds, loaded once per test.
+func embeddedCourse(t *testing.T) *lessons.Course {
+	t.Helper()
+	c, problems := lessons.Load(content.Sources())
+	if c == nil {
+		t.Fatalf("load the course: %v", problems)
+	}
+	return c
 }

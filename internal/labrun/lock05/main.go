@@ -24,9 +24,14 @@ import (
 
 const (
 	turnWrites = 10                     // writes in one turn with the lock
+	rewriteAt  = 3                      // the lock key is rewritten after this many
 	writeEvery = 100 * time.Millisecond // between two writes
 	rest       = 300 * time.Millisecond // after a turn, before trying again
 	waitBound  = 2 * time.Second        // a waiter looks again at least this often
+
+	// opLocked is the Facts.Op of the note that Acquire returned
+	// ErrLocked (internal/labrun's lab05OpLocked).
+	opLocked = "locked"
 )
 
 func main() { os.Exit(run()) }
@@ -76,7 +81,7 @@ func (h *holder) loop(ctx context.Context) error {
 		case err != nil:
 			replica.Sleep(ctx, 200*time.Millisecond)
 		default:
-			if err := h.hold(ctx, sess.Done(), token); err != nil {
+			if err := h.hold(ctx, sess.Done(), sess.Lease(), token); err != nil {
 				return err
 			}
 			replica.Sleep(ctx, rest)
@@ -92,13 +97,21 @@ func (h *holder) acquire(ctx context.Context, lease clientv3.LeaseID) (int64, er
 	defer cancel()
 	h.spy.Take()
 	token, err := etcdlock.Acquire(actx, h.cli, h.key, h.name, lease)
-	rev := replica.Wrote(h.spy.Take())
+	sent := h.spy.Take()
+	rev := replica.Wrote(sent)
 	switch {
 	case err == nil:
 		h.conn.Emit(replica.Event{Kind: "acquired", Token: token,
 			Text:  fmt.Sprintf("Acquire took the lock %s: token %d", h.key, token),
 			Facts: &replica.Facts{Op: "acquire", Key: h.key, Revision: rev, Succeeded: true}})
-	case errors.Is(err, etcdlock.ErrLocked), ctx.Err() != nil, errors.Is(err, labs.ErrNotImplemented):
+	case errors.Is(err, etcdlock.ErrLocked):
+		// With the revision of etcd's last answer (0: none came), so
+		// that the playground can tell "someone holds it" from a
+		// failure dressed up as one (lab05LockedMeansHeld).
+		last := replica.Last(sent)
+		h.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("Acquire returned ErrLocked (etcd's last answer at revision %d)", last),
+			Facts: &replica.Facts{Op: opLocked, Key: h.key, Revision: last, Err: err.Error()}})
+	case ctx.Err() != nil, errors.Is(err, labs.ErrNotImplemented):
 	default:
 		h.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("Acquire failed: %v; the lease it was asked under is dropped (revoked), since Acquire may have written the lock before its answer was lost", err),
 			Facts: &replica.Facts{Op: "acquire", Key: h.key, Revision: rev, Err: err.Error()}})
@@ -110,7 +123,7 @@ func (h *holder) acquire(ctx context.Context, lease clientv3.LeaseID) (int64, er
 // hold is one turn with the lock: write with token until the turn is
 // over, the lease is gone or the resource refuses the token, then
 // release.
-func (h *holder) hold(ctx context.Context, leaseGone <-chan struct{}, token int64) error {
+func (h *holder) hold(ctx context.Context, leaseGone <-chan struct{}, lease clientv3.LeaseID, token int64) error {
 	lost := ""
 	for i := 0; i < turnWrites && lost == "" && ctx.Err() == nil; i++ {
 		select {
@@ -118,6 +131,9 @@ func (h *holder) hold(ctx context.Context, leaseGone <-chan struct{}, token int6
 			lost = "its lease ended (the keep-alive stopped)"
 			continue
 		default:
+		}
+		if i == rewriteAt {
+			h.rewriteLock(ctx, lease, token)
 		}
 		h.writes++
 		a, err := h.conn.Write(token, fmt.Sprintf("%s#%d", h.name, h.writes))
@@ -140,6 +156,24 @@ func (h *holder) hold(ctx context.Context, leaseGone <-chan struct{}, token int6
 		stepDown(h.conn, ctx, token)
 	}
 	return h.release(token)
+}
+
+// rewriteLock puts the holder's name again at its lock key, on its
+// lease, if the lock is still the one it took (as a holder that keeps
+// some state in its lock's value does): its ModRevision moves, its
+// CreateRevision, the token, does not. A Release that compares the
+// token with ModRevision then fails to free the holder's own lock.
+func (h *holder) rewriteLock(ctx context.Context, lease clientv3.LeaseID, token int64) {
+	rctx, cancel := context.WithTimeout(ctx, replica.CallTimeout)
+	defer cancel()
+	resp, err := h.raw.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(h.key), "=", token)).
+		Then(clientv3.OpPut(h.key, h.name, clientv3.WithLease(lease))).
+		Commit()
+	if err == nil && resp.Succeeded {
+		h.conn.Emit(replica.Event{Kind: "note", Token: token, Text: fmt.Sprintf("rewrote its lock key %s (ModRevision now %d, CreateRevision still %d)", h.key, resp.Header.Revision, token),
+			Facts: &replica.Facts{Op: "txn", Key: h.key, Revision: resp.Header.Revision, Succeeded: true}})
+	}
 }
 
 // stepDown ends a turn that was not lost before the release is sent: the

@@ -44,8 +44,14 @@ func run() int {
 	}
 	defer p.Close()
 	cfg, cli := p.Config, p.Client
+	// The lab's requests go through a spy, so that the deletes they make
+	// can be reported with their revisions: a shard key that etcd's watch
+	// saw deleted is then known to be this worker's doing (or not), which
+	// a watch alone cannot say (history.Takeovers).
+	spy := replica.NewSpy(cli.KV)
+	cli.KV = spy
 	w := &shards.Worker{Client: cli, Prefix: cfg.Prefix, Name: cfg.Name, Shards: replica.Shards, TTL: cfg.TTL}
-	rep := &reporter{conn: p.Conn, cli: cli, cfg: cfg, w: w, seen: map[int]int64{}}
+	rep := &reporter{conn: p.Conn, cli: cli, spy: spy, cfg: cfg, w: w, seen: map[int]int64{}}
 	p.Conn.Emit(replica.Event{Kind: "running", Text: fmt.Sprintf("the lab's Worker.Run started (%d shards)", replica.Shards)})
 	var wg sync.WaitGroup
 	lctx, endLooks := context.WithCancel(context.Background())
@@ -55,6 +61,7 @@ func run() int {
 	endLooks()
 	wg.Wait()
 	rep.report() // what Owned() says now that Run returned
+	rep.reportDeletes()
 	return p.Finish(err, replica.Ending{Call: "Worker.Run",
 		Early:   "a worker must keep its share until it is stopped",
 		Stopped: Returned + " nil after its context ended"})
@@ -64,6 +71,7 @@ func run() int {
 type reporter struct {
 	conn *replica.Conn
 	cli  *clientv3.Client
+	spy  *replica.Spy
 	cfg  replica.Config
 	w    *shards.Worker
 
@@ -79,6 +87,7 @@ func (r *reporter) look(ctx context.Context) {
 	defer t.Stop()
 	for {
 		r.report()
+		r.reportDeletes()
 		select {
 		case <-ctx.Done():
 			return
@@ -114,6 +123,20 @@ func (r *reporter) report() {
 		r.conn.Emit(replica.Event{Kind: "owns", Token: minToken(r.seen), Text: fmt.Sprintf("owns shards %v", sortedKeys(r.seen))})
 	case !has && had:
 		r.conn.Emit(replica.Event{Kind: "stepped-down", Text: "Owned() is empty: owns no shard"})
+	}
+}
+
+// reportDeletes sends one note for each answer of etcd, since the last
+// call, that says the lab's request deleted keys: the revision is what
+// ties the key watch's delete to this worker. Puts are not sent (a
+// shard key's value names its writer, and a commit's offset its
+// process), nor reads.
+func (r *reporter) reportDeletes() {
+	for _, a := range r.spy.Take() {
+		if a.Deleted > 0 {
+			r.conn.Emit(replica.Event{Kind: "note", Text: fmt.Sprintf("a request of its code deleted %d key(s) at revision %d", a.Deleted, a.Revision),
+				Facts: &replica.Facts{Op: "deleted", Revision: a.Revision, Deleted: a.Deleted, Succeeded: true, Changed: []int64{a.Revision}}})
+		}
 	}
 }
 

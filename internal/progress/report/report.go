@@ -87,12 +87,18 @@ type Experiment struct {
 
 // Totals sums the course.
 type Totals struct {
-	Pages, PagesRead             int
-	Checkpoints, ChecksRight     int
-	Quizzes, QuizzesTaken        int
-	Labs, LabsPassed             int
-	Experiments, ExperimentsRun  int
-	PredictionsMade, Predictions int
+	Pages           int `json:"pages"`
+	PagesRead       int `json:"pages_read"`
+	Checkpoints     int `json:"checkpoints"`
+	ChecksRight     int `json:"checks_right"`
+	Quizzes         int `json:"quizzes"`
+	QuizzesTaken    int `json:"quizzes_taken"`
+	Labs            int `json:"labs"`
+	LabsPassed      int `json:"labs_passed"`
+	Experiments     int `json:"experiments"`
+	ExperimentsRun  int `json:"experiments_run"`
+	PredictionsMade int `json:"predictions_made"`
+	Predictions     int `json:"predictions"`
 }
 
 // Build sums p over course c; file is where the progress is kept.

@@ -11,6 +11,7 @@
 // Usage:
 //
 //	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only] [-v]
+//	go run ./internal/tools/explorebench -corpus bugs -wrong-only -labs 06   # the graders' bugs/ patches
 //	go run ./internal/tools/explorebench -replay FILE -labs 06 -only NAME [-n 10]
 //
 // It exits 1 when fewer than 90% of the wrong ones are shown or a
@@ -54,6 +55,7 @@ func run() int {
 	wrongOnly := flag.Bool("wrong-only", false, "only the wrong solutions")
 	replay := flag.String("replay", "", "a saved faults file: replay it -n times instead")
 	n := flag.Int("n", 10, "with -replay: how many times")
+	corpusFlag := flag.String("corpus", "explore", "the wrong solutions: explore (testdata/explore) or bugs (the graders' testdata/bugs, less those listed in unshowable.txt)")
 	flag.BoolVar(&verbose, "v", false, "say each run's end and each entry's grid on stderr")
 	flag.Parse()
 	wd, _ := os.Getwd()
@@ -79,7 +81,7 @@ func run() int {
 			fmt.Fprintf(os.Stderr, "explorebench: no lab %s\n", id)
 			return 2
 		}
-		es, err := corpus(root, tmp, l)
+		es, err := corpus(root, tmp, l, *corpusFlag)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
@@ -142,16 +144,20 @@ func load() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
-// corpus lists a lab's entries: each wrong patch applied to the
-// reference (written to tmp), then the correct ones.
-func corpus(root, tmp string, l labrun.Lab) ([]entry, error) {
+// corpus lists a lab's entries: each wrong patch of the set named
+// (explore or bugs) applied to the reference (written to tmp), then the
+// correct ones.
+func corpus(root, tmp string, l labrun.Lab, set string) ([]entry, error) {
 	sol := filepath.Join(root, "solutions", l.ID, l.File)
 	ref, err := os.ReadFile(sol)
 	if err != nil {
 		return nil, err
 	}
 	var out []entry
-	patches, _ := filepath.Glob(filepath.Join(root, "solutions", l.ID, "testdata", "explore", "*.patch"))
+	patches, err := wrongPatches(root, l, set)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range patches {
 		text, err := os.ReadFile(p)
 		if err != nil {

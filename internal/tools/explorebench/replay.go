@@ -32,7 +32,7 @@ func replays(ctx context.Context, root, tmp, lab, only, file string, n int) int 
 		return 2
 	}
 	want := violationNames(*h.Verdict)
-	es, err := corpus(root, tmp, l)
+	es, err := corpus(root, tmp, l, "all")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -342,8 +342,10 @@ func apply(b belief, e history.Event) belief {
 	case history.Released:
 		b.role, b.token = history.RoleFollower, 0
 	case history.ShardClaimed:
-		if b.role == "" || b.role == history.RoleFollower {
-			b.role = history.RoleWorker // a worker owns shards, not the whole
+		// A worker owns shards, not the whole; one that had given all
+		// its shards up (stepped down) owns some again.
+		if b.role == "" || b.role == history.RoleFollower || b.role == history.RoleSteppedDown {
+			b.role = history.RoleWorker
 		}
 	case history.WriteAccepted:
 		b.wrote = true

@@ -93,6 +93,26 @@ func TestScrubbedWorker(t *testing.T) {
 	}
 }
 
+// TestShardOwnerAgain: a lab 09 worker that gave all its shards up
+// (stepped down) and claims some again is a worker again, not left
+// stepped down, and one that never claimed any stays a follower.
+func TestShardOwnerAgain(t *testing.T) {
+	tl := buildTimeline([]history.Event{
+		{Kind: history.Note, Replica: "r1", Text: "the lab's Worker.Run started"},
+		{Kind: history.Note, Replica: "r2", Text: "the lab's Worker.Run started"},
+		{At: time.Millisecond, Kind: history.ShardClaimed, Replica: "r1", Token: 5, Text: "owns shards [0 1]"},
+		{At: 2 * time.Millisecond, Kind: history.SteppedDown, Replica: "r1", Text: "Owned() is empty: owns no shard"},
+		{At: 3 * time.Millisecond, Kind: history.ShardClaimed, Replica: "r1", Token: 9, Text: "owns shards [3]"},
+	}, []string{"r1", "r2"}, nil, false)
+	n := len(tl.items)
+	if got := stateWord(tl.states[n-1][0], 0); got != "worker" {
+		t.Errorf("r1 after its second claim: %q, want worker", got)
+	}
+	if got := tl.states[n-1][1].role; got != history.RoleFollower && got != "" {
+		t.Errorf("r2 never claimed a shard: %q", got)
+	}
+}
+
 // TestHolderIsAReplica: etcd's holder comes from keys whose values name a
 // replica; a change to keys that hold something else (lab 09's committed
 // offsets, its members' empty keys) leaves it as it was.

@@ -132,7 +132,8 @@ func Msgs(cmd tea.Cmd) []tea.Msg {
 }
 
 // Key is the key press a name stands for: "enter", "esc", "space",
-// "up", "down", "left", "right", "pgdown", "backspace", or one character.
+// "up", "down", "left", "right", "pgdown", "end", "tab", "backspace", or
+// one character.
 func Key(name string) tea.KeyPressMsg {
 	switch name {
 	case "enter":
@@ -151,6 +152,10 @@ func Key(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "pgdown":
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	}

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/tui/screen/screentest"
 )
 
 // put is etcd's watch seeing key put with value (a replica's name), at
@@ -132,15 +132,15 @@ func TestLiveTimelineKeys(t *testing.T) {
 	if !r.live.Following() {
 		t.Fatal("the live timeline should follow the run")
 	}
-	m.faultsKey(keyPress("left"))
+	m.faultsKey(screentest.Key("left"))
 	if r.live.Following() {
 		t.Fatal("← should leave the newest item")
 	}
-	m.faultsKey(keyPress("end"))
+	m.faultsKey(screentest.Key("end"))
 	if !r.live.Following() {
 		t.Fatal("end should follow the run again")
 	}
-	m.faultsKey(keyPress("tab"))
+	m.faultsKey(screentest.Key("tab"))
 	if view := ansi.Strip(m.View()); !strings.Contains(view, "▸r2") {
 		t.Fatalf("tab should move the fault keys (and the lane's ▸) to r2:\n%s", view)
 	}
@@ -166,19 +166,6 @@ func keysRow(view string) string {
 		}
 	}
 	return ""
-}
-
-// keyPress is the key named k as the terminal sends it.
-func keyPress(k string) tea.KeyPressMsg {
-	switch k {
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	}
-	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
 
 // TestScheduleListFitsAt80x24: in the 17 lines the lab screen gives the
