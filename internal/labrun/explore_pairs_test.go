@@ -157,3 +157,39 @@ func TestExploreDoesNotCountAFailureSeenOnce(t *testing.T) {
 		t.Error("an unconfirmed failure stopped the exploration as a violation would")
 	}
 }
+
+// At a watch, opening it late and a stop at its first answer both come
+// in the first tier; at a keep-alive, one that ends; at a request, a stop.
+func TestExploreTiersBySite(t *testing.T) {
+	watch := history.CallSite{File: "labs/07_election/election.go", Line: 35, RPC: replica.StreamWatch}
+	keep := history.CallSite{File: "labs/07_election/election.go", Line: 91, RPC: replica.StreamKeepAlive}
+	for _, c := range []struct {
+		site history.CallSite
+		kind history.FaultAt
+		tier int
+	}{
+		{watch, history.HoldRequest, 0}, {watch, history.PauseAfter, 0}, {watch, history.FailBefore, 1},
+		{keep, history.FailBefore, 0}, {keep, history.PauseAfter, 1},
+		{pairWaiterSite, history.PauseAfter, 0}, {pairWaiterSite, history.HoldRequest, 1},
+	} {
+		if got := tierOf(c.site, c.kind); got != c.tier {
+			t.Errorf("tier of %s at %s = %d, want %d", c.kind, c.site, got, c.tier)
+		}
+	}
+}
+
+// Where no request is sent as the owner (lab 05), pairs still come:
+// two faults at two sites or roles.
+func TestExplorePairsWithoutAnOwnersRequest(t *testing.T) {
+	x := &explorer{o: ExploreOptions{Lab: lab05, Seed: 7, Parallel: 2}, report: &ExploreReport{Lab: "05_etcd_lock"}}
+	x.report.Grid = grid([]history.RequestFault{{Site: pairOwnerSite, HitRole: replica.RoleWaiter}, {Site: pairWaiterSite, HitRole: replica.RoleWaiter}})
+	pairs := x.pairs()
+	if len(pairs) == 0 {
+		t.Fatal("no pairs without an owner's request")
+	}
+	for _, pr := range pairs {
+		if a, b := pr.faults[0], pr.faults[1]; a.Site.Key() == b.Site.Key() && a.Role == b.Role {
+			t.Fatalf("pair %s; %s hits one site and role twice", a, b)
+		}
+	}
+}
