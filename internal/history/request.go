@@ -42,11 +42,18 @@ const (
 	PauseAfter  FaultAt = "pause"  // stop the replica's process right after the answer, past the TTL
 	CutAfter    FaultAt = "cut"    // cut the replica's network right after the answer
 	LeaderAfter FaultAt = "leader" // move etcd's raft leader right after the answer (3-member cluster)
+	// SeverAfter cuts the replica's network right after the answer and
+	// keeps it cut through the run's stop: the replica is told to stop
+	// while cut off, and must return all the same.
+	SeverAfter FaultAt = "sever"
+	// StopAfter tells the replica to stop (SIGTERM: its Run's context
+	// ends) right after the answer, mid-run, while the others go on.
+	StopAfter FaultAt = "stop"
 )
 
 // FaultKinds lists the request fault kinds in exploration's order.
 func FaultKinds() []FaultAt {
-	return []FaultAt{FailBefore, LoseAnswer, HoldRequest, PauseAfter, CutAfter, LeaderAfter}
+	return []FaultAt{FailBefore, LoseAnswer, HoldRequest, PauseAfter, CutAfter, LeaderAfter, SeverAfter, StopAfter}
 }
 
 // CallSite is a call site: the learner's source line that issued a request
@@ -123,14 +130,16 @@ func (f RequestFault) Target() string {
 func (f RequestFault) String() string {
 	what := map[FaultAt]string{FailBefore: "fail before sending", LoseAnswer: "lose the answer to",
 		HoldRequest: "hold and send late", PauseAfter: "pause the replica after", CutAfter: "cut the network after",
-		LeaderAfter: "move etcd's leader after"}[f.Fault]
+		LeaderAfter: "move etcd's leader after", SeverAfter: "cut the network through its stop, after",
+		StopAfter: "tell the replica to stop after"}[f.Fault]
 	noun := "request"
 	if f.Site.Stream() {
 		// A stream's fail and hold hit its opening (in the role it was
 		// opened in); the other kinds, and those two in a role the
 		// replica took later, hit its n-th answer in the role.
 		what = map[FaultAt]string{FailBefore: "fail", LoseAnswer: "drop", HoldRequest: "open late",
-			PauseAfter: "pause the replica at", CutAfter: "cut the network at", LeaderAfter: "move etcd's leader at"}[f.Fault]
+			PauseAfter: "pause the replica at", CutAfter: "cut the network at", LeaderAfter: "move etcd's leader at",
+			SeverAfter: "cut the network through its stop, at", StopAfter: "tell the replica to stop at"}[f.Fault]
 		noun = "answer on the stream"
 		if f.Fault == FailBefore || f.Fault == HoldRequest {
 			noun = "stream"

@@ -337,9 +337,9 @@ func (x *explorer) depth1() []plannedRun {
 // watch etcd cancels; at a keep-alive, one that ends (a leader whose
 // lease runs out while it works).
 var (
-	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter}
-	watchOrder     = []history.FaultAt{history.HoldRequest, history.PauseAfter, history.FailBefore, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
-	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter}
+	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter, history.SeverAfter, history.StopAfter}
+	watchOrder     = []history.FaultAt{history.HoldRequest, history.PauseAfter, history.FailBefore, history.LoseAnswer, history.CutAfter, history.LeaderAfter, history.SeverAfter, history.StopAfter}
+	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter, history.SeverAfter, history.StopAfter}
 )
 
 // tierOf is the tier of fault kind k at site s.
@@ -357,8 +357,8 @@ func tierOf(s history.CallSite, k history.FaultAt) int {
 // plan is the order of the runs after the calm ones: the first tier of
 // depth 1 (each site and role with the kind most likely to show
 // something there), then a first wave of pairs (as many as run at
-// once), then the rest of depth 1, then the rest of the pairs, while the
-// budget lasts. A bug that needs two faults is thus tried within any
+// once), then a few runs of the stop's kinds (stopWave), then the rest
+// of depth 1, then the rest of the pairs, while the budget lasts. A bug that needs two faults is thus tried within any
 // budget that gets past the first tier, and one fault at a time still
 // comes first.
 func (x *explorer) plan() []plannedRun {
@@ -370,7 +370,9 @@ func (x *explorer) plan() []plannedRun {
 	wave := min(len(two), x.o.parallel())
 	plan := append([]plannedRun{}, one[:first]...)
 	plan = append(plan, two[:wave]...)
-	plan = append(plan, one[first:]...)
+	stops, rest := x.stopWave(one[first:])
+	plan = append(plan, stops...)
+	plan = append(plan, rest...)
 	return append(plan, two[wave:]...)
 }
 

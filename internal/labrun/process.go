@@ -26,9 +26,32 @@ import (
 // The parent's side of a replica process: start it, read its events,
 // answer its writes, and end it the way the fault or the shutdown says.
 
-// labShutdownGrace is how long a replica's code has to return once told
-// to stop before it is killed and reported as hanging.
-const labShutdownGrace = 5 * time.Second
+// shutdownGrace is how long a replica's code has to return once told to
+// stop before it is killed and reported as hanging: twice the longest a
+// correct solution takes on a network cut off (the references bound a
+// resign by a second and the revoke that closes a session by the TTL, so
+// TTL + 1 s), 5 s at least. A code that waits on etcd with no bound of
+// its own, or ignores the shutdown, is still waiting then.
+func shutdownGrace(ttl time.Duration) time.Duration {
+	return max(5*time.Second, 2*(ttl+time.Second))
+}
+
+// grace is the run's shutdownGrace, and in a run that explores a second
+// more than the replicas' own bound on their calls (ExploreCallTimeout,
+// longer there): the lock labs' replica programs release and revoke
+// with that bound on the way out, and a call that gives up in time is
+// not a hang.
+func (lr *labRun) grace() time.Duration {
+	g := shutdownGrace(lr.run.TTLDuration())
+	if lr.exploring() {
+		g = max(g, ExploreCallTimeout(lr.run.TTL())+stuckLead)
+	}
+	return g
+}
+
+// stuckLead is how long before the grace ends a process still stopping
+// says where its code stands (replica.Config.StuckAfter).
+const stuckLead = time.Second
 
 // labMaxLine bounds one line of a replica's protocol.
 const labMaxLine = 64 << 10
@@ -77,7 +100,9 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 		<-exited
 		return nil
 	}
+	told := lr.run.Elapsed()
 	proctree.SignalGroup(cmd, syscall.SIGTERM)
+	grace := lr.grace()
 	select {
 	case err := <-exited:
 		p.stoppedBadly(err, stderr.String())
@@ -85,12 +110,37 @@ func (lr *labRun) body(ctx context.Context, r *experiment.Replica) error {
 	case <-p.kill:
 		proctree.KillGroup(cmd)
 		<-exited
-	case <-time.After(labShutdownGrace):
-		r.Emit(history.Event{Kind: ReplicaFailed, Text: fmt.Sprintf("hung: its code had not returned %s after Run's context was cancelled, and was killed", labShutdownGrace)})
+	case <-time.After(grace):
+		p.hung(told, grace)
 		proctree.KillGroup(cmd)
 		<-exited
 	}
 	return nil
+}
+
+// OpHung is the Facts.Op of a ReplicaFailed event whose replica, told to
+// stop, had not returned within the grace.
+const OpHung = "hung"
+
+// hung reports a process that, told to stop at told, was still running
+// grace later: where its code stood, by its own last report (stuck.go),
+// and whether its network was cut off meanwhile.
+func (p *labProc) hung(told, grace time.Duration) {
+	text := fmt.Sprintf("told to stop at %s, it had not returned %.0f s later and was killed", at(told), grace.Seconds())
+	if where := p.stuckReport(); where != "" {
+		text += ": " + where
+	}
+	if p.r.State().Partitioned {
+		text += "; its network was cut off"
+	}
+	p.r.Emit(history.Event{Kind: ReplicaFailed, Text: text, Facts: &history.Facts{Op: OpHung}})
+}
+
+// stuckReport is the last "stuck" line of the process ("" for none).
+func (p *labProc) stuckReport() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stuck
 }
 
 func (lr *labRun) replicaConfig(r *experiment.Replica) ReplicaConfig {
@@ -99,6 +149,7 @@ func (lr *labRun) replicaConfig(r *experiment.Replica) ReplicaConfig {
 	if len(lr.armed) > 0 || lr.spec.Sites {
 		c.CallTimeout = ExploreCallTimeout(c.TTL)
 	}
+	c.StuckAfter = lr.grace() - stuckLead
 	return c
 }
 
@@ -114,6 +165,8 @@ type labProc struct {
 	killOnce sync.Once
 	down     chan struct{} // closed when it first reports stepping down
 	downOnce sync.Once
+	mu       sync.Mutex
+	stuck    string // where its code stood, once told to stop, by its own report
 }
 
 // killNow kills the process at once, even in the middle of stopping.
@@ -166,6 +219,13 @@ func (p *labProc) pump(ctx context.Context, out io.Reader) {
 		}
 		if e.Kind == "reached" || e.Kind == "fault-hit" {
 			p.hit(ctx, e.Kind, sc.Bytes())
+			continue
+		}
+		if e.Kind == "stuck" {
+			// Kept for the report, should the process hang: not an event.
+			p.mu.Lock()
+			p.stuck = e.Text
+			p.mu.Unlock()
 			continue
 		}
 		p.handle(ctx, e)

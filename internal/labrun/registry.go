@@ -160,6 +160,9 @@ func (l Lab) Spec(bin string, reference bool, schedule string) Spec {
 		if r.Newcomer {
 			args = append(args, "-newcomer")
 		}
+		if r.StuckAfter > 0 {
+			args = append(args, "-stuck-after", r.StuckAfter.String())
+		}
 		return exec.Command(bin, args...)
 	}}
 }

@@ -149,6 +149,8 @@ func (lr *labRun) fire(ctx context.Context, p *labProc, f history.RequestFault) 
 		if err := lr.moveLeaderOn(ctx, run); err != nil {
 			run.Note("%s: %v", f.String(), err)
 		}
+	case history.SeverAfter, history.StopAfter:
+		lr.fireStop(p, f, facts)
 	}
 }
 
@@ -209,14 +211,17 @@ func (lr *labRun) awaitArmed(ctx context.Context, run *experiment.Run) error {
 		switch f.Fault {
 		case history.PauseAfter:
 			longest = max(longest, pauseFor(run))
-		case history.CutAfter:
+		case history.CutAfter, history.SeverAfter:
 			longest = max(longest, cutFor(run))
 		case history.HoldRequest:
 			longest = max(longest, replica.HoldFor(int(run.TTL())))
 		}
 	}
 	lr.mu.Unlock()
-	return experiment.Sleep(ctx, longest)
+	if err := experiment.Sleep(ctx, longest); err != nil {
+		return err
+	}
+	return lr.awaitToldToStop(ctx)
 }
 
 // Fired lists the request faults of a run's history that fired, each

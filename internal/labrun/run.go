@@ -48,6 +48,9 @@ type ReplicaConfig struct {
 	CallTimeout time.Duration
 	// Newcomer: it joins the run late (-newcomer; explore_newcomer.go).
 	Newcomer bool
+	// StuckAfter: once told to stop, it says after this long where its
+	// code stands (-stuck-after), which a report of a hang quotes.
+	StuckAfter time.Duration
 }
 
 // Spec says which lab to run as the replicas and how.
@@ -119,6 +122,10 @@ type labRun struct {
 	running    map[string]bool     // replicas whose process said it runs the lab's code
 	notWritten map[string]bool     // ... and then that the lab is not written yet
 	procs      map[string]*labProc // each replica's current process
+
+	// toldToStop are the replicas a stop fault told to stop mid-run
+	// (request_stop.go); mu guards it too.
+	toldToStop []*experiment.Replica
 }
 
 func (lr *labRun) markNotWritten(name string) {

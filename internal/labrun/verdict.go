@@ -42,9 +42,15 @@ func breaksRun(name, text string) history.Finding {
 // holds is a rule's finding that it held, in its words.
 func holds(text string) history.Finding { return history.Finding{Held: true, Text: text} }
 
-// labNoFailure: no replica's code panicked, hung, or returned early.
+// labNoFailure: no replica's code panicked, hung, or returned early. A
+// hang is named apart (hung-on-stop): what the learner must fix there is
+// a wait with no bound, or one the shutdown does not end, and the
+// finding says where the code stood.
 func labNoFailure(f *history.Findings) history.Finding {
 	if e, ok := f.FirstEvent(history.KindIs(ReplicaFailed, "")); ok {
+		if e.Facts != nil && e.Facts.Op == OpHung {
+			return breaks("hung-on-stop", e.At, []string{e.Replica}, []history.Event{e}, "%s's code hung: %s.", e.Replica, strings.TrimSuffix(e.Text, "."))
+		}
 		return breaks("replica-failed", e.At, []string{e.Replica}, []history.Event{e}, "%s's code failed: %s.", e.Replica, strings.TrimSuffix(e.Text, "."))
 	}
 	return holds("Every replica's code ran until it was told to stop, and then stopped.")

@@ -47,6 +47,7 @@ func Start() (*Process, int) {
 		return nil, 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	go reportStuck(ctx, conn, cfg.StuckAfter)
 	return &Process{Conn: conn, Config: cfg, Client: cli, Ctx: ctx, stop: stop}, 0
 }
 

@@ -21,6 +21,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/namespace"
@@ -45,6 +46,10 @@ type Config struct {
 	// Newcomer: the replica joins a run already under way (-newcomer);
 	// until it owns, its requests are in RoleNewcomer.
 	Newcomer bool
+	// StuckAfter is how long after it is told to stop the process says
+	// where the lab's code stands, should it not have returned
+	// (-stuck-after; 0: never). stuck.go.
+	StuckAfter time.Duration
 }
 
 // ParseConfig reads the flags the playground passes.
@@ -60,6 +65,7 @@ func ParseConfig(args []string) (Config, error) {
 	faults := fs.String("faults", "", "request faults to arm, a JSON list")
 	fs.BoolVar(&c.Sites, "sites", false, "report each call site the first time it is reached")
 	fs.BoolVar(&c.Newcomer, "newcomer", false, "the replica joins a run already under way")
+	fs.DurationVar(&c.StuckAfter, "stuck-after", 0, "once told to stop, say after this long where the lab's code stands")
 	callTimeout := fs.Duration("call-timeout", CallTimeout, "how long the replica's own calls wait")
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("replica flags: %w", err)
@@ -102,6 +108,10 @@ func Dial(c Config) (*clientv3.Client, error) {
 		opened.setNewcomer(c.Newcomer)
 		ka = &keepAlives{conn: opened, started: map[clientv3.LeaseID]bool{}, ended: map[clientv3.LeaseID]bool{}}
 		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainStreamInterceptor(ka.interceptor))
+		if opened.flight != nil {
+			// Outermost, so a held request counts as waiting too.
+			cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(opened.flight.unary))
+		}
 		if c.Sites {
 			f = newFaulter(opened, c.TTL, c.Faults)
 			cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(f.unary))
@@ -195,6 +205,8 @@ type Conn struct {
 	owner bool // by the replica's own events: it holds or leads
 	// newcomer: it joined a run under way and has not owned yet.
 	newcomer bool
+	// flight are the lab code's requests not answered yet (stuck.go).
+	flight *inflight
 }
 
 // Role is the replica's role by its own events so far: RoleOwner from
@@ -237,7 +249,7 @@ func (c *Conn) ask(e Event) bool {
 func Open() *Conn {
 	out := os.Stdout
 	os.Stdout = os.Stderr
-	opened = &Conn{out: bufio.NewWriter(out), in: bufio.NewScanner(os.Stdin)}
+	opened = &Conn{out: bufio.NewWriter(out), in: bufio.NewScanner(os.Stdin), flight: newInflight()}
 	return opened
 }
 

@@ -36,7 +36,7 @@ import (
 //     first answer there is held that long;
 //   - lose: its first answer in the role is dropped, never seen by the
 //     lab's code;
-//   - pause, cut, leader: done from outside right after its first answer
+//   - pause, cut, leader, sever, stop: done from outside right after its first answer
 //     in the role, before the lab's code sees it.
 
 // StreamWatch and StreamKeepAlive are the stream RPCs' names in a site.

@@ -1,0 +1,108 @@
+package labrun
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownership-election/playground/internal/history"
+	"github.com/ownership-election/playground/internal/labrun/replica"
+)
+
+// A replica killed because, told to stop, it had not returned is named
+// hung-on-stop, with where its code stood; any other failure of its
+// code stays replica-failed.
+func TestLabNoFailureNamesAHangApart(t *testing.T) {
+	hung := history.Event{At: 9 * time.Second, Kind: ReplicaFailed, Replica: "r2", Facts: &history.Facts{Op: OpHung},
+		Text: "told to stop at 3.00 s, it had not returned 6 s later and was killed: it was at election.go:131 in (*Candidate).term, in a call to concurrency.(*Election).Resign (waiting: select)"}
+	h := history.History{Events: []history.Event{hung}}
+	f := labNoFailure(history.Find(&h, ""))
+	if f.Held || f.Violation != "hung-on-stop" || f.At != hung.At || len(f.Replicas) != 1 || f.Replicas[0] != "r2" {
+		t.Fatalf("a hang: %+v", f)
+	}
+	if !strings.Contains(f.Text, "r2's code hung: told to stop at 3.00 s") || !strings.Contains(f.Text, "election.go:131") {
+		t.Errorf("the finding does not say whose code hung and where: %s", f.Text)
+	}
+	panicked := history.Event{At: time.Second, Kind: ReplicaFailed, Replica: "r1", Text: "its process ended by itself: exit status 2: panic: boom"}
+	h.Events = []history.Event{panicked, hung}
+	if f := labNoFailure(history.Find(&h, "")); f.Violation != "replica-failed" || f.Replicas[0] != "r1" {
+		t.Errorf("a panic before the hang: %+v, want replica-failed of r1", f)
+	}
+}
+
+// The grace covers a correct stop on a cut network with a margin: a
+// resign bounded by a second and a revoke bounded by the TTL, twice.
+func TestShutdownGraceCoversABoundedStepDown(t *testing.T) {
+	for _, ttl := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second} {
+		bounded := time.Second + ttl
+		if g := shutdownGrace(ttl); g < 2*bounded || g < 5*time.Second {
+			t.Errorf("TTL %s: grace %s, want at least twice %s and 5 s", ttl, g, bounded)
+		}
+	}
+}
+
+// TestExplorePlanTriesTheStopsEarly: right after the first tier and
+// the first wave of pairs come a sever of the owner and a stop of a
+// waiter, each once; the stop's other cells come after every other
+// kind.
+func TestExplorePlanTriesTheStopsEarly(t *testing.T) {
+	x := pairExplorer(nil)
+	plan := x.plan()
+	i := 0
+	for i < len(plan) && (len(plan[i].faults) == 2 || tierOf(plan[i].faults[0].Site, plan[i].faults[0].Fault) == 0) {
+		i++
+	}
+	if i+2 > len(plan) {
+		t.Fatalf("the plan ends after %d runs", i)
+	}
+	sever, stop := plan[i].faults[0], plan[i+1].faults[0]
+	if sever.Fault != history.SeverAfter || sever.Role != replica.RoleOwner || sever.Site != pairOwnerSite {
+		t.Errorf("the first run after the first wave is %s, want a sever of the owner at its site", sever)
+	}
+	if stop.Fault != history.StopAfter || stop.Role != replica.RoleWaiter || stop.Site != pairWaiterSite {
+		t.Errorf("the second is %s, want a stop of the waiter at its request", stop)
+	}
+	seen := map[string]int{}
+	firstStop := -1
+	for j, pr := range plan {
+		if len(pr.faults) != 1 {
+			continue
+		}
+		f := pr.faults[0]
+		seen[string(f.Fault)+" "+f.Role+" "+f.Site.Key()]++
+		stopKind := f.Fault == history.SeverAfter || f.Fault == history.StopAfter
+		switch {
+		case j <= i+1:
+		case stopKind && firstStop < 0:
+			firstStop = j
+		case !stopKind && firstStop >= 0:
+			t.Errorf("run %d (%s) comes after run %d, a cell of the stop's kinds", j, f, firstStop)
+		}
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s planned %d times, want once", k, n)
+		}
+	}
+}
+
+// A faults file replays a stop or a sever by what it aimed at: the
+// notes the fault left (told to stop, the cut) are not steps of their
+// own, or a replay would stop the replica twice.
+func TestExploreReplaysAStopOnce(t *testing.T) {
+	f := history.RequestFault{ID: 4, Fault: history.StopAfter, Role: "waiter", Site: exploreSite, Occurrence: 1}
+	fired := f
+	fired.HitReplica, fired.HitRole = "r3", "waiter"
+	h := history.History{Events: []history.Event{
+		{Kind: history.Phase, Step: 1},
+		{Kind: history.Note, Step: 1, Facts: &history.Facts{Op: history.OpArmed, Request: &f}},
+		{At: time.Second, Kind: history.Note, Step: 1, Replica: "r3", Facts: &history.Facts{Op: string(history.StopAfter), Succeeded: true, Request: &fired}},
+	}}
+	got := FaultSchedule(&h)
+	if len(got) != 1 || got[0].Kind != RequestArmed || got[0].Request.Fault != history.StopAfter {
+		t.Fatalf("FaultSchedule = %+v, want the armed stop alone", got)
+	}
+	if fs := Fired(&h); len(fs) != 1 || fs[0].HitReplica != "r3" {
+		t.Errorf("Fired = %+v, want the stop of r3", fs)
+	}
+}
