@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
@@ -61,6 +62,13 @@ func TestStopFaults(t *testing.T) {
 				if !h.Verdict.Showed {
 					t.Fatalf("the reference did not hold under %s: %s", j.fault, h.Verdict.Sentence())
 				}
+				took, ok := stopTook(&h)
+				if !ok {
+					t.Fatalf("the replica hit by %s never returned", j.fault)
+				}
+				// A figure for the grace's margin, not a bound: the
+				// machine's load decides it.
+				t.Logf("the reference returned %.2f s after it was told to stop", took.Seconds())
 				return
 			}
 			bad := h.Verdict.Violations()
@@ -113,4 +121,24 @@ func runWithFaults(building *sync.Mutex, root string, l Lab, src string, f histo
 		return history.History{}, err
 	}
 	return run.History(), nil
+}
+
+// stopTook is how long the replica the fault hit took to return once
+// told to stop: by the stop fault itself, or by the run's stop.
+func stopTook(h *history.History) (time.Duration, bool) {
+	fired := Fired(h)
+	if len(fired) == 0 {
+		return 0, false
+	}
+	who := fired[0].HitReplica
+	told, ok := stopAt(h.Events)
+	for _, e := range h.Events {
+		if e.Replica == who && e.Kind == history.Note && e.Facts != nil && e.Facts.Op == string(history.StopAfter) {
+			told, ok = e.At, true
+		}
+		if ok && e.Replica == who && e.At >= told && e.Kind == history.Note && strings.HasPrefix(e.Text, lab07Returned) {
+			return e.At - told, true
+		}
+	}
+	return 0, false
 }
