@@ -36,7 +36,7 @@ func listNames() []string { return append(labrun.ScheduleNames(), exploreEntry) 
 // says is what a line of the list does.
 func says(name string) string {
 	if name == exploreEntry {
-		return "faults at every request your code sends: one run per call site, fault (fail, lose, hold, pause, cut, leader) and role (owner, waiter, newcomer), about two minutes; a failure is rerun on the reference and shrunk; then the grid, and where your run first differs from the reference's"
+		return "faults at every request your code sends: one run per call site, fault (fail, lose, hold, pause, cut, leader, refuse, revoke) and role (owner, waiter, newcomer), about two minutes; a failure is rerun on the reference and shrunk; then the grid, and where your run first differs from the reference's"
 	}
 	return labrun.ScheduleSays(name)
 }
@@ -225,18 +225,24 @@ func (m Model) verdictLines(r *faultRun, w int) []string {
 	return out
 }
 
-// gridColumn is the width of a fault kind's column.
-const gridColumn = 7
+// gridColumn is the width of a fault kind's column: its name and a
+// space, and at least a cell's widest word ("held", "VIOL") and a space,
+// so that the call sites keep room as kinds are added.
+func gridColumn(k history.FaultAt) int { return max(len(k)+1, 5) }
 
 // gridLines is the coverage grid: call sites down, fault kinds across,
 // scrolled to fit h lines.
 func (m Model) gridLines(x *exploreView, w, h int) []string {
 	st := m.styles
 	kinds := history.FaultKinds()
-	siteW := max(w-gridColumn*len(kinds), 12)
+	cols := 0
+	for _, k := range kinds {
+		cols += gridColumn(k)
+	}
+	siteW := max(w-cols, 12)
 	head := fmt.Sprintf("%-*s", siteW, "call site [role]")
 	for _, k := range kinds {
-		head += fmt.Sprintf("%-*s", gridColumn, k)
+		head += fmt.Sprintf("%-*s", gridColumn(k), k)
 	}
 	out := []string{st.Heading.Render(ansi.Truncate(head, w, ""))}
 	rows := max(h-3, 1) // the heading, the legend and the position
@@ -244,9 +250,13 @@ func (m Model) gridLines(x *exploreView, w, h int) []string {
 	for _, s := range x.Sites[top:min(len(x.Sites), top+rows)] {
 		name := fmt.Sprintf("%s %s [%s]", path.Base(s.Where), s.RPC, s.Role)
 		line := st.Text.Render(fmt.Sprintf("%-*s", siteW, ansi.Truncate(name, siteW-1, "…")))
-		for _, c := range s.Cells {
+		for i, c := range s.Cells {
 			word, style := m.cellWord(c.Result)
-			line += style.Render(fmt.Sprintf("%-*s", gridColumn, word))
+			col := 5
+			if i < len(kinds) {
+				col = gridColumn(kinds[i])
+			}
+			line += style.Render(fmt.Sprintf("%-*s", col, word))
 		}
 		out = append(out, line)
 	}
