@@ -1,6 +1,7 @@
 package labrun
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -24,9 +25,11 @@ var lab05 = Lab{
 		Resource: true, DefaultReplicas: 3, MinReplicas: 2, MaxReplicas: 7, DefaultTTL: 2,
 		Shows: lab05Shows, OwnRules: true, Run: labWithoutSpec,
 	},
-	prefix:   lab05Key,
-	owned:    lab05Key,
-	returned: lab05Returned,
+	prefix:    lab05Key,
+	owned:     lab05Key,
+	returned:  lab05Returned,
+	prepare:   lockNeighbour,
+	neighbour: lab05Neighbour,
 }
 
 const (
@@ -34,6 +37,22 @@ const (
 	lab05Key      = "locks/resource"
 	lab05Returned = "The lock loop returned"
 )
+
+// lab05Neighbour is another application's lock, whose key begins with
+// this lock's (in a folder of its own, so it is no part of this lock's
+// line): a Release that deletes by prefix takes it too.
+const lab05Neighbour = lab05Key + "s/nightly-report"
+
+// lockNeighbour puts the neighbour's lock, as another application
+// sharing the namespace would, for the whole run.
+func lockNeighbour(ctx context.Context, run *experiment.Run) error {
+	r, err := run.Admin().Put(ctx, lab05Neighbour, "another application")
+	if err != nil {
+		return fmt.Errorf("put the neighbour's lock %s: %w", lab05Neighbour, err)
+	}
+	run.Note("another application holds its own lock all run long (key %s, revision %d): its name begins with this lock's, but it is not this lock", lab05Neighbour, r.Header.Revision)
+	return nil
+}
 
 // What a run of lab 05 holds the learner's lock to.
 var lab05Shows = []history.Property{
@@ -78,8 +97,11 @@ func lab05OneHolder(f *history.Findings) history.Finding {
 }
 
 // lab05ReleasesOwn: a Release deletes only the lock of the replica that
-// calls it.
+// calls it, and leaves the neighbour's lock alone.
 func lab05ReleasesOwn(f *history.Findings) history.Finding {
+	if k, ok := lab05NeighbourGone(f.Events); ok {
+		return k
+	}
 	log := newKeyLog(f.Events)
 	mine := map[string]int64{} // replica -> CreateRevision of the lock it took last
 	for _, e := range f.Events {
@@ -100,6 +122,34 @@ func lab05ReleasesOwn(f *history.Findings) history.Finding {
 		}
 	}
 	return holds("Every Release deleted only its caller's own lock.")
+}
+
+// lab05NeighbourGone finds the neighbour's lock deleted or written over,
+// by etcd's watch, and whose requests did it: the replica that reported
+// a change at that revision (only the replicas' code runs in the run).
+func lab05NeighbourGone(events []history.Event) (history.Finding, bool) {
+	for _, w := range events {
+		if w.Kind != history.KeyChanged || w.Facts == nil || w.Facts.Key != lab05Neighbour || w.Facts.Op != "delete" && w.Facts.Held != nil && w.Facts.Held.Version == 1 {
+			continue
+		}
+		did, who, call := "deleted", "a replica", "requests"
+		if w.Facts.Op != "delete" {
+			did = "wrote over"
+		}
+		shown := []history.Event{w}
+		for _, e := range events {
+			if e.Replica != "" && e.Kind != history.KeyChanged && e.Facts != nil && e.Facts.Revision == w.Facts.Revision {
+				who, call, shown = e.Replica, e.Facts.Op, []history.Event{e, w}
+				break
+			}
+		}
+		var whose []string
+		if who != "a replica" {
+			whose = []string{who}
+		}
+		return breaks("released-neighbour", w.At, whose, shown, "%s's %s %s %s at revision %d: another application's lock, which only shares the first letters of this lock's key %s.", who, call, did, lab05Neighbour, w.Facts.Revision, lab05Key), true
+	}
+	return history.Finding{}, false
 }
 
 // lab05FreeBound is how soon after its holder crashed etcd must have

@@ -51,6 +51,10 @@ type Lab struct {
 	// prepare, if set, sets the scene in etcd before the replicas start
 	// (a neighbour's keys the lab's code must leave alone).
 	prepare func(ctx context.Context, run *experiment.Run) error
+	// neighbour, if set, is the key prepare put that may share owned's
+	// prefix but stands for no replica's ownership: the end of the run
+	// does not wait for it to go.
+	neighbour string
 }
 
 // labs are the labs with a runner. Read them through registry, which

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -217,7 +218,7 @@ func (lr *labRun) script(ctx context.Context, run *experiment.Run) (history.Verd
 	// (labReleasedOnStop judges what is left).
 	experiment.WaitFor(ctx, run.TTLDuration()+time.Second, func() bool {
 		h := run.History()
-		return len(stillHeld(&h, lr.lab.owned)) == 0
+		return !slices.ContainsFunc(stillHeld(&h, lr.lab.owned), func(k history.StoreKey) bool { return k.Key != lr.lab.neighbour })
 	})
 	return history.Verdict{}, ctx.Err()
 }

@@ -94,6 +94,18 @@ func TestLab05ReleasesOwn(t *testing.T) {
 	// r1, woken late, releases: its requests deleted r2's lock.
 	ok, say = judged(t, lab05ReleasesOwn, 2, append(base, let(40, "r1", 2, 5), lockDelete(41, lab05Key, "r2", 5, 4))...)
 	wantNamed(t, ok, say, "released-another")
+
+	// The neighbour's lock, put before the replicas started, stays.
+	neighbour := append([]history.Event{lockPut(1, lab05Neighbour, "another application", 1, 1, 1)}, base...)
+	ok, say = judged(t, lab05ReleasesOwn, 2, append(slices.Clone(neighbour), let(40, "r2", 4, 5), lockDelete(41, lab05Key, "r2", 5, 4))...)
+	wantHeld(t, ok, say)
+	// r2's Release deletes by prefix: its own lock and the neighbour's.
+	ok, say = judged(t, lab05ReleasesOwn, 2, append(slices.Clone(neighbour), let(40, "r2", 4, 5),
+		lockDelete(41, lab05Key, "r2", 5, 4), lockDelete(41, lab05Neighbour, "another application", 5, 1))...)
+	wantNamed(t, ok, say, "released-neighbour")
+	if !strings.Contains(say, "r2's release deleted "+lab05Neighbour+" at revision 5") {
+		t.Fatalf("the sentence should name who deleted what: %s", say)
+	}
 }
 
 func TestLab05FreedAfterCrash(t *testing.T) {
