@@ -20,7 +20,8 @@ func init() {
                      etcd
   explore --lab LAB  faults at every request your lab code sends: a calm run
                      finds the call sites, then one run per site, fault
-                     (fail, lose, hold, pause, cut, leader, sever, stop)
+                     (fail, lose, hold, pause, cut, leader, sever, stop,
+                     refuse, revoke)
                      and role, then
                      pairs, within --budget (2m); each failure is run again
                      with the reference on the same faults, shrunk, and

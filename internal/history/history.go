@@ -182,7 +182,7 @@ func (k Kind) IsFault() bool {
 	switch k {
 	case Paused, Resumed, Crashed, Restarted, Partitioned, Healed, ClockChanged,
 		Stalled, MemberStopped, MemberRestarted, LeaderMoved,
-		RequestFailed, AnswerLost, RequestHeld:
+		RequestFailed, AnswerLost, RequestHeld, RequestsRefused, LeaseRevoked:
 		return true
 	}
 	return false

@@ -22,13 +22,24 @@ const (
 	RequestFailed Kind = "request-failed" // failed before it was sent
 	AnswerLost    Kind = "answer-lost"    // etcd applied it; the client was told it failed
 	RequestHeld   Kind = "request-held"   // held, then sent late
+	// RequestsRefused: etcd refuses the replica's writes for a while,
+	// from this request on; LeaseRevoked: the replica's lease was ended
+	// at etcd (Facts: etcd's answer to the revoke) while its process
+	// runs on.
+	RequestsRefused Kind = "requests-refused"
+	LeaseRevoked    Kind = "lease-revoked"
 )
 
 // OpArmed is the Facts.Op of the note that arms a request fault, and
 // OpReached of the note that says a replica first reached a call site.
+// OpRefusal is the note a replica sends when a refusal (RefuseWrites)
+// ends: Facts.Tries is how many of its lab code's writes were refused
+// meanwhile (those its own program made on a clock of its own left
+// out), Value how long the refusal lasted, in seconds.
 const (
 	OpArmed   = "arm"
 	OpReached = "reached"
+	OpRefusal = "refusal"
 )
 
 // FaultAt is what a request fault does to the request it hits.
@@ -49,11 +60,18 @@ const (
 	// StopAfter tells the replica to stop (SIGTERM: its Run's context
 	// ends) right after the answer, mid-run, while the others go on.
 	StopAfter FaultAt = "stop"
+	// RefuseWrites: from this request on, for a while, etcd refuses the
+	// replica's writes at once ("etcdserver: too many requests").
+	RefuseWrites FaultAt = "refuse"
+	// RevokeLease: the replica's lease ends at etcd as this request
+	// leaves, which reaches etcd late; at a stream, right after the
+	// answer. The replica's process runs on.
+	RevokeLease FaultAt = "revoke"
 )
 
-// FaultKinds lists the request fault kinds in exploration's order.
+// FaultKinds lists the request fault kinds, in the grid's order.
 func FaultKinds() []FaultAt {
-	return []FaultAt{FailBefore, LoseAnswer, HoldRequest, PauseAfter, CutAfter, LeaderAfter, SeverAfter, StopAfter}
+	return []FaultAt{FailBefore, LoseAnswer, HoldRequest, PauseAfter, CutAfter, LeaderAfter, SeverAfter, StopAfter, RefuseWrites, RevokeLease}
 }
 
 // CallSite is a call site: the learner's source line that issued a request
@@ -131,7 +149,8 @@ func (f RequestFault) String() string {
 	what := map[FaultAt]string{FailBefore: "fail before sending", LoseAnswer: "lose the answer to",
 		HoldRequest: "hold and send late", PauseAfter: "pause the replica after", CutAfter: "cut the network after",
 		LeaderAfter: "move etcd's leader after", SeverAfter: "cut the network through its stop, after",
-		StopAfter: "tell the replica to stop after"}[f.Fault]
+		StopAfter: "tell the replica to stop after", RefuseWrites: "refuse writes for a while, beginning with",
+		RevokeLease: "end the lease at etcd, then send late"}[f.Fault]
 	noun := "request"
 	if f.Site.Stream() {
 		// A stream's fail and hold hit its opening (in the role it was
@@ -139,7 +158,8 @@ func (f RequestFault) String() string {
 		// replica took later, hit its n-th answer in the role.
 		what = map[FaultAt]string{FailBefore: "fail", LoseAnswer: "drop", HoldRequest: "open late",
 			PauseAfter: "pause the replica at", CutAfter: "cut the network at", LeaderAfter: "move etcd's leader at",
-			SeverAfter: "cut the network through its stop, at", StopAfter: "tell the replica to stop at"}[f.Fault]
+			SeverAfter: "cut the network through its stop, at", StopAfter: "tell the replica to stop at",
+			RefuseWrites: "refuse writes for a while, beginning at", RevokeLease: "end the lease at etcd at"}[f.Fault]
 		noun = "answer on the stream"
 		if f.Fault == FailBefore || f.Fault == HoldRequest {
 			noun = "stream"

@@ -33,6 +33,7 @@ var divergenceKinds = map[history.Kind]bool{
 	history.WriteAccepted: true, history.WriteRejected: true, history.LeaseExpired: true, history.Crashed: true, history.Restarted: true,
 	history.Paused: true, history.Resumed: true, history.Partitioned: true, history.Healed: true,
 	history.RequestFailed: true, history.AnswerLost: true, history.RequestHeld: true, ReplicaFailed: true,
+	history.RequestsRefused: true, history.LeaseRevoked: true,
 }
 
 // Roles names each replica of a run by the part it played: "owner 1"

@@ -135,6 +135,9 @@ type explorer struct {
 	bin, ref string
 	start    time.Time
 	refSites []history.RequestFault // the reference's reached sites
+	// firstWaiter is the first request site a waiter reached in the
+	// learner's calm run.
+	firstWaiter history.CallSite
 
 	// run is runLab, or a test's stand-in.
 	run func(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params, sites bool) (history.History, error)
@@ -248,6 +251,14 @@ func (x *explorer) calm(ctx context.Context) error {
 	}
 	x.refSites = Reached(&ref)
 	x.report.Grid = grid(Reached(&mine))
+	for _, r := range Reached(&mine) {
+		if r.HitRole == replica.RoleWaiter && !r.Site.Stream() {
+			// The first request a waiter sent: where a refusal is
+			// tried first (tier).
+			x.firstWaiter = r.Site
+			break
+		}
+	}
 	return nil
 }
 
@@ -307,20 +318,27 @@ func grid(reached []history.RequestFault) []SiteRow {
 // depth1 is one run per reached site, fault kind and role, in tiers by
 // kind (the stop and the held request open the widest windows; each move
 // of etcd's leader needs a 3-member cluster, so those come last), the
-// runs in each tier in an order the seed fixes.
+// runs in each tier in an order the seed fixes; the few runs tier brings
+// into the first tier lead it, so the shuffle of the others is as it was.
 func (x *explorer) depth1() []plannedRun {
 	tiers := make([][]plannedRun, len(exploreOrder))
+	var front []plannedRun // brought into the first tier by tier: they lead it
 	id := 1
 	for _, row := range x.report.Grid {
 		for _, k := range history.FaultKinds() {
 			f := history.RequestFault{ID: id, Fault: k, Role: row.Role, Site: row.Site, Occurrence: 1}
 			id++
-			t := tierOf(row.Site, k)
-			tiers[t] = append(tiers[t], plannedRun{faults: []history.RequestFault{f}})
+			pr := plannedRun{faults: []history.RequestFault{f}}
+			t := x.tier(row.Site, row.Role, k)
+			if t == 0 && tierOf(row.Site, k) != 0 {
+				front = append(front, pr)
+				continue
+			}
+			tiers[t] = append(tiers[t], pr)
 		}
 	}
 	rng := rand.New(rand.NewPCG(x.o.Seed, 0x6578706c6f7265))
-	var plan []plannedRun
+	plan := front
 	for _, t := range tiers {
 		rng.Shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
 		plan = append(plan, t...)
@@ -329,7 +347,10 @@ func (x *explorer) depth1() []plannedRun {
 }
 
 // exploreOrder is the order of the fault kinds' tiers at a request,
-// watchOrder at a watch and keepAliveOrder at a keep-alive: at a watch,
+// watchOrder at a watch and keepAliveOrder at a keep-alive (the
+// refusal and the end of the lease after the older kinds, but where
+// tier brings them forward; the stop's kinds last, but for stopWave):
+// at a watch,
 // opening it late and stopping the replica at its first answer share
 // the first tier (a watch from "now" misses what changed between the
 // read before it and its start; a candidate stopped as its wait ends
@@ -337,9 +358,9 @@ func (x *explorer) depth1() []plannedRun {
 // watch etcd cancels; at a keep-alive, one that ends (a leader whose
 // lease runs out while it works).
 var (
-	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter, history.SeverAfter, history.StopAfter}
-	watchOrder     = []history.FaultAt{history.HoldRequest, history.PauseAfter, history.FailBefore, history.LoseAnswer, history.CutAfter, history.LeaderAfter, history.SeverAfter, history.StopAfter}
-	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter, history.SeverAfter, history.StopAfter}
+	exploreOrder   = []history.FaultAt{history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.FailBefore, history.LeaderAfter, history.RefuseWrites, history.RevokeLease, history.SeverAfter, history.StopAfter}
+	watchOrder     = []history.FaultAt{history.HoldRequest, history.PauseAfter, history.FailBefore, history.LoseAnswer, history.CutAfter, history.LeaderAfter, history.RefuseWrites, history.RevokeLease, history.SeverAfter, history.StopAfter}
+	keepAliveOrder = []history.FaultAt{history.FailBefore, history.PauseAfter, history.HoldRequest, history.LoseAnswer, history.CutAfter, history.LeaderAfter, history.RefuseWrites, history.RevokeLease, history.SeverAfter, history.StopAfter}
 )
 
 // tierOf is the tier of fault kind k at site s.
@@ -377,7 +398,34 @@ func (x *explorer) plan() []plannedRun {
 }
 
 // firstTier says whether f is in depth 1's first tier at its site.
-func (x *explorer) firstTier(f history.RequestFault) bool { return tierOf(f.Site, f.Fault) == 0 }
+func (x *explorer) firstTier(f history.RequestFault) bool {
+	return x.tier(f.Site, f.Role, f.Fault) == 0
+}
+
+// tier is the tier of fault kind k at a site in a role: tierOf's, but
+// two runs of the kinds that come last elsewhere are brought into the
+// first tier where they are the likeliest to show something. A refusal
+// at the first request a waiter sends, in a lab whose rules judge the
+// request rate (wherever it is refused, a retry loop that does not pause
+// spins: one run tells). The end of the lease under an owner's delete
+// (a plain delete is the write that does not need the lease: sent after
+// the lease ended, it removes whatever holds the key by then).
+func (x *explorer) tier(site history.CallSite, role string, k history.FaultAt) int {
+	switch {
+	case k == history.RefuseWrites && x.paced() && role == replica.RoleWaiter && site.Key() == x.firstWaiter.Key():
+		return 0
+	case k == history.RevokeLease && role == replica.RoleOwner && site.RPC == "DeleteRange":
+		return 0
+	}
+	return tierOf(site, k)
+}
+
+// paced says whether the lab's rules judge the request rate while etcd
+// refuses (pacedRetries).
+func (x *explorer) paced() bool {
+	sc := x.o.Lab.scenario
+	return sc != nil && slices.ContainsFunc(sc.Shows, func(p history.Property) bool { return p.Name == pacedRetries.Name })
+}
 
 // Pairs where they can matter: the first fault takes the owner out of
 // the way (a stop, a cut, a stream of its that fails), the second hits

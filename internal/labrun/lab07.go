@@ -46,6 +46,7 @@ var lab07Shows = []history.Property{
 	{Name: "leader-not-refused", Find: labLeaderNotRefused},
 	{Name: "leader-again", Find: labLeaderAgain},
 	labReleasedOnStop(lab07Owned, lab07Returned),
+	pacedRetries,
 }
 
 // labStopGrace is how long after etcd deleted its key (or after it was

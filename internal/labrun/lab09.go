@@ -49,6 +49,7 @@ var lab09Shows = []history.Property{
 	{Name: "owned-again", Find: shardsOwnedAgain},
 	{Name: "own-keys-only", Find: shardsOwnKeysOnly},
 	labReleasedOnStop(lab09Shards, lab09Returned),
+	pacedRetries,
 }
 
 // shardGrace is how long after etcd deleted a shard's key (or after its

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ownership-election/playground/internal/experiment"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun/replica"
@@ -17,7 +19,8 @@ import (
 // the replica processes when they start (-faults), claimed by the first
 // replica whose request reaches one, and done here when they must be
 // done from outside the process: a stop (SIGSTOP to its process group,
-// not only a frozen network), a cut, a move of etcd's leader.
+// not only a frozen network), a cut, a move of etcd's leader, the end of
+// its lease at etcd.
 
 // RequestArmed is the Kind of a ScheduledFault that arms a request fault
 // (its Request says which); FaultSchedule reads one from each note that
@@ -151,7 +154,44 @@ func (lr *labRun) fire(ctx context.Context, p *labProc, f history.RequestFault) 
 		}
 	case history.SeverAfter, history.StopAfter:
 		lr.fireStop(p, f, facts)
+	case history.RefuseWrites:
+		// Done in the replica's process (replica/refusal.go), which says
+		// when it ends how many of its code's writes it refused.
+		f.For = replica.RefuseFor(int(run.TTL()))
+		r.Emit(history.Event{Kind: history.RequestsRefused, Origin: history.ByScript,
+			Text: f.String() + ": every write answered at once with etcdserver: too many requests", Facts: facts()})
+	case history.RevokeLease:
+		if !f.Site.Stream() {
+			f.For = replica.HoldFor(int(run.TTL()))
+		}
+		lr.revokeLease(ctx, p, f)
 	}
+}
+
+// revokeLease ends at etcd, from the playground's own client, the lease
+// the replica's client was last granted, while its process runs on, and
+// records etcd's answer.
+func (lr *labRun) revokeLease(ctx context.Context, p *labProc, f history.RequestFault) {
+	facts := &history.Facts{Op: string(f.Fault), Request: &f}
+	if len(p.leases) == 0 {
+		facts.Err = "its client holds no lease"
+		p.r.Emit(history.Event{Kind: history.LeaseRevoked, Origin: history.ByScript, Text: f.String() + ": its client holds no lease, there is none to end", Facts: facts})
+		return
+	}
+	id := p.leases[len(p.leases)-1]
+	facts.Lease = id
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	resp, err := lr.run.Admin().Revoke(rctx, clientv3.LeaseID(id))
+	cancel()
+	text := fmt.Sprintf("%s: etcd ended its lease %x", f.String(), id)
+	if err != nil {
+		facts.Err = err.Error()
+		text = fmt.Sprintf("%s: etcd did not end its lease %x: %v", f.String(), id, err)
+	} else {
+		facts.Succeeded, facts.Revision = true, resp.Header.GetRevision()
+		text += fmt.Sprintf(" at revision %d, and its process runs on unaware", facts.Revision)
+	}
+	p.r.Emit(history.Event{Kind: history.LeaseRevoked, Origin: history.ByScript, Text: text, Facts: facts})
 }
 
 // stopFor stops the replica's process (and whatever it started) for
@@ -213,8 +253,10 @@ func (lr *labRun) awaitArmed(ctx context.Context, run *experiment.Run) error {
 			longest = max(longest, pauseFor(run))
 		case history.CutAfter, history.SeverAfter:
 			longest = max(longest, cutFor(run))
-		case history.HoldRequest:
+		case history.HoldRequest, history.RevokeLease:
 			longest = max(longest, replica.HoldFor(int(run.TTL())))
+		case history.RefuseWrites:
+			longest = max(longest, replica.RefuseFor(int(run.TTL())))
 		}
 	}
 	lr.mu.Unlock()

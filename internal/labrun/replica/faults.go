@@ -123,6 +123,8 @@ type faulter struct {
 	seen    map[string]bool // site key + role: said "reached"
 	fired   map[int]bool
 	refused map[int]bool // claimed by another replica first
+
+	refusal refusal // etcd refusing the replica's writes (refusal.go)
 }
 
 func newFaulter(conn *Conn, ttl int, armed []Armed) *faulter {
@@ -173,6 +175,11 @@ func (f *faulter) claim(a *Armed, s Site, role string, n int) bool {
 		f.refused[a.ID] = true
 	}
 	f.mu.Unlock()
+	if ok && a.Fault == "refuse" {
+		// Done here, in the process, at a request or a stream's answer
+		// alike: its writes are refused from now on.
+		f.startRefusal()
+	}
 	return ok
 }
 
@@ -187,15 +194,18 @@ func (f *faulter) unary(ctx context.Context, method string, req, reply any, cc *
 	s.RPC = path.Base(method)
 	role := f.conn.Role()
 	a := f.count(s, role)
+	if f.refuses(s, req) {
+		return refuse()
+	}
 	if a == nil {
 		return invoker(ctx, method, req, reply, cc, opts...)
 	}
 	switch a.Fault {
-	case "fail", "lose", "hold":
+	case "fail", "lose", "hold", "refuse", "revoke":
 		if !f.claim(a, s, role, a.Occurrence) {
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}
-		return f.before(ctx, a.Fault, method, req, reply, cc, invoker, opts)
+		return f.before(ctx, a.Fault, s, method, req, reply, cc, invoker, opts)
 	}
 	err := invoker(ctx, method, req, reply, cc, opts...)
 	if err == nil {
@@ -206,9 +216,19 @@ func (f *faulter) unary(ctx context.Context, method string, req, reply any, cc *
 	return err
 }
 
-// before does a fault that changes the request itself.
-func (f *faulter) before(ctx context.Context, fault, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts []grpc.CallOption) error {
+// before does a fault that changes the request itself, once claimed.
+func (f *faulter) before(ctx context.Context, fault string, s Site, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts []grpc.CallOption) error {
 	switch fault {
+	case "refuse":
+		// The refusal began as the fault was claimed: this request is
+		// its first, refused if it is a write.
+		if f.refuses(s, req) {
+			return refuse()
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	case "revoke":
+		// The playground ended the lease as the fault was claimed.
+		return f.late(ctx, method, req, reply, cc, invoker, opts)
 	case "fail":
 		return status.Error(codes.Aborted, "playground fault: the request was dropped before it was sent")
 	case "lose":

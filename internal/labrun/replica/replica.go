@@ -177,6 +177,8 @@ type Facts struct {
 	// Changed: the revisions at which the lab code's requests behind the
 	// event changed etcd, by etcd's answers (history.Facts.Changed).
 	Changed []int64 `json:"changed,omitempty"`
+	// Tries: how many requests (history.Facts.Tries; a refusal's count).
+	Tries int `json:"tries,omitempty"`
 }
 
 // Event is one line of the protocol, in the History's event format.
@@ -207,6 +209,30 @@ type Conn struct {
 	newcomer bool
 	// flight are the lab code's requests not answered yet (stuck.go).
 	flight *inflight
+
+	clockMu sync.Mutex
+	clocked map[string]bool // Clocked's lab functions
+}
+
+// Clocked names the lab's functions (as a call site's Entry:
+// "CommitOffset") that the replica program itself calls on a clock of
+// its own: their requests follow the program's pace, not the lab code's,
+// so a refusal's count (refusal.go) leaves them out.
+func (c *Conn) Clocked(entries ...string) {
+	c.clockMu.Lock()
+	defer c.clockMu.Unlock()
+	if c.clocked == nil {
+		c.clocked = map[string]bool{}
+	}
+	for _, e := range entries {
+		c.clocked[e] = true
+	}
+}
+
+func (c *Conn) isClocked(entry string) bool {
+	c.clockMu.Lock()
+	defer c.clockMu.Unlock()
+	return c.clocked[entry]
 }
 
 // Role is the replica's role by its own events so far: RoleOwner from

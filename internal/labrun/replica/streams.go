@@ -36,8 +36,11 @@ import (
 //     first answer there is held that long;
 //   - lose: its first answer in the role is dropped, never seen by the
 //     lab's code;
-//   - pause, cut, leader, sever, stop: done from outside right after its first answer
-//     in the role, before the lab's code sees it.
+//   - pause, cut, leader, sever, stop, revoke: done from outside right
+//     after its first answer in the role, before the lab's code sees it
+//     (revoke: its lease ended at etcd, the process running on);
+//   - refuse: from its first answer in the role, the replica's writes
+//     are refused for a while (refusal.go).
 
 // StreamWatch and StreamKeepAlive are the stream RPCs' names in a site.
 const (
@@ -186,8 +189,8 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // in closes. Each answer that counts asks fault what it meets: lose
 // drops it, hold holds it for HoldFor, fail ends the stream there (stop
 // ends the stream beneath, and ending, when it has one, is the last
-// answer out), and pause, cut or leader were done from outside while the
-// fault was claimed, before the lab's code reads the answer. Once ctx
+// answer out), and pause, cut, leader, revoke or refuse were done while
+// the fault was claimed, before the lab's code reads the answer. Once ctx
 // ends it drops what is left (etcd's client closes in then).
 func relay[T any](ctx context.Context, in <-chan T, out chan<- T, counts func(T) bool, fault func() string, ending func() (T, bool), stop func(), ttl int) {
 	defer close(out)

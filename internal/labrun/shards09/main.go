@@ -50,6 +50,9 @@ func run() int {
 	// a watch alone cannot say (history.Takeovers).
 	spy := replica.NewSpy(cli.KV)
 	cli.KV = spy
+	// Its commits are this program's, every commitEvery for each shard
+	// owned, not the worker's own retries.
+	p.Conn.Clocked("CommitOffset")
 	w := &shards.Worker{Client: cli, Prefix: cfg.Prefix, Name: cfg.Name, Shards: replica.Shards, TTL: cfg.TTL}
 	rep := &reporter{conn: p.Conn, cli: cli, spy: spy, cfg: cfg, w: w, seen: map[int]int64{}}
 	p.Conn.Emit(replica.Event{Kind: "running", Text: fmt.Sprintf("the lab's Worker.Run started (%d shards)", replica.Shards)})

@@ -36,7 +36,7 @@ func listNames() []string { return append(labrun.ScheduleNames(), exploreEntry) 
 // says is what a line of the list does.
 func says(name string) string {
 	if name == exploreEntry {
-		return "faults at every request your code sends: one run per call site, fault (fail, lose, hold, pause, cut, leader, sever, stop) and role (owner, waiter, newcomer), about two minutes; a failure is rerun on the reference and shrunk; then the grid, and where your run first differs from the reference's"
+		return "faults at every request your code sends: one run per call site, fault (fail, lose, hold, pause, cut, leader, sever, stop, refuse, revoke) and role (owner, waiter, newcomer), about two minutes; a failure is rerun on the reference and shrunk; then the grid, and where your run first differs from the reference's"
 	}
 	return labrun.ScheduleSays(name)
 }
@@ -231,33 +231,68 @@ func (m Model) verdictLines(r *faultRun, w int) []string {
 // 80 columns as kinds are added.
 func gridColumn(k history.FaultAt) int { return max(len(k), 4) + 1 }
 
+// gridSiteRoom is the least width the call sites' column should have:
+// "fenced.go:31 Txn [newcomer]" and a space.
+const gridSiteRoom = 28
+
+// gridHeading lays out the grid's columns in w: each kind's column as
+// wide as its name on one heading line when the call sites keep
+// gridSiteRoom; else every column as narrow as a cell's word, the kinds'
+// names on two heading lines, every other one on each, so that each name
+// may run on over the column beside it.
+func gridHeading(kinds []history.FaultAt, w int) (width func(i int) int, siteW int, head []string) {
+	wide := 0
+	for _, k := range kinds {
+		wide += gridColumn(k)
+	}
+	if w-wide >= gridSiteRoom {
+		siteW = w - wide
+		line := fmt.Sprintf("%-*s", siteW, "call site [role]")
+		for _, k := range kinds {
+			line += fmt.Sprintf("%-*s", gridColumn(k), k)
+		}
+		return func(i int) int {
+			if i < len(kinds) {
+				return gridColumn(kinds[i])
+			}
+			return gridColumn("")
+		}, siteW, []string{line}
+	}
+	narrow := gridColumn("")
+	over := 0 // how far the last names run past the last column
+	for i, k := range kinds {
+		over = max(over, len(k)-narrow*(len(kinds)-i))
+	}
+	siteW = max(w-narrow*len(kinds)-over, 12)
+	first, second := fmt.Sprintf("%-*s", siteW, "call site [role]"), strings.Repeat(" ", siteW+narrow)
+	for i, k := range kinds {
+		if i%2 == 0 {
+			first += fmt.Sprintf("%-*s", 2*narrow, k)
+		} else {
+			second += fmt.Sprintf("%-*s", 2*narrow, k)
+		}
+	}
+	return func(int) int { return narrow }, siteW, []string{strings.TrimRight(first, " "), strings.TrimRight(second, " ")}
+}
+
 // gridLines is the coverage grid: call sites down, fault kinds across,
 // scrolled to fit h lines.
 func (m Model) gridLines(x *exploreView, w, h int) []string {
 	st := m.styles
 	kinds := history.FaultKinds()
-	cols := 0
-	for _, k := range kinds {
-		cols += gridColumn(k)
+	width, siteW, head := gridHeading(kinds, w)
+	out := make([]string, 0, h)
+	for _, l := range head {
+		out = append(out, st.Heading.Render(ansi.Truncate(l, w, "")))
 	}
-	siteW := max(w-cols, 12)
-	head := fmt.Sprintf("%-*s", siteW, "call site [role]")
-	for _, k := range kinds {
-		head += fmt.Sprintf("%-*s", gridColumn(k), k)
-	}
-	out := []string{st.Heading.Render(ansi.Truncate(head, w, ""))}
-	rows := max(h-3, 1) // the heading, the legend and the position
+	rows := max(h-len(head)-2, 1) // the heading, the legend and the position
 	top := min(x.top, max(0, len(x.Sites)-rows))
 	for _, s := range x.Sites[top:min(len(x.Sites), top+rows)] {
 		name := fmt.Sprintf("%s %s [%s]", path.Base(s.Where), s.RPC, s.Role)
 		line := st.Text.Render(fmt.Sprintf("%-*s", siteW, ansi.Truncate(name, siteW-1, "…")))
 		for i, c := range s.Cells {
 			word, style := m.cellWord(c.Result)
-			width := gridColumn("")
-			if i < len(kinds) {
-				width = gridColumn(kinds[i])
-			}
-			line += style.Render(fmt.Sprintf("%-*s", width, word))
+			line += style.Render(fmt.Sprintf("%-*s", width(i), word))
 		}
 		out = append(out, line)
 	}

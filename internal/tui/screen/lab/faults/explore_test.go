@@ -76,7 +76,7 @@ func TestExploreGridFitsAndScrolls(t *testing.T) {
 			t.Fatalf("a line wider than 80: %q", l)
 		}
 	}
-	for _, want := range []string{"call site [role]", "fail", "leader", "sever", "stop", "fenced.go:31 Txn [owner]", "VIOL", "sites 1-"} {
+	for _, want := range []string{"call site [role]", "fail", "leader", "sever", "stop", "refuse", "revoke", "fenced.go:31 Txn [owner]", "VIOL", "sites 1-"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("the grid lacks %q:\n%s", want, view)
 		}
