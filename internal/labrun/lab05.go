@@ -50,7 +50,7 @@ func lockNeighbour(ctx context.Context, run *experiment.Run) error {
 	if err != nil {
 		return fmt.Errorf("put the neighbour's lock %s: %w", lab05Neighbour, err)
 	}
-	run.Note("another application holds its own lock all run long (key %s, revision %d): its name begins with this lock's, but it is not this lock", lab05Neighbour, r.Header.Revision)
+	run.Note("etcd took another application's lock at %s (revision %d), to stay there the whole run: its name begins with this lock's, but it is not this lock", lab05Neighbour, r.Header.Revision)
 	return nil
 }
 
@@ -129,8 +129,11 @@ func lab05ReleasesOwn(f *history.Findings) history.Finding {
 // a change at that revision (only the replicas' code runs in the run).
 func lab05NeighbourGone(events []history.Event) (history.Finding, bool) {
 	for _, w := range events {
-		if w.Kind != history.KeyChanged || w.Facts == nil || w.Facts.Key != lab05Neighbour || w.Facts.Op != "delete" && w.Facts.Held != nil && w.Facts.Held.Version == 1 {
+		if w.Kind != history.KeyChanged || w.Facts == nil || w.Facts.Key != lab05Neighbour {
 			continue
+		}
+		if put := w.Facts.Op != "delete"; put && w.Facts.Held != nil && w.Facts.Held.Version == 1 {
+			continue // the run's own put, before the replicas started
 		}
 		did, who, call := "deleted", "a replica", "requests"
 		if w.Facts.Op != "delete" {

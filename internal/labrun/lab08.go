@@ -55,7 +55,7 @@ func herdNeighbour(ctx context.Context, run *experiment.Run) error {
 	if err != nil {
 		return fmt.Errorf("put the neighbour queue's key %s: %w", lab08Neighbour, err)
 	}
-	run.Note("a neighbour queue, %s, has a waiter of its own in line all run long (key %s, revision %d): its name begins with this queue's, but its line is not this one's", strings.TrimSuffix(lab08Neighbour, "/waiting"), lab08Neighbour, r.Header.Revision)
+	run.Note("etcd took a waiter of a neighbour queue, %s, at %s (revision %d), to wait there the whole run: its name begins with this queue's, but its line is not this one's", strings.TrimSuffix(lab08Neighbour, "/waiting"), lab08Neighbour, r.Header.Revision)
 	return nil
 }
 

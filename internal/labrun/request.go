@@ -189,7 +189,7 @@ func (lr *labRun) revokeLease(ctx context.Context, p *labProc, f history.Request
 		text = fmt.Sprintf("%s: etcd did not end its lease %x: %v", f.String(), id, err)
 	} else {
 		facts.Succeeded, facts.Revision = true, resp.Header.GetRevision()
-		text += fmt.Sprintf(" at revision %d, and its process runs on unaware", facts.Revision)
+		text += fmt.Sprintf(" at revision %d; its process was not stopped", facts.Revision)
 	}
 	p.r.Emit(history.Event{Kind: history.LeaseRevoked, Origin: history.ByScript, Text: text, Facts: facts})
 }
