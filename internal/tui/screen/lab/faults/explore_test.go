@@ -144,3 +144,17 @@ func TestExploreLineOfARunIsNoExploration(t *testing.T) {
 		t.Fatalf("a run's verdict read as an exploration: %+v", x)
 	}
 }
+
+// TestExploreWithoutReportOffersNoReference: an exploration that ended
+// with no report (the lab not written yet, exit 2) offers no r in its
+// help, since r does nothing after an exploration.
+func TestExploreWithoutReportOffersNoReference(t *testing.T) {
+	m := New(Options{Lab: "05_etcd_lock", Root: t.TempDir()}, theme.NewStyles(true, true))
+	m.SetSize(80, 19)
+	m.seq = 1
+	m.runs[0] = &faultRun{schedule: exploreEntry, started: time.Now()}
+	m.faultDone(faultDoneMsg{seq: 1, code: history.ExitCouldNotRun})
+	if help := helpLine(&m); strings.Contains(help, "reference") || !strings.Contains(help, "schedules") {
+		t.Fatalf("the help after an exploration with no report: %s", help)
+	}
+}

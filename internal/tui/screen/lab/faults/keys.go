@@ -46,11 +46,14 @@ func (m Model) ShortHelp() []key.Binding {
 		ref = withHelp(ref, "yours/reference")
 	}
 	var out []key.Binding
-	if r := m.runs[m.showing]; r != nil && r.explore != nil {
-		// An exploration ran the reference itself: no r.
-		out = append(out, exploreKeys.Switch, exploreKeys.Replay)
-		if r.view != nil && !r.explore.grid {
-			out = append(out, r.view.KeyMap.ShortHelp()...)
+	if r := m.runs[m.showing]; r != nil && r.schedule == exploreEntry {
+		// An exploration runs the reference itself: no r (Update
+		// ignores it), even when it ended without a report.
+		if r.explore != nil {
+			out = append(out, exploreKeys.Switch, exploreKeys.Replay)
+			if r.view != nil && !r.explore.grid {
+				out = append(out, r.view.KeyMap.ShortHelp()...)
+			}
 		}
 		return append(out, withHelp(k.Schedules, "schedules"), k.Back)
 	}
