@@ -409,9 +409,13 @@ func (x *explorer) firstTier(f history.RequestFault) bool {
 // request rate (wherever it is refused, a retry loop that does not pause
 // spins: one run tells). The end of the lease under an owner's delete
 // (a plain delete is the write that does not need the lease: sent after
-// the lease ended, it removes whatever holds the key by then).
+// the lease ended, it removes whatever holds the key by then). A failed
+// write of the owner's (its step-down, most often: what a candidate does
+// when its Resign or Release fails is where a lease is left behind).
 func (x *explorer) tier(site history.CallSite, role string, k history.FaultAt) int {
 	switch {
+	case k == history.FailBefore && role == replica.RoleOwner && ownerWrite[site.RPC]:
+		return 0
 	case k == history.RefuseWrites && x.paced() && role == replica.RoleWaiter && site.Key() == x.firstWaiter.Key():
 		return 0
 	case k == history.RevokeLease && role == replica.RoleOwner && site.RPC == "DeleteRange":
@@ -419,6 +423,9 @@ func (x *explorer) tier(site history.CallSite, role string, k history.FaultAt) i
 	}
 	return tierOf(site, k)
 }
+
+// ownerWrite are the RPCs an owner's failed write is tried first at.
+var ownerWrite = map[string]bool{"Txn": true, "Put": true, "DeleteRange": true}
 
 // paced says whether the lab's rules judge the request rate while etcd
 // refuses (pacedRetries).

@@ -123,20 +123,19 @@ func (x *explorer) forReference(faults []history.RequestFault) []history.Request
 }
 
 // matchSite finds the site of theirs that plays the part s plays in
-// mine: the same entry and RPC, in the same place in line order (the
-// last of theirs when they have fewer).
+// mine. Within the function that sent it (Func), when the reference has
+// that function too: the k-th request of the same RPC when both send as
+// many of them from there, else the k-th request of any RPC when both
+// send as many requests from there (a check made with a Txn where the
+// reference reads with a Range is its check, not its resign). Else the
+// same entry and RPC, in the same place in line order (the last of
+// theirs when they have fewer).
 func matchSite(s history.CallSite, mine, theirs []history.CallSite) (history.CallSite, bool) {
+	if t, ok := matchInFunc(s, mine, theirs); ok {
+		return t, true
+	}
 	like := func(sites []history.CallSite) []history.CallSite {
-		var out []history.CallSite
-		seen := map[string]bool{}
-		for _, t := range sites {
-			if t.Entry == s.Entry && t.RPC == s.RPC && !seen[t.Key()] {
-				seen[t.Key()] = true
-				out = append(out, t)
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
-		return out
+		return distinct(sites, func(t history.CallSite) bool { return t.Entry == s.Entry && t.RPC == s.RPC })
 	}
 	key := s.Key()
 	a, b := like(mine), like(theirs)
@@ -158,18 +157,53 @@ func matchSite(s history.CallSite, mine, theirs []history.CallSite) (history.Cal
 	return b[0], true
 }
 
-// likeEntry are the sites of sites in s's function, each once, by line.
-func likeEntry(s history.CallSite, sites []history.CallSite) []history.CallSite {
+// matchInFunc matches s by its place among the requests its function
+// sends, when the reference's function of the same name sends as many
+// (of s's RPC, else of any).
+func matchInFunc(s history.CallSite, mine, theirs []history.CallSite) (history.CallSite, bool) {
+	if s.Func == "" {
+		return history.CallSite{}, false
+	}
+	for _, same := range []func(t history.CallSite) bool{
+		func(t history.CallSite) bool { return t.Entry == s.Entry && t.Func == s.Func && t.RPC == s.RPC },
+		func(t history.CallSite) bool { return t.Entry == s.Entry && t.Func == s.Func },
+	} {
+		a, b := distinct(mine, same), distinct(theirs, same)
+		if len(a) == 0 || len(a) != len(b) {
+			continue
+		}
+		for i, t := range a {
+			if t.Key() == s.Key() {
+				return b[i], true
+			}
+		}
+	}
+	return history.CallSite{}, false
+}
+
+// distinct are the sites that keep, each once, by line (and RPC, for
+// the requests one call sends).
+func distinct(sites []history.CallSite, keep func(history.CallSite) bool) []history.CallSite {
 	var out []history.CallSite
 	seen := map[string]bool{}
 	for _, t := range sites {
-		if t.Entry == s.Entry && !seen[t.Key()] {
+		if keep(t) && !seen[t.Key()] {
 			seen[t.Key()] = true
 			out = append(out, t)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].RPC < out[j].RPC
+	})
 	return out
+}
+
+// likeEntry are the sites of sites in s's function, each once, by line.
+func likeEntry(s history.CallSite, sites []history.CallSite) []history.CallSite {
+	return distinct(sites, func(t history.CallSite) bool { return t.Entry == s.Entry })
 }
 
 // shrink makes a violation smaller by running it again: each fault

@@ -38,13 +38,13 @@ func TestExplorePlanTriesPairsAfterTheFirstTier(t *testing.T) {
 	plan := x.plan()
 	singles, i := 0, 0
 	for ; i < len(plan) && len(plan[i].faults) == 1; i++ {
-		if f := plan[i].faults[0]; tierOf(f.Site, f.Fault) != 0 {
+		if f := plan[i].faults[0]; !x.firstTier(f) {
 			t.Fatalf("run %d is %s, of a later tier, before any pair", i, f)
 		}
 		singles++
 	}
-	if singles != 2 {
-		t.Fatalf("%d single faults before the first pair, want the first tier's 2 (one per site and role)", singles)
+	if singles != 3 {
+		t.Fatalf("%d single faults before the first pair, want the first tier's 3 (one per site and role, and the owner's failed Release)", singles)
 	}
 	for j := i; j < i+2; j++ {
 		if len(plan[j].faults) != 2 {

@@ -89,6 +89,33 @@ func TestExploreMatchesTheReferencesSite(t *testing.T) {
 	}
 }
 
+// TestExploreMatchesTheCheckNotTheResign: lab 07's check after Campaign
+// made with a Txn (the reference reads with a Range) is matched to the
+// reference's check, the same place among SafeCampaign's requests, not
+// to its next Txn in line order (its Resign, in another function).
+func TestExploreMatchesTheCheckNotTheResign(t *testing.T) {
+	site := func(line int, fn, rpc string) history.CallSite {
+		return history.CallSite{File: "election.go", Line: line, Func: fn, Entry: "(*Candidate).Run", RPC: rpc}
+	}
+	mine := []history.CallSite{
+		site(37, "SafeCampaign", "Txn"), site(37, "SafeCampaign", "Range"), site(37, "SafeCampaign", "Watch"),
+		site(43, "SafeCampaign", "Txn"), site(130, "(*Candidate).term", "Txn"),
+	}
+	theirs := []history.CallSite{
+		site(35, "SafeCampaign", "Txn"), site(35, "SafeCampaign", "Range"), site(35, "SafeCampaign", "Watch"),
+		site(41, "SafeCampaign", "Range"), site(132, "(*Candidate).term", "Txn"),
+	}
+	for _, c := range []struct {
+		s    history.CallSite
+		want int
+		rpc  string
+	}{{mine[3], 41, "Range"}, {mine[0], 35, "Txn"}, {mine[1], 35, "Range"}, {mine[4], 132, "Txn"}} {
+		if got, ok := matchSite(c.s, mine, theirs); !ok || got.Line != c.want || got.RPC != c.rpc {
+			t.Errorf("%s matched %s, %v; want line %d %s", c.s, got, ok, c.want, c.rpc)
+		}
+	}
+}
+
 // TestExploreDivergenceMatchesRoles: two runs whose replicas have
 // different names but play the same parts differ first where the first
 // owner's write was taken in one and refused in the other.

@@ -61,7 +61,8 @@ func TestPacedRetriesIsARuleOfTheRetryLoopLabs(t *testing.T) {
 // TestExploreTriesTheNewKindsEarlyWhereTheyShow: a refusal at the first
 // request a waiter sent, in a lab that judges the rate, and the end of
 // the lease under an owner's plain delete are in the first tier; the
-// same kinds elsewhere keep their place in the order.
+// same kinds elsewhere keep their place in the order. So is a failed
+// write of the owner's (a step-down that fails).
 func TestExploreTriesTheNewKindsEarlyWhereTheyShow(t *testing.T) {
 	grant := history.CallSite{File: "labs/09_shards/shards.go", Line: 120, Func: "(*Worker).member", Entry: "(*Worker).Run", RPC: "LeaseGrant"}
 	del := history.CallSite{File: "labs/09_shards/shards.go", Line: 200, Func: "(*Worker).rebalance", Entry: "(*Worker).Run", RPC: "DeleteRange"}
@@ -69,6 +70,7 @@ func TestExploreTriesTheNewKindsEarlyWhereTheyShow(t *testing.T) {
 	// Elsewhere each kind keeps its place in the order (after the
 	// others but for the stop's kinds, which come last).
 	refuse, revoke := slices.Index(exploreOrder, history.RefuseWrites), slices.Index(exploreOrder, history.RevokeLease)
+	fail := slices.Index(exploreOrder, history.FailBefore)
 	for _, c := range []struct {
 		site history.CallSite
 		role string
@@ -82,6 +84,9 @@ func TestExploreTriesTheNewKindsEarlyWhereTheyShow(t *testing.T) {
 		{del, replica.RoleWaiter, history.RevokeLease, revoke},
 		{grant, replica.RoleWaiter, history.RevokeLease, revoke},
 		{grant, replica.RoleWaiter, history.PauseAfter, 0},
+		{del, replica.RoleOwner, history.FailBefore, 0},
+		{del, replica.RoleWaiter, history.FailBefore, fail},
+		{grant, replica.RoleOwner, history.FailBefore, fail},
 	} {
 		if got := x.tier(c.site, c.role, c.k); got != c.tier {
 			t.Errorf("%s at %s [%s]: tier %d, want %d", c.k, c.site, c.role, got, c.tier)
@@ -92,8 +97,8 @@ func TestExploreTriesTheNewKindsEarlyWhereTheyShow(t *testing.T) {
 	if len(plan) != 2*len(history.FaultKinds()) {
 		t.Fatalf("%d runs planned, want one per site and kind", len(plan))
 	}
-	if a, b := plan[0].faults[0], plan[1].faults[0]; a.Fault != history.RefuseWrites || b.Fault != history.RevokeLease || !x.firstTier(a) || !x.firstTier(b) {
-		t.Errorf("the plan begins %s; %s, want the refusal and the revoke brought forward, in the first tier", a, b)
+	if a, b, c := plan[0].faults[0], plan[1].faults[0], plan[2].faults[0]; a.Fault != history.RefuseWrites || b.Fault != history.FailBefore || c.Fault != history.RevokeLease || !x.firstTier(a) || !x.firstTier(b) || !x.firstTier(c) {
+		t.Errorf("the plan begins %s; %s; %s, want the refusal, the owner's failed delete and the revoke brought forward, in the first tier", a, b, c)
 	}
 	x.o.Lab = lab05 // no rule on the rate: a refusal is not brought forward
 	if got := x.tier(grant, replica.RoleWaiter, history.RefuseWrites); got != refuse {

@@ -49,7 +49,7 @@ func TestExplorePlanTriesTheStopsEarly(t *testing.T) {
 	x := pairExplorer(nil)
 	plan := x.plan()
 	i := 0
-	for i < len(plan) && (len(plan[i].faults) == 2 || tierOf(plan[i].faults[0].Site, plan[i].faults[0].Fault) == 0) {
+	for i < len(plan) && (len(plan[i].faults) == 2 || x.firstTier(plan[i].faults[0])) {
 		i++
 	}
 	if i+2 > len(plan) {
