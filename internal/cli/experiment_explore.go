@@ -202,7 +202,7 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 		for _, f := range v.Findings {
 			fmt.Fprintf(out, "  %s\n", f.Sentence())
 		}
-		fmt.Fprintf(out, "  the reference, under the same faults: held\n")
+		fmt.Fprintf(out, "  the reference, under the same faults: %s\n", v.ReferenceSays())
 		if len(v.Shrunk) > 0 {
 			fmt.Fprintf(out, "  shrunk: %s\n", strings.Join(v.Shrunk, ", "))
 		}

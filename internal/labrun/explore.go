@@ -93,6 +93,23 @@ type Violation struct {
 	Shrunk []string
 }
 
+// ReferenceSays is what the reference did under v's faults, as the
+// report says it: held where every fault hit it too and it broke no
+// rule; else why the comparison is weaker (it sends no such request, the
+// request the fault was matched to was not sent in its run, or it broke
+// other rules).
+func (v Violation) ReferenceSays() string {
+	switch {
+	case v.Reference.Verdict == nil:
+		return "not run: it sends no request from the function yours sent this one from, so the faults could not be matched"
+	case len(Fired(&v.Reference)) < len(v.Faults):
+		return "kept that rule, but the fault did not hit it: the request it was matched to was not sent in its run"
+	case !v.Reference.Verdict.Showed:
+		return "broke only " + names(failed(*v.Reference.Verdict)) + ", not the rule yours broke"
+	}
+	return "held"
+}
+
 // Limit is a fault set under which the reference failed too: a limit of
 // the protocol or of the runner, not the learner's bug.
 type Limit struct {

@@ -1,6 +1,7 @@
 package labrun
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +141,28 @@ func TestExploreDivergenceMatchesRoles(t *testing.T) {
 	}
 	if _, ok := FirstDivergence(&mine, &mine); ok {
 		t.Error("a run diverges from itself")
+	}
+}
+
+// TestExploreSaysWhatTheReferenceDid: "held" only where the reference's
+// run was hit by the same fault and broke no rule.
+func TestExploreSaysWhatTheReferenceDid(t *testing.T) {
+	f := history.RequestFault{ID: 3, Fault: history.PauseAfter, Role: "owner", Site: exploreSite, Occurrence: 1}
+	hit := history.Event{Kind: history.Note, Facts: &history.Facts{Op: string(history.PauseAfter), Succeeded: true, Request: &f}}
+	held := &history.Verdict{Showed: true, Rules: true}
+	broke := &history.Verdict{Rules: true, Findings: []history.Finding{{Property: "one-owner", Held: false}}}
+	for _, c := range []struct {
+		ref  history.History
+		want string
+	}{
+		{history.History{}, "not run"},
+		{history.History{Verdict: held}, "the fault did not hit it"},
+		{history.History{Verdict: held, Events: []history.Event{hit}}, "held"},
+		{history.History{Verdict: broke, Events: []history.Event{hit}}, "broke only one-owner"},
+	} {
+		v := Violation{Faults: []history.RequestFault{f}, Reference: c.ref}
+		if got := v.ReferenceSays(); (c.want == "held" && got != "held") || !strings.Contains(got, c.want) {
+			t.Errorf("reference %+v: says %q, want %q", c.ref.Verdict, got, c.want)
+		}
 	}
 }
