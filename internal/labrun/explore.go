@@ -427,11 +427,12 @@ func (x *explorer) firstTier(f history.RequestFault) bool {
 // spins: one run tells). The end of the lease under an owner's delete
 // (a plain delete is the write that does not need the lease: sent after
 // the lease ended, it removes whatever holds the key by then). A failed
-// write of the owner's (its step-down, most often: what a candidate does
-// when its Resign or Release fails is where a lease is left behind).
+// write, once a site (the step-down's, most often: what a candidate does
+// when its Resign or Release fails is where a lease is left behind; a
+// leader that has stepped down by its own events sends it as a waiter).
 func (x *explorer) tier(site history.CallSite, role string, k history.FaultAt) int {
 	switch {
-	case k == history.FailBefore && role == replica.RoleOwner && ownerWrite[site.RPC]:
+	case k == history.FailBefore && ownerWrite[site.RPC] && role == x.writeRole(site):
 		return 0
 	case k == history.RefuseWrites && x.paced() && role == replica.RoleWaiter && site.Key() == x.firstWaiter.Key():
 		return 0
@@ -441,8 +442,28 @@ func (x *explorer) tier(site history.CallSite, role string, k history.FaultAt) i
 	return tierOf(site, k)
 }
 
-// ownerWrite are the RPCs an owner's failed write is tried first at.
+// ownerWrite are the RPCs a failed write is tried first at.
 var ownerWrite = map[string]bool{"Txn": true, "Put": true, "DeleteRange": true}
+
+// writeRole is the role whose failed write at site is tried first: the
+// owner where the owner sends it, else a waiter, else the newcomer.
+func (x *explorer) writeRole(site history.CallSite) string {
+	if x.report == nil {
+		return replica.RoleOwner
+	}
+	roles := map[string]bool{}
+	for _, row := range x.report.Grid {
+		if row.Site.Key() == site.Key() {
+			roles[row.Role] = true
+		}
+	}
+	for _, r := range []string{replica.RoleOwner, replica.RoleWaiter, replica.RoleNewcomer} {
+		if roles[r] {
+			return r
+		}
+	}
+	return replica.RoleOwner
+}
 
 // paced says whether the lab's rules judge the request rate while etcd
 // refuses (pacedRetries).

@@ -43,8 +43,8 @@ func TestExplorePlanTriesPairsAfterTheFirstTier(t *testing.T) {
 		}
 		singles++
 	}
-	if singles != 3 {
-		t.Fatalf("%d single faults before the first pair, want the first tier's 3 (one per site and role, and the owner's failed Release)", singles)
+	if singles != 4 {
+		t.Fatalf("%d single faults before the first pair, want the first tier's 4 (one per site and role, and a failed write at each site)", singles)
 	}
 	for j := i; j < i+2; j++ {
 		if len(plan[j].faults) != 2 {
