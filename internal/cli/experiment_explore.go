@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
 	"github.com/ownership-election/playground/internal/statedir"
@@ -166,7 +168,7 @@ func picked(rep *labrun.ExploreReport) (labrun.Violation, bool) {
 }
 
 // gridMark is how a cell is written in the text grid.
-var gridMark = map[labrun.Cell]string{labrun.CellHeld: "held", labrun.CellViolated: "VIOL", labrun.CellLimit: "limit",
+var gridMark = map[labrun.Cell]string{labrun.CellHeld: "held", labrun.CellViolated: "VIOL", labrun.CellLimit: "both",
 	labrun.CellNotReached: "-", labrun.CellNotTried: ".", labrun.CellUnconfirmed: "once"}
 
 // printExplore writes the grid, then what was found.
@@ -214,25 +216,42 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 	}
 }
 
-// printGrid writes call sites down, fault kinds across.
+// gridWidth is the width the text grid is laid out in: a terminal's
+// least.
+const gridWidth = 80
+
+// printGrid writes call sites down, fault kinds across, in gridWidth
+// columns (the kinds' names on two heading lines when one does not fit),
+// then each site's function, which the grid's rows leave out.
 func printGrid(out io.Writer, rows []labrun.SiteRow) {
-	w := 12
-	for _, r := range rows {
-		w = max(w, len(r.Site.String())+len(r.Role)+3)
+	kinds := history.FaultKinds()
+	width, siteW, head := history.GridHeading(kinds, gridWidth)
+	for _, l := range head {
+		fmt.Fprintln(out, l)
 	}
-	fmt.Fprintf(out, "%-*s", w, "call site [role]")
-	for _, k := range history.FaultKinds() {
-		fmt.Fprintf(out, " %-6s", k)
-	}
-	fmt.Fprintln(out)
 	for _, r := range rows {
-		fmt.Fprintf(out, "%-*s", w, r.Site.String()+" ["+r.Role+"]")
-		for _, k := range history.FaultKinds() {
-			fmt.Fprintf(out, " %-6s", gridMark[r.Cells[k]])
+		name := fmt.Sprintf("%s:%d %s [%s]", path.Base(r.Site.File), r.Site.Line, r.Site.RPC, r.Role)
+		line := fmt.Sprintf("%-*s", siteW, ansi.Truncate(name, siteW-1, "…"))
+		for i, k := range kinds {
+			line += fmt.Sprintf("%-*s", width(i), gridMark[r.Cells[k]])
 		}
-		fmt.Fprintln(out)
+		fmt.Fprintln(out, strings.TrimRight(line, " "))
 	}
-	fmt.Fprintln(out, "(held: no rule broken; VIOL: a rule broken that the reference keeps; limit: the reference broke it too; -: the request was not sent under the fault; .: not tried within the budget)")
+	fmt.Fprintln(out, "(held: no rule broken; VIOL: a rule broken that the reference keeps;")
+	fmt.Fprintln(out, " both: the reference broke it too; once: seen once, not again; -: the request")
+	fmt.Fprintln(out, " was not sent under the fault; .: not tried within the budget)")
+	seen := map[string]bool{}
+	var funcs []string
+	for _, r := range rows {
+		w := fmt.Sprintf("%s:%d", path.Base(r.Site.File), r.Site.Line)
+		if !seen[w] && r.Site.Func != "" {
+			seen[w] = true
+			funcs = append(funcs, w+" "+r.Site.Func)
+		}
+	}
+	if len(funcs) > 0 {
+		fmt.Fprintln(out, ansi.Wordwrap("the sites' functions: "+strings.Join(funcs, ", "), gridWidth, ""))
+	}
 }
 
 func budgetSays(rep *labrun.ExploreReport) string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun"
@@ -44,7 +45,14 @@ func TestExploreReportSaysWhatWasFound(t *testing.T) {
 	var b strings.Builder
 	printExplore(&b, l, rep, "/tmp/x.json")
 	out := b.String()
-	for _, want := range []string{"VIOL", "pause the replica after the owner's 1st request from fenced.go:38 Txn (Write)", "Stale-write at 5.48 s", "--faults /tmp/x.json", "confirmed by running it again: yes"} {
+	t.Log("\n" + out)
+	grid := out[strings.Index(out, "call site"):]
+	for i, line := range strings.Split(grid[:strings.Index(grid, "\n\n")], "\n") {
+		if utf8.RuneCountInString(line) > 80 {
+			t.Errorf("line %d of the grid is %d columns wide, more than 80: %q", i+1, utf8.RuneCountInString(line), line)
+		}
+	}
+	for _, want := range []string{"VIOL", "pause the replica after the owner's 1st request from fenced.go:38 Txn (Write)", "Stale-write at 5.48 s", "--faults /tmp/x.json", "confirmed by running it again: yes", "the reference, under the same faults: not run", "fenced.go:38 Write"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
