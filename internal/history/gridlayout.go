@@ -57,4 +57,3 @@ func GridHeading(kinds []FaultAt, w int) (width func(i int) int, siteW int, head
 	}
 	return func(int) int { return narrow }, siteW, []string{strings.TrimRight(first, " "), strings.TrimRight(second, " ")}
 }
-
