@@ -163,6 +163,10 @@ type explorer struct {
 	report *ExploreReport
 	found  bool // a confirmed violation: stop unless All
 	done   int
+	// endRest cancels the runs still going once a violation is
+	// confirmed, unless All: their judging and shrinking would only
+	// lengthen the exploration.
+	endRest context.CancelFunc
 }
 
 // parallel is how many runs go at once: two per core, since a run mostly
@@ -543,6 +547,11 @@ func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
 	x.mu.Lock()
 	x.report.Planned += len(plan)
 	x.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	x.mu.Lock()
+	x.endRest = cancel
+	x.mu.Unlock()
 	slots := make(chan struct{}, x.o.parallel())
 	var wg sync.WaitGroup
 	for i, pr := range plan {
@@ -569,6 +578,8 @@ func (x *explorer) try(ctx context.Context, pr plannedRun) {
 	cell, last := CellHeld, "held"
 	fired := Fired(&h)
 	switch {
+	case ctx.Err() != nil:
+		cell, last = CellNotTried, "stopped: a violation was found meanwhile"
 	case err != nil || h.Verdict == nil:
 		cell, last = CellNotTried, fmt.Sprintf("could not run: %v", err)
 	case len(fired) < len(pr.faults):

@@ -60,14 +60,21 @@ func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) 
 	return x.record(ctx, v)
 }
 
-// record counts a violation once it is confirmed: when the smallest
+// record counts a violation once it is confirmed (none once another
+// was, and the runs still going were stopped): when the smallest
 // faults did not bring it back, they are run once more, since a busy
 // machine's load can make a failure as well as hide one; a failure seen
 // once and never again is said but not counted against the learner's
 // code (a false alarm costs more than a miss).
 func (x *explorer) record(ctx context.Context, v Violation) (Cell, string) {
+	if ctx.Err() != nil {
+		return CellNotTried, "stopped: a violation was found meanwhile"
+	}
 	if !v.Confirmed {
 		_, v.Confirmed = x.violates(ctx, v.Faults, smallest(x.o.Seed, v.History.Params), propertySet(v.Findings))
+		if ctx.Err() != nil {
+			return CellNotTried, "stopped: a violation was found meanwhile"
+		}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -77,6 +84,9 @@ func (x *explorer) record(ctx context.Context, v Violation) (Cell, string) {
 	}
 	x.report.Violations = append(x.report.Violations, v)
 	x.found = true
+	if !x.o.All && x.endRest != nil {
+		x.endRest()
+	}
 	return CellViolated, "VIOLATION " + names(v.Findings) + "; the reference held"
 }
 

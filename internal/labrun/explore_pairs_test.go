@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun/replica"
@@ -190,6 +191,51 @@ func TestExplorePairsWithoutAnOwnersRequest(t *testing.T) {
 	for _, pr := range pairs {
 		if a, b := pr.faults[0], pr.faults[1]; a.Site.Key() == b.Site.Key() && a.Role == b.Role {
 			t.Fatalf("pair %s; %s hits one site and role twice", a, b)
+		}
+	}
+}
+
+// TestExploreStopsTheOtherRunsAtTheFirstViolation: once a violation is
+// confirmed (without All), a run still going is stopped, not judged,
+// shrunk and counted: the exploration ends with the one violation.
+func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
+	x := pairExplorer(nil)
+	x.o.Budget = time.Minute
+	x.start = time.Now()
+	x.run = func(ctx context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
+		h := history.History{Params: p, Verdict: &history.Verdict{Showed: true}}
+		for i := range faults {
+			f := faults[i]
+			h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
+		}
+		if ref {
+			return h, nil
+		}
+		if faults[0].Site == pairOwnerSite {
+			<-ctx.Done() // a long run under faults, still going
+			return h, ctx.Err()
+		}
+		h.Verdict = &history.Verdict{Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
+		return h, nil
+	}
+	owner := plannedRun{faults: []history.RequestFault{{ID: 1, Fault: history.PauseAfter, Role: replica.RoleOwner, Site: pairOwnerSite, Occurrence: 1}}}
+	waiter := plannedRun{faults: []history.RequestFault{{ID: 2, Fault: history.PauseAfter, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}}}
+	done := make(chan struct{})
+	go func() {
+		x.explore(context.Background(), []plannedRun{owner, waiter})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the exploration went on after its first violation")
+	}
+	if len(x.report.Violations) != 1 || len(x.report.Unconfirmed) != 0 {
+		t.Errorf("%d violations, %d unconfirmed; want the one, nothing else", len(x.report.Violations), len(x.report.Unconfirmed))
+	}
+	for _, row := range x.report.Grid {
+		if c := row.Cells[history.PauseAfter]; row.Site == pairOwnerSite && c != CellNotTried {
+			t.Errorf("the stopped run's cell is %v, want not tried", c)
 		}
 	}
 }
