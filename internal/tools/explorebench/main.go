@@ -10,7 +10,7 @@
 //
 // Usage:
 //
-//	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only] [-v]
+//	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only|-right-only] [-v]
 //	go run ./internal/tools/explorebench -corpus bugs -wrong-only -labs 06   # the graders' bugs/ patches
 //	go run ./internal/tools/explorebench -replay FILE -labs 06 -only NAME [-n 10]
 //
@@ -53,6 +53,7 @@ func run() int {
 	budget := flag.Duration("budget", labrun.DefaultBudget, "explore's budget per solution")
 	only := flag.String("only", "", "only the entries whose name contains this")
 	wrongOnly := flag.Bool("wrong-only", false, "only the wrong solutions")
+	rightOnly := flag.Bool("right-only", false, "only the correct solutions (the variants and the reference): the false alarms")
 	replay := flag.String("replay", "", "a saved faults file: replay it -n times instead")
 	n := flag.Int("n", 10, "with -replay: how many times")
 	corpusFlag := flag.String("corpus", "explore", "the wrong solutions: explore (testdata/explore) or bugs (the graders' testdata/bugs, less those listed in unshowable.txt)")
@@ -87,7 +88,7 @@ func run() int {
 			return 2
 		}
 		for _, e := range es {
-			if (*only != "" && !strings.Contains(e.name, *only)) || (*wrongOnly && !e.wrong) {
+			if (*only != "" && !strings.Contains(e.name, *only)) || (*wrongOnly && !e.wrong) || (*rightOnly && e.wrong) {
 				continue
 			}
 			found, took, err := explore(ctx, root, e, *budget)
