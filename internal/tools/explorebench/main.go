@@ -12,6 +12,7 @@
 //
 //	go run ./internal/tools/explorebench [-labs 05,06,07,08,09] [-budget 2m] [-only NAME] [-wrong-only|-right-only] [-v]
 //	go run ./internal/tools/explorebench -corpus bugs -wrong-only -labs 06   # the graders' bugs/ patches
+//	go run ./internal/tools/explorebench -corpus bugs -wrong-only -labs 07 -only spin_retry -save DIR
 //	go run ./internal/tools/explorebench -replay FILE -labs 06 -only NAME [-n 10]
 //
 // It exits 1 when fewer than 90% of the wrong ones are shown or a
@@ -57,6 +58,7 @@ func run() int {
 	replay := flag.String("replay", "", "a saved faults file: replay it -n times instead")
 	n := flag.Int("n", 10, "with -replay: how many times")
 	corpusFlag := flag.String("corpus", "explore", "the wrong solutions: explore (testdata/explore) or bugs (the graders' testdata/bugs, less those listed in unshowable.txt)")
+	flag.StringVar(&saveDir, "save", "", "save each violation's smallest run in this folder (LAB-NAME.json), for -replay")
 	flag.BoolVar(&verbose, "v", false, "say each run's end and each entry's grid on stderr")
 	flag.Parse()
 	wd, _ := os.Getwd()
@@ -204,6 +206,11 @@ func explore(ctx context.Context, root string, e entry, budget time.Duration) (s
 	if verbose {
 		printGrid(e.name, rep)
 	}
+	if len(rep.Violations) > 0 && saveDir != "" {
+		if err := save(filepath.Join(saveDir, e.lab.ID+"-"+filepath.Base(e.name)+".json"), rep.Violations[0].History); err != nil {
+			fmt.Fprintf(os.Stderr, "explorebench: %v\n", err)
+		}
+	}
 	var names []string
 	if rep.Calm != nil {
 		names = append(names, "calm:"+firstName(rep.Calm[0].Property, rep.Calm[0].Violation))
@@ -217,6 +224,22 @@ func explore(ctx context.Context, root string, e entry, budget time.Duration) (s
 
 // verbose: -v.
 var verbose bool
+
+// saveDir: -save.
+var saveDir string
+
+// save writes a violation's smallest run where -replay reads it.
+func save(path string, h history.History) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := history.Write(f, h); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 // printGrid says an exploration's grid on stderr, a row a line: the
 // site, the role, and each fault kind's cell.
