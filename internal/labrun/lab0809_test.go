@@ -182,3 +182,48 @@ func TestShardsOneOwnerByTheClientsDeadline(t *testing.T) {
 		t.Fatalf("nothing known of the lease's keep-alives: %v, %s", ok, s)
 	}
 }
+
+// TestShardsFairShare: a member that joins gets its share soon, from
+// whoever held too many; a worker that never saw the join (and so gave
+// nothing back) leaves the shares unfair while nothing else changes.
+func TestShardsFairShare(t *testing.T) {
+	member := func(at time.Duration, who string, lease int64, rev int64) history.Event {
+		e := watchPut(at, lab09Workers+who, "", rev, rev)
+		e.Facts.Held.Lease = lease
+		return e
+	}
+	shard := func(i int) string { return fmt.Sprintf("%s%03d", lab09Shards, i) }
+	events := []history.Event{member(0, "r1", 0x1, 2)}
+	for i := range lab09ShardCount {
+		events = append(events, watchPut(10*time.Millisecond, shard(i), "r1", int64(i+3), int64(i+3)))
+	}
+	events = append(events, member(time.Second, "r2", 0x2, 20))
+	stop := history.Event{At: 10 * time.Second, Kind: history.Phase, Text: labStopPhase}
+	params := history.Params{TTL: 2}
+
+	ignored := append(append([]history.Event{}, events...), stop)
+	ok, s := said(shardsFairShare(&history.Findings{Events: ignored, Params: params}))
+	if ok || !strings.HasPrefix(s, "unbalanced at 5.00 s") || !strings.Contains(s, "r1 10, r2 0") || !strings.Contains(s, "r1 5, r2 5") {
+		t.Fatalf("a join nobody acted on: %v %s", ok, s)
+	}
+	balanced := append([]history.Event{}, events...)
+	for i := 5; i < lab09ShardCount; i++ {
+		balanced = append(balanced, watchDel(1010*time.Millisecond, shard(i), "r1", int64(i+3), int64(20+i)))
+	}
+	for i := 5; i < lab09ShardCount; i++ {
+		// r2's claims: the value is not its name, the lease is its member key's.
+		e := watchPut(1020*time.Millisecond, shard(i), "worker-two", int64(30+i), int64(30+i))
+		e.Facts.Held.Lease = 0x2
+		balanced = append(balanced, e)
+	}
+	balanced = append(balanced, stop)
+	if ok, s := said(shardsFairShare(&history.Findings{Events: balanced, Params: params})); !ok {
+		t.Fatalf("r1 gave back five and r2 took them: %s", s)
+	}
+	// Unfair for a moment only (a shard given back and taken again).
+	blip := append(append([]history.Event{}, balanced[:len(balanced)-1]...),
+		watchDel(6*time.Second, shard(0), "r1", 3, 50), watchPut(6100*time.Millisecond, shard(0), "r1", 51, 51), stop)
+	if ok, s := said(shardsFairShare(&history.Findings{Events: blip, Params: params})); !ok {
+		t.Fatalf("a shard free for 0.1 s: %s", s)
+	}
+}

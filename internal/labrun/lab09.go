@@ -37,6 +37,7 @@ var lab09 = Lab{
 const (
 	lab09Group    = "group"
 	lab09Shards   = lab09Group + "/shards/"
+	lab09Workers  = lab09Group + "/workers/"
 	lab09Offsets  = lab09Group + "/offsets/"
 	lab09Returned = "Worker.Run returned"
 	lab09Started  = "the lab's Worker.Run started"
@@ -48,6 +49,7 @@ var lab09Shows = []history.Property{
 	{Name: "one-owner", Find: shardsOneOwner},
 	{Name: "owned-again", Find: shardsOwnedAgain},
 	{Name: "own-keys-only", Find: shardsOwnKeysOnly},
+	{Name: "fair-share", Find: shardsFairShare},
 	labReleasedOnStop(lab09Shards, lab09Returned),
 	pacedRetries,
 }
@@ -380,6 +382,132 @@ func shardsOwnedAgain(f *history.Findings) history.Finding {
 		return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one (%s when etcd's raft leader moved meanwhile).", bound, bound+leaderMoveGrace))
 	}
 	return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one.", bound))
+}
+
+// shardsFairShare: every member etcd listed owned its fair share of the
+// shards (by rank among the members' names, byte order: the shard count
+// over the members, and one more for the first ones while any remain)
+// within TTL + 2 s of the last change to the members or the shards, up
+// to the shutdown (6 s more when etcd's raft leader moved meanwhile). A
+// worker that never learnt of a change (a watch opened after the read
+// it follows, from "now") keeps what it has while nothing else changes:
+// the share it should give back, or take, stays where it is. Judged on
+// etcd's keys alone: a shard is a member's by its value (the owner's
+// name) or by its lease (the member key's).
+func shardsFairShare(f *history.Findings) history.Finding {
+	bound := time.Duration(f.Params.TTL)*time.Second + 2*time.Second
+	var moves []time.Duration
+	for _, e := range f.Events {
+		if e.Kind == history.LeaderMoved {
+			moves = append(moves, e.At)
+		}
+	}
+	stop, stopped := stopAt(f.Events)
+	if !stopped && len(f.Events) > 0 {
+		stop = f.Events[len(f.Events)-1].At
+	}
+	members := map[string]int64{}           // member name -> its key's lease
+	shards := map[string]history.StoreKey{} // shard key -> what etcd held
+	changed := time.Duration(-1)
+	check := func(now time.Duration) (history.Finding, bool) {
+		if changed < 0 || len(members) == 0 {
+			return history.Finding{}, false
+		}
+		b, why := bound, ""
+		for _, m := range moves {
+			if m >= changed-bound && m <= now {
+				b, why = bound+leaderMoveGrace, fmt.Sprintf(" (and %s for etcd's raft leader moving at %s)", leaderMoveGrace, at(m))
+			}
+		}
+		if now-changed <= b {
+			return history.Finding{}, false
+		}
+		if who, said, unfair := unfairShares(members, shards); unfair {
+			return breaks("unbalanced", changed+b, who, nil, "from %s, the last change to the members or the shards, to %s etcd held %s; the fair share of %d shards over %d members is %s: no worker gave back or took what the change asked of it for more than %s%s.",
+				at(changed), at(changed+b), said, lab09ShardCount, len(members), fairSaid(members), b, why), true
+		}
+		return history.Finding{}, false
+	}
+	for _, e := range f.Events {
+		if e.At > stop {
+			break
+		}
+		if e.Kind != history.KeyChanged || e.Facts == nil || e.Facts.Held == nil {
+			continue
+		}
+		k := e.Facts.Key
+		if !strings.HasPrefix(k, lab09Workers) && !strings.HasPrefix(k, lab09Shards) {
+			continue
+		}
+		if fd, bad := check(e.At); bad {
+			return fd
+		}
+		changed = e.At
+		switch {
+		case strings.HasPrefix(k, lab09Workers) && e.Facts.Op == "delete":
+			delete(members, strings.TrimPrefix(k, lab09Workers))
+		case strings.HasPrefix(k, lab09Workers):
+			members[strings.TrimPrefix(k, lab09Workers)] = e.Facts.Held.Lease
+		case e.Facts.Op == "delete":
+			delete(shards, k)
+		default:
+			shards[k] = *e.Facts.Held
+		}
+	}
+	if fd, bad := check(stop); bad {
+		return fd
+	}
+	return holds(fmt.Sprintf("Every member owned its fair share of the shards within %s of each change.", bound))
+}
+
+// fairShares are the members' names in rank order and each one's share.
+func fairShares(members map[string]int64) ([]string, map[string]int) {
+	names := make([]string, 0, len(members))
+	for n := range members {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	share := map[string]int{}
+	for i, n := range names {
+		share[n] = lab09ShardCount / len(names)
+		if i < lab09ShardCount%len(names) {
+			share[n]++
+		}
+	}
+	return names, share
+}
+
+// unfairShares says whether a member owns other than its share, naming
+// those that do and what each owned.
+func unfairShares(members map[string]int64, shards map[string]history.StoreKey) ([]string, string, bool) {
+	names, share := fairShares(members)
+	owned := map[string]int{}
+	for _, kv := range shards {
+		for _, n := range names {
+			if kv.Value == n || (kv.Lease != 0 && kv.Lease == members[n]) {
+				owned[n]++
+				break
+			}
+		}
+	}
+	var who, said []string
+	for _, n := range names {
+		said = append(said, fmt.Sprintf("%s %d", n, owned[n]))
+		if owned[n] != share[n] {
+			who = append(who, n)
+		}
+	}
+	return who, strings.Join(said, ", "), len(who) > 0
+}
+
+// fairSaid writes each member's share: "r1 4, r2 3, r3 3".
+func fairSaid(members map[string]int64) string {
+	names, share := fairShares(members)
+	var out []string
+	for _, n := range names {
+		out = append(out, fmt.Sprintf("%s %d", n, share[n]))
+	}
+	return strings.Join(out, ", ")
 }
 
 // liveWorkers are the replicas that had started the lab's Worker by t
