@@ -302,20 +302,19 @@ func clientDeadline(events []history.Event, who string, lease int64, t time.Dura
 // worker's claim can stand that long through no fault of its code.
 const leaderMoveGrace = 6 * time.Second
 
-// shardsOwnedAgain: no shard stood without an owner, by etcd's watch,
-// for longer than TTL + 2 s while the workers ran (from the first
-// worker's start, or from when its key was deleted), up to the shutdown;
-// leaderMoveGrace longer when etcd's raft leader moved from a bound
-// before the shard came free until then.
-func shardsOwnedAgain(f *history.Findings) history.Finding {
-	bound := time.Duration(f.Params.TTL)*time.Second + 2*time.Second
+// shardBound is how long lab 09's rules let the shards stand unsettled:
+// TTL + 2 s, and leaderMoveGrace more (with why, for the sentence) when
+// etcd's raft leader moved from a bound before from until now; moved
+// says whether it moved at all in the run.
+func shardBound(f *history.Findings) (bound time.Duration, boundFor func(from, now time.Duration) (time.Duration, string), moved bool) {
+	bound = time.Duration(f.Params.TTL)*time.Second + 2*time.Second
 	var moves []time.Duration
 	for _, e := range f.Events {
 		if e.Kind == history.LeaderMoved {
 			moves = append(moves, e.At)
 		}
 	}
-	boundFor := func(from, now time.Duration) (time.Duration, string) {
+	boundFor = func(from, now time.Duration) (time.Duration, string) {
 		for _, m := range moves {
 			if m >= from-bound && m <= now {
 				return bound + leaderMoveGrace, fmt.Sprintf(" (TTL + 2 s, and %s for etcd's raft leader moving at %s)", leaderMoveGrace, at(m))
@@ -323,6 +322,16 @@ func shardsOwnedAgain(f *history.Findings) history.Finding {
 		}
 		return bound, ""
 	}
+	return bound, boundFor, len(moves) > 0
+}
+
+// shardsOwnedAgain: no shard stood without an owner, by etcd's watch,
+// for longer than TTL + 2 s while the workers ran (from the first
+// worker's start, or from when its key was deleted), up to the shutdown;
+// leaderMoveGrace longer when etcd's raft leader moved from a bound
+// before the shard came free until then.
+func shardsOwnedAgain(f *history.Findings) history.Finding {
+	bound, boundFor, moved := shardBound(f)
 	start, ok := f.FirstEvent(func(e history.Event) bool {
 		return e.Kind == history.Note && strings.HasPrefix(e.Text, lab09Started)
 	})
@@ -378,7 +387,7 @@ func shardsOwnedAgain(f *history.Findings) history.Finding {
 	if fd, bad := check(stop); bad {
 		return fd
 	}
-	if len(moves) > 0 {
+	if moved {
 		return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one (%s when etcd's raft leader moved meanwhile).", bound, bound+leaderMoveGrace))
 	}
 	return holds(fmt.Sprintf("Every shard had an owner again within %s of losing one.", bound))
@@ -395,13 +404,7 @@ func shardsOwnedAgain(f *history.Findings) history.Finding {
 // etcd's keys alone: a shard is a member's by its value (the owner's
 // name) or by its lease (the member key's).
 func shardsFairShare(f *history.Findings) history.Finding {
-	bound := time.Duration(f.Params.TTL)*time.Second + 2*time.Second
-	var moves []time.Duration
-	for _, e := range f.Events {
-		if e.Kind == history.LeaderMoved {
-			moves = append(moves, e.At)
-		}
-	}
+	bound, boundFor, _ := shardBound(f)
 	stop, stopped := stopAt(f.Events)
 	if !stopped && len(f.Events) > 0 {
 		stop = f.Events[len(f.Events)-1].At
@@ -413,12 +416,7 @@ func shardsFairShare(f *history.Findings) history.Finding {
 		if changed < 0 || len(members) == 0 {
 			return history.Finding{}, false
 		}
-		b, why := bound, ""
-		for _, m := range moves {
-			if m >= changed-bound && m <= now {
-				b, why = bound+leaderMoveGrace, fmt.Sprintf(" (and %s for etcd's raft leader moving at %s)", leaderMoveGrace, at(m))
-			}
-		}
+		b, why := boundFor(changed, now)
 		if now-changed <= b {
 			return history.Finding{}, false
 		}
