@@ -169,7 +169,7 @@ func picked(rep *labrun.ExploreReport) (labrun.Violation, bool) {
 
 // gridMark is how a cell is written in the text grid.
 var gridMark = map[labrun.Cell]string{labrun.CellHeld: "held", labrun.CellViolated: "VIOL", labrun.CellLimit: "both",
-	labrun.CellNotReached: "-", labrun.CellNotTried: ".", labrun.CellUnconfirmed: "once"}
+	labrun.CellNotReached: "-", labrun.CellNotTried: ".", labrun.CellUnconfirmed: "rare"}
 
 // printExplore writes the grid, then what was found.
 func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved string) {
@@ -188,8 +188,8 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 			orCalm(describeFaults(lim.Faults)), findingNames(lim.Learner), findingNames(lim.Reference))
 	}
 	for _, u := range rep.Unconfirmed {
-		fmt.Fprintf(out, "\nseen once, not counted (its smallest run, run again twice, kept the rules): %s\n  %s\n",
-			describeFaults(u.Faults), findingNames(u.Findings))
+		fmt.Fprintf(out, "\nseen, not counted (its smallest run broke it again in %d of %d reruns, not twice): %s\n  %s\n",
+			u.Again, u.Tries, describeFaults(u.Faults), findingNames(u.Findings))
 	}
 	if len(rep.Violations) == 0 {
 		tried := rep.Runs - 2 // the two calm runs
@@ -208,7 +208,7 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 		if len(v.Shrunk) > 0 {
 			fmt.Fprintf(out, "  shrunk: %s\n", strings.Join(v.Shrunk, ", "))
 		}
-		fmt.Fprintf(out, "  confirmed by running it again: %s\n", yesNo(v.Confirmed))
+		fmt.Fprintf(out, "  confirmed: its smallest run broke it again in %d of %d reruns\n", v.Again, v.Tries)
 		printDivergence(out, v)
 	}
 	if saved != "" {
@@ -225,21 +225,27 @@ const gridWidth = 80
 // then each site's function, which the grid's rows leave out.
 func printGrid(out io.Writer, rows []labrun.SiteRow) {
 	kinds := history.FaultKinds()
-	width, siteW, head := history.GridHeading(kinds, gridWidth)
+	var where, rpcs, roles []string
+	for _, r := range rows {
+		where = append(where, fmt.Sprintf("%s:%d", r.Site.File, r.Site.Line))
+		rpcs, roles = append(rpcs, r.Site.RPC), append(roles, r.Role)
+	}
+	title, labels := history.GridLabels(where, rpcs, roles)
+	width, siteW, head := history.GridHeading(kinds, gridWidth, title)
 	for _, l := range head {
 		fmt.Fprintln(out, l)
 	}
-	for _, r := range rows {
-		name := fmt.Sprintf("%s:%d %s [%s]", path.Base(r.Site.File), r.Site.Line, r.Site.RPC, r.Role)
-		line := fmt.Sprintf("%-*s", siteW, ansi.Truncate(name, siteW-1, "…"))
+	for j, r := range rows {
+		line := fmt.Sprintf("%-*s", siteW, ansi.Truncate(labels[j], siteW-1, "…"))
 		for i, k := range kinds {
 			line += fmt.Sprintf("%-*s", width(i), gridMark[r.Cells[k]])
 		}
 		fmt.Fprintln(out, strings.TrimRight(line, " "))
 	}
 	fmt.Fprintln(out, "(held: no rule broken; VIOL: a rule broken that the reference keeps;")
-	fmt.Fprintln(out, " both: the reference broke it too; once: seen once, not again; -: the request")
-	fmt.Fprintln(out, " was not sent under the fault; .: not tried within the budget)")
+	fmt.Fprintln(out, " both: the reference broke it too; rare: broken, but not twice again when")
+	fmt.Fprintln(out, " rerun; -: the request was not sent under the fault; .: not tried within")
+	fmt.Fprintln(out, " the budget)")
 	seen := map[string]bool{}
 	var funcs []string
 	for _, r := range rows {
@@ -264,13 +270,6 @@ func orCalm(faults string) string {
 		return "the calm run, without any fault"
 	}
 	return faults
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 func describeFaults(fs []history.RequestFault) string {

@@ -65,8 +65,8 @@ const (
 	CellLimit      Cell = "limit" // the reference failed the same way: not the learner's
 	CellNotReached Cell = "not reached"
 	CellNotTried   Cell = "not tried" // reached, but the budget ended first
-	// CellUnconfirmed: a rule broke once under the fault, and not when
-	// its smallest run was run again twice; not counted.
+	// CellUnconfirmed: a rule broke under the fault, but its smallest
+	// run, run again, did not break it twice; not counted.
 	CellUnconfirmed Cell = "unconfirmed"
 )
 
@@ -80,15 +80,17 @@ type SiteRow struct {
 
 // Violation is a fault set under which the learner's code broke a rule
 // and the reference, under the same faults, held; one that counts broke
-// it again when its smallest run was run again (Confirmed).
+// it again in two reruns of its smallest run (Confirmed).
 type Violation struct {
 	Faults   []history.RequestFault
 	Findings []history.Finding // the learner's run's, those that did not hold
 	History  history.History   // the smallest run that shows it
 	// Reference is the reference's run under the same faults.
 	Reference history.History
-	// Confirmed: the smallest faults, run again, broke the rules again.
-	Confirmed bool
+	// Confirmed: the smallest faults, run again, broke the rules again
+	// at least twice: Again of Tries reruns (2 or 3).
+	Confirmed    bool
+	Again, Tries int
 	// Shrunk says what shrinking took away ("3 replicas to 2").
 	Shrunk []string
 }
@@ -130,8 +132,8 @@ type ExploreReport struct {
 	Planned    int
 	Skipped    int
 	Violations []Violation
-	// Unconfirmed are failures seen once whose smallest run, run again
-	// twice, kept the rules: not counted, not in Violations.
+	// Unconfirmed are failures whose smallest run, run again, broke the
+	// rules fewer than twice: not counted, not in Violations.
 	Unconfirmed []Violation
 	Limits      []Limit
 	// Calm is set when the learner's code broke the rules without any

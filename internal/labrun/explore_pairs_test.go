@@ -239,3 +239,67 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreCountsAFailureOnlyWhenItComesBack: the smallest run is run
+// again twice; a failure that came back once is run a third time, and
+// counts only if two reruns broke the rule again. A race that shows one
+// run in a few (the hang of a waiter stopped mid-read) is not counted,
+// so its faults file is not handed to a learner whose replay would
+// hold.
+func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
+	// The learner's runs in order: 1 under the planned fault, 2-4 the
+	// three early ends at once, 5-6 the two reruns at once, 7 the third.
+	for _, c := range []struct {
+		name        string
+		broke       []int
+		confirmed   bool
+		again, runs int
+	}{
+		{"every time", []int{1, 2, 3, 4, 5, 6}, true, 2, 2},
+		{"back once, then again", []int{1, 2, 5, 7}, true, 2, 3},
+		{"back once only", []int{1, 2, 6}, false, 1, 3},
+		{"never back", []int{1, 2}, false, 0, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			n := 0
+			x := pairExplorer(nil)
+			x.run = func(_ context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
+				h := history.History{Params: p, Verdict: &history.Verdict{Showed: true}}
+				for i := range faults {
+					f := faults[i]
+					h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
+				}
+				if ref {
+					return h, nil
+				}
+				mu.Lock()
+				n++
+				broke := slices.Contains(c.broke, n)
+				mu.Unlock()
+				if broke {
+					h.Verdict = &history.Verdict{Showed: false, Findings: []history.Finding{{Property: "no-failure", Violation: "hung-on-stop"}}}
+				}
+				return h, nil
+			}
+			waiter := history.RequestFault{ID: 4, Fault: history.FailBefore, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}
+			x.try(context.Background(), plannedRun{faults: []history.RequestFault{waiter}})
+			var v Violation
+			switch {
+			case c.confirmed && len(x.report.Violations) == 1:
+				v = x.report.Violations[0]
+			case !c.confirmed && len(x.report.Unconfirmed) == 1 && len(x.report.Violations) == 0:
+				v = x.report.Unconfirmed[0]
+			default:
+				t.Fatalf("%d violations, %d unconfirmed; want it confirmed: %v", len(x.report.Violations), len(x.report.Unconfirmed), c.confirmed)
+			}
+			if v.Confirmed != c.confirmed || v.Again != c.again || v.Tries != c.runs || n != 4+c.runs {
+				t.Errorf("confirmed %v, again in %d of %d reruns, %d runs of the learner's; want %v, %d of %d, %d",
+					v.Confirmed, v.Again, v.Tries, n, c.confirmed, c.again, c.runs, 4+c.runs)
+			}
+			if x.found != c.confirmed {
+				t.Errorf("the exploration stopped as at a violation: %v, want %v", x.found, c.confirmed)
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package faults
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -230,23 +229,27 @@ func (m Model) verdictLines(r *faultRun, w int) []string {
 func (m Model) gridLines(x *exploreView, w, h int) []string {
 	st := m.styles
 	kinds := history.FaultKinds()
-	width, siteW, head := history.GridHeading(kinds, w)
+	var where, rpcs, roles []string
+	for _, s := range x.Sites {
+		where, rpcs, roles = append(where, s.Where), append(rpcs, s.RPC), append(roles, s.Role)
+	}
+	title, labels := history.GridLabels(where, rpcs, roles)
+	width, siteW, head := history.GridHeading(kinds, w, title)
 	out := make([]string, 0, h)
 	for _, l := range head {
 		out = append(out, st.Heading.Render(ansi.Truncate(l, w, "")))
 	}
 	rows := max(h-len(head)-2, 1) // the heading, the legend and the position
 	top := min(x.top, max(0, len(x.Sites)-rows))
-	for _, s := range x.Sites[top:min(len(x.Sites), top+rows)] {
-		name := fmt.Sprintf("%s %s [%s]", path.Base(s.Where), s.RPC, s.Role)
-		line := st.Text.Render(fmt.Sprintf("%-*s", siteW, ansi.Truncate(name, siteW-1, "…")))
+	for j, s := range x.Sites[top:min(len(x.Sites), top+rows)] {
+		line := st.Text.Render(fmt.Sprintf("%-*s", siteW, ansi.Truncate(labels[top+j], siteW-1, "…")))
 		for i, c := range s.Cells {
 			word, style := m.cellWord(c.Result)
 			line += style.Render(fmt.Sprintf("%-*s", width(i), word))
 		}
 		out = append(out, line)
 	}
-	out = append(out, st.Muted.Render(ansi.Truncate("held · VIOL a rule the reference keeps · both: the reference too · - not reached · . not tried", w, "…")))
+	out = append(out, st.Muted.Render(ansi.Truncate("held · VIOL a rule the reference keeps · both: the reference too · rare: did not repeat · - not reached · . not tried", w, "…")))
 	pos := fmt.Sprintf("sites %d-%d of %d · ↑/↓ scroll · tab timeline · enter replay", top+1, min(len(x.Sites), top+rows), len(x.Sites))
 	return append(out, st.Muted.Render(ansi.Truncate(pos, w, "…")))
 }
@@ -263,8 +266,8 @@ func (m Model) cellWord(result string) (string, lipgloss.Style) {
 		return "both", st.Warning
 	case history.CellNotReached:
 		return "-", st.Muted
-	case "unconfirmed": // explore's CellUnconfirmed: seen once, not counted
-		return "once", st.Warning
+	case "unconfirmed": // explore's CellUnconfirmed: not broken again twice, not counted
+		return "rare", st.Warning
 	}
 	return ".", st.Muted
 }

@@ -76,19 +76,19 @@ func TestExploreGridFitsAndScrolls(t *testing.T) {
 			t.Fatalf("a line wider than 80: %q", l)
 		}
 	}
-	for _, want := range []string{"call site [role]", "fail", "leader", "sever", "stop", "refuse", "revoke", "fenced.go:31 Txn [owner]", "VIOL", "sites 1-"} {
+	for _, want := range []string{"fenced.go: line, RPC, role", "fail", "leader", "sever", "stop", "refuse", "revoke", "31 Txn owner", "VIOL", "sites 1-"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("the grid lacks %q:\n%s", want, view)
 		}
 	}
-	if strings.Contains(view, "fenced.go:59 ") {
+	if strings.Contains(view, "59 Txn owner") {
 		t.Fatalf("the last row shows before scrolling:\n%s", view)
 	}
 	for range 40 {
 		press(m, "down")
 	}
 	view = ansi.Strip(m.View())
-	if !strings.Contains(view, "fenced.go:59 Txn") || !strings.Contains(view, "of 30") {
+	if !strings.Contains(view, "59 Txn owner") || !strings.Contains(view, "of 30") {
 		t.Fatalf("scrolled down, the last row is not shown:\n%s", view)
 	}
 	if strings.Count(view, "\n")+1 > 19 {
