@@ -31,6 +31,17 @@ func pairExplorer(run func(faults []history.RequestFault) history.History) *expl
 	return x
 }
 
+// firedRun is a run under faults that kept every rule, each fault
+// recorded as fired.
+func firedRun(p history.Params, faults []history.RequestFault) history.History {
+	h := history.History{Params: p, Verdict: &history.Verdict{Showed: true}}
+	for i := range faults {
+		f := faults[i]
+		h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
+	}
+	return h
+}
+
 // TestExplorePlanTriesPairsAfterTheFirstTier: depth 1's first tier
 // comes first, then a wave of pairs (one fault on the owner, one on the
 // waiter), then the rest of depth 1; every single fault is planned once.
@@ -133,11 +144,7 @@ func TestExploreDoesNotCountAFailureSeenOnce(t *testing.T) {
 		runs++
 		first := runs == 1
 		mu.Unlock()
-		h := history.History{Verdict: &history.Verdict{Showed: true}}
-		for i := range faults {
-			f := faults[i]
-			h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
-		}
+		h := firedRun(history.Params{}, faults)
 		if first {
 			h.Verdict = &history.Verdict{Showed: false, Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
 		}
@@ -203,11 +210,7 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 	x.o.Budget = time.Minute
 	x.start = time.Now()
 	x.run = func(ctx context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
-		h := history.History{Params: p, Verdict: &history.Verdict{Showed: true}}
-		for i := range faults {
-			f := faults[i]
-			h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
-		}
+		h := firedRun(p, faults)
 		if ref {
 			return h, nil
 		}
@@ -265,11 +268,7 @@ func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 			n := 0
 			x := pairExplorer(nil)
 			x.run = func(_ context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
-				h := history.History{Params: p, Verdict: &history.Verdict{Showed: true}}
-				for i := range faults {
-					f := faults[i]
-					h.Events = append(h.Events, history.Event{Kind: history.AnswerLost, Facts: &history.Facts{Request: &f}})
-				}
+				h := firedRun(p, faults)
 				if ref {
 					return h, nil
 				}
