@@ -9,8 +9,9 @@ import (
 // Where two runs on the same faults first differ, the learner's and the
 // reference's: their replicas matched by role, not by name (the run's
 // first owner with the other's first owner, whatever each is called),
-// their steps compared as role and kind of event, each stretch of one
-// replica's same event counted once.
+// their steps compared as role and kind of event, and the rule the event
+// broke if it broke one, each stretch of one replica's same event
+// counted once.
 
 // Divergence is the first step at which two runs differ.
 type Divergence struct {
@@ -76,23 +77,51 @@ func Roles(h *history.History) map[string]string {
 type step struct {
 	role string
 	e    history.Event
+	// broke names the rule this event broke, by its run's verdict ("" if
+	// none): a stale write etcd took is a write-accepted as a write
+	// made in time is, and differs from it all the same.
+	broke string
 }
 
 // steps are a run's compared events, with their replicas' roles.
 func steps(h *history.History) []step {
 	roles := Roles(h)
+	broke := brokeBy(h)
 	var out []step
 	for _, e := range h.Events {
 		if !divergenceKinds[e.Kind] || e.Replica == "" || e.Kind.IsEtcdFault() {
 			continue
 		}
-		s := step{role: roles[e.Replica], e: e}
-		if n := len(out); n > 0 && out[n-1].role == s.role && out[n-1].e.Kind == e.Kind {
+		s := step{role: roles[e.Replica], e: e, broke: broke[eventKey(e)]}
+		if n := len(out); n > 0 && out[n-1].role == s.role && out[n-1].e.Kind == e.Kind && out[n-1].broke == s.broke {
 			continue
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// brokeBy maps the events a run's failed findings rest on to the name
+// of the rule each broke.
+func brokeBy(h *history.History) map[string]string {
+	out := map[string]string{}
+	if h.Verdict == nil {
+		return out
+	}
+	for _, f := range failed(*h.Verdict) {
+		for _, e := range f.Events {
+			if _, ok := out[eventKey(e)]; !ok {
+				out[eventKey(e)] = findingName(f)
+			}
+		}
+	}
+	return out
+}
+
+// eventKey tells an event from a copy of another: its time, replica
+// and kind.
+func eventKey(e history.Event) string {
+	return fmt.Sprintf("%d %s %s", e.At, e.Replica, e.Kind)
 }
 
 // FirstDivergence compares two runs, mine and the reference's (theirs):
@@ -110,7 +139,7 @@ func FirstDivergence(mine, theirs *history.History) (Divergence, bool) {
 		if i < len(b) {
 			y = b[i]
 		}
-		if x.role == y.role && x.e.Kind == y.e.Kind {
+		if x.role == y.role && x.e.Kind == y.e.Kind && x.broke == y.broke {
 			continue
 		}
 		return Divergence{Index: i, Mine: x.e, Theirs: y.e, MineRole: x.role, TheirsRole: y.role,
@@ -123,5 +152,9 @@ func stepText(s step) string {
 	if s.e.Kind == "" {
 		return "(no more steps)"
 	}
-	return fmt.Sprintf("%.2fs %s (%s) %s: %s", s.e.At.Seconds(), s.role, s.e.Replica, s.e.Kind, s.e.Text)
+	text := fmt.Sprintf("%.2fs %s (%s) %s: %s", s.e.At.Seconds(), s.role, s.e.Replica, s.e.Kind, s.e.Text)
+	if s.broke != "" {
+		text += " (" + s.broke + ")"
+	}
+	return text
 }

@@ -144,6 +144,32 @@ func TestExploreDivergenceMatchesRoles(t *testing.T) {
 	}
 }
 
+// TestExploreDivergenceAtTheWriteThatBrokeARule: both runs' owner
+// resumes and has a write taken, but the learner's is the stale write
+// its verdict names (the reference's had landed before its pause): the
+// runs differ there, though the kinds of event are the same.
+func TestExploreDivergenceAtTheWriteThatBrokeARule(t *testing.T) {
+	ev := func(s float64, k history.Kind, r string) history.Event {
+		return history.Event{At: time.Duration(s * float64(time.Second)), Kind: k, Replica: r}
+	}
+	stale := ev(7.06, history.WriteAccepted, "r1")
+	mine := history.History{Events: []history.Event{
+		ev(0.04, history.Acquired, "r1"), ev(0.05, history.Paused, "r1"), ev(2.5, history.Acquired, "r2"),
+		ev(7.05, history.Resumed, "r1"), stale, ev(7.1, history.Lost, "r1"),
+	}, Verdict: &history.Verdict{Findings: []history.Finding{{Property: "stale-write-refused", Violation: "stale-write", Held: false, Events: []history.Event{stale}}}}}
+	theirs := history.History{Events: []history.Event{
+		ev(0.04, history.Acquired, "r2"), ev(0.05, history.Paused, "r2"), ev(2.4, history.Acquired, "r3"),
+		ev(7.04, history.Resumed, "r2"), ev(7.05, history.WriteAccepted, "r2"), ev(7.1, history.Lost, "r2"),
+	}, Verdict: &history.Verdict{Showed: true}}
+	d, ok := FirstDivergence(&mine, &theirs)
+	if !ok {
+		t.Fatal("no divergence found: the stale write and the reference's write in time were taken for the same step")
+	}
+	if d.Index != 4 || d.Mine.At != stale.At || !strings.Contains(d.MineText, "(stale-write)") {
+		t.Errorf("divergence at step %d: %q | %q; want step 5, the stale write, named", d.Index+1, d.MineText, d.TheirsText)
+	}
+}
+
 // TestExploreSaysWhatTheReferenceDid: "held" only where the reference's
 // run was hit by the same fault and broke no rule.
 func TestExploreSaysWhatTheReferenceDid(t *testing.T) {

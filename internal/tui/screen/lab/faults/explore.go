@@ -141,10 +141,9 @@ func (m *Model) exploreKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	case x.grid && key.Matches(msg, exploreKeys.Up):
 		x.top = max(0, x.top-1)
 	case x.grid && key.Matches(msg, exploreKeys.Down):
-		// The last rows stay on screen: the grid has the view's height
-		// less the verdict's lines and its own heading, legend and
-		// position (gridLines).
-		x.top = min(max(0, len(x.Sites)-max(m.height-6, 1)), x.top+1)
+		// gridLines brings top back to where the last row is on the
+		// screen's last line of the grid, once it knows that line.
+		x.top = min(max(0, len(x.Sites)-1), x.top+1)
 	default:
 		x.replaying = false // a key of the timeline's own takes the cursor
 		return false, nil
@@ -239,8 +238,10 @@ func (m Model) gridLines(x *exploreView, w, h int) []string {
 	for _, l := range head {
 		out = append(out, st.Heading.Render(ansi.Truncate(l, w, "")))
 	}
-	rows := max(h-len(head)-2, 1) // the heading, the legend and the position
+	legend := strings.Split(ansi.Wordwrap("held · VIOL a rule the reference keeps · both: the reference too · rare: did not repeat · - not reached · . not tried", w, " "), "\n")
+	rows := max(h-len(head)-len(legend)-1, 1) // the heading, the legend and the position
 	top := min(x.top, max(0, len(x.Sites)-rows))
+	x.top = top // so that a key up moves the grid at once after scrolling past its end
 	for j, s := range x.Sites[top:min(len(x.Sites), top+rows)] {
 		line := st.Text.Render(fmt.Sprintf("%-*s", siteW, ansi.Truncate(labels[top+j], siteW-1, "…")))
 		for i, c := range s.Cells {
@@ -249,7 +250,9 @@ func (m Model) gridLines(x *exploreView, w, h int) []string {
 		}
 		out = append(out, line)
 	}
-	out = append(out, st.Muted.Render(ansi.Truncate("held · VIOL a rule the reference keeps · both: the reference too · rare: did not repeat · - not reached · . not tried", w, "…")))
+	for _, l := range legend {
+		out = append(out, st.Muted.Render(ansi.Truncate(l, w, "…")))
+	}
 	pos := fmt.Sprintf("sites %d-%d of %d · ↑/↓ scroll · tab timeline · enter replay", top+1, min(len(x.Sites), top+rows), len(x.Sites))
 	return append(out, st.Muted.Render(ansi.Truncate(pos, w, "…")))
 }

@@ -94,6 +94,10 @@ func TestExploreGridFitsAndScrolls(t *testing.T) {
 	if strings.Count(view, "\n")+1 > 19 {
 		t.Fatal("scrolled, the view outgrew its height")
 	}
+	press(m, "up") // past the end, one key up moves the grid at once
+	if view = ansi.Strip(m.View()); strings.Contains(view, "59 Txn owner") {
+		t.Fatalf("one key up after scrolling past the end left the last row on screen:\n%s", view)
+	}
 }
 
 // TestExploreDivergenceMarkedAndReplayed: tab shows the timeline with
