@@ -379,13 +379,20 @@ func printDivergence(out io.Writer, v labrun.Violation) {
 		return
 	}
 	fmt.Fprintf(out, "  first divergence from the reference (matched by role, step %d):\n", d.Index+1)
-	fmt.Fprintf(out, "    %-38s | %s\n", "yours", "the reference")
-	fmt.Fprintf(out, "    %-38s | %s\n", clip(d.MineText, 38), clip(d.TheirsText, 60))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
+	fmt.Fprintf(out, "    %-36s | %s\n", "yours", "the reference")
+	// Side by side, each wrapped in its column: where the two steps
+	// differ (the revision a write landed at, the rule it broke) is
+	// often at their end.
+	a := strings.Split(ansi.Wordwrap(d.MineText, 36, " "), "\n")
+	b := strings.Split(ansi.Wordwrap(d.TheirsText, 36, " "), "\n")
+	for i := range max(len(a), len(b)) {
+		var l, r string
+		if i < len(a) {
+			l = a[i]
+		}
+		if i < len(b) {
+			r = b[i]
+		}
+		fmt.Fprintf(out, "    %-36s | %s\n", ansi.Truncate(l, 36, "…"), ansi.Truncate(r, 36, "…"))
 	}
-	return s[:n-1] + "…"
 }

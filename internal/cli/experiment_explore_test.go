@@ -73,3 +73,40 @@ func TestExploreReportSaysWhatWasFound(t *testing.T) {
 		t.Errorf("a held exploration with runs left does not say so:\n%s", out)
 	}
 }
+
+// TestExploreDivergenceSideBySideWhole: the two steps where the runs
+// first differ are printed side by side, each wrapped in its column, so
+// that their ends (the revision each write landed at) are not cut, in
+// 80 columns.
+func TestExploreDivergenceSideBySideWhole(t *testing.T) {
+	ev := func(s float64, k history.Kind, r, text string) history.Event {
+		return history.Event{At: time.Duration(s * float64(time.Second)), Kind: k, Replica: r, Text: text}
+	}
+	stale := ev(7.08, history.WriteAccepted, "r1", `Write "r1 token 2 write 1" with token 2 returned revision 62`)
+	v := labrun.Violation{
+		History: history.History{Events: []history.Event{ev(0.04, history.Acquired, "r1", "took the lock"), ev(0.05, history.Paused, "r1", "paused"), stale},
+			Verdict: &history.Verdict{Findings: []history.Finding{{Property: "stale-write-refused", Violation: "stale-write", Events: []history.Event{stale}}}}},
+		Reference: history.History{Events: []history.Event{ev(0.04, history.Acquired, "r2", "took the lock"), ev(0.05, history.Paused, "r2", "paused"),
+			ev(7.06, history.WriteAccepted, "r2", `Write "r2 token 2 write 1" with token 2 returned revision 3`)}, Verdict: &history.Verdict{Showed: true}},
+	}
+	var b strings.Builder
+	printDivergence(&b, v)
+	out := b.String()
+	t.Log("\n" + out)
+	// Each column read down, its lines joined again.
+	var yours, theirs []string
+	for _, l := range strings.Split(out, "\n") {
+		if a, b, ok := strings.Cut(l, " | "); ok {
+			yours, theirs = append(yours, strings.TrimSpace(a)), append(theirs, strings.TrimSpace(b))
+		}
+	}
+	join := func(ls []string) string { return strings.ReplaceAll(strings.Join(ls, " "), "- ", "-") }
+	if !strings.Contains(out, "step 3") || !strings.Contains(join(yours), "returned revision 62 (stale-write)") || !strings.Contains(join(theirs), "returned revision 3") {
+		t.Errorf("the divergence is not whole, side by side:\n%s", out)
+	}
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("a line wider than 80: %q", l)
+		}
+	}
+}

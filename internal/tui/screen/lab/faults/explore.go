@@ -187,8 +187,15 @@ func (m Model) exploreLines(r *faultRun, w, h int) []string {
 	}
 	if d := x.Divergence; d != nil {
 		out = append(out, st.Heading.Render(ansi.Truncate(fmt.Sprintf("First divergence from the reference, step %d (matched by role):", d.Step), w, "…")))
-		out = append(out, st.Error.Render(ansi.Truncate("  yours:     "+d.Yours, w, "…")))
-		out = append(out, st.Success.Render(ansi.Truncate("  reference: "+d.Reference, w, "…")))
+		// Two lines each at most: where the two steps differ (the
+		// revision a write landed at, the rule it broke) is often past
+		// the first 80 columns.
+		for _, l := range wrapTwo("  yours:     ", d.Yours, w) {
+			out = append(out, st.Error.Render(l))
+		}
+		for _, l := range wrapTwo("  reference: ", d.Reference, w) {
+			out = append(out, st.Success.Render(l))
+		}
 	} else {
 		out = append(out, st.Muted.Render(ansi.Truncate("Your run and the reference's take the same steps (or none failed).", w, "…")))
 	}
@@ -273,4 +280,16 @@ func (m Model) cellWord(result string) (string, lipgloss.Style) {
 		return "rare", st.Warning
 	}
 	return ".", st.Muted
+}
+
+// wrapTwo writes text after label in w columns, on two lines at most,
+// the second indented under the first's text and cut if it runs on.
+func wrapTwo(label, text string, w int) []string {
+	indent := strings.Repeat(" ", len(label))
+	lines := strings.Split(ansi.Wordwrap(text, max(w-len(label), 10), " "), "\n")
+	out := []string{ansi.Truncate(label+lines[0], w, "…")}
+	if len(lines) > 1 {
+		out = append(out, ansi.Truncate(indent+strings.Join(lines[1:], " "), w, "…"))
+	}
+	return out
 }

@@ -162,3 +162,22 @@ func TestExploreWithoutReportOffersNoReference(t *testing.T) {
 		t.Fatalf("the help after an exploration with no report: %s", help)
 	}
 }
+
+// TestDivergenceStepsWrapOnTwoLines: a step too long for one line goes
+// on over a second, indented under its text, so that its end (the
+// revision the write landed at, the rule it broke) shows at 80 columns.
+func TestDivergenceStepsWrapOnTwoLines(t *testing.T) {
+	step := `7.08s owner 1 (r1) write-accepted: Write "r1 token 2 write 1" with token 2 returned revision 62 (clobbered)`
+	lines := wrapTwo("  yours:     ", step, 80)
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], strings.Repeat(" ", 13)) || !strings.Contains(lines[1], "revision 62 (clobbered)") {
+		t.Fatalf("wrapped as %q", lines)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("a line wider than 80: %q", l)
+		}
+	}
+	if got := wrapTwo("  yours:     ", "2.50s owner 2 (r2) refused", 80); len(got) != 1 {
+		t.Errorf("a short step took %d lines", len(got))
+	}
+}
