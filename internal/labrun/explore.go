@@ -93,6 +93,10 @@ type Violation struct {
 	Again, Tries int
 	// Shrunk says what shrinking took away ("3 replicas to 2").
 	Shrunk []string
+	// longer is the run before shrinking stopped it early, kept for
+	// record: when the early end does not break the rule again, the
+	// longer run is confirmed instead.
+	longer *history.History
 }
 
 // ReferenceSays is what the reference did under v's faults, as the
@@ -160,6 +164,13 @@ type explorer struct {
 
 	// run is runLab, or a test's stand-in.
 	run func(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params, sites bool) (history.History, error)
+
+	// quiet is held shared by every run but a confirmation's, which
+	// holds it alone: a confirmation waits for the runs going to end and
+	// runs on a machine as quiet as a learner's replay (a failure that
+	// came back only beside other runs, two at once, replayed once in
+	// ten on its own).
+	quiet sync.RWMutex
 
 	mu     sync.Mutex
 	report *ExploreReport
@@ -576,7 +587,9 @@ func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
 // try runs one planned run, judges it against the reference if it broke
 // a rule, and marks the grid.
 func (x *explorer) try(ctx context.Context, pr plannedRun) {
+	x.quiet.RLock()
 	h, err := x.run(ctx, false, pr.faults, history.Params{Seed: x.o.Seed}, false)
+	x.quiet.RUnlock()
 	cell, last := CellHeld, "held"
 	fired := Fired(&h)
 	switch {

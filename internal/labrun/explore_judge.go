@@ -71,6 +71,15 @@ func (x *explorer) record(ctx context.Context, v Violation) (Cell, string) {
 	}
 	if !v.Confirmed {
 		x.confirm(ctx, &v)
+		if !v.Confirmed && v.longer != nil && ctx.Err() == nil {
+			// Stopped early, the run broke the rule once; the run
+			// that went on to its own end may break it every time (a
+			// replica that hangs as it is told to stop needs the time
+			// to be seen hanging).
+			v.History, v.Findings, v.Shrunk = *v.longer, named(failed(*v.longer.Verdict), propertySet(v.Findings)), v.Shrunk[:len(v.Shrunk)-1]
+			v.longer = nil
+			x.confirm(ctx, &v)
+		}
 		if ctx.Err() != nil {
 			return CellNotTried, "stopped: a violation was found meanwhile"
 		}
@@ -250,14 +259,17 @@ func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h 
 const confirmRuns = 2
 
 // confirm runs v's smallest run again and counts it as confirmed when
-// at least two of those runs broke its rules again.
+// at least two of those runs broke its rules again. The reruns go on
+// their own: the other runs end first, and none starts meanwhile.
 func (x *explorer) confirm(ctx context.Context, v *Violation) {
+	x.quiet.Lock()
+	defer x.quiet.Unlock()
 	want := propertySet(v.Findings)
 	p := smallest(x.o.Seed, v.History.Params)
 	oks := make([]bool, confirmRuns)
 	var wg sync.WaitGroup
 	for i := range oks {
-		wg.Go(func() { _, oks[i] = x.violates(ctx, v.Faults, p, want) })
+		wg.Go(func() { _, oks[i] = x.violatesNow(ctx, v.Faults, p, want) })
 	}
 	wg.Wait()
 	v.Tries, v.Again = confirmRuns, 0
@@ -268,7 +280,7 @@ func (x *explorer) confirm(ctx context.Context, v *Violation) {
 	}
 	if v.Again == 1 && ctx.Err() == nil {
 		v.Tries++
-		if _, ok := x.violates(ctx, v.Faults, p, want); ok {
+		if _, ok := x.violatesNow(ctx, v.Faults, p, want); ok {
 			v.Again++
 		}
 	}
@@ -302,6 +314,8 @@ func (x *explorer) shrinkEnd(ctx context.Context, v *Violation, want map[string]
 	for i, ok := range oks {
 		if ok {
 			v.Shrunk = append(v.Shrunk, fmt.Sprintf("stopped %.1f s after the faults instead of %.0f s", ps[i].Watch.Seconds(), 3*ttl.Seconds()))
+			longer := v.History
+			v.longer = &longer
 			v.History, v.Findings = hs[i], named(failed(*hs[i].Verdict), want)
 			return
 		}
@@ -318,8 +332,19 @@ func smallest(seed uint64, p history.Params) history.Params {
 // fired and one of the rules in want broke.
 func (x *explorer) violates(ctx context.Context, faults []history.RequestFault, p history.Params, want map[string]bool) (history.History, bool) {
 	h, err := x.unplanned(ctx, false, faults, p)
-	ok := err == nil && h.Verdict != nil && !h.Verdict.Showed && len(Fired(&h)) == len(faults) && len(named(failed(*h.Verdict), want)) > 0
-	return h, ok
+	return h, brokeAgain(h, err, faults, want)
+}
+
+// violatesNow is violates for a confirmation, which holds quiet.
+func (x *explorer) violatesNow(ctx context.Context, faults []history.RequestFault, p history.Params, want map[string]bool) (history.History, bool) {
+	h, err := x.unplannedNow(ctx, false, faults, p)
+	return h, brokeAgain(h, err, faults, want)
+}
+
+// brokeAgain says whether a run fired every fault and broke one of the
+// rules in want.
+func brokeAgain(h history.History, err error, faults []history.RequestFault, want map[string]bool) bool {
+	return err == nil && h.Verdict != nil && !h.Verdict.Showed && len(Fired(&h)) == len(faults) && len(named(failed(*h.Verdict), want)) > 0
 }
 
 // The learner's findings are judged one by one against the reference's
@@ -375,6 +400,13 @@ func named(fs []history.Finding, want map[string]bool) []history.Finding {
 // violation, a shrinking step): it joins the planned count as it
 // starts, and the done count as it ends.
 func (x *explorer) unplanned(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params) (history.History, error) {
+	x.quiet.RLock()
+	defer x.quiet.RUnlock()
+	return x.unplannedNow(ctx, reference, faults, p)
+}
+
+// unplannedNow is unplanned for a confirmation, which holds quiet.
+func (x *explorer) unplannedNow(ctx context.Context, reference bool, faults []history.RequestFault, p history.Params) (history.History, error) {
 	x.mu.Lock()
 	x.report.Planned++
 	x.mu.Unlock()

@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,29 +204,40 @@ func TestExplorePairsWithoutAnOwnersRequest(t *testing.T) {
 }
 
 // TestExploreStopsTheOtherRunsAtTheFirstViolation: once a violation is
-// confirmed (without All), a run still going is stopped, not judged,
-// shrunk and counted: the exploration ends with the one violation.
+// confirmed (without All), a run that was waiting for the confirmation
+// to end is stopped, not judged, shrunk and counted: the exploration
+// ends with the one violation.
 func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
+	var mu sync.Mutex
+	ranLive := false
 	x := pairExplorer(nil)
 	x.o.Budget = time.Minute
 	x.start = time.Now()
 	x.run = func(ctx context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
 		h := firedRun(p, faults)
-		if ref {
+		switch {
+		case faults[0].Site == pairOwnerSite:
+			// A long run, going when the violation is found: it
+			// holds its slot, so the next run waits for it.
+			time.Sleep(300 * time.Millisecond)
 			return h, nil
-		}
-		if faults[0].Site == pairOwnerSite {
-			<-ctx.Done() // a long run under faults, still going
+		case faults[0].Fault == history.HoldRequest:
+			mu.Lock()
+			ranLive = ranLive || ctx.Err() == nil
+			mu.Unlock()
 			return h, ctx.Err()
+		case ref:
+			return h, nil
 		}
 		h.Verdict = &history.Verdict{Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
 		return h, nil
 	}
 	owner := plannedRun{faults: []history.RequestFault{{ID: 1, Fault: history.PauseAfter, Role: replica.RoleOwner, Site: pairOwnerSite, Occurrence: 1}}}
 	waiter := plannedRun{faults: []history.RequestFault{{ID: 2, Fault: history.PauseAfter, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}}}
+	next := plannedRun{faults: []history.RequestFault{{ID: 3, Fault: history.HoldRequest, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}}}
 	done := make(chan struct{})
 	go func() {
-		x.explore(context.Background(), []plannedRun{owner, waiter})
+		x.explore(context.Background(), []plannedRun{owner, waiter, next})
 		close(done)
 	}()
 	select {
@@ -236,8 +248,11 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 	if len(x.report.Violations) != 1 || len(x.report.Unconfirmed) != 0 {
 		t.Errorf("%d violations, %d unconfirmed; want the one, nothing else", len(x.report.Violations), len(x.report.Unconfirmed))
 	}
+	if ranLive {
+		t.Error("the run waiting for the confirmation ran after the violation was confirmed")
+	}
 	for _, row := range x.report.Grid {
-		if c := row.Cells[history.PauseAfter]; row.Site == pairOwnerSite && c != CellNotTried {
+		if c := row.Cells[history.HoldRequest]; row.Site == pairWaiterSite && c != CellNotTried && c != "" {
 			t.Errorf("the stopped run's cell is %v, want not tried", c)
 		}
 	}
@@ -248,20 +263,27 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 // counts only if two reruns broke the rule again. A race that shows one
 // run in a few (the hang of a waiter stopped mid-read) is not counted,
 // so its faults file is not handed to a learner whose replay would
-// hold.
+// hold. When the run stopped early does not come back, the run that
+// went on to its own end is confirmed instead (a hang at the stop needs
+// the time to be seen).
 func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 	// The learner's runs in order: 1 under the planned fault, 2-4 the
-	// three early ends at once, 5-6 the two reruns at once, 7 the third.
+	// three early ends at once, 5-6 the two reruns at once, 7 the third;
+	// then, if the early end was not confirmed, the reruns of the run
+	// to its own end.
 	for _, c := range []struct {
 		name        string
 		broke       []int
 		confirmed   bool
-		again, runs int
+		again, runs int // of the last confirmation
+		learners    int // the learner's runs in all
+		early       bool
 	}{
-		{"every time", []int{1, 2, 3, 4, 5, 6}, true, 2, 2},
-		{"back once, then again", []int{1, 2, 5, 7}, true, 2, 3},
-		{"back once only", []int{1, 2, 6}, false, 1, 3},
-		{"never back", []int{1, 2}, false, 0, 2},
+		{"every time", []int{1, 2, 3, 4, 5, 6}, true, 2, 2, 6, true},
+		{"back once, then again", []int{1, 2, 5, 7}, true, 2, 3, 7, true},
+		{"back once only", []int{1, 2, 6}, false, 0, 2, 9, false},
+		{"never back", []int{1, 2}, false, 0, 2, 8, false},
+		{"back at its own end", []int{1, 2, 8, 9}, true, 2, 3, 9, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -292,13 +314,62 @@ func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 			default:
 				t.Fatalf("%d violations, %d unconfirmed; want it confirmed: %v", len(x.report.Violations), len(x.report.Unconfirmed), c.confirmed)
 			}
-			if v.Confirmed != c.confirmed || v.Again != c.again || v.Tries != c.runs || n != 4+c.runs {
+			if v.Confirmed != c.confirmed || v.Again != c.again || v.Tries != c.runs || n != c.learners {
 				t.Errorf("confirmed %v, again in %d of %d reruns, %d runs of the learner's; want %v, %d of %d, %d",
-					v.Confirmed, v.Again, v.Tries, n, c.confirmed, c.again, c.runs, 4+c.runs)
+					v.Confirmed, v.Again, v.Tries, n, c.confirmed, c.again, c.runs, c.learners)
+			}
+			if early := v.History.Params.Watch > 0; early != c.early || slices.ContainsFunc(v.Shrunk, func(s string) bool { return strings.HasPrefix(s, "stopped") }) != c.early {
+				t.Errorf("stopped early: %v (shrunk: %q), want %v", early, v.Shrunk, c.early)
 			}
 			if x.found != c.confirmed {
 				t.Errorf("the exploration stopped as at a violation: %v, want %v", x.found, c.confirmed)
 			}
 		})
+	}
+}
+
+// TestExploreConfirmsOnItsOwn: a confirmation's reruns start once the
+// runs going have ended, and no run starts beside them: they replay the
+// failure as a learner's replay will, on a quiet machine.
+func TestExploreConfirmsOnItsOwn(t *testing.T) {
+	var mu sync.Mutex
+	var slowEnd time.Time
+	var rerunStarts []time.Time
+	learner := 0
+	x := pairExplorer(nil)
+	x.o.Budget = time.Minute
+	x.start = time.Now()
+	x.run = func(ctx context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
+		h := firedRun(p, faults)
+		if faults[0].Site == pairOwnerSite {
+			// A long run, going when the violation is found.
+			time.Sleep(500 * time.Millisecond)
+			mu.Lock()
+			slowEnd = time.Now()
+			mu.Unlock()
+			return h, nil
+		}
+		if ref {
+			return h, nil
+		}
+		mu.Lock()
+		learner++
+		if learner >= 5 {
+			rerunStarts = append(rerunStarts, time.Now())
+		}
+		mu.Unlock()
+		h.Verdict = &history.Verdict{Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
+		return h, nil
+	}
+	slow := plannedRun{faults: []history.RequestFault{{ID: 1, Fault: history.PauseAfter, Role: replica.RoleOwner, Site: pairOwnerSite, Occurrence: 1}}}
+	waiter := plannedRun{faults: []history.RequestFault{{ID: 2, Fault: history.PauseAfter, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}}}
+	x.explore(context.Background(), []plannedRun{slow, waiter})
+	if len(x.report.Violations) != 1 || len(rerunStarts) != 2 {
+		t.Fatalf("%d violations, %d reruns; want one, confirmed by two reruns", len(x.report.Violations), len(rerunStarts))
+	}
+	for _, at := range rerunStarts {
+		if at.Before(slowEnd) {
+			t.Errorf("a rerun began %v before the run going had ended", slowEnd.Sub(at))
+		}
 	}
 }
