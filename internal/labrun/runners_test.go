@@ -51,7 +51,23 @@ type labJob struct {
 	ownEtcd bool
 	// pool, if set, holds a place while the run goes, besides atOnce's.
 	pool chan struct{}
+	// missed, if set, says a run did not show what the job is after: the
+	// run is made again, up to bugTries runs in all, and check judges
+	// the last.
+	missed func(h history.History) bool
 }
+
+// bugTries is how many runs a learner bug under a timed schedule gets to
+// be named. A timed schedule shows a bug by its timing, which a busy
+// machine moves: lab 09's plain_put_claim under calm needs the workers
+// to start together, and in 2 of 6 passes of this test beside two busy
+// loops one started 13 ms after another had claimed every shard; lab
+// 06's else_deletes_data was once not shown under pause-owner in the
+// whole of make test on CI. Exploration, not a
+// timed schedule, is what finds a bug every time; this test is that the
+// schedule can show it and the checker names it. Each run that missed is
+// logged.
+const bugTries = 3
 
 func TestRunners(t *testing.T) {
 	var jobs []labJob
@@ -98,7 +114,8 @@ func referenceJobs(l Lab, schedules []string) []labJob {
 func bugJobs(t *testing.T, root string, l Lab, cases []bugCase) []labJob {
 	var jobs []labJob
 	for _, c := range cases {
-		jobs = append(jobs, labJob{name: filepath.Base(c.patch), lab: l, source: patched(t, root, l, c.patch), schedule: c.schedule, check: func(t *testing.T, h history.History) {
+		missed := func(h history.History) bool { return h.Verdict.Showed }
+		jobs = append(jobs, labJob{name: filepath.Base(c.patch), lab: l, source: patched(t, root, l, c.patch), schedule: c.schedule, missed: missed, check: func(t *testing.T, h history.History) {
 			if h.Verdict.Showed {
 				t.Fatalf("the bug held under %s: %s", c.schedule, h.Verdict.Sentence())
 			}
@@ -135,9 +152,11 @@ const atOnce = 8
 // long hangs, however busy the machine.
 const runLimit = 3 * time.Minute
 
-// runJobs runs the jobs atOnce at a time on one etcd, each as soon as
-// its program is built (each program once, two builds at a time), then
-// checks each in a subtest named lab/job. Each build is bounded by
+// runJobs builds the jobs' programs (each program once, two builds at
+// a time), then runs the jobs atOnce at a time on one etcd, then checks
+// each in a subtest named lab/job. No run goes while a program is
+// built: a compiler on both cores delayed one replica's start by tens of
+// milliseconds, past a race a bug's run needs. Each build is bounded by
 // BuildTimeout and each run by runLimit, rather than all of them by one
 // budget: on a busy machine the queue of cold builds alone outlasted a
 // shared 6 minutes, and the builds still waiting failed with "context
@@ -154,8 +173,12 @@ func runJobs(t *testing.T, root string, jobs []labJob) {
 	b := &builds{root: root, slots: make(chan struct{}, 2), done: map[string]*build{}}
 	hs := make([]history.History, len(jobs))
 	errs := make([]error, len(jobs))
+	missedRuns := make([][]string, len(jobs))
 	slots := make(chan struct{}, atOnce)
-	var wg sync.WaitGroup
+	var wg, building sync.WaitGroup
+	built := make(chan struct{})
+	building.Add(len(jobs))
+	go func() { building.Wait(); close(built) }()
 	for i, j := range jobs {
 		env := experiment.Env{Etcd: srv}
 		if j.ownEtcd {
@@ -163,24 +186,35 @@ func runJobs(t *testing.T, root string, jobs []labJob) {
 		}
 		wg.Go(func() {
 			bin, err := b.get(ctx, j)
+			building.Done()
 			if err != nil {
 				errs[i] = err
 				return
 			}
+			<-built
 			if j.pool != nil {
 				j.pool <- struct{}{}
 				defer func() { <-j.pool }()
 			}
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			rctx, cancel := context.WithTimeout(ctx, runLimit)
-			defer cancel()
-			hs[i], errs[i] = runOne(rctx, env, j.lab, bin, j.schedule)
+			for try := 1; ; try++ {
+				rctx, cancel := context.WithTimeout(ctx, runLimit)
+				hs[i], errs[i] = runOne(rctx, env, j.lab, bin, j.schedule)
+				cancel()
+				if errs[i] != nil || j.missed == nil || !j.missed(hs[i]) || try == bugTries {
+					return
+				}
+				missedRuns[i] = append(missedRuns[i], hs[i].Verdict.Sentence())
+			}
 		})
 	}
 	wg.Wait()
 	for i, j := range jobs {
 		t.Run(j.lab.ID+"/"+j.name, func(t *testing.T) {
+			for n, s := range missedRuns[i] {
+				t.Logf("run %d of %d did not show it: %s", n+1, bugTries, s)
+			}
 			if errs[i] != nil {
 				t.Fatal(errs[i])
 			}
