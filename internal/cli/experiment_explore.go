@@ -220,17 +220,21 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 // least.
 const gridWidth = 80
 
+// siteOf is a grid row as the report writes it, without its cells.
+func siteOf(row labrun.SiteRow) history.Site {
+	return history.Site{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
+}
+
 // printGrid writes call sites down, fault kinds across, in gridWidth
 // columns (the kinds' names on two heading lines when one does not fit),
 // then each site's function, which the grid's rows leave out.
 func printGrid(out io.Writer, rows []labrun.SiteRow) {
 	kinds := history.FaultKinds()
-	var where, rpcs, roles []string
+	var sites []history.Site
 	for _, r := range rows {
-		where = append(where, fmt.Sprintf("%s:%d", r.Site.File, r.Site.Line))
-		rpcs, roles = append(rpcs, r.Site.RPC), append(roles, r.Role)
+		sites = append(sites, siteOf(r))
 	}
-	title, labels := history.GridLabels(where, rpcs, roles)
+	title, labels := history.GridLabels(sites)
 	width, siteW, head := history.GridHeading(kinds, gridWidth, title)
 	for _, l := range head {
 		fmt.Fprintln(out, l)
@@ -342,7 +346,7 @@ func writeExploreJSON(out io.Writer, rep *labrun.ExploreReport, saved string) {
 		r.Summary = "Violated: " + findingNames(r.Violations)
 	}
 	for _, row := range rep.Grid {
-		s := history.Site{Role: row.Role, Where: fmt.Sprintf("%s:%d", row.Site.File, row.Site.Line), RPC: row.Site.RPC}
+		s := siteOf(row)
 		for _, k := range history.FaultKinds() {
 			s.Cells = append(s.Cells, cellOf(rep, row, k))
 		}

@@ -22,27 +22,28 @@ func GridColumn(k FaultAt) int { return max(len(k), 4) + 1 }
 const GridSiteRoom = 28
 
 // GridLabels names the grid's rows, each a call site ("file:line") with
-// its RPC and the role that reached it, and the column's title. When
-// every site is in one file, the title names it once and a row begins
-// with its line ("97 LeaseKeepAlive owner"), which keeps the role in
-// the column at 80 columns; else a row begins with "file:line". Safe to
-// print: the file's name comes from a learner's folder.
-func GridLabels(where, rpc, role []string) (title string, labels []string) {
+// its RPC and the role that reached it (the sites' Where, RPC and Role;
+// their cells are not read), and the column's title. When every site is
+// in one file, the title names it once and a row begins with its line
+// ("97 LeaseKeepAlive owner"), which keeps the role in the column at 80
+// columns; else a row begins with "file:line". Safe to print: the file's
+// name comes from a learner's folder.
+func GridLabels(sites []Site) (title string, labels []string) {
 	files := map[string]bool{}
-	for _, w := range where {
-		files[gridFile(w)] = true
+	for _, s := range sites {
+		files[gridFile(s.Where)] = true
 	}
 	one := len(files) == 1
 	title = "call site, role"
 	if one {
-		title = sanitize.Line(gridFile(where[0])) + ": line, RPC, role"
+		title = sanitize.Line(gridFile(sites[0].Where)) + ": line, RPC, role"
 	}
-	for i, w := range where {
-		at := path.Base(w)
+	for _, s := range sites {
+		at := path.Base(s.Where)
 		if one {
-			at = strings.TrimPrefix(at, gridFile(w)+":")
+			at = strings.TrimPrefix(at, gridFile(s.Where)+":")
 		}
-		labels = append(labels, sanitize.Line(at+" "+rpc[i]+" "+role[i]))
+		labels = append(labels, sanitize.Line(at+" "+s.RPC+" "+s.Role))
 	}
 	return title, labels
 }

@@ -10,15 +10,15 @@ import (
 // "file:line". A file name with a terminal's escape code is printed
 // without it.
 func TestGridLabels(t *testing.T) {
-	title, labels := GridLabels([]string{"labs/07_election/election.go:97", "labs/07_election/election.go:41"},
-		[]string{"LeaseKeepAlive", "Txn"}, []string{"owner", "waiter"})
+	title, labels := GridLabels([]Site{{Where: "labs/07_election/election.go:97", RPC: "LeaseKeepAlive", Role: "owner"},
+		{Where: "labs/07_election/election.go:41", RPC: "Txn", Role: "waiter"}})
 	if title != "election.go: line, RPC, role" {
 		t.Errorf("title %q, want the one file named", title)
 	}
 	if strings.Join(labels, "|") != "97 LeaseKeepAlive owner|41 Txn waiter" {
 		t.Errorf("labels %q", labels)
 	}
-	title, labels = GridLabels([]string{"labs/09/shards.go:12", "labs/09/x\x1b[2Jy.go:3"}, []string{"Put", "Range"}, []string{"owner", "owner"})
+	title, labels = GridLabels([]Site{{Where: "labs/09/shards.go:12", RPC: "Put", Role: "owner"}, {Where: "labs/09/x\x1b[2Jy.go:3", RPC: "Range", Role: "owner"}})
 	if title != "call site, role" || labels[0] != "shards.go:12 Put owner" {
 		t.Errorf("two files: title %q, labels %q", title, labels)
 	}

@@ -139,11 +139,9 @@ func (m *Model) exploreKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		r.view.Seek(0)
 		return true, m.replayTick()
 	case x.grid && key.Matches(msg, exploreKeys.Up):
-		x.top = max(0, x.top-1)
+		x.top = max(0, min(x.top, m.gridLastTop(r))-1)
 	case x.grid && key.Matches(msg, exploreKeys.Down):
-		// gridLines brings top back to where the last row is on the
-		// screen's last line of the grid, once it knows that line.
-		x.top = min(max(0, len(x.Sites)-1), x.top+1)
+		x.top = min(m.gridLastTop(r), x.top+1)
 	default:
 		x.replaying = false // a key of the timeline's own takes the cursor
 		return false, nil
@@ -230,25 +228,41 @@ func (m Model) verdictLines(r *faultRun, w int) []string {
 	return out
 }
 
+// gridLastTop is the grid's last first row, the one that shows its last
+// site on the last line there is room for, at the screen's size: the
+// keys scroll within it, so that one key up moves the grid at once after
+// scrolling past its end.
+func (m Model) gridLastTop(r *faultRun) int {
+	w, h := m.width, m.height-len(m.verdictLines(r, m.width))
+	title, _ := history.GridLabels(r.explore.Sites)
+	return max(0, len(r.explore.Sites)-gridRows(w, h, title))
+}
+
+// gridLegend is what the grid's words mean, in w columns.
+func gridLegend(w int) []string {
+	return strings.Split(ansi.Wordwrap("held · VIOL a rule the reference keeps · both: the reference too · rare: did not repeat · - not reached · . not tried", w, " "), "\n")
+}
+
+// gridRows is how many sites the grid shows in w columns and h lines,
+// besides its heading, its legend and the line that says where it is.
+func gridRows(w, h int, title string) int {
+	_, _, head := history.GridHeading(history.FaultKinds(), w, title)
+	return max(h-len(head)-len(gridLegend(w))-1, 1)
+}
+
 // gridLines is the coverage grid: call sites down, fault kinds across,
 // scrolled to fit h lines.
 func (m Model) gridLines(x *exploreView, w, h int) []string {
 	st := m.styles
-	kinds := history.FaultKinds()
-	var where, rpcs, roles []string
-	for _, s := range x.Sites {
-		where, rpcs, roles = append(where, s.Where), append(rpcs, s.RPC), append(roles, s.Role)
-	}
-	title, labels := history.GridLabels(where, rpcs, roles)
-	width, siteW, head := history.GridHeading(kinds, w, title)
+	title, labels := history.GridLabels(x.Sites)
+	width, siteW, head := history.GridHeading(history.FaultKinds(), w, title)
 	out := make([]string, 0, h)
 	for _, l := range head {
 		out = append(out, st.Heading.Render(ansi.Truncate(l, w, "")))
 	}
-	legend := strings.Split(ansi.Wordwrap("held · VIOL a rule the reference keeps · both: the reference too · rare: did not repeat · - not reached · . not tried", w, " "), "\n")
-	rows := max(h-len(head)-len(legend)-1, 1) // the heading, the legend and the position
+	legend := gridLegend(w)
+	rows := gridRows(w, h, title)
 	top := min(x.top, max(0, len(x.Sites)-rows))
-	x.top = top // so that a key up moves the grid at once after scrolling past its end
 	for j, s := range x.Sites[top:min(len(x.Sites), top+rows)] {
 		line := st.Text.Render(fmt.Sprintf("%-*s", siteW, ansi.Truncate(labels[top+j], siteW-1, "…")))
 		for i, c := range s.Cells {

@@ -65,7 +65,7 @@ func press(m *Model, k string) tea.Cmd {
 // across) fits 80 columns and the view's lines, and scrolls to its last
 // row; the violated cell is marked.
 func TestExploreGridFitsAndScrolls(t *testing.T) {
-	m, _ := exploredRun(t, 30)
+	m, r := exploredRun(t, 30)
 	view := ansi.Strip(m.View())
 	lines := strings.Split(view, "\n")
 	if len(lines) > 19 {
@@ -86,6 +86,11 @@ func TestExploreGridFitsAndScrolls(t *testing.T) {
 	}
 	for range 40 {
 		press(m, "down")
+	}
+	// The keys keep the grid's first row within its last, without a
+	// View in between: drawing changes nothing.
+	if top := r.explore.top; top != m.gridLastTop(r) || top < 1 || top >= 29 {
+		t.Fatalf("after 40 keys down the grid's first row is %d, want its last first row (%d)", top, m.gridLastTop(r))
 	}
 	view = ansi.Strip(m.View())
 	if !strings.Contains(view, "59 Txn owner") || !strings.Contains(view, "of 30") {
