@@ -76,19 +76,20 @@ func runExplore(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	var mu sync.Mutex
+	start := time.Now()
 	o := labrun.ExploreOptions{Root: root, Lab: l, Source: xf.source, Budget: xf.budget, Seed: xf.seed, All: xf.all,
 		Progress: func(p labrun.ExploreProgress) {
 			mu.Lock()
 			defer mu.Unlock()
-			line := fmt.Sprintf("explore %s: %d of %d runs, %d of %d call sites covered; %s", l.ID, p.Done, p.Planned, p.Covered, p.Sites, p.Last)
+			e := progressEvent(l.ID, p, time.Since(start))
 			if xf.asJSON {
 				// One event a line, as experiment run --json prints
 				// them (the lab screen shows them as the run's).
-				b, _ := json.Marshal(history.Event{Kind: history.Note, Value: float64(p.Done), Unit: "runs", Text: line})
+				b, _ := json.Marshal(e)
 				fmt.Fprintln(env.Stdout, string(b))
 				return
 			}
-			fmt.Fprintln(env.Stderr, line)
+			fmt.Fprintln(env.Stderr, e.Text)
 		}}
 	fmt.Fprintf(env.Stderr, "explore %s: building your code and the reference, then a calm run of each (a first build can take a minute or more)...\n", l.ID)
 	rep, err := labrun.Explore(ctx, o)
@@ -219,6 +220,13 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 // gridWidth is the width the text grid is laid out in: a terminal's
 // least.
 const gridWidth = 80
+
+// progressEvent is how far an exploration got, as a note at the time
+// since it began (where the lab screen's timeline puts it).
+func progressEvent(lab string, p labrun.ExploreProgress, since time.Duration) history.Event {
+	line := fmt.Sprintf("explore %s: %d of %d runs, %d of %d call sites covered; %s", lab, p.Done, p.Planned, p.Covered, p.Sites, p.Last)
+	return history.Event{At: since, Kind: history.Note, Value: float64(p.Done), Unit: "runs", Text: line}
+}
 
 // siteOf is a grid row as the report writes it, without its cells.
 func siteOf(row labrun.SiteRow) history.Site {

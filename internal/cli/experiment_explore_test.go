@@ -110,3 +110,16 @@ func TestExploreDivergenceSideBySideWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreProgressAtItsTime: a progress line is a note at the time
+// since the exploration began, so the lab screen's timeline spreads
+// them out instead of stacking them at 0.000 s.
+func TestExploreProgressAtItsTime(t *testing.T) {
+	e := progressEvent("06_fenced_write", labrun.ExploreProgress{Done: 3, Planned: 40, Covered: 2, Sites: 5, Last: "held"}, 12500*time.Millisecond)
+	if e.At != 12500*time.Millisecond || e.Kind != history.Note || e.Value != 3 {
+		t.Errorf("progress event at %v, kind %s, value %v; want a note at 12.5 s, 3 runs", e.At, e.Kind, e.Value)
+	}
+	if want := "explore 06_fenced_write: 3 of 40 runs, 2 of 5 call sites covered; held"; e.Text != want {
+		t.Errorf("text %q, want %q", e.Text, want)
+	}
+}
