@@ -189,7 +189,7 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 			orCalm(describeFaults(lim.Faults)), findingNames(lim.Learner), findingNames(lim.Reference))
 	}
 	for _, u := range rep.Unconfirmed {
-		fmt.Fprintf(out, "\nseen, not counted (its smallest run broke it again in %d of %d reruns, not twice): %s\n  %s\n",
+		fmt.Fprintf(out, "\nseen, not counted (its smallest run broke it again in %d of %d reruns; it counts at 3 of 3 or 5 of 6): %s\n  %s\n",
 			u.Again, u.Tries, describeFaults(u.Faults), findingNames(u.Findings))
 	}
 	if len(rep.Violations) == 0 {
@@ -255,9 +255,9 @@ func printGrid(out io.Writer, rows []labrun.SiteRow) {
 		fmt.Fprintln(out, strings.TrimRight(line, " "))
 	}
 	fmt.Fprintln(out, "(held: no rule broken; VIOL: a rule broken that the reference keeps;")
-	fmt.Fprintln(out, " both: the reference broke it too; rare: broken, but not twice again when")
-	fmt.Fprintln(out, " rerun; -: the request was not sent under the fault; .: not tried within")
-	fmt.Fprintln(out, " the budget)")
+	fmt.Fprintln(out, " both: the reference broke it too; rare: broken, but not again nearly")
+	fmt.Fprintln(out, " every time when rerun; -: the request was not sent under the fault;")
+	fmt.Fprintln(out, " .: not tried within the budget)")
 	seen := map[string]bool{}
 	var funcs []string
 	for _, r := range rows {

@@ -66,7 +66,8 @@ const (
 	CellNotReached Cell = "not reached"
 	CellNotTried   Cell = "not tried" // reached, but the budget ended first
 	// CellUnconfirmed: a rule broke under the fault, but its smallest
-	// run, run again, did not break it twice; not counted.
+	// run, run again, did not break it again nearly every time (confirm);
+	// not counted.
 	CellUnconfirmed Cell = "unconfirmed"
 )
 
@@ -80,7 +81,7 @@ type SiteRow struct {
 
 // Violation is a fault set under which the learner's code broke a rule
 // and the reference, under the same faults, held; one that counts broke
-// it again in two reruns of its smallest run (Confirmed).
+// it again in nearly every rerun of its smallest run (Confirmed).
 type Violation struct {
 	Faults   []history.RequestFault
 	Findings []history.Finding // the learner's run's, those that did not hold
@@ -88,7 +89,7 @@ type Violation struct {
 	// Reference is the reference's run under the same faults.
 	Reference history.History
 	// Confirmed: the smallest faults, run again, broke the rules again
-	// at least twice: Again of Tries reruns (2 or 3).
+	// every time, or all but once in six: Again of Tries reruns (3 or 6).
 	Confirmed    bool
 	Again, Tries int
 	// Shrunk says what shrinking took away ("3 replicas to 2").
@@ -137,7 +138,7 @@ type ExploreReport struct {
 	Skipped    int
 	Violations []Violation
 	// Unconfirmed are failures whose smallest run, run again, broke the
-	// rules fewer than twice: not counted, not in Violations.
+	// rules again too seldom (confirm): not counted, not in Violations.
 	Unconfirmed []Violation
 	Limits      []Limit
 	// Calm is set when the learner's code broke the rules without any

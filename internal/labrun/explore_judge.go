@@ -62,7 +62,7 @@ func (x *explorer) judge(ctx context.Context, pr plannedRun, h history.History) 
 
 // record counts a violation once it is confirmed (none once another
 // was, and the runs still going were stopped); a failure its reruns
-// did not bring back twice is said but not counted against the
+// did not bring back nearly every time is said but not counted against the
 // learner's code (a false alarm costs more than a miss, and a replay
 // that mostly holds teaches the learner their bug is fine).
 func (x *explorer) record(ctx context.Context, v Violation) (Cell, string) {
@@ -251,40 +251,46 @@ func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h 
 }
 
 // confirmRuns is how many times at once a violation's smallest run is
-// run again before it counts; when they disagree, one more is run.
-// Two of them must break the rule again: a failure that shows on one
-// run in ten (a race at the replicas' stop, say) would leave the learner
-// a faults file whose replay holds nine times in ten, and another fault
-// may show the same bug every time.
-const confirmRuns = 2
+// run again before it counts: it counts when every one of them broke
+// the rule again, or, when all but one did, five of six with as many
+// more. A failure that shows on one run in ten (a race at the replicas'
+// stop, say) or on every other run (a pause that lands before or after
+// a keep-alive's first answer) would leave the learner a faults file
+// whose replay mostly holds, and another fault may show the same bug
+// every time: a run that breaks the rule nine times in ten counts with
+// odds of nine in ten, one that breaks it every other time with odds
+// under one in five.
+const confirmRuns = 3
 
-// confirm runs v's smallest run again and counts it as confirmed when
-// at least two of those runs broke its rules again. The reruns go on
-// their own: the other runs end first, and none starts meanwhile.
+// confirm runs v's smallest run again and says whether it counts. The
+// reruns go on their own: the other runs end first, and none starts
+// meanwhile.
 func (x *explorer) confirm(ctx context.Context, v *Violation) {
 	x.quiet.Lock()
 	defer x.quiet.Unlock()
 	want := propertySet(v.Findings)
 	p := smallest(x.o.Seed, v.History.Params)
-	oks := make([]bool, confirmRuns)
-	var wg sync.WaitGroup
-	for i := range oks {
-		wg.Go(func() { _, oks[i] = x.violatesNow(ctx, v.Faults, p, want) })
-	}
-	wg.Wait()
-	v.Tries, v.Again = confirmRuns, 0
-	for _, ok := range oks {
-		if ok {
-			v.Again++
+	rerun := func() int {
+		oks := make([]bool, confirmRuns)
+		var wg sync.WaitGroup
+		for i := range oks {
+			wg.Go(func() { _, oks[i] = x.violatesNow(ctx, v.Faults, p, want) })
 		}
-	}
-	if v.Again == 1 && ctx.Err() == nil {
-		v.Tries++
-		if _, ok := x.violatesNow(ctx, v.Faults, p, want); ok {
-			v.Again++
+		wg.Wait()
+		n := 0
+		for _, ok := range oks {
+			if ok {
+				n++
+			}
 		}
+		return n
 	}
-	v.Confirmed = v.Again >= 2
+	v.Tries, v.Again = confirmRuns, rerun()
+	if v.Again == confirmRuns-1 && ctx.Err() == nil {
+		v.Tries += confirmRuns
+		v.Again += rerun()
+	}
+	v.Confirmed = v.Again >= v.Tries-1 && (v.Again == confirmRuns || v.Tries > confirmRuns)
 }
 
 // earlyEnds are the watches, after the faults are done, that shrinking

@@ -259,18 +259,18 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 }
 
 // TestExploreCountsAFailureOnlyWhenItComesBack: the smallest run is run
-// again twice; a failure that came back once is run a third time, and
-// counts only if two reruns broke the rule again. A race that shows one
-// run in a few (the hang of a waiter stopped mid-read) is not counted,
-// so its faults file is not handed to a learner whose replay would
-// hold. When the run stopped early does not come back, the run that
-// went on to its own end is confirmed instead (a hang at the stop needs
-// the time to be seen).
+// again three times; it counts when all three broke the rule again, or,
+// when two did, five of six with three more. A race that shows one run
+// in a few (the hang of a waiter stopped mid-read) or every other run
+// is not counted, so its faults file is not handed to a learner whose
+// replay would hold. When the run stopped early does not come back, the
+// run that went on to its own end is confirmed instead (a hang at the
+// stop needs the time to be seen).
 func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 	// The learner's runs in order: 1 under the planned fault, 2-4 the
-	// three early ends at once, 5-6 the two reruns at once, 7 the third;
-	// then, if the early end was not confirmed, the reruns of the run
-	// to its own end.
+	// three early ends at once, 5-7 the three reruns at once, 8-10 three
+	// more; then, if the early end was not confirmed, the reruns of the
+	// run to its own end.
 	for _, c := range []struct {
 		name        string
 		broke       []int
@@ -279,11 +279,11 @@ func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 		learners    int // the learner's runs in all
 		early       bool
 	}{
-		{"every time", []int{1, 2, 3, 4, 5, 6}, true, 2, 2, 6, true},
-		{"back once, then again", []int{1, 2, 5, 7}, true, 2, 3, 7, true},
-		{"back once only", []int{1, 2, 6}, false, 0, 2, 9, false},
-		{"never back", []int{1, 2}, false, 0, 2, 8, false},
-		{"back at its own end", []int{1, 2, 8, 9}, true, 2, 3, 9, false},
+		{"every time", []int{1, 2, 3, 4, 5, 6, 7}, true, 3, 3, 7, true},
+		{"back twice, then every time", []int{1, 2, 5, 6, 8, 9, 10}, true, 5, 6, 10, true},
+		{"back twice, then not every time", []int{1, 2, 5, 6, 8, 9}, false, 0, 3, 13, false},
+		{"never back", []int{1, 2}, false, 0, 3, 10, false},
+		{"back at its own end", []int{1, 2, 8, 9, 10}, true, 3, 3, 10, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -364,8 +364,8 @@ func TestExploreConfirmsOnItsOwn(t *testing.T) {
 	slow := plannedRun{faults: []history.RequestFault{{ID: 1, Fault: history.PauseAfter, Role: replica.RoleOwner, Site: pairOwnerSite, Occurrence: 1}}}
 	waiter := plannedRun{faults: []history.RequestFault{{ID: 2, Fault: history.PauseAfter, Role: replica.RoleWaiter, Site: pairWaiterSite, Occurrence: 1}}}
 	x.explore(context.Background(), []plannedRun{slow, waiter})
-	if len(x.report.Violations) != 1 || len(rerunStarts) != 2 {
-		t.Fatalf("%d violations, %d reruns; want one, confirmed by two reruns", len(x.report.Violations), len(rerunStarts))
+	if len(x.report.Violations) != 1 || len(rerunStarts) != confirmRuns {
+		t.Fatalf("%d violations, %d reruns; want one, confirmed by %d reruns", len(x.report.Violations), len(rerunStarts), confirmRuns)
 	}
 	for _, at := range rerunStarts {
 		if at.Before(slowEnd) {

@@ -290,7 +290,7 @@ func (m Model) cellWord(result string) (string, lipgloss.Style) {
 		return "both", st.Warning
 	case history.CellNotReached:
 		return "-", st.Muted
-	case "unconfirmed": // explore's CellUnconfirmed: not broken again twice, not counted
+	case "unconfirmed": // explore's CellUnconfirmed: not broken again nearly every time, not counted
 		return "rare", st.Warning
 	}
 	return ".", st.Muted
