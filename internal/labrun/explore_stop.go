@@ -1,6 +1,8 @@
 package labrun
 
 import (
+	"slices"
+
 	"github.com/ownership-election/playground/internal/history"
 	"github.com/ownership-election/playground/internal/labrun/replica"
 )
@@ -18,8 +20,9 @@ import (
 
 // stopWave takes the early runs of the stop's kinds out of rest (depth 1
 // after its first tier): the sever of the first site the owner reached
-// in the calm run, and the stop of the first request the newcomer and a
-// waiter sent.
+// in the calm run (or, when it reached none, of the last request the
+// first leader sent before it led), and the stop of the first request
+// the newcomer and a waiter sent.
 func (x *explorer) stopWave(rest []plannedRun) (early, later []plannedRun) {
 	var want []history.RequestFault // site and role, in the order picked
 	pick := func(role string, kind history.FaultAt, streams bool) {
@@ -31,6 +34,15 @@ func (x *explorer) stopWave(rest []plannedRun) (early, later []plannedRun) {
 		}
 	}
 	pick(replica.RoleOwner, history.SeverAfter, true)
+	if len(want) == 0 {
+		// The owner sent nothing in the calm run (lab 07's leader whose
+		// keep-alive answers come a third of a 60 s TTL apart, after
+		// its term): sever the first leader at the last request it sent
+		// before it led, as it takes over.
+		if r, ok := x.lastBeforeLead(); ok {
+			want = append(want, history.RequestFault{Fault: history.SeverAfter, Role: r.HitRole, Site: r.Site})
+		}
+	}
 	pick(replica.RoleNewcomer, history.StopAfter, false)
 	pick(replica.RoleWaiter, history.StopAfter, false)
 	taken := make([]bool, len(rest))
@@ -64,4 +76,26 @@ func (x *explorer) reachOrder() []history.RequestFault {
 		out = append(out, history.RequestFault{Site: row.Site, HitRole: row.Role})
 	}
 	return out
+}
+
+// lastBeforeLead is the site the calm run's first leader reached last,
+// in a request of its own, before it first led (took the lock, or had
+// its Work called): false when no replica led, or it sent none.
+func (x *explorer) lastBeforeLead() (history.RequestFault, bool) {
+	events := x.report.CalmRun.Events
+	lead := slices.IndexFunc(events, func(e history.Event) bool { return e.Kind == history.Acquired && e.Replica != "" })
+	if lead < 0 {
+		return history.RequestFault{}, false
+	}
+	leader := events[lead].Replica
+	for i := lead - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Replica != leader || e.Kind != history.Note || e.Facts == nil || e.Facts.Op != history.OpReached || e.Facts.Request == nil {
+			continue
+		}
+		if r := *e.Facts.Request; !r.Site.Stream() {
+			return r, true
+		}
+	}
+	return history.RequestFault{}, false
 }

@@ -102,3 +102,28 @@ func TestExploreReplaysAStopOnce(t *testing.T) {
 		t.Errorf("Fired = %+v, want the stop of r3", fs)
 	}
 }
+
+// TestExploreSeversTheLeaderToBeWhenTheOwnerSendsNothing: in a calm run
+// where the owner reached no site (lab 07's leader with a 60 s lease
+// renews it after its term), the stops begin with a sever of the first
+// leader at the last request it sent before it led, as it takes over.
+func TestExploreSeversTheLeaderToBeWhenTheOwnerSendsNothing(t *testing.T) {
+	check := history.CallSite{File: "labs/07_election/election.go", Line: 41, Func: "SafeCampaign", Entry: "SafeCampaign", RPC: "Range"}
+	reached := func(at time.Duration, who, role string, s history.CallSite) history.Event {
+		return history.Event{At: at, Replica: who, Kind: history.Note, Facts: &history.Facts{Op: history.OpReached, Request: &history.RequestFault{Site: s, HitRole: role, HitReplica: who}}}
+	}
+	calm := history.History{Events: []history.Event{
+		reached(1*time.Millisecond, "r1", replica.RoleWaiter, pairWaiterSite),
+		reached(2*time.Millisecond, "r2", replica.RoleWaiter, pairWaiterSite),
+		reached(3*time.Millisecond, "r1", replica.RoleWaiter, check),
+		{At: 4 * time.Millisecond, Replica: "r1", Kind: history.Acquired},
+		reached(5*time.Millisecond, "r2", replica.RoleWaiter, pairOwnerSite),
+	}}
+	x := pairExplorer(nil)
+	x.report.CalmRun = calm
+	x.report.Grid = grid(Reached(&calm))
+	plan := x.plan()
+	if f := plan[0].faults[0]; f.Fault != history.SeverAfter || f.Role != replica.RoleWaiter || f.Site != check {
+		t.Errorf("the first run is %s, want a sever of the waiter at %s, its last request before it led", f, check)
+	}
+}
