@@ -89,7 +89,8 @@ type Violation struct {
 	// Reference is the reference's run under the same faults.
 	Reference history.History
 	// Confirmed: the smallest faults, run again, broke the rules again
-	// every time, or all but once in six: Again of Tries reruns (3 or 6).
+	// the first three times, or five times in six: Again of Tries
+	// reruns (Tries is 2 to 6: the reruns stop once the count is known).
 	Confirmed    bool
 	Again, Tries int
 	// Shrunk says what shrinking took away ("3 replicas to 2").
@@ -97,7 +98,7 @@ type Violation struct {
 	// longer is the run before shrinking stopped it early, kept for
 	// record: when the early end does not break the rule again, the
 	// longer run is confirmed instead.
-	longer *history.History
+	longer *longerRun
 }
 
 // ReferenceSays is what the reference did under v's faults, as the
@@ -590,6 +591,13 @@ func (x *explorer) explore(ctx context.Context, plan []plannedRun) {
 		})
 	}
 	wg.Wait()
+}
+
+// longerRun is a violation's run before shrinking stopped it early, and
+// the note shrinking made of the stop.
+type longerRun struct {
+	history history.History
+	stop    string
 }
 
 // try runs one planned run, judges it against the reference if it broke

@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -76,8 +77,9 @@ func (x *explorer) record(ctx context.Context, v Violation) (Cell, string) {
 			// that went on to its own end may break it every time (a
 			// replica that hangs as it is told to stop needs the time
 			// to be seen hanging).
-			v.History, v.Findings, v.Shrunk = *v.longer, named(failed(*v.longer.Verdict), propertySet(v.Findings)), v.Shrunk[:len(v.Shrunk)-1]
-			v.longer = nil
+			l := v.longer
+			v.History, v.Findings, v.longer = l.history, named(failed(*l.history.Verdict), propertySet(v.Findings)), nil
+			v.Shrunk = slices.DeleteFunc(slices.Clone(v.Shrunk), func(s string) bool { return s == l.stop })
 			x.confirm(ctx, &v)
 		}
 		if ctx.Err() != nil {
@@ -250,47 +252,46 @@ func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h 
 	return v
 }
 
-// confirmRuns is how many times at once a violation's smallest run is
-// run again before it counts: it counts when every one of them broke
-// the rule again, or, when all but one did, five of six with as many
-// more. A failure that shows on one run in ten (a race at the replicas'
-// stop, say) or on every other run (a pause that lands before or after
-// a keep-alive's first answer) would leave the learner a faults file
-// whose replay mostly holds, and another fault may show the same bug
-// every time: a run that breaks the rule nine times in ten counts with
-// odds of nine in ten, one that breaks it every other time with odds
-// under one in five.
-const confirmRuns = 3
+// A violation's smallest run is run again, one rerun at a time, before
+// it counts: it counts when the first three reruns all broke the rule
+// again, or when five of six did. A failure that shows on one run in
+// ten (a race at the replicas' stop, say) or on every other run (a
+// pause that lands before or after a keep-alive's first answer) would
+// leave the learner a faults file whose replay mostly holds, and another
+// fault may show the same bug every time: a run that breaks the rule
+// nine times in ten counts with odds of nine in ten, one that breaks it
+// every other time with odds under one in five. The reruns go one at a
+// time, on their own (the other runs end first, none starts meanwhile),
+// as the learner's replay will: three at once on two cores timed a hang
+// at the stop differently, and confirmed runs whose replay mostly held.
+const (
+	confirmRuns   = 3 // reruns that count when every one broke the rule
+	confirmMost   = 6 // reruns at most, when one did not
+	confirmMisses = 2 // reruns that did not break it, enough to give up
+)
 
-// confirm runs v's smallest run again and says whether it counts. The
-// reruns go on their own: the other runs end first, and none starts
-// meanwhile.
+// confirm runs v's smallest run again and says whether it counts.
 func (x *explorer) confirm(ctx context.Context, v *Violation) {
 	x.quiet.Lock()
 	defer x.quiet.Unlock()
 	want := propertySet(v.Findings)
 	p := smallest(x.o.Seed, v.History.Params)
-	rerun := func() int {
-		oks := make([]bool, confirmRuns)
-		var wg sync.WaitGroup
-		for i := range oks {
-			wg.Go(func() { _, oks[i] = x.violatesNow(ctx, v.Faults, p, want) })
+	v.Tries, v.Again = 0, 0
+	for ctx.Err() == nil {
+		h, err := x.unplannedNow(ctx, false, v.Faults, p)
+		v.Tries++
+		if brokeAgain(h, err, v.Faults, want) {
+			v.Again++
 		}
-		wg.Wait()
-		n := 0
-		for _, ok := range oks {
-			if ok {
-				n++
-			}
+		switch misses := v.Tries - v.Again; {
+		case misses >= confirmMisses:
+			v.Confirmed = false
+			return
+		case misses == 0 && v.Tries == confirmRuns, v.Tries == confirmMost:
+			v.Confirmed = true
+			return
 		}
-		return n
 	}
-	v.Tries, v.Again = confirmRuns, rerun()
-	if v.Again == confirmRuns-1 && ctx.Err() == nil {
-		v.Tries += confirmRuns
-		v.Again += rerun()
-	}
-	v.Confirmed = v.Again >= v.Tries-1 && (v.Again == confirmRuns || v.Tries > confirmRuns)
 }
 
 // earlyEnds are the watches, after the faults are done, that shrinking
@@ -319,9 +320,9 @@ func (x *explorer) shrinkEnd(ctx context.Context, v *Violation, want map[string]
 	wg.Wait()
 	for i, ok := range oks {
 		if ok {
-			v.Shrunk = append(v.Shrunk, fmt.Sprintf("stopped %.1f s after the faults instead of %.0f s", ps[i].Watch.Seconds(), 3*ttl.Seconds()))
-			longer := v.History
-			v.longer = &longer
+			stop := fmt.Sprintf("stopped %.1f s after the faults instead of %.0f s", ps[i].Watch.Seconds(), 3*ttl.Seconds())
+			v.Shrunk = append(v.Shrunk, stop)
+			v.longer = &longerRun{history: v.History, stop: stop}
 			v.History, v.Findings = hs[i], named(failed(*hs[i].Verdict), want)
 			return
 		}
@@ -338,12 +339,6 @@ func smallest(seed uint64, p history.Params) history.Params {
 // fired and one of the rules in want broke.
 func (x *explorer) violates(ctx context.Context, faults []history.RequestFault, p history.Params, want map[string]bool) (history.History, bool) {
 	h, err := x.unplanned(ctx, false, faults, p)
-	return h, brokeAgain(h, err, faults, want)
-}
-
-// violatesNow is violates for a confirmation, which holds quiet.
-func (x *explorer) violatesNow(ctx context.Context, faults []history.RequestFault, p history.Params, want map[string]bool) (history.History, bool) {
-	h, err := x.unplannedNow(ctx, false, faults, p)
 	return h, brokeAgain(h, err, faults, want)
 }
 

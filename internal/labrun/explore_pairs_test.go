@@ -272,9 +272,9 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 // stop needs the time to be seen).
 func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 	// The learner's runs in order: 1 under the planned fault, 2-4 the
-	// three early ends at once, 5-7 the three reruns at once, 8-10 three
-	// more; then, if the early end was not confirmed, the reruns of the
-	// run to its own end.
+	// three early ends at once, then the reruns one at a time (up to
+	// six, none once two missed); then, if the early end was not
+	// confirmed, the reruns of the run to its own end.
 	for _, c := range []struct {
 		name        string
 		broke       []int
@@ -284,10 +284,12 @@ func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 		early       bool
 	}{
 		{"every time", []int{1, 2, 3, 4, 5, 6, 7}, true, 3, 3, 7, true},
-		{"back twice, then every time", []int{1, 2, 5, 6, 8, 9, 10}, true, 5, 6, 10, true},
-		{"back twice, then not every time", []int{1, 2, 5, 6, 8, 9}, false, 0, 3, 13, false},
-		{"never back", []int{1, 2}, false, 0, 3, 10, false},
-		{"back at its own end", []int{1, 2, 8, 9, 10}, true, 3, 3, 10, false},
+		{"all but the first", []int{1, 2, 6, 7, 8, 9, 10}, true, 5, 6, 10, true},
+		{"all but the third", []int{1, 2, 5, 6, 8, 9, 10}, true, 5, 6, 10, true},
+		{"missed twice in six", []int{1, 2, 5, 6, 8, 9}, false, 0, 2, 12, false},
+		{"never back", []int{1, 2}, false, 0, 2, 8, false},
+		{"back at its own end", []int{1, 2, 7, 8, 9}, true, 3, 3, 9, false},
+		{"back at its own end, missed twice", []int{1, 2, 7, 8, 10}, false, 3, 5, 11, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -333,12 +335,13 @@ func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 }
 
 // TestExploreConfirmsOnItsOwn: a confirmation's reruns start once the
-// runs going have ended, and no run starts beside them: they replay the
-// failure as a learner's replay will, on a quiet machine.
+// runs going have ended, one after another, and no run starts beside
+// them: they replay the failure as a learner's replay will, on a quiet
+// machine.
 func TestExploreConfirmsOnItsOwn(t *testing.T) {
 	var mu sync.Mutex
 	var slowEnd time.Time
-	var rerunStarts []time.Time
+	var rerunStarts, rerunEnds []time.Time
 	learner := 0
 	x := pairExplorer(nil)
 	x.o.Budget = time.Minute
@@ -358,10 +361,17 @@ func TestExploreConfirmsOnItsOwn(t *testing.T) {
 		}
 		mu.Lock()
 		learner++
-		if learner >= 5 {
+		rerun := learner >= 5
+		if rerun {
 			rerunStarts = append(rerunStarts, time.Now())
 		}
 		mu.Unlock()
+		if rerun {
+			time.Sleep(50 * time.Millisecond)
+			mu.Lock()
+			rerunEnds = append(rerunEnds, time.Now())
+			mu.Unlock()
+		}
 		h.Verdict = &history.Verdict{Findings: []history.Finding{{Property: "one-holder", Violation: "two-holders"}}}
 		return h, nil
 	}
@@ -371,9 +381,12 @@ func TestExploreConfirmsOnItsOwn(t *testing.T) {
 	if len(x.report.Violations) != 1 || len(rerunStarts) != confirmRuns {
 		t.Fatalf("%d violations, %d reruns; want one, confirmed by %d reruns", len(x.report.Violations), len(rerunStarts), confirmRuns)
 	}
-	for _, at := range rerunStarts {
+	for i, at := range rerunStarts {
 		if at.Before(slowEnd) {
 			t.Errorf("a rerun began %v before the run going had ended", slowEnd.Sub(at))
+		}
+		if i > 0 && at.Before(rerunEnds[i-1]) {
+			t.Errorf("rerun %d began %v before rerun %d had ended", i+1, rerunEnds[i-1].Sub(at), i)
 		}
 	}
 }

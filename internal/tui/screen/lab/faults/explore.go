@@ -240,7 +240,7 @@ func (m Model) gridLastTop(r *faultRun) int {
 
 // gridLegend is what the grid's words mean, in w columns.
 func gridLegend(w int) []string {
-	return strings.Split(ansi.Wordwrap("held · VIOL a rule the reference keeps · both: the reference too · rare: did not repeat · - not reached · . not tried", w, " "), "\n")
+	return strings.Split(ansi.Wordwrap("held · VIOL a rule the reference keeps · both: the reference too · rare: not again nearly every time · - not reached · . not tried", w, " "), "\n")
 }
 
 // gridRows is how many sites the grid shows in w columns and h lines,
