@@ -148,13 +148,16 @@ func FirstDivergence(mine, theirs *history.History) (Divergence, bool) {
 	return Divergence{}, false
 }
 
+// stepText says a step in a line: the rule it broke comes before the
+// event's own text, which is long and alike in both runs (a screen
+// that shows a line's start shows where the two differ).
 func stepText(s step) string {
 	if s.e.Kind == "" {
 		return "(no more steps)"
 	}
-	text := fmt.Sprintf("%.2fs %s (%s) %s: %s", s.e.At.Seconds(), s.role, s.e.Replica, s.e.Kind, s.e.Text)
+	broke := ""
 	if s.broke != "" {
-		text += " (" + s.broke + ")"
+		broke = ", broke " + s.broke
 	}
-	return text
+	return fmt.Sprintf("%.2fs %s (%s) %s%s: %s", s.e.At.Seconds(), s.role, s.e.Replica, s.e.Kind, broke, s.e.Text)
 }

@@ -263,8 +263,9 @@ func TestExploreStopsTheOtherRunsAtTheFirstViolation(t *testing.T) {
 }
 
 // TestExploreCountsAFailureOnlyWhenItComesBack: the smallest run is run
-// again three times; it counts when all three broke the rule again, or,
-// when two did, five of six with three more. A race that shows one run
+// again, one rerun at a time; it counts when the first three broke the
+// rule again, or five of six did, and the reruns stop at the second
+// that did not. A race that shows one run
 // in a few (the hang of a waiter stopped mid-read) or every other run
 // is not counted, so its faults file is not handed to a learner whose
 // replay would hold. When the run stopped early does not come back, the

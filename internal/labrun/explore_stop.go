@@ -10,8 +10,9 @@ import (
 // The stop's kinds in the plan (request_stop.go). Where they hit makes
 // little difference: a sever cuts the replica off until the run's stop,
 // wherever it was; a stop ends its Run wherever it was waiting. So a few
-// runs are enough, and they come first: a sever of the owner (its step-down, resign or revoke, is what
-// waits on the cut network; a waiter's Campaign cleans up after itself
+// runs are enough, and they come first: a sever of the owner (its
+// step-down, resign or revoke, is what waits on the cut network; a
+// waiter's Campaign cleans up after itself
 // with the client's own context, so a severed waiter hangs in etcd's
 // code, whoever wrote the rest), and a stop of the newcomer and of a
 // waiter at their first request (not a stream's answer, which may come

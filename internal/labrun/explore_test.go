@@ -165,7 +165,7 @@ func TestExploreDivergenceAtTheWriteThatBrokeARule(t *testing.T) {
 	if !ok {
 		t.Fatal("no divergence found: the stale write and the reference's write in time were taken for the same step")
 	}
-	if d.Index != 4 || d.Mine.At != stale.At || !strings.Contains(d.MineText, "(stale-write)") {
+	if d.Index != 4 || d.Mine.At != stale.At || !strings.Contains(d.MineText, "write-accepted, broke stale-write: ") {
 		t.Errorf("divergence at step %d: %q | %q; want step 5, the stale write, named", d.Index+1, d.MineText, d.TheirsText)
 	}
 }

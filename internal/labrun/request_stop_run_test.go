@@ -58,6 +58,9 @@ func TestStopFaults(t *testing.T) {
 			if fired := Fired(&h); len(fired) != 1 || fired[0].Fault != j.fault.Fault {
 				t.Fatalf("fired %+v, want the %s", fired, j.fault)
 			}
+			if r1, r2 := firstEvent(&h, "r1"), firstEvent(&h, "r2"); r2 <= r1 {
+				t.Errorf("r2's code said its first word at %v, r1's at %v: an exploring run starts its replicas one after another", r2, r1)
+			}
 			if j.call == "" {
 				if !h.Verdict.Showed {
 					t.Fatalf("the reference did not hold under %s: %s", j.fault, h.Verdict.Sentence())
@@ -141,4 +144,14 @@ func stopTook(h *history.History) (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// firstEvent is when the replica name's process first reported.
+func firstEvent(h *history.History, name string) time.Duration {
+	for _, e := range h.Events {
+		if e.Replica == name {
+			return e.At
+		}
+	}
+	return -1
 }

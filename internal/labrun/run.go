@@ -159,6 +159,26 @@ func (lr *labRun) markRunning(name string) {
 	lr.mu.Unlock()
 }
 
+// startedWait bounds how long a replica waits for the one before it to
+// run the lab's code (a process that fails first says so sooner).
+const startedWait = 5 * time.Second
+
+// waitStarted waits until the replica name runs the lab's code (or said
+// it is not written). Runs that explore start their replicas one after
+// another so: a fault names its target by role and occurrence (the
+// waiter's 1st Range), and replicas started at once race to send it
+// first (which one becomes the owner is then a coin toss), so that a
+// saved run would hit one replica in one replay and another in the next.
+// The head start is a process's start, a few milliseconds: the replicas
+// still contend for the first turn.
+func (lr *labRun) waitStarted(ctx context.Context, name string) {
+	experiment.WaitFor(ctx, startedWait, func() bool {
+		lr.mu.Lock()
+		defer lr.mu.Unlock()
+		return lr.running[name] || lr.notWritten[name]
+	})
+}
+
 func (lr *labRun) allRunning(n int) bool {
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
@@ -181,7 +201,10 @@ func (lr *labRun) script(ctx context.Context, run *experiment.Run) (history.Verd
 	if err != nil {
 		return history.Verdict{}, err
 	}
-	for _, r := range rs {
+	for i, r := range rs {
+		if i > 0 && lr.exploring() {
+			lr.waitStarted(ctx, rs[i-1].Name)
+		}
 		if err := r.Start(lr.body); err != nil {
 			return history.Verdict{}, err
 		}
