@@ -189,7 +189,7 @@ func printExplore(out io.Writer, l labrun.Lab, rep *labrun.ExploreReport, saved 
 			orCalm(describeFaults(lim.Faults)), findingNames(lim.Learner), findingNames(lim.Reference))
 	}
 	for _, u := range rep.Unconfirmed {
-		fmt.Fprintf(out, "\nseen, not counted (its smallest run broke it again in %d of %d reruns; it counts at 3 of 3 or 5 of 6): %s\n  %s\n",
+		fmt.Fprintf(out, "\nseen, not counted (its smallest run broke it again in %d of %d reruns; it counts at 3 of 3, 5 of 6, or 9 of 10 while reruns are quick): %s\n  %s\n",
 			u.Again, u.Tries, describeFaults(u.Faults), findingNames(u.Findings))
 	}
 	if len(rep.Violations) == 0 {

@@ -101,7 +101,7 @@ func TestExploreDivergenceSideBySideWhole(t *testing.T) {
 		}
 	}
 	join := func(ls []string) string { return strings.ReplaceAll(strings.Join(ls, " "), "- ", "-") }
-	if !strings.Contains(out, "step 3") || !strings.Contains(join(yours), "returned revision 62 (stale-write)") || !strings.Contains(join(theirs), "returned revision 3") {
+	if !strings.Contains(out, "step 3") || !strings.Contains(join(yours), "write-accepted, broke stale-write: Write \"r1 token 2 write 1\" with token 2 returned revision 62") || !strings.Contains(join(theirs), "returned revision 3") {
 		t.Errorf("the divergence is not whole, side by side:\n%s", out)
 	}
 	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {

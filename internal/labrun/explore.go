@@ -89,8 +89,9 @@ type Violation struct {
 	// Reference is the reference's run under the same faults.
 	Reference history.History
 	// Confirmed: the smallest faults, run again, broke the rules again
-	// the first three times, or five times in six: Again of Tries
-	// reruns (Tries is 2 to 6: the reruns stop once the count is known).
+	// the first three times, or five times in six, or, while reruns are
+	// quick, nine in ten: Again of Tries reruns (Tries is 2 to 10: the
+	// reruns stop once the count is known).
 	Confirmed    bool
 	Again, Tries int
 	// Shrunk says what shrinking took away ("3 replicas to 2").
@@ -173,6 +174,9 @@ type explorer struct {
 	// came back only beside other runs, two at once, replayed once in
 	// ten on its own).
 	quiet sync.RWMutex
+	// confirmQuick is how long a confirmation's reruns count as quick
+	// (confirm).
+	confirmQuick time.Duration
 
 	mu     sync.Mutex
 	report *ExploreReport
@@ -205,7 +209,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*ExploreReport, error) {
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}
-	x := &explorer{o: o, start: time.Now(), report: &ExploreReport{Lab: o.Lab.ID}}
+	x := &explorer{o: o, start: time.Now(), confirmQuick: confirmQuick, report: &ExploreReport{Lab: o.Lab.ID}}
 	x.run = x.runLab
 	var err error
 	if o.Source == "" {

@@ -254,21 +254,31 @@ func (x *explorer) shrink(ctx context.Context, faults []history.RequestFault, h 
 
 // A violation's smallest run is run again, one rerun at a time, before
 // it counts: it counts when the first three reruns all broke the rule
-// again, or when five of six did. A failure that shows on one run in
-// ten (a race at the replicas' stop, say) or on every other run (a
-// pause that lands before or after a keep-alive's first answer) would
-// leave the learner a faults file whose replay mostly holds, and another
-// fault may show the same bug every time: a run that breaks the rule
-// nine times in ten counts with odds of nine in ten, one that breaks it
-// every other time with odds under one in five. The reruns go one at a
-// time, on their own (the other runs end first, none starts meanwhile),
-// as the learner's replay will: three at once on two cores timed a hang
-// at the stop differently, and confirmed runs whose replay mostly held.
+// again, or when five of six did, and the reruns stop at the second
+// that did not. A failure that shows on one run in ten (a race at the
+// replicas' stop, say) or on every other run (a pause that lands before
+// or after a keep-alive's first answer) would leave the learner a
+// faults file whose replay mostly holds, and another fault may show the
+// same bug every time: a run that breaks the rule nine times in ten
+// counts with odds of nine in ten, one that breaks it every other time
+// with odds under one in five. While the reruns are quick (a lab 09
+// run stopped early takes a second) they go on to ten, of which nine
+// must break the rule: a race that a fault makes likely but not certain
+// (seven times in ten) then counts with odds of one in seven, not one
+// in two. The reruns go one at a time, on their own (the other runs end
+// first, none starts meanwhile), as the learner's replay will: three at
+// once on two cores timed a hang at the stop differently, and confirmed
+// runs whose replay mostly held.
 const (
-	confirmRuns   = 3 // reruns that count when every one broke the rule
-	confirmMost   = 6 // reruns at most, when one did not
-	confirmMisses = 2 // reruns that did not break it, enough to give up
+	confirmRuns   = 3  // reruns that count when every one broke the rule
+	confirmSome   = 6  // reruns that count when all but one did
+	confirmMost   = 10 // reruns at most, while they are quick
+	confirmMisses = 2  // reruns that did not break it, enough to give up
 )
+
+// confirmQuick is how long reruns count as quick: past it, a
+// confirmation ends as soon as its count is known.
+const confirmQuick = 30 * time.Second
 
 // confirm runs v's smallest run again and says whether it counts.
 func (x *explorer) confirm(ctx context.Context, v *Violation) {
@@ -276,6 +286,7 @@ func (x *explorer) confirm(ctx context.Context, v *Violation) {
 	defer x.quiet.Unlock()
 	want := propertySet(v.Findings)
 	p := smallest(x.o.Seed, v.History.Params)
+	began := time.Now()
 	v.Tries, v.Again = 0, 0
 	for ctx.Err() == nil {
 		h, err := x.unplannedNow(ctx, false, v.Faults, p)
@@ -283,11 +294,12 @@ func (x *explorer) confirm(ctx context.Context, v *Violation) {
 		if brokeAgain(h, err, v.Faults, want) {
 			v.Again++
 		}
-		switch misses := v.Tries - v.Again; {
+		misses, quick := v.Tries-v.Again, time.Since(began) < x.confirmQuick
+		switch {
 		case misses >= confirmMisses:
 			v.Confirmed = false
 			return
-		case misses == 0 && v.Tries == confirmRuns, v.Tries == confirmMost:
+		case v.Tries == confirmMost, !quick && (misses == 0 && v.Tries >= confirmRuns || v.Tries >= confirmSome):
 			v.Confirmed = true
 			return
 		}

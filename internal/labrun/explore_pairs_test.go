@@ -283,19 +283,26 @@ func TestExploreCountsAFailureOnlyWhenItComesBack(t *testing.T) {
 		again, runs int // of the last confirmation
 		learners    int // the learner's runs in all
 		early       bool
+		quick       bool // the reruns are quick: up to ten
 	}{
-		{"every time", []int{1, 2, 3, 4, 5, 6, 7}, true, 3, 3, 7, true},
-		{"all but the first", []int{1, 2, 6, 7, 8, 9, 10}, true, 5, 6, 10, true},
-		{"all but the third", []int{1, 2, 5, 6, 8, 9, 10}, true, 5, 6, 10, true},
-		{"missed twice in six", []int{1, 2, 5, 6, 8, 9}, false, 0, 2, 12, false},
-		{"never back", []int{1, 2}, false, 0, 2, 8, false},
-		{"back at its own end", []int{1, 2, 7, 8, 9}, true, 3, 3, 9, false},
-		{"back at its own end, missed twice", []int{1, 2, 7, 8, 10}, false, 3, 5, 11, false},
+		{"every time", []int{1, 2, 3, 4, 5, 6, 7}, true, 3, 3, 7, true, false},
+		{"all but the first", []int{1, 2, 6, 7, 8, 9, 10}, true, 5, 6, 10, true, false},
+		{"all but the third", []int{1, 2, 5, 6, 8, 9, 10}, true, 5, 6, 10, true, false},
+		{"missed twice in six", []int{1, 2, 5, 6, 8, 9}, false, 0, 2, 12, false, false},
+		{"never back", []int{1, 2}, false, 0, 2, 8, false, false},
+		{"back at its own end", []int{1, 2, 7, 8, 9}, true, 3, 3, 9, false, false},
+		{"back at its own end, missed twice", []int{1, 2, 7, 8, 10}, false, 3, 5, 11, false, false},
+		{"quick, every time", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, true, 10, 10, 14, true, true},
+		{"quick, nine in ten", []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14}, true, 9, 10, 14, true, true},
+		{"quick, seven in ten", []int{1, 2, 3, 4, 5, 6, 7, 9, 10}, false, 0, 2, 13, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
 			n := 0
 			x := pairExplorer(nil)
+			if c.quick {
+				x.confirmQuick = time.Hour
+			}
 			x.run = func(_ context.Context, ref bool, faults []history.RequestFault, p history.Params, _ bool) (history.History, error) {
 				h := firedRun(p, faults)
 				if ref {

@@ -170,11 +170,11 @@ func TestExploreWithoutReportOffersNoReference(t *testing.T) {
 
 // TestDivergenceStepsWrapOnTwoLines: a step too long for one line goes
 // on over a second, indented under its text, so that its end (the
-// revision the write landed at, the rule it broke) shows at 80 columns.
+// revision the write landed at) shows at 80 columns.
 func TestDivergenceStepsWrapOnTwoLines(t *testing.T) {
-	step := `7.08s owner 1 (r1) write-accepted: Write "r1 token 2 write 1" with token 2 returned revision 62 (clobbered)`
+	step := `7.08s owner 1 (r1) write-accepted, broke stale-write: Write "r1 token 2 write 1" with token 2 returned revision 62`
 	lines := wrapTwo("  yours:     ", step, 80)
-	if len(lines) != 2 || !strings.HasPrefix(lines[1], strings.Repeat(" ", 13)) || !strings.Contains(lines[1], "revision 62 (clobbered)") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], strings.Repeat(" ", 13)) || !strings.Contains(lines[1], "returned revision 62") {
 		t.Fatalf("wrapped as %q", lines)
 	}
 	for _, l := range lines {
